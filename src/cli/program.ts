@@ -1,0 +1,50 @@
+/**
+ * @module cli/program
+ * Builds the `sidecar-injector` command tree. Each command lives in its own file and exports
+ * `register(program, io)`; this file only lists them. `runCli` runs one command line in-process
+ * and returns the exit status, so tests need no child processes.
+ */
+import { Command, CommanderError } from 'commander';
+import { InjectorError, toInjectorError } from '../errors.js';
+import type { CliIO } from './io.js';
+import { COMMANDS } from './commands.js';
+
+export const VERSION = '0.1.0';
+
+export function buildProgram(io: CliIO): Command {
+  const program = new Command('sidecar-injector')
+    .description('Kubernetes sidecar injector: admission webhook, manual injection and install tooling')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+  for (const register of COMMANDS) register(program, io);
+  // Subcommands inherit output routing and exitOverride so errors come back to runCli.
+  for (const cmd of program.commands) {
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+  }
+  return program;
+}
+
+/** Run one command line (without `node` and script: e.g. `['inject', '-f', 'x.yaml']`). */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with exitCode 0; usage errors were already printed by commander.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    const e = toInjectorError(err);
+    io.stderr(`Error [${e.code}]: ${e.describe()}\n`);
+    if (e.code === 'SI_INTERNAL' && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
+    return e.exitCode;
+  }
+}
+
+/** Raise from a command action when arguments are wrong in a way commander cannot see. */
+export function usageError(message: string): InjectorError {
+  return new InjectorError('SI_USAGE', message);
+}
