@@ -1,0 +1,98 @@
+/**
+ * @module inject/types
+ * The contract of the pure injection core. The webhook, the CLI (`inject`, `explain`,
+ * `uninject`), the KRM function and the tests all go through these shapes, so they can never
+ * disagree about what happens to a pod.
+ */
+import type { JsonObject } from '../util/json.js';
+
+/** One RFC 6902 operation, as sent to the apiserver (paths already escaped with ~0/~1). */
+export type JsonPatchOperation =
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'test'; path: string; value: unknown }
+  | { op: 'move'; from: string; path: string }
+  | { op: 'copy'; from: string; path: string };
+
+/**
+ * Machine-readable reasons for a decision. Stable strings: they appear in metrics labels,
+ * logs, admission warnings and `explain` output.
+ */
+export type DecisionReason =
+  | 'host-network'
+  | 'ignored-namespace'
+  | 'mirror-pod'
+  | 'explicit-enabled'
+  | 'explicit-disabled'
+  | 'never-inject-selector'
+  | 'always-inject-selector'
+  | 'policy-enabled'
+  | 'policy-disabled'
+  | 'policy-invalid'
+  | 'not-a-pod'
+  | 'namespace-not-selected'
+  | 'object-not-selected';
+
+/** One step of the reasoning, in order, for `explain` and debug logs. */
+export interface DecisionStep {
+  /** What was checked, e.g. `label sidecar.istio.io/inject`. */
+  check: string;
+  /** What was found, e.g. `"true"` or `absent`. */
+  found: string;
+  /** What it means for the decision, e.g. `explicit yes`. */
+  effect: string;
+}
+
+export interface Decision {
+  inject: boolean;
+  reason: DecisionReason;
+  /** One line a human can act on, e.g. `pod has hostNetwork: true; sidecars are never injected into host-network pods`. */
+  message: string;
+  steps: DecisionStep[];
+  /** Hints about likely mistakes (value "yes" instead of "true", ...). Short: they become admission warnings. */
+  warnings: string[];
+}
+
+/** Where the pod came from and what surrounds it. */
+export interface InjectionContext {
+  /** The request's namespace: used when the pod has none (generateName pods). */
+  namespace: string;
+  /** `webhook`: the apiserver asked; `manual`: `inject -f` (Istio forces policy enabled there). */
+  mode: 'webhook' | 'manual';
+  /** Key/value parameters from the webhook path (`/inject/cluster/c1/net/n1`), Istio-style. */
+  pathParams?: Record<string, string>;
+  /** For pods built from a workload template: the workload's kind/name (Istio's DeploymentMeta). */
+  owner?: { kind: string; name: string; apiVersion?: string };
+}
+
+/** What the status annotation records: what was injected, and by which template+values. */
+export interface InjectionStatus {
+  initContainers: string[] | null;
+  containers: string[] | null;
+  volumes: string[] | null;
+  imagePullSecrets: string[] | null;
+  revision: string;
+  /** sha256 (hex, first 16 chars) of the templates and values that produced the sidecar. */
+  templateHash?: string;
+  templates?: string[];
+}
+
+export interface SkippedResult {
+  kind: 'skipped';
+  decision: Decision;
+  warnings: string[];
+}
+
+export interface InjectedResult {
+  kind: 'injected';
+  decision: Decision;
+  /** The final pod (a new object; the input is never mutated). */
+  pod: JsonObject;
+  /** Operations that turn the pod exactly as received into `pod`. */
+  patch: JsonPatchOperation[];
+  status: InjectionStatus;
+  warnings: string[];
+}
+
+export type InjectionResult = SkippedResult | InjectedResult;

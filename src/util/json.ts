@@ -1,0 +1,56 @@
+/**
+ * @module util/json
+ * Small helpers for JSON-shaped data (what YAML/JSON parsing yields). Shared by every module so
+ * equality and copying mean the same thing everywhere.
+ */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** A plain data object: not null, not an array. (Prototype is not checked: JSON.parse objects qualify.) */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Own-property lookup, immune to `__proto__` and inherited names. */
+export function getOwn(obj: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+/** Structural equality of JSON values; object key order does not matter, array order does. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = Object.keys(ao);
+  if (keys.length !== Object.keys(bo).length) return false;
+  for (const k of keys) {
+    if (!Object.hasOwn(bo, k) || !deepEqual(ao[k], bo[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * Deep copy of JSON-shaped data. Objects get a null-free normal prototype but keys are copied
+ * with defineProperty semantics so a `__proto__` key stays data.
+ */
+export function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const v = cloneJson((value as Record<string, unknown>)[k]);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return out as T;
+}
