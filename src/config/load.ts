@@ -1,0 +1,118 @@
+/**
+ * @module config/load
+ * Where configs come from: `--config PATH` (a directory laid out like the mounted
+ * istio-sidecar-injector ConfigMap, with `config` and `values` files, or one YAML file with
+ * the same keys plus `values:`, or a ConfigMap manifest), text in memory (reload, tests), or
+ * the default embedded in the package. Templates are compiled here with the real engine.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../errors.js';
+import { templateFuncs } from '../template/funcs/index.js';
+import { parseTemplate } from '../template/index.js';
+import { buildConfig, type BuildOptions, type TemplateCompilerFactory } from './parse.js';
+import type { ConfigSource, LoadedConfig } from './types.js';
+
+/** A config file larger than this is not a config (and would be slow to parse). */
+export const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
+
+export type LoadOptions = Omit<BuildOptions, 'compile'>;
+
+/** Parses each template with the Go text/template engine and the function map its options allow. */
+export const compileWithEngine: TemplateCompilerFactory = (options) => {
+  const funcs = templateFuncs({ allowEnv: options.allowEnv });
+  return (name, text) => parseTemplate(name, text, { funcs });
+};
+
+/**
+ * Load the config at `path`: a directory holding `config` (and usually `values`), as a
+ * ConfigMap is mounted (its `..data` symlink is resolved once so both files come from the same
+ * version), or a single YAML file. Throws `ConfigError` SI_CONFIG_READ / SI_CONFIG_INVALID.
+ */
+export async function loadConfig(path: string, options: LoadOptions = {}): Promise<LoadedConfig> {
+  const info = await statOrThrow(path);
+  if (info.isDirectory()) {
+    // A mounted ConfigMap: `config -> ..data/config`, `..data -> ..2024_01_01_...`; read one snapshot.
+    const dir = await realpath(join(path, '..data')).catch(() => path);
+    const configFile = join(path, 'config');
+    const valuesFile = join(path, 'values');
+    const config = (await readText(join(dir, 'config'), configFile, `${path} is a directory without a "config" file; --config takes a directory with "config" and "values" files (a mounted ConfigMap) or one YAML file`)) as string;
+    const values = await readText(join(dir, 'values'), valuesFile, 'optional');
+    const source: ConfigSource = { kind: 'directory', path, files: values === undefined ? [configFile] : [configFile, valuesFile] };
+    const loaded = buildConfig({ config, configFile, values, valuesFile }, source, { ...options, compile: compileWithEngine });
+    if (values !== undefined) return loaded;
+    return Object.freeze({ ...loaded, warnings: Object.freeze([...loaded.warnings, `${valuesFile}: no values file; .Values is empty`]) as string[] });
+  }
+  if (!info.isFile()) throw new ConfigError('SI_CONFIG_READ', `${path} is not a regular file or a directory; --config takes a directory or a YAML file`);
+  const config = (await readText(path, path, undefined)) as string;
+  return buildConfig({ config, configFile: path }, { kind: 'file', path, files: [path] }, { ...options, compile: compileWithEngine });
+}
+
+/**
+ * Build a config from text: the `config` document and, optionally, the `values` document
+ * (JSON or YAML). `name` is used in messages. Pure: no file access.
+ */
+export function parseConfig(configText: string, valuesText?: string, name = 'config', options: LoadOptions = {}): LoadedConfig {
+  const valuesFile = name === 'config' ? 'values' : `${name} (values)`;
+  return buildConfig({ config: configText, configFile: name, values: valuesText, valuesFile }, { kind: 'text', path: name, files: [] }, { ...options, compile: compileWithEngine });
+}
+
+let cachedDefault: LoadedConfig | undefined;
+
+/** The config embedded in the package (`defaults/config.yaml` + `defaults/values.yaml`), loaded once. */
+export function defaultConfig(): LoadedConfig {
+  if (cachedDefault) return cachedDefault;
+  const configUrl = new URL('../../defaults/config.yaml', import.meta.url);
+  const valuesUrl = new URL('../../defaults/values.yaml', import.meta.url);
+  let config: string;
+  let values: string;
+  try {
+    config = readFileSync(configUrl, 'utf8');
+    values = readFileSync(valuesUrl, 'utf8');
+  } catch (err) {
+    throw new ConfigError('SI_CONFIG_READ', `the built-in default config is missing from the package (${fileURLToPath(configUrl)}): ${errText(err)}; reinstall the package`, { cause: err });
+  }
+  const files = [fileURLToPath(configUrl), fileURLToPath(valuesUrl)];
+  cachedDefault = buildConfig(
+    { config, configFile: 'built-in defaults/config.yaml', values, valuesFile: 'built-in defaults/values.yaml' },
+    { kind: 'builtin', files },
+    { compile: compileWithEngine },
+  );
+  return cachedDefault;
+}
+
+async function statOrThrow(path: string) {
+  try {
+    return await stat(path);
+  } catch (err) {
+    throw new ConfigError('SI_CONFIG_READ', `cannot read the injector config at ${path}: ${errText(err)}`, { cause: err });
+  }
+}
+
+/**
+ * Read one config file. `onMissing`: `optional` returns undefined when the file does not
+ * exist; a string is the error message to give instead; undefined reports the OS error.
+ */
+async function readText(realPath: string, shownPath: string, onMissing: 'optional' | string | undefined): Promise<string | undefined> {
+  try {
+    const info = await stat(realPath);
+    if (!info.isFile()) throw new ConfigError('SI_CONFIG_READ', `${shownPath} is not a regular file`);
+    if (info.size > MAX_CONFIG_FILE_BYTES) {
+      throw new ConfigError('SI_CONFIG_READ', `${shownPath} is ${info.size} bytes, over the ${MAX_CONFIG_FILE_BYTES}-byte limit for a config file`);
+    }
+    return await readFile(realPath, 'utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    if (missing && onMissing === 'optional') return undefined;
+    if (missing && onMissing !== undefined) throw new ConfigError('SI_CONFIG_READ', onMissing, { cause: err });
+    throw new ConfigError('SI_CONFIG_READ', `cannot read ${shownPath}: ${errText(err)}`, { cause: err });
+  }
+}
+
+function errText(err: unknown): string {
+  if (err && typeof err === 'object' && 'code' in err && (err as NodeJS.ErrnoException).code === 'ENOENT') return 'no such file or directory';
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,86 @@
+/**
+ * @module config/types
+ * The injector configuration after validation. `InjectorConfig` is Istio's
+ * `istio-sidecar-injector` ConfigMap (`config` + `values`) with defaults filled in, plus our
+ * extension keys (renamable annotation/label keys, template options, extra ignored
+ * namespaces). `LoadedConfig` adds what is computed once per load: compiled templates and
+ * selectors, a content hash, where it came from and the load-time warnings.
+ */
+import type { Template } from '../template/index.js';
+import type { JsonObject } from '../util/json.js';
+import type { CompiledSelector, LabelSelector } from './selector.js';
+
+/**
+ * The label/annotation names the injector reads and writes. Istio's by default; rename them to
+ * run beside a real Istio without either injector reacting to the other's pods.
+ */
+export interface InjectionKeys {
+  /** Pod label or annotation with the opt-in/opt-out: exactly "true" or "false". */
+  inject: string;
+  /** Pod annotation recording what was injected (JSON). */
+  status: string;
+  /** Pod annotation selecting templates (comma-separated names). */
+  templates: string;
+  /** Namespace label that turns injection on (`enabled`) or off (`disabled`): used by manifests and hints. */
+  namespaceLabel: string;
+  /** Namespace/pod label selecting a revision: used by manifests. */
+  revisionLabel: string;
+}
+
+/** Options for compiling and running templates. */
+export interface TemplateOptions {
+  /** Allow the `env` function (reads the injector's environment). Off by default: templates are config, not code. */
+  allowEnv: boolean;
+}
+
+/**
+ * Istio's `policy`: `enabled` (inject unless opted out), `disabled` (only when opted in);
+ * any other string turns injection off for every pod (Istio logs an error; we warn at load).
+ */
+export type InjectionPolicy = string;
+
+export interface InjectorConfig {
+  policy: InjectionPolicy;
+  /** Templates used when the pod has no templates annotation; may name aliases. */
+  defaultTemplates: string[];
+  /** Template name -> Go text/template source. Null-prototype record. */
+  templates: Record<string, string>;
+  /** Alias -> template names, expanded one level (Istio). Null-prototype record. */
+  aliases: Record<string, string[]>;
+  neverInjectSelector: LabelSelector[];
+  alwaysInjectSelector: LabelSelector[];
+  /** Annotations added to every injected pod. Null-prototype record. */
+  injectedAnnotations: Record<string, string>;
+  /** The `values` document (`.Values` in templates). */
+  values: JsonObject;
+  injectionKeys: InjectionKeys;
+  templateOptions: TemplateOptions;
+  /** Namespaces never injected: Istio's four plus any the config adds. */
+  ignoredNamespaces: string[];
+  /** `.NativeSidecars` in template data (Istio's templates read it to inject the proxy as a native sidecar). */
+  nativeSidecars: boolean;
+}
+
+/** Where a config came from. */
+export interface ConfigSource {
+  /** `directory`: a mounted ConfigMap (`config` + `values` files); `file`: one YAML file; `builtin`: the embedded default; `text`: given in memory. */
+  kind: 'directory' | 'file' | 'builtin' | 'text';
+  /** The path given by the user (directory or file). */
+  path?: string;
+  /** The files actually read. */
+  files: string[];
+}
+
+export interface LoadedConfig extends InjectorConfig {
+  /** Each template parsed once at load, by name. */
+  compiledTemplates: ReadonlyMap<string, Template>;
+  compiledSelectors: {
+    never: readonly CompiledSelector[];
+    always: readonly CompiledSelector[];
+  };
+  /** sha256 (hex) of the normalised config and values: same content, same hash. */
+  hash: string;
+  source: ConfigSource;
+  /** Problems that did not stop the load (unknown policy, legacy `template:` key, ...). */
+  warnings: string[];
+}
