@@ -1,0 +1,96 @@
+/**
+ * @module admission/http
+ * The HTTP hygiene in front of the admission handler: content type, a body cap enforced while
+ * reading (a chunked stream that never ends is cut off, never buffered), and answers for
+ * requests that are refused before their body was read. Bodies of refused requests are drained
+ * for a while rather than left unread, because closing a socket with unread input makes TCP
+ * send a reset that can destroy the error response before the client reads it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serializeStatus } from './responses.js';
+
+/** controller-runtime's limit: an AdmissionReview holds `object` and `oldObject` (apiserver cap 3 MiB each). */
+export const DEFAULT_BODY_LIMIT = 7 * 1024 * 1024;
+/** How much of a refused body is read and thrown away before the connection is cut. */
+export const DEFAULT_DISCARD_LIMIT = 8 * 1024 * 1024;
+
+/** `application/json`, optionally with parameters (`; charset=utf-8`); media types are case-insensitive. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const semi = header.indexOf(';');
+  const media = (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase();
+  return media === 'application/json';
+}
+
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 | 400; message: string } | { ok: false; status: 0; message: string };
+
+/**
+ * Read the whole body, at most `limit` bytes. `done` is called exactly once: with the body, with
+ * a 413 as soon as the cap is crossed (or announced by Content-Length), or with status 0 when the
+ * client went away (nothing to answer). After a 413 the rest is discarded up to `discardLimit`,
+ * then the connection is destroyed.
+ */
+export function readBody(req: IncomingMessage, limit: number, discardLimit: number, done: (result: BodyResult) => void): void {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    discardBody(req, discardLimit);
+    done({ ok: false, status: 413, message: `request body is ${declared} bytes; the limit is ${limit}` });
+    return;
+  }
+  let chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limit) {
+      settled = true;
+      chunks = [];
+      req.removeListener('data', onData);
+      discardBody(req, discardLimit);
+      done({ ok: false, status: 413, message: `request body is over the limit of ${limit} bytes` });
+      return;
+    }
+    chunks.push(chunk);
+  };
+  req.on('data', onData);
+  req.once('end', () => {
+    if (settled) return;
+    settled = true;
+    done({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+  });
+  req.once('error', () => {
+    if (settled) return;
+    settled = true;
+    chunks = [];
+    done({ ok: false, status: 0, message: 'client went away while sending the body' });
+  });
+}
+
+/** Read and drop the rest of a refused body; cut the connection once `limit` more bytes came. */
+export function discardBody(req: IncomingMessage, limit: number): void {
+  if (req.complete) return;
+  let seen = 0;
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > limit) req.socket.destroy();
+  });
+  req.on('error', () => undefined);
+  req.resume();
+}
+
+/** Write a complete response; `close` asks the client to open a new connection next time. */
+export function send(res: ServerResponse, status: number, contentType: string, body: string, close: boolean, extra?: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string | number> = {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+  };
+  if (close) headers.Connection = 'close';
+  if (extra !== undefined) Object.assign(headers, extra);
+  res.writeHead(status, headers);
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+export function sendStatus(res: ServerResponse, status: number, reason: string, message: string, close: boolean, extra?: Record<string, string>): void {
+  send(res, status, 'application/json', serializeStatus(status, reason, message), close, extra);
+}

@@ -1,0 +1,278 @@
+/**
+ * @module admission/server
+ * The HTTPS edge: raw `node:https` (no framework: fastest measured, and `setSecureContext`
+ * swaps certificates in place), TLS 1.2+ with AEAD suites only, ALPN `http/1.1` only (the
+ * apiserver speaks HTTP/1.1 to webhooks; no HTTP/2 means no rapid-reset exposure), bounded
+ * headers, bodies, connections and time. Routes: `POST /inject[/...]` to the admission handler,
+ * then the operational endpoints. Draining sends `Connection: close` on every response and
+ * closes idle keep-alive sockets, so clients move to another replica without EOF surprises.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { SecureContextOptions } from 'node:tls';
+import type { Logger } from '../telemetry/log.js';
+import { clip } from '../telemetry/log.js';
+import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
+import { serveOps, type Readiness } from './endpoints.js';
+import type { AdmissionHandler } from './handler.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
+
+export interface ServerLimits {
+  /** Request body cap in bytes (413 above). */
+  bodyBytes: number;
+  /** Bytes of a refused body read and dropped before the connection is cut. */
+  discardBytes: number;
+  /** Time to receive the request headers (slowloris on headers). Node answers 408. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, body included (slowloris on bodies). */
+  requestTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection is kept. Longer than the apiserver's idle timeout
+   * (Go's transport: 90 s), so the client, not the server, closes idle connections: a server
+   * close racing a new request is an EOF the apiserver will not retry for a POST.
+   */
+  keepAliveTimeoutMs: number;
+  /** Time for a TLS handshake to complete. */
+  handshakeTimeoutMs: number;
+  /** Open connections at most; more are closed on accept. */
+  maxConnections: number;
+  maxHeadersCount: number;
+  /** Total header bytes. */
+  maxHeaderSize: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
+  bodyBytes: DEFAULT_BODY_LIMIT,
+  discardBytes: DEFAULT_DISCARD_LIMIT,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 100_000,
+  handshakeTimeoutMs: 10_000,
+  maxConnections: 1000,
+  maxHeadersCount: 64,
+  maxHeaderSize: 16 * 1024,
+});
+
+/** TLS 1.3 suites plus the TLS 1.2 ECDHE AEAD suites: forward secrecy and AEAD only. */
+export const TLS_CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+const TLS_OPTIONS: SecureContextOptions = { minVersion: 'TLSv1.2', ciphers: TLS_CIPHERS, honorCipherOrder: true };
+
+export interface KeyPair {
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
+export interface WebhookServerOptions {
+  handler: AdmissionHandler;
+  tls: KeyPair;
+  metrics: WebhookMetrics;
+  logger: Logger;
+  readiness: () => Readiness;
+  limits?: Partial<ServerLimits>;
+  now?: () => number;
+}
+
+export interface WebhookServer {
+  readonly server: Server;
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  /** Serve a new key pair to new connections (validated by the caller). */
+  setCertificate(pair: KeyPair): void;
+  /** Requests being answered now. */
+  inFlight(): number;
+  /**
+   * From now on every response closes its connection, so clients reconnect (to another replica
+   * once this one is out of the Service). Idle connections are left alone until `close`: closing
+   * one just as a client reuses it is the EOF the apiserver does not retry.
+   */
+  drain(): void;
+  readonly draining: boolean;
+  /** Stop accepting, let in-flight requests finish, force-close what is left after `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+export function createWebhookServer(options: WebhookServerOptions): WebhookServer {
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const { handler, metrics, logger } = options;
+  const now = options.now ?? (() => performance.now());
+  const ops = { readiness: options.readiness, metrics, logger };
+  let draining = false;
+  let inFlight = 0;
+
+  const server = createServer(
+    {
+      ...TLS_OPTIONS,
+      cert: options.tls.cert,
+      key: options.tls.key,
+      ALPNProtocols: ['http/1.1'],
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      maxHeaderSize: limits.maxHeaderSize,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Timeouts are enforced by a sweep; the 30 s default would let slow clients overstay.
+      connectionsCheckingInterval: 1000,
+      noDelay: true,
+    },
+    onRequest,
+  );
+  server.maxHeadersCount = limits.maxHeadersCount;
+  server.maxConnections = limits.maxConnections;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.on('tlsClientError', (err: NodeJS.ErrnoException) => {
+    // Scanners and plaintext probes land here; not worth more than debug.
+    logger.debug({ error: clip(err.message, 200), code: err.code }, 'TLS handshake failed');
+  });
+
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    try {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q < 0 ? url : url.slice(0, q);
+      if (path === '/inject' || path.startsWith('/inject/')) {
+        admit(req, res, path, q < 0 ? '' : url.slice(q + 1));
+      } else if (!serveOps(path, req, res, ops, draining)) {
+        sendStatus(res, 404, 'NotFound', `no such path: ${JSON.stringify(clip(path, 64))}; the webhook listens on /inject`, draining);
+      }
+    } catch (err) {
+      internalError(res, err);
+    }
+  }
+
+  function internalError(res: ServerResponse, err: unknown): void {
+    logger.error({ error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined }, 'request handling failed');
+    try {
+      if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error in the sidecar injector webhook', true);
+      else res.destroy();
+    } catch {
+      res.destroy();
+    }
+  }
+
+  function admit(req: IncomingMessage, res: ServerResponse, path: string, query: string): void {
+    const startedAt = now();
+    let status = 0;
+    let outcome: Outcome = 'error';
+    inFlight++;
+    metrics.inFlight(1);
+    res.once('close', () => {
+      inFlight--;
+      metrics.inFlight(-1);
+      if (status !== 0) metrics.request(status, outcome, (now() - startedAt) / 1000);
+    });
+
+    const refuse = (code: 405 | 413 | 415, reason: string, message: string, extra?: Record<string, string>): void => {
+      status = code;
+      outcome = 'invalid';
+      logger.warn({ status: code, reason, error: message, path: clip(path, 64) }, 'admission request refused');
+      sendStatus(res, code, reason, message, draining, extra);
+    };
+
+    if (req.method !== 'POST') {
+      discardBody(req, limits.discardBytes);
+      refuse(405, 'MethodNotAllowed', `${clip(req.method, 16)} is not allowed: the webhook takes POST with an AdmissionReview`, { Allow: 'POST' });
+      return;
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      discardBody(req, limits.discardBytes);
+      const got = req.headers['content-type'];
+      refuse(415, 'UnsupportedMediaType', `Content-Type must be application/json, got ${got === undefined ? 'none' : JSON.stringify(clip(got, 64))}`);
+      return;
+    }
+    readBody(req, limits.bodyBytes, limits.discardBytes, (result) => {
+      try {
+        if (!result.ok) {
+          if (result.status === 413) refuse(413, 'RequestEntityTooLarge', result.message);
+          return;
+        }
+        const reply = handler({ body: result.body, path, query, startedAt });
+        status = reply.status;
+        outcome = reply.outcome;
+        send(res, reply.status, 'application/json', reply.body, draining);
+      } catch (err) {
+        status = 500;
+        outcome = 'error';
+        internalError(res, err);
+      }
+    });
+  }
+
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        const onError = (err: Error): void => reject(err);
+        server.once('error', onError);
+        server.listen(port, host, () => {
+          server.removeListener('error', onError);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    setCertificate(pair) {
+      server.setSecureContext({ ...TLS_OPTIONS, cert: pair.cert, key: pair.key });
+    },
+    inFlight: () => inFlight,
+    get draining() {
+      return draining;
+    },
+    drain() {
+      draining = true;
+    },
+    close(graceMs) {
+      draining = true;
+      return closeGracefully(server, graceMs);
+    },
+  };
+}
+
+/** What `closeGracefully` needs: both `http.Server` and `https.Server` have it. */
+export interface ClosableServer {
+  readonly listening: boolean;
+  close(callback?: (err?: Error) => void): unknown;
+  closeIdleConnections(): void;
+  closeAllConnections(): void;
+}
+
+/**
+ * Stop listening and wait for open connections to end (responses during a drain carry
+ * `Connection: close`, so they end after their response). Whatever is still open after
+ * `graceMs` is cut; the promise settles shortly after that whatever happens (a socket still
+ * in its TLS handshake is not an HTTP connection yet and only ends at the handshake timeout).
+ */
+export function closeGracefully(server: ClosableServer, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      server.closeAllConnections();
+      resolve();
+      return;
+    }
+    let settled = false;
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      clearInterval(sweep);
+      clearTimeout(force);
+      clearTimeout(giveUp);
+      resolve();
+    };
+    // Keep closing sockets that turn idle (a request that just finished on a kept-alive socket).
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    const giveUp = setTimeout(finish, graceMs + 1000);
+    server.close(finish);
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,233 @@
+/**
+ * @module admission/start
+ * Assemble a running webhook: load the config and the certificate (fatal at startup: there is
+ * no last good version yet), start their reloaders, serve HTTPS (and optionally plain
+ * monitoring), and shut down gracefully. Everything is a parameter, so `serve` and the tests
+ * run the same code in-process; `startServer` resolves once the server answers and is ready.
+ */
+import { dirname } from 'node:path';
+import { CertError } from '../errors.js';
+import { createLogger, type Logger } from '../telemetry/log.js';
+import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
+import { createReloader, type Reloader } from '../reload/file-reloader.js';
+import { configSnapshot, keyPairSnapshot, watchDirsFor, type KeyPairPem } from '../reload/sources.js';
+import type { Readiness } from './endpoints.js';
+import { createHandler, type InjectFn, type OnError } from './handler.js';
+import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
+import type { DeadlinePolicy } from './request-params.js';
+import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
+
+export type TlsSource = { kind: 'files'; certFile: string; keyFile: string } | { kind: 'memory'; certPem: string; keyPem: string; description?: string };
+
+/** Checks a key pair before it is served (certs/validate's `validateKeyPair` fits). */
+export type KeyPairValidator = (certPem: string, keyPem: string, options: { now?: Date }) => { ok: true; notAfter: Date } | { ok: false; reason: string };
+
+export interface ConfigProvider<C> {
+  /** `--config PATH`; undefined serves `builtin()` (nothing to reload). */
+  path?: string;
+  load: (path: string) => Promise<C>;
+  builtin: () => C;
+  /** Log and `/readyz` fields for a loaded config (hash, warnings). */
+  describe?: (config: C) => Record<string, unknown>;
+}
+
+export interface StartOptions<C> {
+  inject: InjectFn<C>;
+  config: ConfigProvider<C>;
+  tls: TlsSource;
+  validateKeyPair: KeyPairValidator;
+  /** Default 9443; 0 picks a free port. */
+  port?: number;
+  address?: string;
+  monitoringPort?: number;
+  monitoringAddress?: string;
+  onError?: OnError;
+  logger?: Logger;
+  metrics?: WebhookMetrics;
+  limits?: Partial<ServerLimits>;
+  deadline?: DeadlinePolicy;
+  reload?: { debounceMs?: number; pollMs?: number };
+  shutdown?: ShutdownOptions;
+}
+
+export interface ShutdownOptions {
+  /** Keep serving (unready, closing connections after each response) this long before closing the listener. */
+  drainDelayMs?: number;
+  /** After the listener closes, in-flight requests get this long before connections are cut. */
+  graceMs?: number;
+}
+
+export interface RunningServer {
+  readonly port: number;
+  readonly monitoringPort: number | undefined;
+  readonly metrics: WebhookMetrics;
+  readonly logger: Logger;
+  isReady(): boolean;
+  readiness(): Readiness;
+  /** Run both reloaders' checks now (what a watch event does). */
+  reloadNow(): Promise<void>;
+  /** Graceful stop: unready, drain, close; resolves when everything is closed. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 9443;
+export const DEFAULT_DRAIN_DELAY_MS = 0;
+export const DEFAULT_GRACE_MS = 15_000;
+const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
+
+export async function startServer<C>(options: StartOptions<C>): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger();
+  const metrics = options.metrics ?? createMetrics();
+  const reloaders: Reloader[] = [];
+  let webhook: WebhookServer | undefined;
+  let monitoring: MonitoringServer | undefined;
+  let listening = false;
+  let draining = false;
+
+  let config: C | undefined;
+  let configReloader: Reloader | undefined;
+  let pair: KeyPairPem | undefined;
+  let certNotAfter: Date | undefined;
+  let certReloader: Reloader | undefined;
+
+  const readiness = (): Readiness => {
+    const ready = listening && !draining && config !== undefined && pair !== undefined;
+    return {
+      ready,
+      detail: {
+        draining,
+        config: {
+          source: options.config.path ?? 'built-in',
+          ...(config !== undefined ? options.config.describe?.(config) : { loaded: false }),
+          ...(configReloader?.status() ?? {}),
+        },
+        certificate: {
+          source: options.tls.kind === 'files' ? { cert: options.tls.certFile, key: options.tls.keyFile } : (options.tls.description ?? 'in memory'),
+          notAfter: certNotAfter?.toISOString(),
+          ...(certReloader?.status() ?? {}),
+        },
+      },
+    };
+  };
+
+  function checkPair(p: KeyPairPem): { pair: KeyPairPem; notAfter: Date } {
+    const result = options.validateKeyPair(p.certPem, p.keyPem, { now: new Date() });
+    if (!result.ok) throw new CertError('SI_CERT_INVALID', `the serving certificate was refused: ${result.reason}`);
+    return { pair: p, notAfter: result.notAfter };
+  }
+
+  function applyPair(value: { pair: KeyPairPem; notAfter: Date }): void {
+    pair = value.pair;
+    certNotAfter = value.notAfter;
+    metrics.certExpiry(value.notAfter);
+    webhook?.setCertificate({ cert: value.pair.certPem, key: value.pair.keyPem });
+    const left = value.notAfter.getTime() - Date.now();
+    if (left < EXPIRY_WARNING_MS) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
+  }
+
+  const stopAll = async (): Promise<void> => {
+    for (const r of reloaders) r.close();
+    await Promise.all([webhook?.close(0), monitoring?.close(0)]);
+  };
+
+  try {
+    // Monitoring first: probes get an answer (503, loading) while config and certificate load.
+    if (options.monitoringPort !== undefined) {
+      monitoring = createMonitoringServer({ readiness, metrics, logger });
+      await monitoring.listen(options.monitoringPort, options.monitoringAddress ?? options.address);
+    }
+
+    const cfg = options.config;
+    if (cfg.path === undefined) {
+      config = cfg.builtin();
+      logger.info({ subject: 'config', source: 'built-in', ...cfg.describe?.(config) }, 'config loaded');
+    } else {
+      const path = cfg.path;
+      configReloader = createReloader({
+        kind: 'config',
+        dirs: await watchDirsFor(path),
+        snapshot: () => configSnapshot(path),
+        load: () => cfg.load(path),
+        apply: (value: C) => {
+          config = value; // one assignment: a request reads either the old or the new config
+        },
+        describe: cfg.describe,
+        ...options.reload,
+        logger,
+        metrics,
+      });
+      reloaders.push(configReloader);
+      await configReloader.start();
+    }
+
+    const tls = options.tls;
+    if (tls.kind === 'memory') {
+      applyPair(checkPair({ certPem: tls.certPem, keyPem: tls.keyPem }));
+    } else {
+      certReloader = createReloader({
+        kind: 'cert',
+        dirs: [...new Set([dirname(tls.certFile), dirname(tls.keyFile)])],
+        snapshot: () => keyPairSnapshot(tls.certFile, tls.keyFile),
+        load: async (raw) => checkPair(raw),
+        apply: applyPair,
+        describe: (v) => ({ notAfter: v.notAfter.toISOString() }),
+        ...options.reload,
+        logger,
+        metrics,
+      });
+      reloaders.push(certReloader);
+      await certReloader.start();
+    }
+
+    const handler = createHandler({
+      inject: options.inject,
+      getConfig: () => config as C,
+      onError: options.onError,
+      metrics,
+      logger,
+      deadline: options.deadline,
+    });
+    const served = pair as KeyPairPem;
+    webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits });
+    const address = await webhook.listen(options.port ?? DEFAULT_PORT, options.address);
+    listening = true;
+    const monitoringPort = monitoring ? (monitoring.server.address() as { port: number }).port : undefined;
+    logger.info({ port: address.port, address: address.address, monitoringPort, onError: options.onError ?? 'deny' }, 'webhook serving');
+
+    let stopping: Promise<void> | undefined;
+    const drainDelay = options.shutdown?.drainDelayMs ?? DEFAULT_DRAIN_DELAY_MS;
+    const grace = options.shutdown?.graceMs ?? DEFAULT_GRACE_MS;
+    const server = webhook;
+    const mon = monitoring;
+
+    return {
+      port: address.port,
+      monitoringPort,
+      metrics,
+      logger,
+      isReady: () => readiness().ready,
+      readiness,
+      async reloadNow() {
+        await Promise.all(reloaders.map((r) => r.check('manual')));
+      },
+      shutdown() {
+        stopping ??= (async () => {
+          draining = true;
+          logger.info({ inFlight: server.inFlight(), drainDelayMs: drainDelay, graceMs: grace }, 'shutting down: not ready, draining');
+          server.drain();
+          mon?.drain();
+          if (drainDelay > 0) await new Promise((r) => setTimeout(r, drainDelay));
+          for (const r of reloaders) r.close();
+          await server.close(grace);
+          listening = false;
+          await mon?.close(1000);
+          logger.info('webhook stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * @module telemetry/log
+ * Structured JSON logs (pino): string levels, ISO timestamps, one flat object per line so log
+ * pipelines can index `uid`, `namespace`, `decision` without parsing messages. The destination
+ * is a parameter so tests and the in-process CLI can capture lines.
+ */
+import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+
+export type Logger = PinoLogger;
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Where lines go; default stderr through an asynchronous buffered writer. */
+  destination?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? pino.destination({ dest: 2, sync: false });
+  return pino(
+    {
+      level: options.level ?? 'info',
+      base: { component: 'sidecar-injector' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+/** A logger that drops everything (tests that do not look at logs). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
+
+/** Keep user-controlled strings bounded in logs (JSON escaping already neutralises control bytes). */
+export function clip(value: unknown, max = 256): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
