@@ -48,6 +48,7 @@ const CATALOGUE = {
   SI_CERT_GENERATE: [7, 500, 'a certificate could not be generated'],
   SI_CLUSTER_CONFIG: [8, 500, 'no usable in-cluster credentials'],
   SI_CLUSTER_REQUEST: [8, 502, 'a Kubernetes API request failed'],
+  SI_CLUSTER_WEBHOOK_MISSING: [8, 500, 'the webhook configuration holds none of the webhooks whose caBundle we manage'],
 } as const satisfies Record<string, readonly [number, number, string]>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -1,0 +1,178 @@
+/**
+ * @module cluster/client
+ * A minimal Kubernetes API client on `node:https`: JSON GET and PATCH with the pod's service
+ * account, nothing else. @kubernetes/client-node is far too heavy for one caBundle patch (and its
+ * current major needs Node 22). Every failure is a `KubeApiError` carrying the HTTP status and
+ * the API's `Status.message`, so callers can tell a conflict from an outage.
+ */
+import { Agent, request } from 'node:https';
+import { ClusterError } from '../errors.js';
+import { isPlainObject } from '../util/json.js';
+import { readCredential, readToken, type InClusterConfig } from './in-cluster.js';
+
+export type PatchType = 'json' | 'merge';
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+};
+
+export interface RequestOptions {
+  /** Aborts the request (e.g. on shutdown). */
+  signal?: AbortSignal;
+}
+
+/** The two calls the reconciler needs; tests and other callers may supply their own. */
+export interface KubeApi {
+  get(path: string, options?: RequestOptions): Promise<unknown>;
+  patch(path: string, body: unknown, type: PatchType, options?: RequestOptions): Promise<unknown>;
+}
+
+/** A failed API call. `status` is undefined when no HTTP answer arrived (network, timeout). */
+export class KubeApiError extends ClusterError {
+  readonly status: number | undefined;
+  /** `Status.reason` from the API, e.g. `Conflict`, `NotFound`, `Forbidden`. */
+  readonly reason: string | undefined;
+  /** `Status.message` from the API. */
+  readonly apiMessage: string | undefined;
+
+  constructor(message: string, info: { status?: number; reason?: string; apiMessage?: string; method: string; path: string; cause?: unknown }) {
+    super('SI_CLUSTER_REQUEST', message, { cause: info.cause, details: { status: info.status, reason: info.reason, method: info.method, path: info.path } });
+    this.status = info.status;
+    this.reason = info.reason;
+    this.apiMessage = info.apiMessage;
+  }
+}
+
+export interface KubeClientOptions {
+  /** Whole-request deadline. Default 10 s. */
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Answers larger than this are refused. Default 8 MiB. */
+  maxResponseBytes?: number;
+}
+
+export class KubeClient implements KubeApi {
+  readonly #config: InClusterConfig;
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+  readonly #maxResponseBytes: number;
+  #agent: Agent | undefined;
+  #agentCa: string | undefined;
+
+  constructor(config: InClusterConfig, options: KubeClientOptions = {}) {
+    this.#config = config;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#userAgent = options.userAgent ?? 'sidecar-injector';
+    this.#maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
+  }
+
+  get(path: string, options: RequestOptions = {}): Promise<unknown> {
+    return this.request('GET', path, undefined, undefined, options);
+  }
+
+  patch(path: string, body: unknown, type: PatchType, options: RequestOptions = {}): Promise<unknown> {
+    return this.request('PATCH', path, JSON.stringify(body), PATCH_CONTENT_TYPES[type], options);
+  }
+
+  /** Close pooled connections. The client stays usable; it reconnects on the next call. */
+  close(): void {
+    this.#agent?.destroy();
+    this.#agent = undefined;
+    this.#agentCa = undefined;
+  }
+
+  async request(method: string, path: string, body: string | undefined, contentType: string | undefined, options: RequestOptions = {}): Promise<unknown> {
+    if (!path.startsWith('/')) throw new ClusterError('SI_CLUSTER_REQUEST', `API path must start with "/": ${path}`);
+    const token = await readToken(this.#config.tokenFile);
+    const agent = await this.#agentFor();
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${token}`,
+      Accept: 'application/json',
+      'User-Agent': this.#userAgent,
+    };
+    if (body !== undefined) {
+      headers['Content-Type'] = contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const where = `${method} ${path}`;
+    return new Promise<unknown>((resolve, reject) => {
+      let settled = false;
+      const finish = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        fn();
+      };
+      const fail = (message: string, extra: { status?: number; reason?: string; apiMessage?: string; cause?: unknown } = {}) =>
+        finish(() => reject(new KubeApiError(`${where}: ${message}`, { method, path, ...extra })));
+
+      const req = request({ host: this.#config.host, port: this.#config.port, method, path, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > this.#maxResponseBytes) {
+            req.destroy();
+            fail(`the answer is larger than ${this.#maxResponseBytes} bytes`);
+          } else chunks.push(chunk);
+        });
+        res.on('error', (err) => fail(`the answer was cut off: ${err.message}`, { cause: err }));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text === '' ? undefined : JSON.parse(text);
+          } catch (err) {
+            if (status >= 200 && status < 300) return fail(`the answer (HTTP ${status}) is not JSON`, { status, cause: err });
+          }
+          if (status >= 200 && status < 300) return finish(() => resolve(parsed));
+          const apiStatus = isPlainObject(parsed) && parsed.kind === 'Status' ? parsed : undefined;
+          const reason = typeof apiStatus?.reason === 'string' ? apiStatus.reason : undefined;
+          const apiMessage = typeof apiStatus?.message === 'string' ? apiStatus.message : text.slice(0, 500) || undefined;
+          fail(`${status}${reason ? ` ${reason}` : ''}${apiMessage ? `: ${apiMessage}` : ''}${hint(status)}`, { status, reason, apiMessage });
+        });
+      });
+      const timer = setTimeout(() => {
+        req.destroy();
+        fail(`no answer from the Kubernetes API within ${this.#timeoutMs} ms`);
+      }, this.#timeoutMs);
+      const onAbort = () => {
+        req.destroy();
+        fail('aborted');
+      };
+      // Listen for errors before anything can destroy the request.
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        fail(`cannot reach the Kubernetes API at ${this.#config.host}:${this.#config.port}: ${err.code ?? err.message}`, { cause: err }),
+      );
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      req.end(body);
+    });
+  }
+
+  /** One keep-alive agent per CA content; a rotated `ca.crt` gets a fresh agent. */
+  async #agentFor(): Promise<Agent> {
+    const ca = await readCredential(this.#config.caFile, 'service account CA');
+    if (!this.#agent || ca !== this.#agentCa) {
+      this.#agent?.destroy();
+      this.#agent = new Agent({ ca, keepAlive: true, maxSockets: 2, minVersion: 'TLSv1.2' });
+      this.#agentCa = ca;
+    }
+    return this.#agent;
+  }
+}
+
+function hint(status: number): string {
+  if (status === 401) return ' (the service account token was refused; it may have expired or been rotated)';
+  if (status === 403) return ' (grant the service account get and patch on this mutatingwebhookconfiguration: see CA_BUNDLE_RBAC)';
+  return '';
+}
+
+/** Kubernetes Status for a lost optimistic-concurrency race: 409, or 422 from a failed JSON-patch `test`. */
+export function isConflict(err: unknown): boolean {
+  if (!(err instanceof KubeApiError)) return false;
+  return err.status === 409 || (err.status === 422 && /test(ing value .* failed| failed)/i.test(err.apiMessage ?? ''));
+}

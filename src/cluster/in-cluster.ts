@@ -1,0 +1,76 @@
+/**
+ * @module cluster/in-cluster
+ * Where the pod's Kubernetes credentials are: the apiserver address from the
+ * `KUBERNETES_SERVICE_HOST`/`_PORT` variables kubelet injects, and the service account's token,
+ * CA and namespace from the projected volume. Only paths are kept for the token and CA: bound
+ * tokens are rotated by kubelet (about hourly) and the client re-reads them on every request.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClusterError } from '../errors.js';
+import { decodeCertificates } from '../certs/pem.js';
+
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+export interface InClusterConfig {
+  /** Host name or IP address, IPv6 without brackets. */
+  host: string;
+  port: number;
+  tokenFile: string;
+  caFile: string;
+  /** The pod's namespace, when the service account volume has it. */
+  namespace: string | undefined;
+}
+
+export interface InClusterOptions {
+  /** Service account directory; tests point it at a temporary directory. */
+  dir?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Check that in-cluster credentials are present and readable; errors say what is missing. */
+export async function loadInClusterConfig(options: InClusterOptions = {}): Promise<InClusterConfig> {
+  const env = options.env ?? process.env;
+  const dir = options.dir ?? SERVICE_ACCOUNT_DIR;
+  const host = env.KUBERNETES_SERVICE_HOST?.trim().replace(/^\[(.*)\]$/, '$1');
+  const portText = env.KUBERNETES_SERVICE_PORT?.trim();
+  if (!host || !portText) {
+    throw new ClusterError('SI_CLUSTER_CONFIG', 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set: not running in a Kubernetes pod, so the caBundle cannot be managed');
+  }
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+    throw new ClusterError('SI_CLUSTER_CONFIG', `KUBERNETES_SERVICE_PORT "${portText}" is not a port number`);
+  }
+  const tokenFile = join(dir, 'token');
+  const caFile = join(dir, 'ca.crt');
+  await readToken(tokenFile);
+  const caPem = await readCredential(caFile, 'service account CA');
+  try {
+    decodeCertificates(caPem, caFile);
+  } catch (err) {
+    throw new ClusterError('SI_CLUSTER_CONFIG', (err as Error).message, { cause: err });
+  }
+  let namespace: string | undefined;
+  try {
+    namespace = (await readFile(join(dir, 'namespace'), 'utf8')).trim() || undefined;
+  } catch {
+    namespace = undefined; // optional: only used to default the Service namespace
+  }
+  return { host, port, tokenFile, caFile, namespace };
+}
+
+/** The current bearer token; re-read each call because kubelet rotates it in place. */
+export async function readToken(tokenFile: string): Promise<string> {
+  const token = (await readCredential(tokenFile, 'service account token')).trim();
+  if (token === '') throw new ClusterError('SI_CLUSTER_CONFIG', `the service account token ${tokenFile} is empty; is automountServiceAccountToken disabled?`);
+  return token;
+}
+
+export async function readCredential(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ClusterError('SI_CLUSTER_CONFIG', `cannot read the ${what} ${path}: ${code}; mount the service account token (automountServiceAccountToken: true)`, { cause: err });
+  }
+}
