@@ -63,6 +63,8 @@ class Printer {
   buf = '';
   f: Flags = newFlags();
   private erroring = false;
+  /** Print a top-level struct pointer as the struct (what text/template's printValue does). */
+  derefTop = false;
 
   // ---- padding ----------------------------------------------------------------------------
 
@@ -539,7 +541,7 @@ class Printer {
     if (this.handleMethods(value, verb)) return;
     const f = this.f;
     const pointer = value.goType.startsWith('*');
-    if (pointer) this.buf += '&';
+    if (pointer && !(depth === 0 && this.derefTop)) this.buf += '&';
     if (f.sharpV) this.buf += pointer ? value.goType.slice(1) : value.goType;
     this.buf += '{';
     const names = value.fieldNames();
@@ -821,6 +823,20 @@ export function formatValue(v: unknown): string {
   const p = new Printer();
   p.printArg(v, 'v');
   return p.buf;
+}
+
+/**
+ * What `{{.}}` writes for a valid value: fmt.Sprint, except that a pointer to a struct is
+ * printed as the struct itself (text/template dereferences pointers before printing).
+ */
+export function formatForTemplate(v: unknown): string {
+  if (isGoObject(v) && v.goType.startsWith('*')) {
+    const p = new Printer();
+    p.derefTop = true;
+    p.printArg(v, 'v');
+    return p.buf;
+  }
+  return formatValue(v);
 }
 
 /** Go's `fmt.Sprint`: operands printed with %v; spaces between operands when neither is a string. */

@@ -1,0 +1,615 @@
+/**
+ * @module template/exec
+ * The executor of Go's text/template (exec.go): walks a parsed tree against data and writes
+ * text. It mirrors Go's evaluation order and its notion of the "current node" (`s.at(node)`)
+ * so execution errors read exactly like Go's:
+ * `template: t:1:4: executing "t" at <.a.b>: nil pointer evaluating interface {}.b`.
+ *
+ * Values are value.ts values as they are: `undefined` is Go's invalid value, `null` a nil
+ * interface. One executor state is made per render; the tree is never modified, so a parsed
+ * template is rendered any number of times, concurrently if need be.
+ *
+ * Differences from Go, on purpose: nested template calls are limited to `maxDepth`
+ * (default {@link DEFAULT_MAX_DEPTH}, Go: 100,000) because JavaScript's stack is smaller; a
+ * stack overflow anywhere becomes the same "exceeded maximum template depth" error.
+ */
+
+import { TemplateError } from '../errors.js';
+import {
+  NodeType, nodeString, type BranchNode, type ChainNode, type CommandNode, type FieldNode, type IdentifierNode,
+  type ListNode, type Node, type NumberNode, type PipeNode, type TemplateNode, type Tree, type VariableNode,
+} from './ast.js';
+import { formatValue, formatForTemplate } from './format.js';
+import { quote, byteLength, sortStrings } from './quote.js';
+import { isTrue } from './truth.js';
+import {
+  Kind, REFLECT_VALUE, assignable, canBeNil, floatOfType, intOfType, kindOf, mapElemType, nilOf, sliceElemType, typeKind,
+} from './kinds.js';
+import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
+
+export type MissingKey = 'default' | 'invalid' | 'zero' | 'error';
+
+/**
+ * Default limit on nested {{template}} calls. Measured with Node 20's default stack on a
+ * recursive template that ranges, branches and calls a function per level: the stack
+ * overflows past about 2,300 levels, so 1,000 leaves a wide margin (Go allows 100,000).
+ */
+export const DEFAULT_MAX_DEPTH = 1000;
+
+export interface ExecConfig {
+  readonly missingKey: MissingKey;
+  readonly maxDepth: number;
+}
+
+/** Looks up a template by name in the set the executing template belongs to. */
+export type TreeLookup = (name: string) => Tree | undefined;
+
+/** Marks "no final value" in a pipeline (Go's missingVal). */
+const MISSING: unique symbol = Symbol('missing');
+type Final = unknown;
+
+const BREAK = 1;
+const CONTINUE = 2;
+
+/** Thrown for a stack overflow so the caller can report the depth error at the right node. */
+class DepthExceeded extends Error {}
+
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message);
+}
+
+/** Error context of a node: Go's `NAME:LINE:COL` with a 0-based byte column. */
+function location(n: Node): string {
+  const text = n.src.text;
+  const before = text.slice(0, n.pos);
+  const nl = before.lastIndexOf('\n');
+  let line = 1;
+  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
+  const col = byteLength(nl === -1 ? before : before.slice(nl + 1));
+  return `${n.src.parseName}:${line}:${col}`;
+}
+
+/** Render a tree. Throws TemplateError (SI_TEMPLATE_EXEC) and nothing else. */
+export function executeTree(tree: Tree, lookup: TreeLookup, data: unknown, config: ExecConfig): string {
+  // A nil top-level value is Go's reflect.ValueOf(nil): the invalid value.
+  if (data === null) data = undefined;
+  const state = new State(lookup, config, tree.name);
+  state.push('$', data, false);
+  try {
+    state.walk(data, tree.root);
+  } catch (err) {
+    throw state.toTemplateError(err);
+  }
+  return state.out;
+}
+
+class State {
+  out = '';
+  /** The node being evaluated, for error messages (Go's s.at). */
+  node: Node | null = null;
+  /** Whether dot's static Go type is interface {} (it came out of an untyped map or slice). */
+  dotIface = false;
+  private names: string[] = [];
+  private values: unknown[] = [];
+  private ifaces: boolean[] = [];
+  private depth = 0;
+  private readonly missingKey: MissingKey;
+  private readonly maxDepth: number;
+
+  constructor(
+    private readonly lookup: TreeLookup,
+    config: ExecConfig,
+    private tmplName: string,
+  ) {
+    this.missingKey = config.missingKey;
+    this.maxDepth = config.maxDepth;
+  }
+
+  // ---- errors -----------------------------------------------------------------------------
+
+  errorf(message: string): never {
+    const name = this.tmplName;
+    const n = this.node;
+    const text = n === null
+      ? `template: ${name}: ${message}`
+      : `template: ${location(n)}: executing ${quote(name)} at <${nodeString(n)}>: ${message}`;
+    throw new TemplateError('SI_TEMPLATE_EXEC', text);
+  }
+
+  toTemplateError(err: unknown): TemplateError {
+    if (err instanceof TemplateError) return err;
+    if (err instanceof DepthExceeded || isStackOverflow(err)) {
+      try {
+        this.errorf(`exceeded maximum template depth (${this.maxDepth})`);
+      } catch (e) {
+        return e as TemplateError;
+      }
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    try {
+      this.errorf(`internal error: ${message}`);
+    } catch (e) {
+      return e as TemplateError;
+    }
+  }
+
+  // ---- variables --------------------------------------------------------------------------
+
+  push(name: string, value: unknown, iface: boolean): void {
+    this.names.push(name);
+    this.values.push(value);
+    this.ifaces.push(iface);
+  }
+
+  private mark(): number {
+    return this.names.length;
+  }
+
+  private pop(mark: number): void {
+    this.names.length = mark;
+    this.values.length = mark;
+    this.ifaces.length = mark;
+  }
+
+  private setVar(name: string, value: unknown): void {
+    for (let i = this.names.length - 1; i >= 0; i--) {
+      if (this.names[i] === name) {
+        this.values[i] = value;
+        this.ifaces[i] = false;
+        return;
+      }
+    }
+    this.errorf(`undefined variable: ${name}`);
+  }
+
+  private setTopVar(n: number, value: unknown, iface: boolean): void {
+    this.values[this.values.length - n] = value;
+    this.ifaces[this.ifaces.length - n] = iface;
+  }
+
+  /** Index of a variable in the stack (innermost first). */
+  private varIndex(name: string): number {
+    for (let i = this.names.length - 1; i >= 0; i--) if (this.names[i] === name) return i;
+    this.errorf(`undefined variable: ${name}`);
+  }
+
+  // ---- walking ----------------------------------------------------------------------------
+
+  /** Returns BREAK or CONTINUE when a {{break}}/{{continue}} unwinds, else 0. */
+  walk(dot: unknown, node: Node): number {
+    this.node = node;
+    switch (node.type) {
+      case NodeType.Text:
+        this.out += node.text;
+        return 0;
+      case NodeType.Action: {
+        const val = this.evalPipeline(dot, node.pipe);
+        if (node.pipe.decl.length === 0) this.printValue(node, val);
+        return 0;
+      }
+      case NodeType.List: {
+        const nodes = node.nodes;
+        for (let i = 0; i < nodes.length; i++) {
+          const signal = this.walk(dot, nodes[i]);
+          if (signal !== 0) return signal;
+        }
+        return 0;
+      }
+      case NodeType.If: case NodeType.With:
+        return this.walkIfOrWith(dot, node);
+      case NodeType.Range:
+        this.walkRange(dot, node);
+        return 0;
+      case NodeType.Template:
+        this.walkTemplate(dot, node);
+        return 0;
+      case NodeType.Break:
+        return BREAK;
+      case NodeType.Continue:
+        return CONTINUE;
+      default:
+        this.errorf(`unknown node: ${nodeString(node)}`);
+    }
+  }
+
+  private walkIfOrWith(dot: unknown, node: BranchNode): number {
+    const mark = this.mark();
+    const val = this.evalPipeline(dot, node.pipe);
+    let signal = 0;
+    if (isTrue(val)) {
+      if (node.type === NodeType.With) {
+        const saved = this.dotIface;
+        this.dotIface = false;
+        signal = this.walk(val, node.list);
+        this.dotIface = saved;
+      } else {
+        signal = this.walk(dot, node.list);
+      }
+    } else if (node.elseList !== null) {
+      signal = this.walk(dot, node.elseList);
+    }
+    this.pop(mark);
+    return signal;
+  }
+
+  private walkRange(dot: unknown, r: BranchNode): void {
+    this.node = r;
+    const outer = this.mark();
+    const val = this.evalPipeline(dot, r.pipe);
+    const mark = this.mark();
+    const decls = r.pipe.decl.length;
+    const savedIface = this.dotIface;
+    const iteration = (index: unknown, elem: unknown, iface: boolean): number => {
+      if (decls > 0) this.setTopVar(1, elem, iface);
+      if (decls > 1) this.setTopVar(2, index, false);
+      this.dotIface = iface;
+      const signal = this.walk(elem, r.list);
+      this.pop(mark);
+      return signal;
+    };
+    let ran = false;
+    switch (kindOf(val)) {
+      case Kind.Slice: {
+        const a = val as unknown[];
+        if (a.length === 0) break;
+        const iface = sliceElemType(a) === INTERFACE;
+        for (let i = 0; i < a.length; i++) {
+          if (iteration(decls > 1 ? BigInt(i) : undefined, a[i], iface) === BREAK) break;
+        }
+        ran = true;
+        break;
+      }
+      case Kind.Map: {
+        const m = val as Record<string, unknown>;
+        const keys = sortStrings(Object.keys(m));
+        if (keys.length === 0) break;
+        const iface = mapElemType(m) === INTERFACE;
+        for (const key of keys) {
+          if (iteration(key, m[key], iface) === BREAK) break;
+        }
+        ran = true;
+        break;
+      }
+      case Kind.Invalid:
+        break;
+      default:
+        this.errorf(`range can't iterate over ${formatForTemplate(val)}`);
+    }
+    this.dotIface = savedIface;
+    if (!ran && r.elseList !== null) this.walk(dot, r.elseList);
+    this.pop(outer);
+  }
+
+  private walkTemplate(dot: unknown, t: TemplateNode): void {
+    this.node = t;
+    const tree = this.lookup(t.name);
+    if (tree === undefined) this.errorf(`template ${quote(t.name)} not defined`);
+    if (this.depth >= this.maxDepth) throw new DepthExceeded();
+    const newDot = this.evalPipeline(dot, t.pipe);
+    const saved = { names: this.names, values: this.values, ifaces: this.ifaces, tmplName: this.tmplName, dotIface: this.dotIface };
+    this.names = ['$'];
+    this.values = [newDot];
+    this.ifaces = [false];
+    this.tmplName = tree.name;
+    this.dotIface = false;
+    this.depth++;
+    this.walk(newDot, tree.root);
+    this.depth--;
+    this.names = saved.names;
+    this.values = saved.values;
+    this.ifaces = saved.ifaces;
+    this.tmplName = saved.tmplName;
+    this.dotIface = saved.dotIface;
+  }
+
+  // ---- pipelines and commands ----------------------------------------------------------------
+
+  evalPipeline(dot: unknown, pipe: PipeNode | null): unknown {
+    if (pipe === null) return undefined;
+    this.node = pipe;
+    let value: unknown = MISSING;
+    const cmds = pipe.cmds;
+    for (let i = 0; i < cmds.length; i++) {
+      value = this.evalCommand(dot, cmds[i], value);
+      // A nil interface{} result unwraps to the invalid value (Go's "dig down one level").
+      if (value === null) value = undefined;
+    }
+    const decl = pipe.decl;
+    for (let i = 0; i < decl.length; i++) {
+      if (pipe.isAssign) this.setVar(decl[i].ident[0], value);
+      else this.push(decl[i].ident[0], value, false);
+    }
+    return value;
+  }
+
+  private notAFunction(args: readonly Node[] | null, final: Final): void {
+    if ((args !== null && args.length > 1) || final !== MISSING) {
+      this.errorf(`can't give argument to non-function ${nodeString((args as Node[])[0])}`);
+    }
+  }
+
+  private evalCommand(dot: unknown, cmd: CommandNode, final: Final): unknown {
+    const first = cmd.args[0];
+    switch (first.type) {
+      case NodeType.Field:
+        return this.evalFieldNode(dot, first, cmd.args, final);
+      case NodeType.Chain:
+        return this.evalChainNode(dot, first, cmd.args, final);
+      case NodeType.Identifier:
+        return this.evalFunction(dot, first, cmd, cmd.args, final);
+      case NodeType.Pipe:
+        this.notAFunction(cmd.args, final);
+        return this.evalPipeline(dot, first);
+      case NodeType.Variable:
+        return this.evalVariableNode(dot, first, cmd.args, final);
+    }
+    this.node = first;
+    this.notAFunction(cmd.args, final);
+    switch (first.type) {
+      case NodeType.Bool:
+        return first.value;
+      case NodeType.Dot:
+        return dot;
+      case NodeType.Nil:
+        this.errorf('nil is not a command');
+      case NodeType.Number:
+        return this.idealConstant(first);
+      case NodeType.String:
+        return first.text;
+    }
+    this.errorf(`can't evaluate command ${quote(nodeString(first))}`);
+  }
+
+  /** An untyped number constant used as a value: int unless it is written as a float. */
+  private idealConstant(n: NumberNode): unknown {
+    this.node = n;
+    const text = n.text;
+    const hexInt = text.length > 2 && text[0] === '0' && (text[1] === 'x' || text[1] === 'X') && !/[pP]/.test(text);
+    if (n.isFloat && !hexInt && text[0] !== "'" && /[.eEpP]/.test(text)) return n.float64;
+    if (n.isInt) return n.int64;
+    if (n.isUint) this.errorf(`${text} overflows int`);
+    return undefined;
+  }
+
+  // ---- fields -----------------------------------------------------------------------------
+
+  private evalFieldNode(dot: unknown, field: FieldNode, args: readonly Node[] | null, final: Final): unknown {
+    this.node = field;
+    return this.evalFieldChain(dot, dot, this.dotIface, field, field.ident, args, final);
+  }
+
+  private evalChainNode(dot: unknown, chain: ChainNode, args: readonly Node[] | null, final: Final): unknown {
+    this.node = chain;
+    if (chain.node.type === NodeType.Nil) this.errorf(`indirection through explicit nil in ${nodeString(chain)}`);
+    const pipe = this.evalArg(dot, null, chain.node);
+    return this.evalFieldChain(dot, pipe, false, chain, chain.fields, args, final);
+  }
+
+  private evalVariableNode(dot: unknown, v: VariableNode, args: readonly Node[] | null, final: Final): unknown {
+    this.node = v;
+    const i = this.varIndex(v.ident[0]);
+    const value = this.values[i];
+    if (v.ident.length === 1) {
+      this.notAFunction(args, final);
+      return value;
+    }
+    return this.evalFieldChain(dot, value, this.ifaces[i], v, v.ident.slice(1), args, final);
+  }
+
+  /** Whether the last evalField result has static type interface {}. */
+  private lastIface = false;
+
+  private evalFieldChain(
+    dot: unknown, receiver: unknown, iface: boolean, node: Node, ident: readonly string[], args: readonly Node[] | null, final: Final,
+  ): unknown {
+    const n = ident.length;
+    for (let i = 0; i < n - 1; i++) {
+      receiver = this.evalField(dot, ident[i], node, null, MISSING, receiver, iface);
+      iface = this.lastIface;
+    }
+    return this.evalField(dot, ident[n - 1], node, args, final, receiver, iface);
+  }
+
+  private evalField(
+    dot: unknown, fieldName: string, node: Node, args: readonly Node[] | null, final: Final, receiver: unknown, iface: boolean,
+  ): unknown {
+    this.lastIface = false;
+    if (receiver === undefined) {
+      if (this.missingKey === 'error') this.errorf(`nil data; no entry for key ${quote(fieldName)}`);
+      return undefined;
+    }
+    if (receiver === null) this.errorf(`nil pointer evaluating ${INTERFACE}.${fieldName}`);
+    if (typeof receiver === 'object') {
+      // Fast path: a plain JSON object (map[string]interface {}).
+      const proto = Object.getPrototypeOf(receiver);
+      if ((proto === Object.prototype || proto === null) && (receiver as { [GO_OBJECT]?: true })[GO_OBJECT] !== true && !isGoFuncValue(receiver)) {
+        return this.mapField(receiver as Record<string, unknown>, fieldName, args, final);
+      }
+      const kind = kindOf(receiver);
+      if (kind === Kind.Struct || kind === Kind.Pointer) {
+        const obj = receiver as GoObject;
+        const method = obj.getMethod(fieldName);
+        if (method !== undefined) return this.evalCall(dot, method, false, node, fieldName, args, final);
+        const field = obj.getField(fieldName);
+        if (field !== NO_FIELD) {
+          if ((args !== null && args.length > 1) || final !== MISSING) {
+            this.errorf(`${fieldName} has arguments but cannot be invoked as function`);
+          }
+          return field;
+        }
+      } else if (kind === Kind.Map) {
+        return this.mapField(receiver as Record<string, unknown>, fieldName, args, final);
+      }
+    }
+    this.errorf(`can't evaluate field ${fieldName} in type ${iface ? INTERFACE : goTypeName(receiver)}`);
+  }
+
+  private mapField(m: Record<string, unknown>, fieldName: string, args: readonly Node[] | null, final: Final): unknown {
+    if ((args !== null && args.length > 1) || final !== MISSING) this.errorf(`${fieldName} is not a method but has arguments`);
+    if (Object.hasOwn(m, fieldName)) {
+      const result = m[fieldName];
+      this.lastIface = mapElemType(m) === INTERFACE;
+      if (result !== undefined) return result;
+    }
+    switch (this.missingKey) {
+      case 'zero':
+        return zeroValue(mapElemType(m));
+      case 'error':
+        this.errorf(`map has no entry for key ${quote(fieldName)}`);
+      default:
+        return undefined;
+    }
+  }
+
+  // ---- function calls ---------------------------------------------------------------------
+
+  private evalFunction(dot: unknown, node: IdentifierNode, cmd: Node, args: readonly Node[] | null, final: Final): unknown {
+    this.node = node;
+    const fn = node.fn;
+    if (fn === undefined) this.errorf(`${quote(node.ident)} is not a defined function`);
+    return this.evalCall(dot, fn, node.isBuiltin, cmd, node.ident, args, final);
+  }
+
+  private evalCall(
+    dot: unknown, fn: GoFunc, isBuiltin: boolean, node: Node, name: string, argNodes: readonly Node[] | null, final: Final,
+  ): unknown {
+    // argNodes[0] is the function's own node; arguments start at 1.
+    const nargs = argNodes === null ? 0 : argNodes.length - 1;
+    const numIn = nargs + (final !== MISSING ? 1 : 0);
+    const params = fn.params;
+    const variadic = fn.variadic;
+    let numFixed = nargs;
+    if (variadic !== undefined) {
+      numFixed = params.length;
+      if (numIn < numFixed) this.errorf(`wrong number of args for ${name}: want at least ${params.length} got ${nargs}`);
+    } else if (numIn !== params.length) {
+      this.errorf(`wrong number of args for ${name}: want ${params.length} got ${numIn}`);
+    }
+
+    if (isBuiltin && (name === 'and' || name === 'or')) {
+      let v: unknown;
+      const isOr = name === 'or';
+      for (let i = 1; i <= nargs; i++) {
+        v = this.evalArg(dot, REFLECT_VALUE, (argNodes as Node[])[i]);
+        if (isTrue(v === null ? undefined : v) === isOr) return v;
+      }
+      if (final !== MISSING) v = this.validateType(final, REFLECT_VALUE);
+      return v;
+    }
+
+    const argv: unknown[] = new Array(numIn);
+    let i = 0;
+    for (; i < numFixed && i < nargs; i++) argv[i] = this.evalArg(dot, params[i], (argNodes as Node[])[i + 1]);
+    if (variadic !== undefined) {
+      for (; i < nargs; i++) argv[i] = this.evalArg(dot, variadic, (argNodes as Node[])[i + 1]);
+    }
+    if (final !== MISSING) {
+      let t = params[params.length - 1];
+      if (variadic !== undefined) t = numIn - 1 < numFixed ? params[numIn - 1] : variadic;
+      argv[i] = this.validateType(final, t);
+    }
+    let result: unknown;
+    try {
+      result = (fn.call as (...a: unknown[]) => unknown)(...argv);
+    } catch (err) {
+      if (err instanceof DepthExceeded || isStackOverflow(err)) throw err;
+      this.node = node;
+      this.errorf(`error calling ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return result;
+  }
+
+  /** Go's evalArg: evaluate an argument node for a parameter of type `typ` (null: untyped). */
+  private evalArg(dot: unknown, typ: string | null, n: Node): unknown {
+    this.node = n;
+    switch (n.type) {
+      case NodeType.Dot:
+        return this.validateType(dot, typ);
+      case NodeType.Nil:
+        if (typ !== null && canBeNil(typ)) return nilOf(typ);
+        this.errorf(`cannot assign nil to ${typ}`);
+      case NodeType.Field:
+        return this.validateType(this.evalFieldNode(dot, n, [n], MISSING), typ);
+      case NodeType.Variable:
+        return this.validateType(this.evalVariableNode(dot, n, null, MISSING), typ);
+      case NodeType.Pipe:
+        return this.validateType(this.evalPipeline(dot, n), typ);
+      case NodeType.Identifier:
+        return this.validateType(this.evalFunction(dot, n, n, null, MISSING), typ);
+      case NodeType.Chain:
+        return this.validateType(this.evalChainNode(dot, n, null, MISSING), typ);
+    }
+    const kind = typeKind(typ ?? INTERFACE);
+    switch (kind) {
+      case Kind.Bool:
+        if (n.type === NodeType.Bool) return n.value;
+        this.errorf(`expected bool; found ${nodeString(n)}`);
+      case Kind.Float:
+        if (n.type === NodeType.Number && n.isFloat) return floatOfType(n.float64, typ as string);
+        this.errorf(`expected float; found ${nodeString(n)}`);
+      case Kind.Int:
+        if (n.type === NodeType.Number && n.isInt) return intOfType(n.int64, typ as string);
+        this.errorf(`expected integer; found ${nodeString(n)}`);
+      case Kind.Uint:
+        if (n.type === NodeType.Number && n.isUint) return intOfType(n.uint64, typ as string);
+        this.errorf(`expected unsigned integer; found ${nodeString(n)}`);
+      case Kind.String:
+        if (n.type === NodeType.String) return n.text;
+        this.errorf(`expected string; found ${nodeString(n)}`);
+      case 'interface': case 'reflect':
+        return this.evalEmptyInterface(n);
+    }
+    this.errorf(`can't handle ${nodeString(n)} for arg of type ${typ}`);
+  }
+
+  private evalEmptyInterface(n: Node): unknown {
+    this.node = n;
+    switch (n.type) {
+      case NodeType.Bool:
+        return n.value;
+      case NodeType.Number:
+        return this.idealConstant(n);
+      case NodeType.String:
+        return n.text;
+    }
+    this.errorf(`can't handle assignment of ${nodeString(n)} to empty interface argument`);
+  }
+
+  /** Go's validateType: check (and for nil, convert) a computed value for a parameter type. */
+  private validateType(value: unknown, typ: string | null): unknown {
+    if (value === undefined) {
+      if (typ === null) return undefined;
+      if (canBeNil(typ)) return nilOf(typ);
+      this.errorf(`invalid value; expected ${typ}`);
+    }
+    if (typ === null || typ === REFLECT_VALUE || typ === INTERFACE) return value;
+    if (value === null) {
+      // A nil from an interface slot: Go accepts it only where a nil fits.
+      if (canBeNil(typ)) return null;
+      this.errorf(`wrong type for value; expected ${typ}; got ${INTERFACE}`);
+    }
+    const k = typeKind(typ);
+    if (k === 'interface') return value;
+    if (!assignable(value, typ)) this.errorf(`wrong type for value; expected ${typ}; got ${goTypeName(value)}`);
+    return value;
+  }
+
+  // ---- output -----------------------------------------------------------------------------
+
+  private printValue(node: Node, v: unknown): void {
+    this.node = node;
+    switch (typeof v) {
+      case 'string':
+        this.out += v;
+        return;
+      case 'undefined':
+        this.out += '<no value>';
+        return;
+      case 'number': case 'boolean': case 'bigint':
+        this.out += formatValue(v);
+        return;
+    }
+    if (isGoFuncValue(v)) this.errorf(`can't print ${nodeString(node)} of type ${goTypeName(v)}`);
+    this.out += formatForTemplate(v);
+  }
+}

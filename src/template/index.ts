@@ -1,0 +1,182 @@
+/**
+ * @module template
+ * Public API of the Go text/template engine: parse once, render many times.
+ *
+ * @example
+ * const t = parseTemplate('t', 'Hello {{.name}}!', { funcs: sprigFuncs() });
+ * t.execute({ name: 'pod' }); // 'Hello pod!'
+ *
+ * A set of texts sharing `define`s (Go's `template.New(a).Parse(...); t.New(b).Parse(...)`):
+ * @example
+ * const set = parseTemplateSet([['helpers', '{{define "x"}}X{{end}}'], ['main', '{{template "x"}}']]);
+ * set.executeTemplate('main', data);
+ *
+ * Parse and execution failures are TemplateError (codes SI_TEMPLATE_PARSE, SI_TEMPLATE_EXEC)
+ * with Go's message text; nothing else escapes.
+ */
+
+import { TemplateError } from '../errors.js';
+import { isEmptyTree, type Tree } from './ast.js';
+import { BUILTINS } from './builtins.js';
+import { DEFAULT_MAX_DEPTH, executeTree, type ExecConfig, type MissingKey } from './exec.js';
+import { quote } from './quote.js';
+import { parseText } from './parse.js';
+import type { FuncMap } from './value.js';
+
+export { formatValue, formatForTemplate, sprint, sprintf, sprintln } from './format.js';
+export { isTrue } from './truth.js';
+export { BUILTINS } from './builtins.js';
+export { DEFAULT_MAX_DEPTH } from './exec.js';
+
+export interface ParseOptions {
+  /** Functions callable from the templates; they override built-ins of the same name, as in Go. */
+  funcs?: FuncMap;
+  /** Action delimiters (default `{{` and `}}`), as Go's Delims. */
+  leftDelim?: string;
+  rightDelim?: string;
+}
+
+export interface ExecuteOptions {
+  /** Go's `missingkey` option: what a missing map key yields (default: the invalid value, printed `<no value>`). */
+  missingKey?: MissingKey;
+  /** Limit on nested {{template}} calls (default {@link DEFAULT_MAX_DEPTH}; Go's is 100,000). */
+  maxDepth?: number;
+}
+
+/** Templates parsed together: they can call each other with {{template}}. */
+export interface TemplateSet {
+  /** Render the template called `name`; throws TemplateError when there is none. */
+  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string;
+  /** Names of all templates in the set, sorted. */
+  definedTemplates(): string[];
+  has(name: string): boolean;
+  /** The template called `name`, as a Template sharing this set. */
+  lookup(name: string): Template | undefined;
+}
+
+export interface Template extends TemplateSet {
+  readonly name: string;
+  /** Render this template (the text given to parseTemplate, or the set entry of this name). */
+  execute(data: unknown, options?: ExecuteOptions): string;
+}
+
+function execConfig(options: ExecuteOptions | undefined): ExecConfig {
+  const missingKey = options?.missingKey ?? 'default';
+  if (!['default', 'invalid', 'zero', 'error'].includes(missingKey)) {
+    throw new TemplateError('SI_TEMPLATE_EXEC', `template: unrecognized missingKey option ${JSON.stringify(missingKey)}: use default, invalid, zero or error`);
+  }
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
+    throw new TemplateError('SI_TEMPLATE_EXEC', `template: maxDepth must be a non-negative integer, got ${String(maxDepth)}`);
+  }
+  return { missingKey, maxDepth };
+}
+
+class TreeSet implements TemplateSet {
+  readonly trees = new Map<string, Tree>();
+  private readonly lookupTree = (name: string): Tree | undefined => this.trees.get(name);
+
+  /** Go's associate: a later definition replaces an earlier one, unless it is empty. */
+  add(trees: Map<string, Tree>): void {
+    for (const [name, tree] of trees) {
+      const old = this.trees.get(name);
+      if (old !== undefined && isEmptyTree(tree.root)) continue;
+      this.trees.set(name, tree);
+    }
+  }
+
+  render(tree: Tree, data: unknown, options: ExecuteOptions | undefined): string {
+    return executeTree(tree, this.lookupTree, data, execConfig(options));
+  }
+
+  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
+    const tree = this.trees.get(name);
+    if (tree === undefined) throw new TemplateError('SI_TEMPLATE_EXEC', `template: no template ${quote(name)} associated with this template set`);
+    return this.render(tree, data, options);
+  }
+
+  definedTemplates(): string[] {
+    return [...this.trees.keys()].sort();
+  }
+
+  has(name: string): boolean {
+    return this.trees.has(name);
+  }
+
+  lookup(name: string): Template | undefined {
+    return this.trees.has(name) ? new NamedTemplate(name, this) : undefined;
+  }
+}
+
+class NamedTemplate implements Template {
+  constructor(
+    readonly name: string,
+    private readonly set: TreeSet,
+  ) {}
+
+  execute(data: unknown, options?: ExecuteOptions): string {
+    const tree = this.set.trees.get(this.name);
+    if (tree === undefined) {
+      throw new TemplateError('SI_TEMPLATE_EXEC', `template: ${quote(this.name)} is an incomplete or empty template`);
+    }
+    return this.set.render(tree, data, options);
+  }
+
+  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
+    const tree = this.set.trees.get(name);
+    if (tree === undefined) {
+      throw new TemplateError('SI_TEMPLATE_EXEC', `template: no template ${quote(name)} associated with template ${quote(this.name)}`);
+    }
+    return this.set.render(tree, data, options);
+  }
+
+  definedTemplates(): string[] {
+    return this.set.definedTemplates();
+  }
+
+  has(name: string): boolean {
+    return this.set.has(name);
+  }
+
+  lookup(name: string): Template | undefined {
+    return this.set.lookup(name);
+  }
+}
+
+function parseInto(set: TreeSet, name: string, text: string, options: ParseOptions | undefined): void {
+  if (typeof text !== 'string') throw new TemplateError('SI_TEMPLATE_PARSE', `template: ${name}: the template text is not a string`);
+  const config = { funcs: options?.funcs ?? {}, builtins: BUILTINS, leftDelim: options?.leftDelim, rightDelim: options?.rightDelim };
+  let trees: Map<string, Tree>;
+  try {
+    trees = parseText(name, text, config);
+  } catch (err) {
+    if (err instanceof TemplateError) throw err;
+    if (err instanceof RangeError) {
+      throw new TemplateError('SI_TEMPLATE_PARSE', `template: ${name}: expressions are nested too deeply to parse`, { cause: err });
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    throw new TemplateError('SI_TEMPLATE_PARSE', `template: ${name}: internal error: ${message}`, { cause: err });
+  }
+  set.add(trees);
+}
+
+/** Parse one named text (Go's `template.New(name).Funcs(funcs).Parse(text)`). */
+export function parseTemplate(name: string, text: string, options?: ParseOptions): Template {
+  const set = new TreeSet();
+  parseInto(set, name, text, options);
+  return new NamedTemplate(name, set);
+}
+
+/**
+ * Parse several named texts into one set, in order, as successive Go `Parse` calls on one
+ * template family: each text's own name and its `define`s become templates of the set; a
+ * later non-empty definition replaces an earlier one. Parse errors name the text they are in.
+ */
+export function parseTemplateSet(texts: Iterable<readonly [name: string, text: string]>, options?: ParseOptions): TemplateSet {
+  const set = new TreeSet();
+  for (const [name, text] of texts) parseInto(set, name, text, options);
+  return set;
+}
+
+export type { MissingKey };
+export type { FuncMap, GoFunc } from './value.js';
