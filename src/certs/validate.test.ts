@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, writeFile, rm, readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCA, issueServingCert } from './generate.js';
@@ -19,6 +20,7 @@ test('a fresh pair is accepted with its expiry and names', async () => {
   const result = validateKeyPair(leaf.certPem, leaf.keyPem);
   assert.equal(result.ok, true);
   assert.equal(result.notAfter?.getTime(), leaf.notAfter.getTime());
+  assert.match(result.reason, /^valid until \d{4}-.* for injector\.ns\.svc, \*\.apps\.example, 10\.0\.0\.9$/);
   assert.deepEqual(result.certificate?.dnsNames, ['injector.ns.svc', '*.apps.example']);
   assert.deepEqual(result.certificate?.ipAddresses, ['10.0.0.9']);
 });
@@ -107,4 +109,32 @@ test('certificateInfo reads the CA flag, serial and fingerprint', async () => {
   assert.match(info.serialNumber, /^[0-9A-F]{32}$/);
   assert.match(info.fingerprint256, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
   assert.equal(info.subject, ca.subject);
+});
+
+test('trustedCAs: a chain through an intermediate in the certificate file is followed to the root (skipped without openssl)', async (t) => {
+  if (spawnSync('openssl', ['version']).status !== 0) return t.skip('openssl not installed');
+  const dir = await mkdtemp(join(tmpdir(), 'si-chain-'));
+  try {
+    const ssl = (...args: string[]) => {
+      const run = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+    };
+    const caExt = 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n';
+    await writeFile(join(dir, 'ca.ext'), caExt);
+    await writeFile(join(dir, 'leaf.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:svc.ns.svc\n');
+    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'root.key', '-out', 'root.crt', '-days', '30', '-subj', '/CN=root', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    ssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'int.key', '-out', 'int.csr', '-subj', '/CN=intermediate');
+    ssl('x509', '-req', '-in', 'int.csr', '-CA', 'root.crt', '-CAkey', 'root.key', '-CAcreateserial', '-out', 'int.crt', '-days', '20', '-extfile', 'ca.ext');
+    ssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=svc');
+    ssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'int.crt', '-CAkey', 'int.key', '-CAcreateserial', '-out', 'leaf.crt', '-days', '10', '-extfile', 'leaf.ext');
+    const read = (f: string) => readFile(join(dir, f), 'utf8');
+    const [leaf, int, root, key] = await Promise.all([read('leaf.crt'), read('int.crt'), read('root.crt'), read('leaf.key')]);
+    const chained = validateKeyPair(leaf + int, key, { trustedCAs: [root], requiredNames: ['svc.ns.svc'] });
+    assert.equal(chained.ok, true, chained.ok ? '' : chained.reason);
+    assert.equal(chained.ok && chained.chainLength, 2);
+    const leafOnly = validateKeyPair(leaf, key, { trustedCAs: [root] });
+    assert.equal(!leafOnly.ok && leafOnly.problem, 'untrusted', 'without the intermediate the root cannot be reached');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -59,7 +59,7 @@ export type KeyPairProblem =
   | 'untrusted';
 
 export type KeyPairValidation =
-  | { ok: true; certificate: CertificateInfo; notAfter: Date; chainLength: number }
+  | { ok: true; reason: string; certificate: CertificateInfo; notAfter: Date; chainLength: number }
   | { ok: false; problem: KeyPairProblem; reason: string; certificate?: CertificateInfo; notAfter?: Date };
 
 export interface ValidateKeyPairOptions {
@@ -115,7 +115,8 @@ export function validateKeyPair(certPem: string, keyPem: string, options: Valida
     const problem = checkTrust(chain, options.trustedCAs, now);
     if (problem) return withInfo('untrusted', problem);
   }
-  return { ok: true, certificate: info, notAfter: info.notAfter, chainLength: chain.length };
+  const names = [...info.dnsNames, ...info.ipAddresses];
+  return { ok: true, reason: `valid until ${info.notAfter.toISOString()} for ${names.join(', ')}`, certificate: info, notAfter: info.notAfter, chainLength: chain.length };
 }
 
 /** `validateKeyPair` on two files; a missing or unreadable file is a result, not an exception. */
