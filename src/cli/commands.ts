@@ -4,7 +4,10 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from './io.js';
+import { register as registerCerts } from './certs.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
-export const COMMANDS: RegisterCommand[] = [];
+export const COMMANDS: RegisterCommand[] = [
+  registerCerts,
+];
