@@ -246,7 +246,7 @@ test('token rotation: a refused token fails, the rotated file is picked up on th
   });
 });
 
-test('explicit webhook names; none found, a missing configuration and expired CAs are reported failures without a PATCH', async () => {
+test('explicit webhook names; none found, a missing configuration and expired CAs are failures without a PATCH; no CA yet is a no-op', async () => {
   await harness(async (h) => {
     const named = h.make({ webhookNames: ['ns.injector.example.com', 'gone.example.com'], service: undefined });
     assert.deepEqual((await named.reconcileNow()).webhooks, ['ns.injector.example.com']);
@@ -262,6 +262,10 @@ test('explicit webhook names; none found, a missing configuration and expired CA
     await assert.rejects(expired.reconcileNow(), /every current CA has expired/);
     assert.equal(h.fake.patches().length, before);
     assert.throws(() => named.setCAs(['not a certificate']), /no "BEGIN CERTIFICATE"/);
+    const noCA = h.make({ caPems: undefined });
+    const requests = h.fake.requests.length;
+    assert.equal((await noCA.reconcileNow()).outcome, 'no-ca');
+    assert.equal(h.fake.requests.length, requests, 'without a CA it does not even read');
   });
 });
 
