@@ -5,9 +5,11 @@
 import type { Command } from 'commander';
 import type { CliIO } from './io.js';
 import { register as registerCerts } from './certs.js';
+import { register as registerTemplateRender } from './template-render.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
 export const COMMANDS: RegisterCommand[] = [
   registerCerts,
+  registerTemplateRender,
 ];
