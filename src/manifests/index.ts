@@ -1,0 +1,33 @@
+/**
+ * @module manifests
+ * Manifest input/output for the CLI (`inject -f`, `uninject`, `explain`) and the KRM function
+ * mode: read multi-document YAML/JSON as kubectl reads it, find pod templates in workloads, and
+ * write the stream back with untouched documents byte for byte.
+ */
+export { readManifest, type ManifestDocument, type ReadOptions } from './documents.js';
+export { writeManifest, replaceDocument, documentText } from './write.js';
+export { parseYamlDocument, formatPath, MAX_DEPTH, type DuplicateKeys, type YamlParseOptions } from './yaml.js';
+export { stringifyObject, type StringifyOptions } from './emit.js';
+export {
+  podTemplates,
+  withPodTemplate,
+  workloadKind,
+  isList,
+  apiGroup,
+  WORKLOAD_KINDS,
+  type PodTemplateRef,
+  type WorkloadRef,
+  type WorkloadKind,
+  type JsonPath,
+} from './kinds.js';
+export {
+  findResourceList,
+  readResourceList,
+  writeResourceList,
+  resultFor,
+  krmExitCode,
+  isResourceList,
+  type ResourceList,
+  type KrmResult,
+  type KrmSeverity,
+} from './krm.js';
