@@ -27,7 +27,11 @@ export function isDirectiveKey(key: string): boolean {
   );
 }
 
-/** A merge failure at `path` (dotted, relative to the pod). The message says what to change. */
+/**
+ * A merge failure at `path`, relative to the pod: `spec.containers[name="istio-proxy"].env[2]`
+ * (matched items are named by their merge key, other items by their index in the overlay or pod
+ * list, as the message says). The message says what to change.
+ */
 export function mergeError(path: string, message: string): InjectionError {
   return new InjectionError('SI_INJECT_MERGE', `strategic merge failed at ${showPath(path)}: ${message}`, {
     details: { path },

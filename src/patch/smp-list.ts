@@ -99,7 +99,8 @@ export function mergeKeyedList(
     if (!patchPos.has(key)) patchPos.set(key, i);
     const at = where.get(key);
     if (at !== undefined) {
-      merged[at] = mergeElement(merged[at] as Obj, plain[i], joinIndex(path, at));
+      // Name the item by its key: clearer than an index that differs between pod and overlay.
+      merged[at] = mergeElement(merged[at] as Obj, plain[i], `${path}[${mergeKey}=${JSON.stringify(key)}]`);
       fresh[at] = true;
     } else {
       where.set(key, merged.length);

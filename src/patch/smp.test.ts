@@ -186,7 +186,7 @@ test('an overlay list item without its merge key is an error naming the path (Ku
   mergeFails(
     userPod(),
     { spec: { containers: [{ name: 'web', volumeMounts: [{ name: 'v' }] }] } },
-    'spec.containers[0].volumeMounts[0]',
+    'spec.containers[name="web"].volumeMounts[0]',
     'has no "mountPath"',
   );
   mergeFails(userPod(), { spec: { containers: ['istio-proxy'] } }, 'spec.containers[0]', 'merged by "name"');
@@ -290,7 +290,7 @@ test('$deleteFromPrimitiveList and $retainKeys', () => {
     { spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'configMap'], configMap: { name: 'cm' } }] } },
   );
   assert.deepEqual(vol, { spec: { volumes: [{ name: 'v', configMap: { name: 'cm' } }] } });
-  mergeFails({ spec: { volumes: [{ name: 'v' }] } }, { spec: { volumes: [{ name: 'v', $retainKeys: ['name'], secret: {} }] } }, 'spec.volumes[0]', '"$retainKeys" does not list it');
+  mergeFails({ spec: { volumes: [{ name: 'v' }] } }, { spec: { volumes: [{ name: 'v', $retainKeys: ['name'], secret: {} }] } }, 'spec.volumes[name="v"]', '"$retainKeys" does not list it');
   mergeFails({ metadata: {} }, { metadata: { $deleteFromPrimitiveListfinalizers: [] } }, 'metadata', 'malformed');
 });
 
