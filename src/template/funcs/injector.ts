@@ -92,7 +92,7 @@ function indent(spaces: bigint, source: string): string {
   if (spaces > BigInt(MAX_RESULT_BYTES) || -spaces > BigInt(MAX_RESULT_BYTES)) {
     throw new GoFuncError(`indent of ${spaces} spaces is too large`);
   }
-  const pad = sprintf(`%% ${spaces}s`, ['']);
+  const pad = sprintf(`% ${spaces}s`, ['']);
   return source.split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n');
 }
 

@@ -37,7 +37,6 @@ function quoteChar(ch: string): string {
 
 class Parser {
   private pos = 0;
-  private depth = 0;
   numberError: string | undefined;
 
   constructor(private readonly src: string) {}
@@ -71,14 +70,84 @@ class Parser {
     return v;
   }
 
+  /**
+   * One value. Arrays and objects are parsed with an explicit stack rather than recursion, so
+   * nesting up to Go's limit (10000) cannot overflow the JS stack.
+   */
   private value(): unknown {
+    type Frame = { container: unknown[] | Record<string, unknown>; key: string | null };
+    const stack: Frame[] = [];
+    let result: unknown;
+    for (;;) {
+      // Parse one scalar, or open a container.
+      let v: unknown;
+      let opened = false;
+      const c = this.src[this.pos];
+      if (c === '{' || c === '[') {
+        if (stack.length + 1 > MAX_DEPTH) this.fail('exceeded max depth');
+        this.pos++;
+        this.ws();
+        if (c === '[') {
+          if (this.src[this.pos] === ']') {
+            this.pos++;
+            v = [];
+          } else {
+            stack.push({ container: [], key: null });
+            opened = true;
+          }
+        } else if (this.src[this.pos] === '}') {
+          this.pos++;
+          v = newGoMap();
+        } else {
+          stack.push({ container: newGoMap(), key: this.objectKey() });
+          opened = true;
+        }
+      } else {
+        v = this.scalar();
+      }
+      if (opened) continue;
+      // Store the value and close every container that ends here.
+      for (;;) {
+        const top = stack[stack.length - 1];
+        if (top === undefined) {
+          result = v;
+          return result;
+        }
+        if (Array.isArray(top.container)) top.container.push(v);
+        else setKey(top.container, top.key as string, v);
+        this.ws();
+        const d = this.src[this.pos];
+        if (d === ',') {
+          this.pos++;
+          this.ws();
+          if (!Array.isArray(top.container)) top.key = this.objectKey();
+          break;
+        }
+        if (Array.isArray(top.container) ? d === ']' : d === '}') {
+          this.pos++;
+          stack.pop();
+          v = top.container;
+          continue;
+        }
+        this.fail(Array.isArray(top.container) ? 'after array element' : 'after object key:value pair');
+      }
+    }
+  }
+
+  /** `"key" :` then the start of the value. */
+  private objectKey(): string {
+    if (this.src[this.pos] !== '"') this.fail('looking for beginning of object key string');
+    const key = this.string();
+    this.ws();
+    if (this.src[this.pos] !== ':') this.fail('after object key');
+    this.pos++;
+    this.ws();
+    return key;
+  }
+
+  private scalar(): unknown {
     const c = this.src[this.pos];
-    if ((c === '{' || c === '[') && ++this.depth > MAX_DEPTH) this.fail('exceeded max depth');
     switch (c) {
-      case '{':
-        return this.nested(this.object());
-      case '[':
-        return this.nested(this.array());
       case '"':
         return this.string();
       case 't':
@@ -93,73 +162,12 @@ class Parser {
     }
   }
 
-  private nested<T>(v: T): T {
-    this.depth--;
-    return v;
-  }
-
   private literal(word: string, v: unknown): unknown {
     for (let i = 0; i < word.length; i++) {
       if (this.src[this.pos] !== word[i]) this.fail(`in literal ${word} (expecting '${word[i]}')`, true);
       this.pos++;
     }
     return v;
-  }
-
-  private object(): Record<string, unknown> {
-    const m = newGoMap();
-    this.pos++;
-    this.ws();
-    if (this.src[this.pos] === '}') {
-      this.pos++;
-      return m;
-    }
-    for (;;) {
-      if (this.src[this.pos] !== '"') this.fail('looking for beginning of object key string');
-      const key = this.string();
-      this.ws();
-      if (this.src[this.pos] !== ':') this.fail('after object key');
-      this.pos++;
-      this.ws();
-      setKey(m, key, this.value());
-      this.ws();
-      const c = this.src[this.pos];
-      if (c === ',') {
-        this.pos++;
-        this.ws();
-        continue;
-      }
-      if (c === '}') {
-        this.pos++;
-        return m;
-      }
-      this.fail('after object key:value pair');
-    }
-  }
-
-  private array(): unknown[] {
-    const a: unknown[] = [];
-    this.pos++;
-    this.ws();
-    if (this.src[this.pos] === ']') {
-      this.pos++;
-      return a;
-    }
-    for (;;) {
-      a.push(this.value());
-      this.ws();
-      const c = this.src[this.pos];
-      if (c === ',') {
-        this.pos++;
-        this.ws();
-        continue;
-      }
-      if (c === ']') {
-        this.pos++;
-        return a;
-      }
-      this.fail('after array element');
-    }
   }
 
   private string(): string {

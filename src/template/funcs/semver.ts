@@ -80,6 +80,9 @@ function comparePrerelease(v: string, o: string): number {
 
 const uint64 = (n: bigint): GoNumber => new GoNumber('uint64', n);
 
+/** Methods Masterminds/semver declares on *Version rather than Version. */
+const POINTER_METHODS = new Set(['Original', 'LessThan', 'GreaterThan', 'Equal', 'Compare']);
+
 /** A *semver.Version (or semver.Version) as templates see it. */
 export class SemverVersion implements GoObject {
   readonly [GO_OBJECT] = true as const;
@@ -155,6 +158,9 @@ export class SemverVersion implements GoObject {
       Equal: goFunc(['*semver.Version'], (o: SemverVersion) => v.compare(o) === 0),
       Compare: goFunc(['*semver.Version'], (o: SemverVersion) => BigInt(v.compare(o))),
     };
+    // A semver.Version value (what IncPatch etc. return) is not addressable in a template, so
+    // only its value-receiver methods are callable, as in Go.
+    if (this.goType !== '*semver.Version' && POINTER_METHODS.has(name)) return undefined;
     return Object.hasOwn(methods, name) ? methods[name] : undefined;
   }
 }
