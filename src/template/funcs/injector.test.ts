@@ -137,6 +137,26 @@ describe('paths, durations, ports, networks', () => {
   });
 });
 
+// Not from Istio's source (unavailable): from Istio PR #59207's description and its
+// hello-otel-semconv golden, which expects
+// "service.namespace=default,service.version=v1.2.3,service.instance.id=default.$(POD_NAME).hello".
+describe('otelResourceAttributes', () => {
+  const containers = withGoType([struct('v1.Container', { Name: 'hello', Image: 'fake.docker.io/hello:1.0' })], '[]v1.Container');
+  const enabled = { extensionProviders: [{ name: 'otel', opentelemetry: { serviceAttributeEnrichment: 'OTEL_SEMANTIC_CONVENTIONS' } }] };
+  const t = '{{ otelResourceAttributes .Mesh .Annotations .Labels "default" .Containers }}';
+  test('gives the golden value when the mesh enables semantic-convention enrichment', () => {
+    const data = { Mesh: enabled, Annotations: annotations({}), Labels: annotations({ 'app.kubernetes.io/version': 'v1.2.3' }), Containers: containers };
+    assert.equal(run(t, data), 'service.namespace=default,service.version=v1.2.3,service.instance.id=default.$(POD_NAME).hello');
+  });
+  test('annotations win, the image tag is the last resort for the version', () => {
+    const data = { Mesh: enabled, Annotations: annotations({ 'resource.opentelemetry.io/service.namespace': 'team' }), Labels: null, Containers: containers };
+    assert.equal(run(t, data), 'service.namespace=team,service.version=1.0,service.instance.id=default.$(POD_NAME).hello');
+  });
+  test('is empty (so the template adds no variable) unless enabled', () => {
+    assert.equal(run(t, { Mesh: { extensionProviders: [] }, Annotations: null, Labels: null, Containers: containers }), '');
+  });
+});
+
 describe('env', () => {
   test('is defined but refuses to run unless the config enables it', () => {
     assert.match(runError('{{ env "HOME" "d" }}', null, injectorFuncs()), /env is disabled.*config enables it/);

@@ -256,6 +256,57 @@ function protoToJSON(v: unknown): string {
   }
 }
 
+/** A value's encoding/json view as plain data (structs through their JSON form). */
+function jsonView(v: unknown): unknown {
+  try {
+    return goJsonUnmarshal(goJsonMarshal(v)).value;
+  } catch (e) {
+    if (e instanceof JsonMarshalError) return null;
+    throw e;
+  }
+}
+
+/** An image reference's tag or digest ("repo:1.0" -> "1.0", "repo@sha256:..." -> "sha256:..."). */
+function imageVersion(image: string): string {
+  const at = image.indexOf('@');
+  if (at >= 0) return image.slice(at + 1);
+  const colon = image.lastIndexOf(':');
+  return colon > image.lastIndexOf('/') ? image.slice(colon + 1) : '';
+}
+
+/**
+ * otelResourceAttributes (Istio 1.29+): OTEL_RESOURCE_ATTRIBUTES for the proxy when a mesh
+ * OpenTelemetry provider asks for OTel semantic-convention service attributes, else "".
+ * Istio's source was not available; this follows the behaviour described in Istio PR #59207 and
+ * the hello-otel-semconv golden (service.namespace, service.version, service.instance.id, each
+ * from its resource.opentelemetry.io/* annotation first).
+ */
+function otelResourceAttributes(mesh: unknown, annotations: StrMap, labels: StrMap, namespace: string, containers: unknown): string {
+  const providers = (jsonView(mesh) as { extensionProviders?: unknown } | null)?.extensionProviders;
+  const enabled =
+    Array.isArray(providers) &&
+    providers.some((p) => (p as { opentelemetry?: { serviceAttributeEnrichment?: unknown } } | null)?.opentelemetry?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS');
+  if (!enabled) return '';
+  const get = (m: StrMap, k: string): string => (m !== null && hasOwn(m, k) ? String(m[k]) : '');
+  const list = Array.isArray(containers) ? containers : [];
+  const single = list.length === 1 ? list[0] : undefined;
+  const attrs: [string, string][] = [
+    ['service.namespace', get(annotations, 'resource.opentelemetry.io/service.namespace') || namespace],
+    [
+      'service.version',
+      get(annotations, 'resource.opentelemetry.io/service.version') ||
+        get(labels, 'app.kubernetes.io/version') ||
+        (single !== undefined ? imageVersion(String(field(single, 'Image') ?? '')) : ''),
+    ],
+    [
+      'service.instance.id',
+      get(annotations, 'resource.opentelemetry.io/service.instance.id') ||
+        (single !== undefined && namespace !== '' ? `${namespace}.$(POD_NAME).${String(field(single, 'Name') ?? '')}` : ''),
+    ],
+  ];
+  return attrs.filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join(',');
+}
+
 const S = 'string';
 
 function envFunc(options: InjectorOptions): FuncMap['env'] {
@@ -298,6 +349,7 @@ const BASE: FuncMap = {
   toJsonMap: goFunc([], (...maps: StrMap[]) => marshalOr(mergeMaps(...maps), ''), STRING_MAP),
   mergeMaps: goFunc([], mergeMaps, STRING_MAP),
   omitNil: goFunc([INTERFACE], (v: unknown) => ifaceResult(omitNil(v))),
+  otelResourceAttributes: goFunc([INTERFACE, STRING_MAP, STRING_MAP, S, '[]v1.Container'], otelResourceAttributes),
 };
 
 /** Istio's function map; `env` per the options. */
