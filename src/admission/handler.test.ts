@@ -195,7 +195,7 @@ test('skip reasons worth knowing and the core hints become warnings; plain opt-o
   assert.equal(off.response.warnings, undefined);
   const yes = parse(handler(call(podReview(samplePod('p', { annotations: { 'fake.test/inject': 'yes' } })))).body);
   assert.ok(yes.response.patch);
-  assert.deepEqual(yes.response.warnings, ['annotation fake.test/inject is "yes"; did you mean "true"?']);
+  assert.deepEqual(yes.response.warnings, ['annotation fake.test/inject is "yes"; use "true" or "false"']);
 });
 
 test('an already injected pod gets no patch and is counted as already-injected', async () => {

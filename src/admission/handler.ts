@@ -109,7 +109,7 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
   function logLine(level: 'info' | 'warn' | 'error', call: AdmissionCall, req: AdmissionRequest, fields: Record<string, unknown>): void {
     logger[level](
       {
-        uid: req.uid,
+        uid: clip(req.uid),
         namespace: clip(req.namespace, 253),
         pod: podName(req.object),
         kind: req.kind.kind,
@@ -153,7 +153,7 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
   function injected(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, patch: JsonPatchOperation[], warnings: readonly string[], reason: string): AdmissionReply {
     metrics?.injected();
     logLine('info', call, req, { decision: 'injected', reason, patchOps: patch.length });
-    if (logger.isLevelEnabled('debug')) logger.debug({ uid: req.uid, patch }, 'admission patch');
+    if (logger.isLevelEnabled('debug')) logger.debug({ uid: clip(req.uid), patch }, 'admission patch');
     return { status: 200, body: serializeReview(version, patched(req.uid, patch, warnings)), outcome: 'injected' };
   }
 
@@ -202,7 +202,7 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
     try {
       const decoded = decodeReview(call.body, maxDepth);
       if (!decoded.ok) {
-        logger.warn({ uid: decoded.uid, reason: decoded.error.code, error: decoded.error.message }, 'admission request rejected');
+        logger.warn({ uid: clip(decoded.uid), reason: decoded.error.code, error: clip(decoded.error.message, 512) }, 'admission request rejected');
         return { status: 400, body: serializeStatus(400, 'BadRequest', decoded.error.message), outcome: 'invalid' };
       }
       uid = decoded.review.request.uid;
@@ -210,7 +210,7 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
       return review(call, version, decoded.review.request);
     } catch (thrown) {
       const err = toInjectorError(thrown);
-      logger.error({ uid, reason: 'SI_INTERNAL', error: err.message, stack: thrown instanceof Error ? thrown.stack : undefined }, 'admission handler failed');
+      logger.error({ uid: clip(uid), reason: 'SI_INTERNAL', error: err.message, stack: thrown instanceof Error ? thrown.stack : undefined }, 'admission handler failed');
       const message = `internal error in the sidecar injector webhook: ${err.message}`;
       const body = uid !== undefined && version !== undefined ? serializeReview(version, errored(uid, 500, message)) : serializeStatus(500, 'InternalError', message);
       return { status: 500, body, outcome: 'error' };

@@ -131,6 +131,18 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   server.maxHeadersCount = limits.maxHeadersCount;
   server.maxConnections = limits.maxConnections;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // `Expect: 100-continue` (curl sends it for large bodies): refuse an announced oversize body
+  // before the client sends it, instead of reading and dropping it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limits.bodyBytes) {
+      metrics.request(413, 'invalid', 0);
+      sendStatus(res, 413, 'RequestEntityTooLarge', `request body is ${declared} bytes; the limit is ${limits.bodyBytes}`, true);
+      return;
+    }
+    res.writeContinue();
+    onRequest(req, res);
+  });
   server.on('tlsClientError', (err: NodeJS.ErrnoException) => {
     // Scanners and plaintext probes land here; not worth more than debug.
     logger.debug({ error: clip(err.message, 200), code: err.code }, 'TLS handshake failed');

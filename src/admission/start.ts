@@ -17,7 +17,14 @@ import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
 
-export type TlsSource = { kind: 'files'; certFile: string; keyFile: string } | { kind: 'memory'; certPem: string; keyPem: string; description?: string };
+export type TlsSource =
+  | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
+  | { kind: 'memory'; certPem: string; keyPem: string; caPem?: string; description?: string };
+
+/** A key pair that passed validation and is now served. */
+export interface ServedCertificate extends KeyPairPem {
+  notAfter: Date;
+}
 
 /** Checks a key pair before it is served (certs/validate's `validateKeyPair` fits). */
 export type KeyPairValidator = (certPem: string, keyPem: string, options: { now?: Date }) => { ok: true; notAfter: Date } | { ok: false; reason: string };
@@ -48,6 +55,8 @@ export interface StartOptions<C> {
   deadline?: DeadlinePolicy;
   reload?: { debounceMs?: number; pollMs?: number };
   shutdown?: ShutdownOptions;
+  /** Called each time a certificate starts being served (startup and every reload). */
+  onCertificate?: (served: ServedCertificate) => void;
 }
 
 export interface ShutdownOptions {
@@ -110,19 +119,24 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
     };
   };
 
-  function checkPair(p: KeyPairPem): { pair: KeyPairPem; notAfter: Date } {
+  function checkPair(p: KeyPairPem): ServedCertificate {
     const result = options.validateKeyPair(p.certPem, p.keyPem, { now: new Date() });
     if (!result.ok) throw new CertError('SI_CERT_INVALID', `the serving certificate was refused: ${result.reason}`);
-    return { pair: p, notAfter: result.notAfter };
+    return { ...p, notAfter: result.notAfter };
   }
 
-  function applyPair(value: { pair: KeyPairPem; notAfter: Date }): void {
-    pair = value.pair;
+  function applyPair(value: ServedCertificate): void {
+    pair = value;
     certNotAfter = value.notAfter;
     metrics.certExpiry(value.notAfter);
-    webhook?.setCertificate({ cert: value.pair.certPem, key: value.pair.keyPem });
+    webhook?.setCertificate({ cert: value.certPem, key: value.keyPem });
     const left = value.notAfter.getTime() - Date.now();
     if (left < EXPIRY_WARNING_MS) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
+    try {
+      options.onCertificate?.(value);
+    } catch (err) {
+      logger.error({ error: String(err) }, 'certificate listener failed');
+    }
   }
 
   const stopAll = async (): Promise<void> => {
@@ -162,12 +176,12 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
 
     const tls = options.tls;
     if (tls.kind === 'memory') {
-      applyPair(checkPair({ certPem: tls.certPem, keyPem: tls.keyPem }));
+      applyPair(checkPair({ certPem: tls.certPem, keyPem: tls.keyPem, ...(tls.caPem !== undefined ? { caPem: tls.caPem } : {}) }));
     } else {
       certReloader = createReloader({
         kind: 'cert',
-        dirs: [...new Set([dirname(tls.certFile), dirname(tls.keyFile)])],
-        snapshot: () => keyPairSnapshot(tls.certFile, tls.keyFile),
+        dirs: [...new Set([tls.certFile, tls.keyFile, ...(tls.caFile !== undefined ? [tls.caFile] : [])].map((f) => dirname(f)))],
+        snapshot: () => keyPairSnapshot(tls.certFile, tls.keyFile, tls.caFile),
         load: async (raw) => checkPair(raw),
         apply: applyPair,
         describe: (v) => ({ notAfter: v.notAfter.toISOString() }),

@@ -5,10 +5,11 @@
  * new timestamped directory, which a watch on the old file never sees (and `fs.watch` on a
  * file dies when its directory is deleted). Events are debounced (the kubelet's swap is several
  * renames); a poll timer is the safety net for lost events (controller-runtime lost its watch
- * on file deletion, #2182), and the watcher is recreated after errors. Timers are unref'd:
+ * on file deletion, #2182), and the watcher is recreated after errors or when the directory
+ * itself was removed or replaced (inotify then goes silent without an error). Timers are unref'd:
  * a watcher never keeps the process alive on its own.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 
 export type ChangeTrigger = 'event' | 'poll';
 
@@ -31,10 +32,17 @@ export interface DirWatcher {
 export function watchDirectories(options: DirWatcherOptions): DirWatcher {
   const { debounceMs, pollMs, onChange } = options;
   const retryMs = options.retryMs ?? 1000;
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, { watcher: FSWatcher; ino: number }>();
   let debounce: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
+  // Report a failing directory once, not on every retry, until it can be watched again.
+  const failing = new Set<string>();
+  const report = (dir: string, err: Error): void => {
+    if (failing.has(dir)) return;
+    failing.add(dir);
+    options.onWatchError?.(dir, err);
+  };
 
   const fire = (): void => {
     if (debounce !== undefined) clearTimeout(debounce);
@@ -54,22 +62,47 @@ export function watchDirectories(options: DirWatcherOptions): DirWatcher {
     retry.unref();
   };
 
+  const drop = (dir: string): void => {
+    watchers.get(dir)?.watcher.close();
+    watchers.delete(dir);
+  };
+
+  /** Is the watched directory still the one we watch (same inode)? If not, drop its watcher. */
+  const verify = (dir: string): void => {
+    const entry = watchers.get(dir);
+    if (entry === undefined) return;
+    let ino: number | undefined;
+    try {
+      ino = statSync(dir).ino;
+    } catch {
+      ino = undefined;
+    }
+    if (ino !== entry.ino) {
+      drop(dir);
+      scheduleRetry();
+    }
+  };
+
   function ensureWatchers(): void {
     for (const dir of options.dirs) {
       if (closed || watchers.has(dir)) continue;
       try {
-        const w = watch(dir, { persistent: false }, fire);
+        const ino = statSync(dir).ino;
+        const w = watch(dir, { persistent: false }, (event) => {
+          if (event === 'rename') verify(dir);
+          fire();
+        });
         w.on('error', (err: Error) => {
-          w.close();
-          watchers.delete(dir);
-          options.onWatchError?.(dir, err);
+          drop(dir);
+          report(dir, err);
           // Whatever happened may have changed the content too.
           fire();
           scheduleRetry();
         });
-        watchers.set(dir, w);
+        watchers.set(dir, { watcher: w, ino });
+        failing.delete(dir);
       } catch (err) {
-        options.onWatchError?.(dir, err as Error);
+        report(dir, err as Error);
         scheduleRetry();
       }
     }
@@ -79,6 +112,7 @@ export function watchDirectories(options: DirWatcherOptions): DirWatcher {
   const poll =
     pollMs > 0
       ? setInterval(() => {
+          for (const dir of options.dirs) verify(dir);
           ensureWatchers();
           onChange('poll');
         }, pollMs)
@@ -91,8 +125,7 @@ export function watchDirectories(options: DirWatcherOptions): DirWatcher {
       if (debounce !== undefined) clearTimeout(debounce);
       if (retry !== undefined) clearTimeout(retry);
       if (poll !== undefined) clearInterval(poll);
-      for (const w of watchers.values()) w.close();
-      watchers.clear();
+      for (const dir of [...watchers.keys()]) drop(dir);
     },
   };
 }

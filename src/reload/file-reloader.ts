@@ -39,8 +39,8 @@ export interface ReloaderOptions<R, T> {
 }
 
 export interface ReloadStatus {
-  /** Hash of the inputs currently served. */
-  hash: string | undefined;
+  /** sha256 of the input bytes currently served. */
+  inputHash: string | undefined;
   loadedAt: string | undefined;
   /** The last refused version, until a good one replaces it. */
   lastError: { message: string; at: string } | undefined;
@@ -83,7 +83,7 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
   const { kind, logger, metrics } = options;
   const clock = options.clock ?? (() => new Date());
   let lastSeen: string | undefined;
-  const state: ReloadStatus = { hash: undefined, loadedAt: undefined, lastError: undefined, reloads: 0, failures: 0 };
+  const state: ReloadStatus = { inputHash: undefined, loadedAt: undefined, lastError: undefined, reloads: 0, failures: 0 };
   let watcher: DirWatcher | undefined;
   let running: Promise<CheckResult> | undefined;
   let again = false;
@@ -105,7 +105,7 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
     }
     lastSeen = snap.hash;
     options.apply(value);
-    state.hash = snap.hash;
+    state.inputHash = snap.hash;
     state.loadedAt = clock().toISOString();
     state.lastError = undefined;
     if (!initial) {

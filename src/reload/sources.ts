@@ -37,9 +37,13 @@ export async function configSnapshot(path: string): Promise<Snapshot<undefined>>
 export interface KeyPairPem {
   certPem: string;
   keyPem: string;
+  /** The issuing CA, when a `ca.crt` travels with the pair (cert-manager Secrets). */
+  caPem?: string;
 }
 
-export async function keyPairSnapshot(certFile: string, keyFile: string): Promise<Snapshot<KeyPairPem>> {
-  const [cert, key] = await Promise.all([readFile(certFile), readFile(keyFile)]);
-  return { hash: sha256(cert, key), raw: { certPem: cert.toString('utf8'), keyPem: key.toString('utf8') } };
+export async function keyPairSnapshot(certFile: string, keyFile: string, caFile?: string): Promise<Snapshot<KeyPairPem>> {
+  const [cert, key, ca] = await Promise.all([readFile(certFile), readFile(keyFile), caFile === undefined ? undefined : readFile(caFile)]);
+  const raw: KeyPairPem = { certPem: cert.toString('utf8'), keyPem: key.toString('utf8') };
+  if (ca !== undefined) raw.caPem = ca.toString('utf8');
+  return { hash: ca === undefined ? sha256(cert, key) : sha256(cert, key, ca), raw };
 }

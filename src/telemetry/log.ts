@@ -35,8 +35,14 @@ export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
 
-/** Keep user-controlled strings bounded in logs (JSON escaping already neutralises control bytes). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Make a user-controlled string safe to log: bounded, and well-formed (a lone surrogate would
+ * otherwise reach the log stream as is; JSON escaping already neutralises control bytes).
+ */
 export function clip(value: unknown, max = 256): string | undefined {
   if (typeof value !== 'string') return undefined;
-  return value.length > max ? `${value.slice(0, max)}…` : value;
+  const short = value.length > max ? `${value.slice(0, max)}…` : value;
+  return short.replace(LONE_SURROGATE, '\ufffd');
 }

@@ -6,14 +6,23 @@ import { createLogger, type Logger, type LogLevel } from '../telemetry/log.js';
 
 export interface CapturedLogs {
   readonly logger: Logger;
+  /** Parsed lines. */
   readonly lines: Record<string, unknown>[];
+  /** The exact text written (to check what reaches a log pipeline byte for byte). */
+  readonly raw: string[];
 }
 
 export function captureLogger(level: LogLevel = 'debug'): CapturedLogs {
   const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
   const logger = createLogger({
     level,
-    destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) },
+    destination: {
+      write: (s: string) => {
+        raw.push(s);
+        lines.push(JSON.parse(s) as Record<string, unknown>);
+      },
+    },
   });
-  return { logger, lines };
+  return { logger, lines, raw };
 }

@@ -14,6 +14,7 @@ export interface Harness {
   port: number;
   caPem: string;
   logs: Record<string, unknown>[];
+  rawLogs: string[];
 }
 
 let cachedDev: Promise<{ certPem: string; keyPem: string; caPem: string }> | undefined;
@@ -26,7 +27,7 @@ export function sharedDevCertificate(): Promise<{ certPem: string; keyPem: strin
 
 export async function startHarness(overrides: Partial<StartOptions<FakeConfig>> = {}): Promise<Harness> {
   const dev = await sharedDevCertificate();
-  const { logger, lines } = captureLogger('info');
+  const { logger, lines, raw } = captureLogger('info');
   const tls: TlsSource = overrides.tls ?? { kind: 'memory', certPem: dev.certPem, keyPem: dev.keyPem };
   const server = await startServer<FakeConfig>({
     inject: fakeInject,
@@ -40,5 +41,5 @@ export async function startHarness(overrides: Partial<StartOptions<FakeConfig>> 
     ...overrides,
     tls,
   });
-  return { server, port: server.port, caPem: dev.caPem, logs: lines };
+  return { server, port: server.port, caPem: dev.caPem, logs: lines, rawLogs: raw };
 }
