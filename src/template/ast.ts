@@ -67,6 +67,8 @@ export interface NumberNode extends Base {
   readonly isInt: boolean;
   readonly isUint: boolean;
   readonly isFloat: boolean;
+  /** A complex constant (`1i`, `1+2i`): [real, imaginary]. */
+  readonly complex: readonly [number, number] | null;
   readonly int64: bigint;
   readonly uint64: bigint;
   readonly float64: number;
@@ -79,7 +81,13 @@ export interface PipeNode extends Base {
   readonly cmds: CommandNode[];
 }
 export interface StringNode extends Base { readonly type: NodeType.String; readonly quoted: string; readonly text: string }
-export interface VariableNode extends Base { readonly type: NodeType.Variable; readonly ident: string[] }
+export interface VariableNode extends Base {
+  readonly type: NodeType.Variable;
+  /** `$x.a.b` is ['$x', 'a', 'b']. */
+  readonly ident: string[];
+  /** The field names after the variable: ['a', 'b']. */
+  readonly fields: string[];
+}
 export interface BranchNode extends Base {
   readonly type: NodeType.If | NodeType.Range | NodeType.With;
   readonly line: number;

@@ -14,7 +14,7 @@ import {
   typeKind, uintValue, floatValue,
 } from './kinds.js';
 import {
-  GoFuncError, GoNumber, INTERFACE, goTypeName, isGoFuncValue, taggedGoType, withGoType, zeroValue,
+  GoComplex, GoFuncError, GoNumber, INTERFACE, goTypeName, isGoFuncValue, taggedGoType, withGoType, zeroValue,
   type FuncMap, type GoFunc,
 } from './value.js';
 
@@ -84,7 +84,8 @@ function index(item: unknown, ...indexes: unknown[]): unknown {
       case Kind.Slice: {
         const a = item as unknown[];
         const x = indexArg(idx, a.length);
-        if (x === a.length) fail(`index out of range: ${x}`);
+        // Go 1.19 lets x == len through to reflect, which panics.
+        if (x === a.length) fail('reflect: slice index out of range');
         item = a[x];
         break;
       }
@@ -93,7 +94,7 @@ function index(item: unknown, ...indexes: unknown[]): unknown {
         const bytes = isAscii(s) ? undefined : utf8Bytes(s);
         const n = bytes === undefined ? s.length : bytes.length;
         const x = indexArg(idx, n);
-        if (x === n) fail(`index out of range: ${x}`);
+        if (x === n) fail('reflect: string index out of range');
         item = new GoNumber('uint8', BigInt(bytes === undefined ? s.charCodeAt(x) : bytes[x]));
         break;
       }
@@ -149,7 +150,7 @@ function slice(item: unknown, ...indexes: unknown[]): unknown {
 
 // ---- comparisons ------------------------------------------------------------------------
 
-const enum Basic { Invalid, Bool, Int, Uint, Float, String }
+const enum Basic { Invalid, Bool, Int, Uint, Float, String, Complex }
 
 function basicKind(v: unknown): Basic {
   switch (kindOf(v)) {
@@ -158,6 +159,7 @@ function basicKind(v: unknown): Basic {
     case Kind.Uint: return Basic.Uint;
     case Kind.Float: return Basic.Float;
     case Kind.String: return Basic.String;
+    case Kind.Complex: return Basic.Complex;
     default: return Basic.Invalid;
   }
 }
@@ -207,13 +209,26 @@ function eq(arg1: unknown, ...arg2: unknown[]): boolean {
         case Basic.Int: truth = intValue(arg1) === intValue(arg); break;
         case Basic.Uint: truth = uintValue(arg1) === uintValue(arg); break;
         case Basic.String: truth = arg1 === arg; break;
-        default:
-          // Both invalid (nil) or both structs/pointers/funcs/containers: Go's ==.
-          if (arg1 === undefined || arg === undefined) truth = arg1 === arg;
-          else {
+        case Basic.Complex: {
+          const a = arg1 as GoComplex;
+          const b = arg as GoComplex;
+          truth = a.re === b.re && a.im === b.im;
+          break;
+        }
+        default: {
+          // Neither is a basic kind: nil, maps, slices, structs, pointers, funcs.
+          const ka = kindOf(arg1);
+          const kb = kindOf(arg);
+          if (ka !== Kind.Invalid && kb !== Kind.Invalid && ka !== kb) {
+            fail(`non-comparable types ${sprintf('%s', [arg1])}: ${goTypeName(arg1)}, ${goTypeName(arg)}: ${sprintf('%v', [arg])}`);
+          }
+          if (arg1 === undefined || arg === undefined) {
+            truth = arg1 === arg;
+          } else {
             if (!isComparable(arg)) fail(`non-comparable type ${sprintf('%s', [arg])}: ${goTypeName(arg)}`);
             truth = arg1 === arg;
           }
+        }
       }
     }
     if (truth) return true;

@@ -11,7 +11,10 @@
  *
  * Differences from Go, on purpose: nested template calls are limited to `maxDepth`
  * (default {@link DEFAULT_MAX_DEPTH}, Go: 100,000) because JavaScript's stack is smaller; a
- * stack overflow anywhere becomes the same "exceeded maximum template depth" error.
+ * stack overflow anywhere becomes the same "exceeded maximum template depth" error. And a
+ * render is bounded in work (`maxSteps`) and output (`maxOutput`), where Go would run until
+ * done: a template that recurses twice per level or nests loops over the same list can take
+ * longer than any webhook deadline, so it fails instead.
  */
 
 import { TemplateError } from '../errors.js';
@@ -25,21 +28,32 @@ import { isTrue } from './truth.js';
 import {
   Kind, REFLECT_VALUE, assignable, canBeNil, floatOfType, intOfType, kindOf, mapElemType, nilOf, sliceElemType, typeKind,
 } from './kinds.js';
-import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
+import { GO_OBJECT, GoComplex, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
 
 export type MissingKey = 'default' | 'invalid' | 'zero' | 'error';
 
 /**
- * Default limit on nested {{template}} calls. Measured with Node 20's default stack on a
- * recursive template that ranges, branches and calls a function per level: the stack
- * overflows past about 2,300 levels, so 1,000 leaves a wide margin (Go allows 100,000).
+ * Default limit on nested {{template}} calls (Go allows 100,000). Measured on Node 20 with its
+ * default stack (src/template/exec.test.ts has the shapes): the stack runs out after about
+ * 820 levels when each level ranges over a map and branches twice, about 1,750 when it uses
+ * `with`. 500 keeps the common shapes well clear of that, with room for the caller's stack.
+ * Should the stack run out anyway, the same error is reported.
  */
-export const DEFAULT_MAX_DEPTH = 1000;
+export const DEFAULT_MAX_DEPTH = 500;
 
 export interface ExecConfig {
   readonly missingKey: MissingKey;
   readonly maxDepth: number;
+  /** Limit on executed nodes (actions, text, loop bodies, control structures). */
+  readonly maxSteps: number;
+  /** Limit on the length of the output, in UTF-16 code units. */
+  readonly maxOutput: number;
 }
+
+/** Default work limit: far above real templates (Istio's sidecar template: about 2,000). */
+export const DEFAULT_MAX_STEPS = 10_000_000;
+/** Default output limit: 64 Mi characters. */
+export const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 
 /** Looks up a template by name in the set the executing template belongs to. */
 export type TreeLookup = (name: string) => Tree | undefined;
@@ -89,12 +103,19 @@ class State {
   node: Node | null = null;
   /** Whether dot's static Go type is interface {} (it came out of an untyped map or slice). */
   dotIface = false;
-  private names: string[] = [];
-  private values: unknown[] = [];
-  private ifaces: boolean[] = [];
+  // The variable stack: parallel arrays, live entries are [base, sp). A {{template}} call
+  // starts a new frame at sp (templates see none of their caller's variables).
+  private readonly names: string[] = [];
+  private readonly values: unknown[] = [];
+  private readonly ifaces: boolean[] = [];
+  private sp = 0;
+  private base = 0;
   private depth = 0;
   private readonly missingKey: MissingKey;
   private readonly maxDepth: number;
+  private stepsLeft: number;
+  private readonly maxSteps: number;
+  private readonly maxOutput: number;
 
   constructor(
     private readonly lookup: TreeLookup,
@@ -103,6 +124,9 @@ class State {
   ) {
     this.missingKey = config.missingKey;
     this.maxDepth = config.maxDepth;
+    this.maxSteps = config.maxSteps;
+    this.stepsLeft = config.maxSteps;
+    this.maxOutput = config.maxOutput;
   }
 
   // ---- errors -----------------------------------------------------------------------------
@@ -136,23 +160,24 @@ class State {
   // ---- variables --------------------------------------------------------------------------
 
   push(name: string, value: unknown, iface: boolean): void {
-    this.names.push(name);
-    this.values.push(value);
-    this.ifaces.push(iface);
+    const sp = this.sp++;
+    this.names[sp] = name;
+    this.values[sp] = value;
+    this.ifaces[sp] = iface;
   }
 
   private mark(): number {
-    return this.names.length;
+    return this.sp;
   }
 
   private pop(mark: number): void {
-    this.names.length = mark;
-    this.values.length = mark;
-    this.ifaces.length = mark;
+    // Drop references so popped values can be collected; the arrays keep their capacity.
+    for (let i = mark; i < this.sp; i++) this.values[i] = undefined;
+    this.sp = mark;
   }
 
   private setVar(name: string, value: unknown): void {
-    for (let i = this.names.length - 1; i >= 0; i--) {
+    for (let i = this.sp - 1; i >= this.base; i--) {
       if (this.names[i] === name) {
         this.values[i] = value;
         this.ifaces[i] = false;
@@ -163,40 +188,65 @@ class State {
   }
 
   private setTopVar(n: number, value: unknown, iface: boolean): void {
-    this.values[this.values.length - n] = value;
-    this.ifaces[this.ifaces.length - n] = iface;
+    this.values[this.sp - n] = value;
+    this.ifaces[this.sp - n] = iface;
   }
 
   /** Index of a variable in the stack (innermost first). */
   private varIndex(name: string): number {
-    for (let i = this.names.length - 1; i >= 0; i--) if (this.names[i] === name) return i;
+    for (let i = this.sp - 1; i >= this.base; i--) if (this.names[i] === name) return i;
     this.errorf(`undefined variable: ${name}`);
   }
 
   // ---- walking ----------------------------------------------------------------------------
 
-  /** Returns BREAK or CONTINUE when a {{break}}/{{continue}} unwinds, else 0. */
+  /**
+   * Returns BREAK or CONTINUE when a {{break}}/{{continue}} unwinds, else 0. Control
+   * structures loop over their bodies here rather than through a helper, which keeps the
+   * JavaScript stack shallow for recursive templates.
+   */
   walk(dot: unknown, node: Node): number {
     this.node = node;
+    if (--this.stepsLeft < 0) this.errorf(`exceeded maximum number of execution steps (${this.maxSteps})`);
     switch (node.type) {
       case NodeType.Text:
         this.out += node.text;
+        if (this.out.length > this.maxOutput) this.outputTooLarge();
         return 0;
       case NodeType.Action: {
         const val = this.evalPipeline(dot, node.pipe);
         if (node.pipe.decl.length === 0) this.printValue(node, val);
         return 0;
       }
-      case NodeType.List: {
-        const nodes = node.nodes;
-        for (let i = 0; i < nodes.length; i++) {
-          const signal = this.walk(dot, nodes[i]);
-          if (signal !== 0) return signal;
+      case NodeType.List:
+        return this.walkList(dot, node);
+      case NodeType.If: case NodeType.With: {
+        const mark = this.mark();
+        const val = this.evalPipeline(dot, node.pipe);
+        let list: ListNode | null;
+        let d = dot;
+        const savedIface = this.dotIface;
+        if (isTrue(val)) {
+          list = node.list;
+          if (node.type === NodeType.With) {
+            d = val;
+            this.dotIface = false;
+          }
+        } else {
+          list = node.elseList;
         }
-        return 0;
+        let signal = 0;
+        if (list !== null) {
+          const nodes = list.nodes;
+          for (let i = 0; i < nodes.length; i++) {
+            signal = this.walk(d, nodes[i]);
+            if (signal !== 0) break;
+          }
+        }
+        this.dotIface = savedIface;
+        this.pop(mark);
+        return signal;
       }
-      case NodeType.If: case NodeType.With:
-        return this.walkIfOrWith(dot, node);
       case NodeType.Range:
         this.walkRange(dot, node);
         return 0;
@@ -212,24 +262,13 @@ class State {
     }
   }
 
-  private walkIfOrWith(dot: unknown, node: BranchNode): number {
-    const mark = this.mark();
-    const val = this.evalPipeline(dot, node.pipe);
-    let signal = 0;
-    if (isTrue(val)) {
-      if (node.type === NodeType.With) {
-        const saved = this.dotIface;
-        this.dotIface = false;
-        signal = this.walk(val, node.list);
-        this.dotIface = saved;
-      } else {
-        signal = this.walk(dot, node.list);
-      }
-    } else if (node.elseList !== null) {
-      signal = this.walk(dot, node.elseList);
+  private walkList(dot: unknown, list: ListNode): number {
+    const nodes = list.nodes;
+    for (let i = 0; i < nodes.length; i++) {
+      const signal = this.walk(dot, nodes[i]);
+      if (signal !== 0) return signal;
     }
-    this.pop(mark);
-    return signal;
+    return 0;
   }
 
   private walkRange(dot: unknown, r: BranchNode): void {
@@ -239,35 +278,46 @@ class State {
     const mark = this.mark();
     const decls = r.pipe.decl.length;
     const savedIface = this.dotIface;
-    const iteration = (index: unknown, elem: unknown, iface: boolean): number => {
-      if (decls > 0) this.setTopVar(1, elem, iface);
-      if (decls > 1) this.setTopVar(2, index, false);
-      this.dotIface = iface;
-      const signal = this.walk(elem, r.list);
-      this.pop(mark);
-      return signal;
-    };
+    const body = r.list.nodes;
     let ran = false;
     switch (kindOf(val)) {
       case Kind.Slice: {
         const a = val as unknown[];
         if (a.length === 0) break;
-        const iface = sliceElemType(a) === INTERFACE;
-        for (let i = 0; i < a.length; i++) {
-          if (iteration(decls > 1 ? BigInt(i) : undefined, a[i], iface) === BREAK) break;
-        }
         ran = true;
+        const iface = sliceElemType(a) === INTERFACE;
+        this.dotIface = iface;
+        loop: for (let i = 0; i < a.length; i++) {
+          const elem = a[i];
+          if (decls > 0) this.setTopVar(1, elem, iface);
+          if (decls > 1) this.setTopVar(2, BigInt(i), false);
+          for (let j = 0; j < body.length; j++) {
+            const signal = this.walk(elem, body[j]);
+            if (signal === BREAK) break loop;
+            if (signal === CONTINUE) break;
+          }
+          this.pop(mark);
+        }
         break;
       }
       case Kind.Map: {
         const m = val as Record<string, unknown>;
         const keys = sortStrings(Object.keys(m));
         if (keys.length === 0) break;
-        const iface = mapElemType(m) === INTERFACE;
-        for (const key of keys) {
-          if (iteration(key, m[key], iface) === BREAK) break;
-        }
         ran = true;
+        const iface = mapElemType(m) === INTERFACE;
+        this.dotIface = iface;
+        loop: for (let i = 0; i < keys.length; i++) {
+          const elem = m[keys[i]];
+          if (decls > 0) this.setTopVar(1, elem, iface);
+          if (decls > 1) this.setTopVar(2, keys[i], false);
+          for (let j = 0; j < body.length; j++) {
+            const signal = this.walk(elem, body[j]);
+            if (signal === BREAK) break loop;
+            if (signal === CONTINUE) break;
+          }
+          this.pop(mark);
+        }
         break;
       }
       case Kind.Invalid:
@@ -276,7 +326,7 @@ class State {
         this.errorf(`range can't iterate over ${formatForTemplate(val)}`);
     }
     this.dotIface = savedIface;
-    if (!ran && r.elseList !== null) this.walk(dot, r.elseList);
+    if (!ran && r.elseList !== null) this.walkList(dot, r.elseList);
     this.pop(outer);
   }
 
@@ -286,20 +336,19 @@ class State {
     if (tree === undefined) this.errorf(`template ${quote(t.name)} not defined`);
     if (this.depth >= this.maxDepth) throw new DepthExceeded();
     const newDot = this.evalPipeline(dot, t.pipe);
-    const saved = { names: this.names, values: this.values, ifaces: this.ifaces, tmplName: this.tmplName, dotIface: this.dotIface };
-    this.names = ['$'];
-    this.values = [newDot];
-    this.ifaces = [false];
+    const { base, tmplName, dotIface } = this;
+    this.base = this.sp;
+    this.push('$', newDot, false);
     this.tmplName = tree.name;
     this.dotIface = false;
     this.depth++;
-    this.walk(newDot, tree.root);
+    const nodes = tree.root.nodes;
+    for (let i = 0; i < nodes.length; i++) this.walk(newDot, nodes[i]);
     this.depth--;
-    this.names = saved.names;
-    this.values = saved.values;
-    this.ifaces = saved.ifaces;
-    this.tmplName = saved.tmplName;
-    this.dotIface = saved.dotIface;
+    this.pop(this.base);
+    this.base = base;
+    this.tmplName = tmplName;
+    this.dotIface = dotIface;
   }
 
   // ---- pipelines and commands ----------------------------------------------------------------
@@ -364,6 +413,7 @@ class State {
   private idealConstant(n: NumberNode): unknown {
     this.node = n;
     const text = n.text;
+    if (n.complex !== null) return new GoComplex(n.complex[0], n.complex[1]);
     const hexInt = text.length > 2 && text[0] === '0' && (text[1] === 'x' || text[1] === 'X') && !/[pP]/.test(text);
     if (n.isFloat && !hexInt && text[0] !== "'" && /[.eEpP]/.test(text)) return n.float64;
     if (n.isInt) return n.int64;
@@ -393,7 +443,7 @@ class State {
       this.notAFunction(args, final);
       return value;
     }
-    return this.evalFieldChain(dot, value, this.ifaces[i], v, v.ident.slice(1), args, final);
+    return this.evalFieldChain(dot, value, this.ifaces[i], v, v.fields, args, final);
   }
 
   /** Whether the last evalField result has static type interface {}. */
@@ -596,8 +646,13 @@ class State {
 
   // ---- output -----------------------------------------------------------------------------
 
+  private outputTooLarge(): never {
+    this.errorf(`exceeded maximum output size (${this.maxOutput} characters)`);
+  }
+
   private printValue(node: Node, v: unknown): void {
     this.node = node;
+    if (this.out.length > this.maxOutput) this.outputTooLarge();
     switch (typeof v) {
       case 'string':
         this.out += v;

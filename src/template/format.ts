@@ -12,7 +12,7 @@ import {
   canBackquote, quote, quoteRune, quoteToAscii, runeCount, sortStrings, truncateRunes, utf8Bytes, isPrint,
 } from './quote.js';
 import {
-  GoNumber, elementType, goTypeName, isGoFuncValue, isGoObject, taggedGoType, INTERFACE,
+  GoComplex, GoNumber, elementType, goTypeName, isGoFuncValue, isGoObject, taggedGoType, INTERFACE,
   type GoObject, type GoNumberType,
 } from './value.js';
 
@@ -492,6 +492,10 @@ class Printer {
       this.printGoNumber(value, verb);
       return;
     }
+    if (value instanceof GoComplex) {
+      this.fmtComplex(value, verb);
+      return;
+    }
     if (isGoObject(value)) {
       this.printStruct(value, verb, depth);
       return;
@@ -524,6 +528,24 @@ class Printer {
       else this.badVerb(verb, null);
     } else {
       this.buf += sharpV ? elemType + '(nil)' : '<nil>';
+    }
+  }
+
+  /** Go's fmtComplex: `(re+imi)`, the imaginary part always signed. */
+  private fmtComplex(v: GoComplex, verb: string): void {
+    switch (verb) {
+      case 'v': case 'b': case 'g': case 'G': case 'x': case 'X': case 'f': case 'F': case 'e': case 'E': {
+        const oldPlus = this.f.plus;
+        this.buf += '(';
+        this.fmtFloat(v.re, 64, verb, v.re);
+        this.f.plus = true;
+        this.fmtFloat(v.im, 64, verb, v.im);
+        this.buf += 'i)';
+        this.f.plus = oldPlus;
+        return;
+      }
+      default:
+        this.badVerb(verb, v);
     }
   }
 

@@ -18,7 +18,7 @@
 import { TemplateError } from '../errors.js';
 import { isEmptyTree, type Tree } from './ast.js';
 import { BUILTINS } from './builtins.js';
-import { DEFAULT_MAX_DEPTH, executeTree, type ExecConfig, type MissingKey } from './exec.js';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS, executeTree, type ExecConfig, type MissingKey } from './exec.js';
 import { quote } from './quote.js';
 import { parseText } from './parse.js';
 import type { FuncMap } from './value.js';
@@ -26,7 +26,7 @@ import type { FuncMap } from './value.js';
 export { formatValue, formatForTemplate, sprint, sprintf, sprintln } from './format.js';
 export { isTrue } from './truth.js';
 export { BUILTINS } from './builtins.js';
-export { DEFAULT_MAX_DEPTH } from './exec.js';
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS } from './exec.js';
 
 export interface ParseOptions {
   /** Functions callable from the templates; they override built-ins of the same name, as in Go. */
@@ -41,6 +41,14 @@ export interface ExecuteOptions {
   missingKey?: MissingKey;
   /** Limit on nested {{template}} calls (default {@link DEFAULT_MAX_DEPTH}; Go's is 100,000). */
   maxDepth?: number;
+  /**
+   * Limit on executed template nodes (default {@link DEFAULT_MAX_STEPS}); Go has none. A
+   * template whose work explodes (recursing twice per level, loops nested over one list)
+   * fails with a TemplateError instead of running past any deadline.
+   */
+  maxSteps?: number;
+  /** Limit on the output length in characters (default {@link DEFAULT_MAX_OUTPUT}). */
+  maxOutput?: number;
 }
 
 /** Templates parsed together: they can call each other with {{template}}. */
@@ -65,11 +73,19 @@ function execConfig(options: ExecuteOptions | undefined): ExecConfig {
   if (!['default', 'invalid', 'zero', 'error'].includes(missingKey)) {
     throw new TemplateError('SI_TEMPLATE_EXEC', `template: unrecognized missingKey option ${JSON.stringify(missingKey)}: use default, invalid, zero or error`);
   }
-  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
-    throw new TemplateError('SI_TEMPLATE_EXEC', `template: maxDepth must be a non-negative integer, got ${String(maxDepth)}`);
-  }
-  return { missingKey, maxDepth };
+  const limit = (name: 'maxDepth' | 'maxSteps' | 'maxOutput', fallback: number): number => {
+    const value = options?.[name] ?? fallback;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TemplateError('SI_TEMPLATE_EXEC', `template: ${name} must be a non-negative integer, got ${String(value)}`);
+    }
+    return value;
+  };
+  return {
+    missingKey,
+    maxDepth: limit('maxDepth', DEFAULT_MAX_DEPTH),
+    maxSteps: limit('maxSteps', DEFAULT_MAX_STEPS),
+    maxOutput: limit('maxOutput', DEFAULT_MAX_OUTPUT),
+  };
 }
 
 class TreeSet implements TemplateSet {

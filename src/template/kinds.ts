@@ -7,7 +7,7 @@
  */
 
 import {
-  GoNumber, INTERFACE, MAP_OF_INTERFACE, SLICE_OF_INTERFACE, goTypeName, isGoFuncValue, isGoObject,
+  GoComplex, GoNumber, INTERFACE, MAP_OF_INTERFACE, SLICE_OF_INTERFACE, goTypeName, isGoFuncValue, isGoObject,
   taggedGoType, type GoObject,
 } from './value.js';
 
@@ -25,6 +25,7 @@ export const enum Kind {
   Struct,
   Pointer,
   Func,
+  Complex,
 }
 
 const UINT_TYPES = new Set(['uint', 'uint8', 'uint16', 'uint32', 'uint64', 'uintptr']);
@@ -47,6 +48,7 @@ export function kindOf(v: unknown): Kind {
         if (typeof v.value === 'number') return Kind.Float;
         return UINT_TYPES.has(v.goType) ? Kind.Uint : Kind.Int;
       }
+      if (v instanceof GoComplex) return Kind.Complex;
       if (isGoObject(v)) return v.goType.startsWith('*') ? Kind.Pointer : Kind.Struct;
       if (isGoFuncValue(v)) return Kind.Func;
       return Kind.Map;
@@ -110,8 +112,19 @@ function elementOf(goType: string): string {
   return INTERFACE;
 }
 
-/** Kind of a Go type name (for parameter types). */
+const TYPE_KINDS = new Map<string, Kind | 'interface' | 'reflect'>();
+
+/** Kind of a Go type name (for parameter types); memoised, parameter types repeat. */
 export function typeKind(t: string): Kind | 'interface' | 'reflect' {
+  let k = TYPE_KINDS.get(t);
+  if (k === undefined) {
+    k = computeTypeKind(t);
+    if (TYPE_KINDS.size < 10_000) TYPE_KINDS.set(t, k);
+  }
+  return k;
+}
+
+function computeTypeKind(t: string): Kind | 'interface' | 'reflect' {
   if (t === REFLECT_VALUE) return 'reflect';
   if (t === INTERFACE || t === 'any') return 'interface';
   if (t === 'bool') return Kind.Bool;

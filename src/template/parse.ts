@@ -328,7 +328,8 @@ class TreeParser {
   // ---- pipelines --------------------------------------------------------------------------
 
   private newVariable(pos: number, name: string): VariableNode {
-    return { type: NodeType.Variable, pos, src: this.s.src, ident: name.split('.') };
+    const ident = name.split('.');
+    return { type: NodeType.Variable, pos, src: this.s.src, ident, fields: ident.slice(1) };
   }
 
   private pipeline(context: string, end: ItemType): PipeNode {
@@ -482,10 +483,16 @@ class TreeParser {
       }
       if (text.slice(r.next) !== "'") this.errorf(`malformed character constant: ${text}`);
       const v = BigInt(r.value);
-      return { ...base, isInt: true, isUint: true, isFloat: true, int64: v, uint64: v, float64: r.value };
+      return { ...base, isInt: true, isUint: true, isFloat: true, complex: null, int64: v, uint64: v, float64: r.value };
     }
-    if (token.typ === ItemType.Complex || text.endsWith('i')) {
-      this.errorf(`complex number constant ${text} is not supported`);
+    if (token.typ === ItemType.Complex) {
+      const c = parseComplex(text);
+      if (c === undefined) this.errorf(`expected integer`);
+      return simplifyComplex(base, c);
+    }
+    if (text.endsWith('i')) {
+      const f = parseFloat64(text.slice(0, -1));
+      if (f !== undefined) return simplifyComplex(base, [0, f]);
     }
     let isInt = false;
     let isUint = false;
@@ -530,6 +537,34 @@ class TreeParser {
       }
     }
     if (!isInt && !isUint && !isFloat) this.errorf(`illegal number syntax: ${sprintf('%q', [text])}`);
-    return { ...base, isInt, isUint, isFloat, int64, uint64, float64 };
+    return { ...base, isInt, isUint, isFloat, complex: null, int64, uint64, float64 };
   }
+}
+
+type NumberBase = Pick<NumberNode, 'type' | 'pos' | 'src' | 'text'>;
+
+/** Go's simplifyComplex: a complex constant with no imaginary part is also a float (and maybe an int). */
+function simplifyComplex(base: NumberBase, c: [number, number]): NumberNode {
+  const isFloat = c[1] === 0;
+  const f = c[0];
+  const isInt = isFloat && Number.isInteger(f) && f >= -(2 ** 63) && f < 2 ** 63;
+  const isUint = isFloat && Number.isInteger(f) && f >= 0 && f < 2 ** 64;
+  return {
+    ...base, isInt, isUint, isFloat, complex: c,
+    int64: isInt ? BigInt(f) : 0n, uint64: isUint ? BigInt(f) : 0n, float64: isFloat ? f : 0,
+  };
+}
+
+/** fmt.Sscan of a complex literal `a+bi` / `a-bi` as the lexer delivers it. */
+function parseComplex(text: string): [number, number] | undefined {
+  for (let i = text.length - 2; i > 0; i--) {
+    const c = text[i];
+    if ((c === '+' || c === '-') && !/[eEpP]/.test(text[i - 1])) {
+      const re = parseFloat64(text.slice(0, i));
+      const im = parseFloat64(text.slice(i, -1));
+      if (re === undefined || im === undefined) return undefined;
+      return [re, im];
+    }
+  }
+  return undefined;
 }

@@ -129,8 +129,12 @@ function quoteWith(s: string, quote: number, asciiOnly: boolean): string {
   return out + String.fromCharCode(quote);
 }
 
+/** Printable ASCII other than `"` and `\`: quoted as is. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** strconv.Quote */
 export function quote(s: string): string {
+  if (PLAIN_ASCII.test(s)) return '"' + s + '"';
   return quoteWith(s, 0x22, false);
 }
 

@@ -5,7 +5,7 @@
  * `and`, `or`, `not` and by Sprig's `empty`/`default`.
  */
 
-import { GoNumber, isGoObject } from './value.js';
+import { GoComplex, GoNumber, isGoObject } from './value.js';
 
 /** Whether a Go value is "true" in `{{if}}`. */
 export function isTrue(v: unknown): boolean {
@@ -25,6 +25,7 @@ export function isTrue(v: unknown): boolean {
       if (Array.isArray(v)) return v.length > 0;
       if (v instanceof GoNumber) return typeof v.value === 'bigint' ? v.value !== 0n : v.value !== 0;
       if (isGoObject(v)) return true;
+      if (v instanceof GoComplex) return v.re !== 0 || v.im !== 0;
       for (const key in v) if (Object.hasOwn(v, key)) return true;
       // A GoFunc (non-nil function) is true; its own keys are `params` and `call`, so the
       // loop above already returned.

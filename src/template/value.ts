@@ -13,6 +13,7 @@
  * | bool / string / float64              | `boolean` / `string` / `number`                    |
  * | int                                  | `bigint` (template constants, `len`, `atoi`, ...)   |
  * | int64, int32, uint8, float32, ...    | {@link GoNumber}                                   |
+ * | complex128 (constants like `1i`)     | {@link GoComplex}                                  |
  * | []interface {}                       | plain `Array`                                      |
  * | map[string]interface {}              | plain object (own enumerable string keys only)     |
  * | []string, map[string]string, ...     | Array / plain object tagged with {@link withGoType} |
@@ -46,6 +47,17 @@ export class GoNumber {
   get isInteger(): boolean {
     return typeof this.value === 'bigint';
   }
+}
+
+/**
+ * A Go complex128. Only template constants such as `1i` or `1+2i` produce one; it prints as
+ * `(0+1i)`, is true when non-zero and compares with `eq`.
+ */
+export class GoComplex {
+  constructor(
+    readonly re: number,
+    readonly im: number,
+  ) {}
 }
 
 const GO_TYPE: unique symbol = Symbol.for('sidecar-injector.template.goType');
@@ -177,6 +189,7 @@ export function goTypeName(value: unknown): string {
     case 'object': {
       if (value === null) return '<nil>';
       if (value instanceof GoNumber) return value.goType;
+      if (value instanceof GoComplex) return 'complex128';
       if (isGoObject(value)) return value.goType;
       const tag = taggedGoType(value);
       if (tag !== undefined) return tag;
