@@ -105,6 +105,26 @@ describe('loadConfig', () => {
   });
 });
 
+describe('parseConfig with templates', () => {
+  it("replaces an empty defaultTemplates with [sidecar], as Istio does", () => {
+    assert.deepEqual([...parseConfig('defaultTemplates: []\ntemplates:\n  sidecar: "a: 1"\n').defaultTemplates], ['sidecar']);
+    const none = parseConfig('defaultTemplates: []\ntemplates:\n  other: "a: 1"\n');
+    assert.deepEqual([...none.defaultTemplates], []);
+    assert.ok(none.warnings.some((w) => /defaultTemplates: empty and there is no "sidecar" template/.test(w)));
+  });
+
+  it('checks alias targets and warns when an alias hides a template', () => {
+    const cfg = parseConfig('templates:\n  a: "x: 1"\n  b: "y: 2"\naliases:\n  both: [a, b]\n  a: [b]\ndefaultTemplates: [both]\n');
+    assert.deepEqual({ ...cfg.aliases }, { both: ['a', 'b'], a: ['b'] });
+    assert.ok(cfg.warnings.some((w) => /aliases\.a: alias "a" hides the template of the same name/.test(w)), cfg.warnings.join('|'));
+    assert.throws(() => parseConfig('templates:\n  sidecar: "x: 1"\naliases:\n  p: [sidecr]\n'), /config:4: aliases\.p\[0\]: no template named "sidecr" \(did you mean "sidecar"\?\)/);
+  });
+
+  it('rejects template names the templates annotation could never select', () => {
+    assert.throws(() => parseConfig('templates:\n  "a,b": "x: 1"\n'), /templates\["a,b"\]: template name "a,b" contains ","/);
+  });
+});
+
 describe('defaultConfig', () => {
   it('loads the built-in config: Istio keys, sidecar template compiled, values present', () => {
     const cfg = defaultConfig();

@@ -43,7 +43,11 @@ export interface InjectorConfig {
   policy: InjectionPolicy;
   /** Templates used when the pod has no templates annotation; may name aliases. */
   defaultTemplates: string[];
-  /** Template name -> Go text/template source. Null-prototype record. */
+  /**
+   * Template name -> Go text/template source. Null-prototype record. Each template is parsed
+   * on its own, as Istio does: a `define` is visible only inside the template that holds it,
+   * so two templates may define the same helper name without clashing.
+   */
   templates: Record<string, string>;
   /** Alias -> template names, expanded one level (Istio). Null-prototype record. */
   aliases: Record<string, string[]>;

@@ -55,8 +55,12 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
   const aliases = readAliases(root.aliases, templates, errors, warnings);
   const defaultTemplates = readDefaultTemplates(root.defaultTemplates, templates, aliases, errors, warnings);
 
-  if (Object.hasOwn(root, LEGACY_TEMPLATE_KEY) && Object.keys(templates).length === 0) {
-    warnings.push({ path: LEGACY_TEMPLATE_KEY, message: 'the legacy "template" key is ignored (as istiod does); put templates under "templates" and name them in defaultTemplates' });
+  if (Object.keys(templates).length === 0) {
+    warnings.push(
+      Object.hasOwn(root, LEGACY_TEMPLATE_KEY)
+        ? { path: LEGACY_TEMPLATE_KEY, message: 'the legacy "template" key is ignored (as istiod does); put templates under "templates" and name them in defaultTemplates' }
+        : { path: 'templates', message: 'no templates are defined, so injection adds nothing but the status annotation' },
+    );
   }
 
   const mode = options.invalidSelectors ?? 'error';
@@ -190,10 +194,11 @@ function readDefaultTemplates(
   errors: ConfigIssue[],
   warnings: ConfigIssue[],
 ): string[] {
-  if (raw === undefined || raw === null) {
+  // Istio replaces an absent or empty list with [sidecar].
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) {
     if (Object.hasOwn(templates, 'sidecar') || Object.hasOwn(aliases, 'sidecar')) return ['sidecar'];
     if (Object.keys(templates).length > 0) {
-      warnings.push({ path: 'defaultTemplates', message: 'not set and there is no "sidecar" template, so pods without the templates annotation get nothing injected' });
+      warnings.push({ path: 'defaultTemplates', message: 'empty and there is no "sidecar" template, so pods without the templates annotation get nothing injected' });
     }
     return [];
   }

@@ -215,6 +215,16 @@ describe('decide: reasons and robustness', () => {
     );
   });
 
+  it('stays fast on a pod with 20,000 labels and annotations (complexity guard)', () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 20_000; i++) many[`example.com/key-${i}`] = `v${i}`;
+    const sel = decisionConfig({ policy: 'enabled', neverInjectSelector: [{ matchExpressions: [{ key: 'example.com/key-19999', operator: 'NotIn', values: ['v19999'] }] }] });
+    const start = process.hrtime.bigint();
+    const d = decide(pod({ labels: many, annotations: many }), webhook, sel);
+    assert.ok(Number(process.hrtime.bigint() - start) / 1e6 < 1000);
+    expect(d, true, 'policy-enabled');
+  });
+
   it('with policy enabled and no selectors, injects unless the effective value is exactly "false"', () => {
     const v = fc.option(fc.oneof(fc.constantFrom('true', 'false', '', 'False'), fc.string()), { nil: undefined });
     fc.assert(
