@@ -2,8 +2,9 @@
  * @module manifests/convert
  * Turns what js-yaml built into plain JSON data, the way sigs.k8s.io/yaml would see it, and
  * enforces the safety limits. js-yaml shares one object between an anchor and its aliases and
- * even builds cycles (`&a [*a]`); this pass copies the graph into a tree (so code that edits one
- * pod template never edits another), refuses cycles, caps alias expansion with go-yaml's own
+ * even builds cycles (`&a [*a]`); this pass turns the graph into a tree (converting in place on
+ * first use and copying every alias use, so code that edits one pod template never edits
+ * another), refuses cycles, caps alias expansion with go-yaml's own
  * rule (billion laughs stops here, in bounded time and memory), caps depth, expands `<<` merge
  * keys with go-yaml's semantics, and replaces the special scalars of resolve.ts with JSON values.
  */
@@ -33,6 +34,11 @@ export interface ConvertOptions {
    * and most other tools keep the written one, so the file means different things to different tools.
    */
   readonly strictMerge: boolean;
+  /**
+   * False when the source has no anchor (no `&`): then no object can be shared or cyclic and the
+   * bookkeeping for aliases is skipped. Default true.
+   */
+  readonly mayShare?: boolean;
 }
 
 export interface ConvertResult {
@@ -67,37 +73,49 @@ export function convertDocument(raw: unknown, options: ConvertOptions): ConvertR
   return { value, inexactIntegers: walker.inexact };
 }
 
+const IN_PROGRESS = Symbol('in progress');
+
 class Walker {
   readonly inexact: string[] = [];
   private decodeCount = 0;
   private aliasCount = 0;
   private aliasDepth = 0;
-  private readonly seen = new Set<object>();
-  private readonly onPath = new Set<object>();
+  /** js-yaml object -> its converted value (the same object unless it held merge keys), or IN_PROGRESS. */
+  private readonly converted = new Map<object, JsonValue | typeof IN_PROGRESS>();
+  private readonly mayShare: boolean;
 
-  constructor(private readonly options: ConvertOptions) {}
+  constructor(private readonly options: ConvertOptions) {
+    this.mayShare = options.mayShare ?? true;
+  }
 
   value(v: unknown, depth: number): JsonValue {
     this.count();
     if (v === null || typeof v !== 'object') return v as string | number | boolean | null;
     if (v instanceof SpecialScalar) return this.special(v);
-    if (depth >= this.options.limits.maxDepth) {
-      throw new ConvertError('SI_INPUT_LIMIT', `nesting is deeper than ${this.options.limits.maxDepth} levels`);
-    }
-    if (this.onPath.has(v)) {
+    if (depth >= this.options.limits.maxDepth) throw this.tooDeep();
+    if (!this.mayShare) return Array.isArray(v) ? this.sequence(v, depth) : this.mapping(v as Record<string, unknown>, depth);
+    const done = this.converted.get(v);
+    if (done === IN_PROGRESS) {
       throw new ConvertError('SI_INPUT_YAML', 'an anchor contains an alias to itself (the value would be infinite)');
     }
-    // A second visit of the same object is an alias: count its nodes as go-yaml does.
-    const alias = this.seen.has(v);
-    if (alias) this.aliasDepth++;
-    else this.seen.add(v);
-    this.onPath.add(v);
-    try {
-      return Array.isArray(v) ? this.sequence(v, depth) : this.mapping(v as Record<string, unknown>, depth);
-    } finally {
-      this.onPath.delete(v);
-      if (alias) this.aliasDepth--;
+    if (done !== undefined) {
+      // A second use of the same object is an alias: a copy, counted as go-yaml counts it.
+      this.aliasDepth++;
+      try {
+        return this.copy(done, depth, true);
+      } finally {
+        this.aliasDepth--;
+      }
     }
+    // First use: convert in place (js-yaml built fresh objects), so most data is not copied.
+    this.converted.set(v, IN_PROGRESS);
+    const out = Array.isArray(v) ? this.sequence(v, depth) : this.mapping(v as Record<string, unknown>, depth);
+    this.converted.set(v, out);
+    return out;
+  }
+
+  private tooDeep(): ConvertError {
+    return new ConvertError('SI_INPUT_LIMIT', `nesting is deeper than ${this.options.limits.maxDepth} levels`);
   }
 
   private count(): void {
@@ -115,6 +133,24 @@ class Walker {
         );
       }
     }
+  }
+
+  /** A deep copy of converted data, counting every node and checking depth (`root`: already counted). */
+  private copy(v: JsonValue, depth: number, root = false): JsonValue {
+    if (!root) this.count();
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= this.options.limits.maxDepth) throw this.tooDeep();
+    if (Array.isArray(v)) {
+      const out: JsonValue[] = new Array(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = this.copy(v[i], depth + 1);
+      return out;
+    }
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) {
+      this.count(); // the key node
+      setOwn(out, k, this.copy(v[k], depth + 1));
+    }
+    return out;
   }
 
   private special(v: SpecialScalar): JsonValue {
@@ -135,22 +171,48 @@ class Walker {
   }
 
   private sequence(items: unknown[], depth: number): JsonValue[] {
-    const out: JsonValue[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (item === null || typeof item !== 'object') {
+        this.count();
+        continue;
+      }
       try {
-        out[i] = this.value(items[i], depth + 1);
+        items[i] = this.value(item, depth + 1);
       } catch (e) {
         throw withPath(e, i);
       }
     }
-    return out;
+    return items as JsonValue[];
   }
 
   private mapping(obj: Record<string, unknown>, depth: number): JsonObject {
+    const keys = Object.keys(obj);
+    for (const key of keys) {
+      if (key.charCodeAt(0) === 0 || key === '[object Object]') return this.rebuild(obj, keys, depth);
+    }
+    for (const key of keys) {
+      this.count(); // the key node
+      const raw = obj[key];
+      if (raw === null || typeof raw !== 'object') {
+        this.count();
+        continue;
+      }
+      try {
+        obj[key] = this.value(raw, depth + 1); // an own `__proto__` key is a plain data property here
+      } catch (e) {
+        throw withPath(e, key);
+      }
+    }
+    return obj as JsonObject;
+  }
+
+  /** A mapping with merge keys (or bad keys): built anew, in key order, with go-yaml's merge rules. */
+  private rebuild(obj: Record<string, unknown>, keys: string[], depth: number): JsonObject {
     const out: JsonObject = {};
     // Keys written so far; only tracked once the mapping turns out to have a merge.
     let written: Set<string> | null = null;
-    for (const key of Object.keys(obj)) {
+    for (const key of keys) {
       const raw = obj[key];
       if (key.charCodeAt(0) === 0) {
         if (key.startsWith(MERGE_KEY_PREFIX)) {
@@ -191,6 +253,7 @@ class Walker {
       }
     }
     for (const src of sources) {
+      // A fresh value: an alias use is copied, an inline mapping is used only here.
       const merged = this.value(src, depth + 1) as JsonObject;
       for (const k of Object.keys(merged)) {
         if (this.options.strictMerge && written.has(k)) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { InputError } from '../errors.js';
+import { generateManifest } from '../testing/manifest-fixtures.js';
 import type { JsonObject } from '../util/json.js';
 import { readManifest, type ManifestDocument } from './documents.js';
 import { documentText, replaceDocument, writeManifest } from './write.js';
@@ -80,5 +81,14 @@ describe('writeManifest', () => {
     const docs = readManifest(fixture('all-kinds.yaml'), 'f');
     const again = readManifest(writeManifest(docs.map((d) => replaceDocument(d, d.value))), 'f');
     assert.deepEqual(again.map((d) => d.value), docs.map((d) => d.value));
+  });
+
+  it('re-serialises 500 Deployments of a 1,000-document manifest in well under 10 s (complexity guard)', () => {
+    const docs = readManifest(generateManifest(1000), 'm1000.yaml');
+    const started = performance.now();
+    const out = writeManifest(editKind(docs, 'Deployment', (v) => v));
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 10_000, `took ${elapsed} ms`);
+    assert.equal(readManifest(out, 'again').length, 1000);
   });
 });

@@ -74,7 +74,7 @@ export function parseYamlDocument(text: string, options: YamlParseOptions = {}):
     throw fromParserError(err, text, startLine, where, maxDepth);
   }
   try {
-    return convertDocument(raw, { limits: { maxDepth }, strictMerge: options.duplicateKeys !== 'last' });
+    return convertDocument(raw, { limits: { maxDepth }, strictMerge: options.duplicateKeys !== 'last', mayShare: text.includes('&') });
   } catch (err) {
     if (err instanceof ConvertError) {
       const pos = locate(text, err.path, err.nullKey);
