@@ -114,8 +114,12 @@ describe('readManifest: splitting as kubectl does', () => {
   it('rejects UTF-16 and invalid UTF-8 with a clear message', () => {
     assert.match(readError(Buffer.from([0xff, 0xfe, 0x61, 0x00])).message, /UTF-16/);
     const bad = readError(Buffer.concat([Buffer.from('a: 1\nb: '), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]));
-    assert.match(bad.message, /not valid UTF-8/);
+    assert.match(bad.message, /not valid UTF-8 \(byte 8\)/);
     assert.equal(bad.location?.line, 2);
+    const cut = readError(Buffer.concat([Buffer.from('a: é\nb: x\nc: '), Buffer.from([0xe2, 0x82])]));
+    assert.match(cut.message, /byte 14/);
+    assert.equal(cut.location?.line, 3);
+    assert.match(readError(Buffer.from([0x61, 0x3a, 0x20, 0xed, 0xa0, 0x80])).message, /byte 3/); // an encoded surrogate
   });
 });
 

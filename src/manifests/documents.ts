@@ -66,21 +66,24 @@ function decodeUtf8(bytes: Uint8Array, source: string): string {
   }
 }
 
+/** Offset of the first byte that is not part of a well-formed UTF-8 sequence. */
 function firstInvalidUtf8(b: Uint8Array): number {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let lo = 0;
-  let hi = b.length;
-  // Binary search for the shortest invalid prefix (a cut inside a character also fails, so step back).
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    try {
-      decoder.decode(b.subarray(0, mid + 1), { stream: true });
-      lo = mid + 1;
-    } catch {
-      hi = mid;
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
     }
+    const n = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    if (n === 0 || i + n > b.length - 1) return i; // not a lead byte, or cut short
+    for (let k = 1; k <= n; k++) if ((b[i + k] & 0xc0) !== 0x80) return i;
+    const d = b[i + 1];
+    // overlong forms, UTF-16 surrogates, beyond U+10FFFF
+    if ((c === 0xe0 && d < 0xa0) || (c === 0xed && d >= 0xa0) || (c === 0xf0 && d < 0x90) || (c === 0xf4 && d >= 0x90)) return i;
+    i += n + 1;
   }
-  return lo;
+  return b.length;
 }
 
 const SEPARATOR_LINE = /^---[^\n]*(?:\n|$)/gm;
