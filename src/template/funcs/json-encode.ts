@@ -23,8 +23,12 @@ export interface MarshalOptions {
 const HEX = '0123456789abcdef';
 const INTEGER_KEY = /^(0|[1-9][0-9]*)$/;
 
+const NEEDS_ESCAPE_HTML = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u2028\u2029\ud800-\udfff]/;
+
 /** A Go JSON string literal. */
 export function jsonQuote(s: string, escapeHTML = true): string {
+  if (!(escapeHTML ? NEEDS_ESCAPE_HTML : NEEDS_ESCAPE).test(s)) return '"' + s + '"';
   let out = '"';
   let start = 0;
   for (let i = 0; i < s.length; i++) {

@@ -303,8 +303,16 @@ function caret(v: SemverVersion, c: Constraint): boolean {
   return cv.patch === v.patch;
 }
 
+/** Parsed constraints by text: templates compare against a handful of constant constraints. */
+const constraintCache = new Map<string, Constraint[][]>();
+
 export function semverCompare(constraint: string, version: string): boolean {
-  const cs = newConstraint(constraint);
+  let cs = constraintCache.get(constraint);
+  if (cs === undefined) {
+    cs = newConstraint(constraint);
+    if (constraintCache.size >= 1000) constraintCache.clear();
+    constraintCache.set(constraint, cs);
+  }
   const v = newVersion(version);
   return cs.some((and) => and.every((c) => check(v, c)));
 }

@@ -10,7 +10,9 @@
  * into these rules (folding, quoting choice and key order differ), so the emitter is our own;
  * tests check its output parses back to the same data.
  */
+import { GoNumber, goTypeName, isGoObject, taggedGoType } from '../value.js';
 import { formatFloatG, parseFloat64, parseInt64, parseUint } from './go-strconv.js';
+import { toWellFormed } from './utf8.js';
 import { goJsonMarshal, JsonMarshalError } from './json-encode.js';
 import { isDigit, isLetter } from './unicode.js';
 import { isBase60Float, resolvesToString } from './yaml-resolve.js';
@@ -23,10 +25,21 @@ type Node =
   | { kind: 'num'; text: string }
   | { kind: 'lit'; text: string };
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+function codePoints(s: string): number[] {
+  const out = new Array<number>(s.length);
+  if (ASCII_ONLY.test(s)) {
+    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    return out;
+  }
+  return Array.from(s, (c) => c.codePointAt(0) as number);
+}
+
 /** go-yaml's keyList.Less for string keys: letters before other runes, digit runs by value. */
 export function yamlKeyLess(a: string, b: string): boolean {
-  const ar = Array.from(a, (c) => c.codePointAt(0) as number);
-  const br = Array.from(b, (c) => c.codePointAt(0) as number);
+  const ar = codePoints(a);
+  const br = codePoints(b);
   for (let i = 0; i < ar.length && i < br.length; i++) {
     if (ar[i] === br[i]) continue;
     const al = isLetter(ar[i]);
@@ -148,8 +161,15 @@ interface Analysis {
   block: boolean;
 }
 
+/** Strings whose analysis is trivially "anything goes": no indicators, breaks or edge spaces. */
+const SIMPLE_SCALAR = /^[A-Za-z0-9_(][A-Za-z0-9 _./()=+$^;<>-]*$/;
+const SIMPLE_ANALYSIS: Analysis = { multiline: false, blockPlain: true, singleQuoted: true, block: true };
+
 /** yaml_emitter_analyze_scalar (block context). */
-function analyze(cps: readonly number[]): Analysis {
+function analyze(cps: readonly number[], text?: string): Analysis {
+  if (text !== undefined && SIMPLE_SCALAR.test(text) && !text.endsWith(' ') && !text.startsWith('---') && !text.startsWith('...')) {
+    return SIMPLE_ANALYSIS;
+  }
   if (cps.length === 0) return { multiline: false, blockPlain: true, singleQuoted: true, block: false };
   let blockIndicators = false;
   let lineBreaks = false;
@@ -256,7 +276,7 @@ class Emitter {
     if (n.kind === 'map') return this.mapping(n.entries, ctx.mapping);
     if (n.kind === 'seq') return this.sequence(n.items, ctx.mapping);
     if (n.kind === 'str') return this.string(n.value, ctx.simpleKey);
-    return this.scalar(Array.from(n.text, (c) => c.codePointAt(0) as number), 'plain', ctx.simpleKey);
+    return this.scalar(codePoints(n.text), 'plain', ctx.simpleKey, n.text);
   }
 
   private mapping(entries: [string, Node][], _inMapping: boolean): void {
@@ -268,8 +288,7 @@ class Emitter {
     const saved = this.increaseIndent(false, false);
     for (const [k, v] of entries) {
       this.writeIndent();
-      const kc = Array.from(k, (c) => c.codePointAt(0) as number);
-      if (!analyze(kc).multiline && Buffer.byteLength(k) <= 128) {
+      if (!analyze(codePoints(k), k).multiline && Buffer.byteLength(k) <= 128) {
         this.string(k, true);
         this.writeIndicator(':', false, false, false);
       } else {
@@ -302,11 +321,11 @@ class Emitter {
   private string(s: string, simpleKey: boolean): void {
     const canUsePlain = resolvesToString(s) && !isBase60Float(s);
     const style: Style = s.includes('\n') ? 'literal' : canUsePlain ? 'plain' : 'double';
-    this.scalar(Array.from(s, (c) => c.codePointAt(0) as number), style, simpleKey);
+    this.scalar(codePoints(s), style, simpleKey, s);
   }
 
-  private scalar(cps: number[], requested: Style, simpleKey: boolean): void {
-    const a = analyze(cps);
+  private scalar(cps: number[], requested: Style, simpleKey: boolean, text?: string): void {
+    const a = analyze(cps, text);
     let style = requested;
     if (simpleKey && a.multiline) style = 'double';
     if (style === 'plain' && (!a.blockPlain || (cps.length === 0 && simpleKey))) style = 'single';
@@ -314,15 +333,23 @@ class Emitter {
     if (style === 'literal' && (!a.block || simpleKey)) style = 'double';
     const saved = this.increaseIndent(true, false);
     const allowBreaks = !simpleKey;
-    if (style === 'plain') this.plain(cps, allowBreaks);
+    if (style === 'plain') this.plain(cps, allowBreaks, text);
     else if (style === 'single') this.singleQuoted(cps, allowBreaks);
     else if (style === 'double') this.doubleQuoted(cps, allowBreaks);
     else this.literal(cps);
     this.indent = saved;
   }
 
-  private plain(cps: number[], allowBreaks: boolean): void {
+  private plain(cps: number[], allowBreaks: boolean, text?: string): void {
     if (!this.whitespace) this.put(' ');
+    // Fast path: nothing to fold (no break is possible before the column passes the width).
+    if (text !== undefined && (!allowBreaks || this.column + cps.length <= BEST_WIDTH || !text.includes(' '))) {
+      this.out += text;
+      this.column += cps.length;
+      this.whitespace = false;
+      this.indention = false;
+      return;
+    }
     let spaces = false;
     for (let i = 0; i < cps.length; i++) {
       const c = cps[i];
@@ -442,9 +469,54 @@ function escapeFor(c: number): string {
   return 'U' + hex.padStart(8, '0');
 }
 
+/**
+ * The JSON round trip, done directly for plain JSON-shaped data (the common case) and through
+ * real JSON text for anything else (structs, typed numbers, byte slices).
+ */
+function toNode(v: unknown, depth: number): Node {
+  if (depth > MAX_NODE_DEPTH) throw new JsonMarshalError('json: unsupported value: nesting too deep');
+  switch (typeof v) {
+    case 'string':
+      return { kind: 'str', value: jsonStringRoundTrip(v) };
+    case 'boolean':
+      return { kind: 'lit', text: v ? 'true' : 'false' };
+    case 'undefined':
+      return { kind: 'lit', text: 'null' };
+    case 'number':
+      return numberNode(goJsonMarshal(v));
+    case 'object':
+      if (v === null) return { kind: 'lit', text: 'null' };
+      if (Array.isArray(v) && taggedGoType(v) === undefined) return { kind: 'seq', items: v.map((x) => toNode(x, depth + 1)) };
+      if (isPlainData(v)) {
+        const m = v as Record<string, unknown>;
+        const entries: [string, Node][] = Object.keys(m).map((k) => [jsonStringRoundTrip(k), toNode(m[k], depth + 1)]);
+        entries.sort((a, b) => (a[0] === b[0] ? 0 : yamlKeyLess(a[0], b[0]) ? -1 : 1));
+        return { kind: 'map', entries };
+      }
+      break;
+    default:
+  }
+  return jsonToNode(goJsonMarshal(v, { escapeHTML: false }));
+}
+
+const MAX_NODE_DEPTH = 10000;
+
+/** A map that encoding/json marshals as an object of its own keys (untagged or map[string]...). */
+function isPlainData(v: object): boolean {
+  if (v instanceof GoNumber || isGoObject(v) || typeof (v as { call?: unknown }).call === 'function') return false;
+  const tag = taggedGoType(v);
+  return tag === undefined ? goTypeName(v) === 'map[string]interface {}' : tag.startsWith('map[string]');
+}
+
+/** What a string becomes after encoding/json and go-yaml's reading of it. */
+function jsonStringRoundTrip(s: string): string {
+  const w = toWellFormed(s);
+  return w.includes('\u0085') ? w.replace(NEL_FOLD, (m) => foldBreaks(m)) : w;
+}
+
 /** sigs.k8s.io/yaml.Marshal; throws JsonMarshalError where encoding/json fails. */
 export function goYamlMarshal(v: unknown): string {
-  const node = jsonToNode(goJsonMarshal(v, { escapeHTML: false }));
+  const node = toNode(v, 0);
   const e = new Emitter();
   e.node(node, { mapping: false, simpleKey: false });
   e.writeIndent();
