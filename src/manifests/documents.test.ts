@@ -104,6 +104,12 @@ describe('readManifest: splitting as kubectl does', () => {
     assert.match(err.describe(), /^multi\.yaml, document 3, line \d+/);
   });
 
+  it('rejects YAML directives, which kubectl cannot read either', () => {
+    const err = readError('# c\n%YAML 1.1\n---\na: 1\n');
+    assert.match(err.message, /directives/);
+    assert.deepEqual([err.location?.document, err.location?.line], [0, 2]);
+  });
+
   it('reads an empty input as one empty document', () => {
     const docs = readManifest('', 'f');
     assert.equal(docs.length, 1);

@@ -180,7 +180,16 @@ function parseYamlChunk(
     }
   }
   const base = { source, index, separator, text: docText, line, format: 'yaml' as const, eol };
-  if (firstContentLine(body) === -1) return { ...base, value: null, inexactIntegers: [] };
+  const contentLine = firstContentLine(body);
+  if (contentLine === -1) return { ...base, value: null, inexactIntegers: [] };
+  if ((body.startsWith('%') || body.includes('\n%')) && /^\s*%/.test(body.split('\n')[contentLine] ?? '')) {
+    throw new InputError(
+      'SI_INPUT_YAML',
+      'YAML directives (%YAML, %TAG) are not supported: kubectl splits the file at "---" and the directive is left ' +
+        'without its document; remove the directive line',
+      { location: { file: source, document: index, line: line + contentLine, column: 1 } },
+    );
+  }
   const bodyForParser = index === 0 && body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
   const parsed = parseYamlDocument(bodyForParser, {
     file: source,
