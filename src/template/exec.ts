@@ -58,6 +58,9 @@ export const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 /** Looks up a template by name in the set the executing template belongs to. */
 export type TreeLookup = (name: string) => Tree | undefined;
 
+/** Whether a value's static type is interface {}: known, or decided by the map it came from. */
+type IfaceSource = boolean | Record<string, unknown>;
+
 /** Marks "no final value" in a pipeline (Go's missingVal). */
 const MISSING: unique symbol = Symbol('missing');
 type Final = unknown;
@@ -446,24 +449,27 @@ class State {
     return this.evalFieldChain(dot, value, this.ifaces[i], v, v.fields, args, final);
   }
 
-  /** Whether the last evalField result has static type interface {}. */
-  private lastIface = false;
+  /**
+   * Where the last evalField result came from, to tell later whether its static Go type is
+   * interface {}: `true`/`false`, or the map it was read from (decided only if an error needs it).
+   */
+  private lastFrom: IfaceSource = false;
 
   private evalFieldChain(
-    dot: unknown, receiver: unknown, iface: boolean, node: Node, ident: readonly string[], args: readonly Node[] | null, final: Final,
+    dot: unknown, receiver: unknown, iface: IfaceSource, node: Node, ident: readonly string[], args: readonly Node[] | null, final: Final,
   ): unknown {
     const n = ident.length;
     for (let i = 0; i < n - 1; i++) {
       receiver = this.evalField(dot, ident[i], node, null, MISSING, receiver, iface);
-      iface = this.lastIface;
+      iface = this.lastFrom;
     }
     return this.evalField(dot, ident[n - 1], node, args, final, receiver, iface);
   }
 
   private evalField(
-    dot: unknown, fieldName: string, node: Node, args: readonly Node[] | null, final: Final, receiver: unknown, iface: boolean,
+    dot: unknown, fieldName: string, node: Node, args: readonly Node[] | null, final: Final, receiver: unknown, iface: IfaceSource,
   ): unknown {
-    this.lastIface = false;
+    this.lastFrom = false;
     if (receiver === undefined) {
       if (this.missingKey === 'error') this.errorf(`nil data; no entry for key ${quote(fieldName)}`);
       return undefined;
@@ -491,14 +497,15 @@ class State {
         return this.mapField(receiver as Record<string, unknown>, fieldName, args, final);
       }
     }
-    this.errorf(`can't evaluate field ${fieldName} in type ${iface ? INTERFACE : goTypeName(receiver)}`);
+    const isIface = typeof iface === 'boolean' ? iface : mapElemType(iface) === INTERFACE;
+    this.errorf(`can't evaluate field ${fieldName} in type ${isIface ? INTERFACE : goTypeName(receiver)}`);
   }
 
   private mapField(m: Record<string, unknown>, fieldName: string, args: readonly Node[] | null, final: Final): unknown {
     if ((args !== null && args.length > 1) || final !== MISSING) this.errorf(`${fieldName} is not a method but has arguments`);
     if (Object.hasOwn(m, fieldName)) {
       const result = m[fieldName];
-      this.lastIface = mapElemType(m) === INTERFACE;
+      this.lastFrom = m;
       if (result !== undefined) return result;
     }
     switch (this.missingKey) {

@@ -488,6 +488,11 @@ class Printer {
       this.printNil(verb, depth, elemType);
       return;
     }
+    if (verb === 'w' && !(value instanceof GoNumber) && !(value instanceof GoComplex)) {
+      // Go's handleMethods rejects %w (valid only in Errorf) before looking inside.
+      this.badVerb(verb, value);
+      return;
+    }
     if (value instanceof GoNumber) {
       this.printGoNumber(value, verb);
       return;
