@@ -10,8 +10,7 @@ import { isTrue } from './truth.js';
 import { sprint, sprintf, sprintln } from './format.js';
 import { byteLength, fromUtf8, isAscii, isPrint, utf8Bytes } from './quote.js';
 import {
-  Kind, REFLECT_VALUE, assignable, canBeNil, indirectTypeName, intValue, kindOf, mapElemType, nilOf, prepareArg,
-  typeKind, uintValue, floatValue,
+  Kind, REFLECT_VALUE, floatValue, indirectTypeName, intValue, kindOf, mapElemType, prepareArg, uintValue,
 } from './kinds.js';
 import {
   GoComplex, GoFuncError, GoNumber, INTERFACE, goTypeName, isGoFuncValue, taggedGoType, withGoType, zeroValue,
@@ -354,6 +353,3 @@ export const BUILTINS: FuncMap = Object.freeze({
   gt: fn([RV, RV], (a: unknown, b: unknown) => !le(a, b)),
   ge: fn([RV, RV], (a: unknown, b: unknown) => !lt(a, b)),
 });
-
-// Re-exported for the executor's argument conversion.
-export { assignable, canBeNil, nilOf, typeKind };

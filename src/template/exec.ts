@@ -25,10 +25,9 @@ import {
 import { formatValue, formatForTemplate } from './format.js';
 import { quote, byteLength, sortStrings } from './quote.js';
 import { isTrue } from './truth.js';
-import {
-  Kind, REFLECT_VALUE, assignable, canBeNil, floatOfType, intOfType, kindOf, mapElemType, nilOf, sliceElemType, typeKind,
-} from './kinds.js';
-import { GO_OBJECT, GoComplex, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
+import { ArgProblem, constantArg, idealConstant, nilArg, validateType } from './convert.js';
+import { Kind, REFLECT_VALUE, kindOf, mapElemType, sliceElemType } from './kinds.js';
+import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
 
 export type MissingKey = 'default' | 'invalid' | 'zero' | 'error';
 
@@ -412,16 +411,11 @@ class State {
     this.errorf(`can't evaluate command ${quote(nodeString(first))}`);
   }
 
-  /** An untyped number constant used as a value: int unless it is written as a float. */
   private idealConstant(n: NumberNode): unknown {
     this.node = n;
-    const text = n.text;
-    if (n.complex !== null) return new GoComplex(n.complex[0], n.complex[1]);
-    const hexInt = text.length > 2 && text[0] === '0' && (text[1] === 'x' || text[1] === 'X') && !/[pP]/.test(text);
-    if (n.isFloat && !hexInt && text[0] !== "'" && /[.eEpP]/.test(text)) return n.float64;
-    if (n.isInt) return n.int64;
-    if (n.isUint) this.errorf(`${text} overflows int`);
-    return undefined;
+    const v = idealConstant(n);
+    if (v instanceof ArgProblem) this.errorf(v.message);
+    return v;
   }
 
   // ---- fields -----------------------------------------------------------------------------
@@ -579,76 +573,41 @@ class State {
   /** Go's evalArg: evaluate an argument node for a parameter of type `typ` (null: untyped). */
   private evalArg(dot: unknown, typ: string | null, n: Node): unknown {
     this.node = n;
+    let v: unknown;
     switch (n.type) {
       case NodeType.Dot:
-        return this.validateType(dot, typ);
+        v = validateType(dot, typ);
+        break;
       case NodeType.Nil:
-        if (typ !== null && canBeNil(typ)) return nilOf(typ);
-        this.errorf(`cannot assign nil to ${typ}`);
+        v = nilArg(typ);
+        break;
       case NodeType.Field:
-        return this.validateType(this.evalFieldNode(dot, n, [n], MISSING), typ);
+        v = validateType(this.evalFieldNode(dot, n, [n], MISSING), typ);
+        break;
       case NodeType.Variable:
-        return this.validateType(this.evalVariableNode(dot, n, null, MISSING), typ);
+        v = validateType(this.evalVariableNode(dot, n, null, MISSING), typ);
+        break;
       case NodeType.Pipe:
-        return this.validateType(this.evalPipeline(dot, n), typ);
+        v = validateType(this.evalPipeline(dot, n), typ);
+        break;
       case NodeType.Identifier:
-        return this.validateType(this.evalFunction(dot, n, n, null, MISSING), typ);
+        v = validateType(this.evalFunction(dot, n, n, null, MISSING), typ);
+        break;
       case NodeType.Chain:
-        return this.validateType(this.evalChainNode(dot, n, null, MISSING), typ);
+        v = validateType(this.evalChainNode(dot, n, null, MISSING), typ);
+        break;
+      default:
+        this.node = n;
+        v = constantArg(n, typ);
     }
-    const kind = typeKind(typ ?? INTERFACE);
-    switch (kind) {
-      case Kind.Bool:
-        if (n.type === NodeType.Bool) return n.value;
-        this.errorf(`expected bool; found ${nodeString(n)}`);
-      case Kind.Float:
-        if (n.type === NodeType.Number && n.isFloat) return floatOfType(n.float64, typ as string);
-        this.errorf(`expected float; found ${nodeString(n)}`);
-      case Kind.Int:
-        if (n.type === NodeType.Number && n.isInt) return intOfType(n.int64, typ as string);
-        this.errorf(`expected integer; found ${nodeString(n)}`);
-      case Kind.Uint:
-        if (n.type === NodeType.Number && n.isUint) return intOfType(n.uint64, typ as string);
-        this.errorf(`expected unsigned integer; found ${nodeString(n)}`);
-      case Kind.String:
-        if (n.type === NodeType.String) return n.text;
-        this.errorf(`expected string; found ${nodeString(n)}`);
-      case 'interface': case 'reflect':
-        return this.evalEmptyInterface(n);
-    }
-    this.errorf(`can't handle ${nodeString(n)} for arg of type ${typ}`);
+    if (v instanceof ArgProblem) this.errorf(v.message);
+    return v;
   }
 
-  private evalEmptyInterface(n: Node): unknown {
-    this.node = n;
-    switch (n.type) {
-      case NodeType.Bool:
-        return n.value;
-      case NodeType.Number:
-        return this.idealConstant(n);
-      case NodeType.String:
-        return n.text;
-    }
-    this.errorf(`can't handle assignment of ${nodeString(n)} to empty interface argument`);
-  }
-
-  /** Go's validateType: check (and for nil, convert) a computed value for a parameter type. */
-  private validateType(value: unknown, typ: string | null): unknown {
-    if (value === undefined) {
-      if (typ === null) return undefined;
-      if (canBeNil(typ)) return nilOf(typ);
-      this.errorf(`invalid value; expected ${typ}`);
-    }
-    if (typ === null || typ === REFLECT_VALUE || typ === INTERFACE) return value;
-    if (value === null) {
-      // A nil from an interface slot: Go accepts it only where a nil fits.
-      if (canBeNil(typ)) return null;
-      this.errorf(`wrong type for value; expected ${typ}; got ${INTERFACE}`);
-    }
-    const k = typeKind(typ);
-    if (k === 'interface') return value;
-    if (!assignable(value, typ)) this.errorf(`wrong type for value; expected ${typ}; got ${goTypeName(value)}`);
-    return value;
+  private validateType(value: unknown, typ: string): unknown {
+    const v = validateType(value, typ);
+    if (v instanceof ArgProblem) this.errorf(v.message);
+    return v;
   }
 
   // ---- output -----------------------------------------------------------------------------
