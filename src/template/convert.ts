@@ -17,20 +17,24 @@ export class ArgProblem {
   constructor(readonly message: string) {}
 }
 
-/** Go's validateType: check (and for nil, convert) a computed value for a parameter type (null: untyped). */
-export function validateType(value: unknown, typ: string | null): unknown {
+/**
+ * Go's validateType: check (and for nil, convert) a computed value for a parameter type
+ * (null: untyped). `nilInterface` tells whether a null was read from an interface {} slot
+ * (a JSON null in a map or list): Go refuses that for map, slice and pointer parameters,
+ * while a typed nil (a nil pointer field of a Go struct) fits them.
+ */
+export function validateType(value: unknown, typ: string | null, nilInterface = false): unknown {
   if (value === undefined) {
     if (typ === null) return undefined;
     if (canBeNil(typ)) return nilOf(typ);
     return new ArgProblem(`invalid value; expected ${typ}`);
   }
   if (typ === null || typ === REFLECT_VALUE || typ === INTERFACE) return value;
+  if (typeKind(typ) === 'interface') return value;
   if (value === null) {
-    // A nil read from an interface slot; accepted where a nil fits (see the module docs of index.ts).
-    if (canBeNil(typ)) return null;
+    if (!nilInterface && canBeNil(typ)) return null;
     return new ArgProblem(`wrong type for value; expected ${typ}; got ${INTERFACE}`);
   }
-  if (typeKind(typ) === 'interface') return value;
   if (!assignable(value, typ)) return new ArgProblem(`wrong type for value; expected ${typ}; got ${goTypeName(value)}`);
   return value;
 }

@@ -272,3 +272,22 @@ test('runaway work and output fail instead of hanging (Go would run on)', () => 
   const silent = parseTemplate('t', '{{range .}}{{range $}}{{range $}}{{range $}}{{$x := 1}}{{end}}{{end}}{{end}}{{end}}');
   assert.match(execError(() => silent.execute(big, { maxSteps: 1_000_000 })).message, /exceeded maximum number of execution steps \(1000000\)$/);
 });
+
+test('a JSON null read straight from a map or list is a nil interface{}: map parameters refuse it, as in Go', () => {
+  // Expectations from Go 1.19 with Sprig's hasKey(map[string]interface {}, string) bool.
+  const funcs = { hasKey: goFunc(['map[string]interface {}', 'string'], (m: Record<string, unknown> | null, k: string) => m !== null && Object.hasOwn(m, k)) };
+  const cases: Array<[string, string, string]> = [
+    ['{{hasKey .n "a"}}', '{"n":null}', 'exec: template: t:1:9: executing "t" at <.n>: wrong type for value; expected map[string]interface {}; got interface {}'],
+    ['{{hasKey .x "a"}}', '{}', 'false'],
+    ['{{range .l}}{{hasKey . "a"}}{{end}}', '{"l":[null]}', 'exec: template: t:1:21: executing "t" at <.>: wrong type for value; expected map[string]interface {}; got interface {}'],
+    ['{{range $v := .l}}{{hasKey $v "a"}}{{end}}', '{"l":[null]}', 'exec: template: t:1:27: executing "t" at <$v>: wrong type for value; expected map[string]interface {}; got interface {}'],
+    ['{{$v := .n}}{{hasKey $v "a"}}', '{"n":null}', 'false'],
+    ['{{hasKey (.n) "a"}}', '{"n":null}', 'false'],
+    ['{{with $x := .m}}{{hasKey $x.n "a"}}{{end}}', '{"m":{"n":null}}', 'exec: template: t:1:28: executing "t" at <$x.n>: wrong type for value; expected map[string]interface {}; got interface {}'],
+  ];
+  for (const [text, data, want] of cases) assert.equal(renderOutcome(text, data, { funcs }), want, text);
+  // A nil pointer field of a Go struct is a typed nil and fits a pointer parameter.
+  const probe = goFunc(['*v1.Probe'], (p: unknown) => (p === null ? 'no probe' : 'probe'));
+  const container = goObject('*v1.Container', { ReadinessProbe: null });
+  assert.equal(parseTemplate('t', '{{probe .ReadinessProbe}}', { funcs: { probe } }).execute(container), 'no probe');
+});

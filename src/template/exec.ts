@@ -438,6 +438,7 @@ class State {
     const value = this.values[i];
     if (v.ident.length === 1) {
       this.notAFunction(args, final);
+      this.lastFrom = this.ifaces[i];
       return value;
     }
     return this.evalFieldChain(dot, value, this.ifaces[i], v, v.fields, args, final);
@@ -479,7 +480,11 @@ class State {
       if (kind === Kind.Struct || kind === Kind.Pointer) {
         const obj = receiver as GoObject;
         const method = obj.getMethod(fieldName);
-        if (method !== undefined) return this.evalCall(dot, method, false, node, fieldName, args, final);
+        if (method !== undefined) {
+          const result = this.evalCall(dot, method, false, node, fieldName, args, final);
+          this.lastFrom = false;
+          return result;
+        }
         const field = obj.getField(fieldName);
         if (field !== NO_FIELD) {
           if ((args !== null && args.length > 1) || final !== MISSING) {
@@ -576,16 +581,18 @@ class State {
     let v: unknown;
     switch (n.type) {
       case NodeType.Dot:
-        v = validateType(dot, typ);
+        v = validateType(dot, typ, this.dotIface);
         break;
       case NodeType.Nil:
         v = nilArg(typ);
         break;
       case NodeType.Field:
-        v = validateType(this.evalFieldNode(dot, n, [n], MISSING), typ);
+        v = this.evalFieldNode(dot, n, [n], MISSING);
+        v = validateType(v, typ, v === null && this.lastIsIface());
         break;
       case NodeType.Variable:
-        v = validateType(this.evalVariableNode(dot, n, null, MISSING), typ);
+        v = this.evalVariableNode(dot, n, null, MISSING);
+        v = validateType(v, typ, v === null && this.lastIsIface());
         break;
       case NodeType.Pipe:
         v = validateType(this.evalPipeline(dot, n), typ);
@@ -594,7 +601,8 @@ class State {
         v = validateType(this.evalFunction(dot, n, n, null, MISSING), typ);
         break;
       case NodeType.Chain:
-        v = validateType(this.evalChainNode(dot, n, null, MISSING), typ);
+        v = this.evalChainNode(dot, n, null, MISSING);
+        v = validateType(v, typ, v === null && this.lastIsIface());
         break;
       default:
         this.node = n;
@@ -602,6 +610,12 @@ class State {
     }
     if (v instanceof ArgProblem) this.errorf(v.message);
     return v;
+  }
+
+  /** Whether the value the last field lookup produced has static type interface {}. */
+  private lastIsIface(): boolean {
+    const from = this.lastFrom;
+    return typeof from === 'boolean' ? from : mapElemType(from) === INTERFACE;
   }
 
   private validateType(value: unknown, typ: string): unknown {
