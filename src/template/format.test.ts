@@ -112,3 +112,12 @@ test('structs print fields in order and use String methods', () => {
   const stringer: GoObject = { ...plain, goType: 'v1.Q', getMethod: (n) => (n === 'String' ? goFunc([], () => '100m') : undefined) };
   assert.equal(sprintf('%v|%s|%q|%d', [stringer, stringer, stringer, stringer]), '100m|100m|"100m"|{%!d(string=a) 80}');
 });
+
+test('typed nil slices and maps (funcs/nil.ts markers) print as empty, but %#v shows nil', () => {
+  const mark = <T extends object>(v: T): T => Object.defineProperty(v, Symbol.for('sidecar-injector.template.goNil'), { value: true });
+  const nilList = mark([] as unknown[]);
+  const nilStrings = mark(withGoType([] as unknown[], '[]string'));
+  const nilMap = mark({});
+  assert.equal(sprintf('%v %v %v|%#v|%#v|%#v|%#v', [nilList, nilStrings, nilMap, nilList, nilStrings, nilMap, []]),
+    '[] [] map[]|[]interface {}(nil)|[]string(nil)|map[string]interface {}(nil)|[]interface {}{}');
+});

@@ -13,6 +13,16 @@ import {
   type GoObject, type GoNumberType,
 } from './value.js';
 
+/**
+ * Marks a typed nil slice or map (funcs/nil.ts makes them: empty, frozen, this global symbol
+ * set): it prints like an empty one except under %#v, where Go shows `[]interface {}(nil)`.
+ */
+const GO_NIL: unique symbol = Symbol.for('sidecar-injector.template.goNil') as never;
+
+function isNilContainer(v: object): boolean {
+  return (v as { [GO_NIL]?: boolean })[GO_NIL] === true;
+}
+
 /** Fake address printed for %p of maps, slices and functions (Go prints a real pointer). */
 const FAKE_POINTER = 0xc000010000n;
 
@@ -224,6 +234,10 @@ export class Printer extends FmtState {
     const type = taggedGoType(value) ?? '[]interface {}';
     const elem = elementType(type);
     if (f.sharpV) {
+      if (isNilContainer(value)) {
+        this.buf += type + '(nil)';
+        return;
+      }
       this.buf += type + '{';
       for (let i = 0; i < value.length; i++) {
         if (i > 0) this.buf += ', ';
@@ -244,6 +258,10 @@ export class Printer extends FmtState {
     const f = this.f;
     const type = taggedGoType(value) ?? 'map[string]interface {}';
     const elem = elementType(type);
+    if (f.sharpV && isNilContainer(value)) {
+      this.buf += type + '(nil)';
+      return;
+    }
     this.buf += f.sharpV ? type + '{' : 'map[';
     const keys = sortStrings(Object.keys(value));
     for (let i = 0; i < keys.length; i++) {
