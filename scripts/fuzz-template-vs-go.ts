@@ -28,7 +28,7 @@ const ORACLE = opt('--oracle', process.env.GOTEMPLATE_REF ?? 'gotemplate-ref');
 
 // Functions whose results are deterministic in Go (no map-order output such as keys/values),
 // with the argument counts worth generating (min, max).
-const ARITY: Record<string, [number, number]> = {
+const ARITY: Record<string, readonly number[]> = {
   len: [1, 1], index: [1, 3], print: [0, 3], println: [0, 2], eq: [2, 3], ne: [2, 2], lt: [2, 2], le: [2, 2],
   gt: [2, 2], ge: [2, 2], and: [1, 3], or: [1, 3], not: [1, 1], html: [1, 2], js: [1, 2], urlquery: [1, 2],
   slice: [1, 3], default: [1, 2], empty: [1, 1], coalesce: [1, 3], ternary: [3, 3], quote: [0, 2], squote: [1, 2],
@@ -79,7 +79,7 @@ function pipeline(depth: number, vars: readonly string[]): fc.Arbitrary<string> 
   const call = (later: boolean): fc.Arbitrary<string> =>
     fc.constantFrom(...FUNCS).chain((f) => {
       // A later pipeline stage receives the previous value as its last argument.
-      const [lo, hi] = ARITY[f]!;
+      const [lo = 0, hi = 0] = ARITY[f]!;
       const d = later ? 1 : 0;
       return fc.array(operand, { minLength: Math.max(0, lo - d), maxLength: Math.max(0, hi - d) }).map((a) => [f, ...a].join(' '));
     });
