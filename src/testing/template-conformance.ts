@@ -56,7 +56,7 @@ export interface ExpectedFile {
   readonly cases: Record<string, Expectation>;
 }
 
-const CASE_KEYS = new Set(['name', 'template', 'data', 'json', 'match', 'why']);
+const CASE_KEYS = new Set(['name', 'template', 'templateFile', 'data', 'json', 'dataFile', 'match', 'why']);
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 
 /** The hash that ties an expectation to the exact template and data it was produced from. */
@@ -83,14 +83,24 @@ export function loadCases(topic: string): ConformanceCase[] {
     for (const key of Object.keys(entry)) {
       if (!CASE_KEYS.has(key)) throw new Error(`${where}: unknown key "${key}"`);
     }
-    const { name, template, data, json, match, why } = entry as Record<string, unknown>;
+    const { name, templateFile, dataFile, data, json, match, why } = entry as Record<string, unknown>;
+    let { template } = entry as Record<string, unknown>;
     if (typeof name !== 'string' || !NAME_RE.test(name)) throw new Error(`${where}: name must match ${NAME_RE}`);
     if (seen.has(name)) throw new Error(`${where}: duplicate name "${name}"`);
     seen.add(name);
+    if (templateFile !== undefined) {
+      if (template !== undefined || typeof templateFile !== 'string') throw new Error(`${where} (${name}): give template or templateFile (a path)`);
+      template = readFileSync(join(CASES_DIR, templateFile), 'utf8');
+    }
     if (typeof template !== 'string') throw new Error(`${where} (${name}): template must be a string`);
-    if (data !== undefined && json !== undefined) throw new Error(`${where} (${name}): give data or json, not both`);
+    if ([data, json, dataFile].filter((x) => x !== undefined).length > 1) throw new Error(`${where} (${name}): give one of data, json, dataFile`);
     let dataJson = 'null';
-    if (json !== undefined) {
+    if (dataFile !== undefined) {
+      if (typeof dataFile !== 'string') throw new Error(`${where} (${name}): dataFile must be a path`);
+      const text = readFileSync(join(CASES_DIR, dataFile), 'utf8');
+      JSON.parse(text); // must be valid JSON
+      dataJson = text;
+    } else if (json !== undefined) {
       if (typeof json !== 'string') throw new Error(`${where} (${name}): json must be a string of JSON text`);
       JSON.parse(json); // must be valid JSON
       dataJson = json;
