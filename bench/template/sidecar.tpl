@@ -1,7 +1,9 @@
 {{- /*
   Benchmark template: a mesh proxy sidecar in the style of Istio's injection template, written
   for this benchmark. It uses only Go built-ins and Sprig so that Go's own text/template (the
-  gotemplate-ref oracle) can render the same text on the same JSON data.
+  gotemplate-ref oracle) can render the same text on the same JSON data. It is also a
+  conformance case (testdata/template/cases/whole-templates.yaml): after editing it, run
+  `npx tsx scripts/gen-template-goldens.ts whole-templates`.
 */ -}}
 {{- define "proxy.resources" -}}
 {{- $a := .pod.metadata.annotations | default dict -}}
