@@ -220,3 +220,38 @@ test('malformed reviews are 400 with a Status body and no core call', () => {
   assert.equal(body.code, 400);
   assert.match(body.message, /request must be an object/);
 });
+
+test('property: any JSON body or any review shape gets 200 or 400, never a 500, and a 200 always echoes the uid', async () => {
+  const fc = (await import('fast-check')).default;
+  const { handler } = setup();
+  const anyRequest = fc.record(
+    {
+      uid: fc.oneof(fc.uuid(), fc.string(), fc.integer(), fc.constant(null)),
+      kind: fc.oneof(fc.constant({ group: '', version: 'v1', kind: 'Pod' }), fc.jsonValue({ maxDepth: 2 })),
+      operation: fc.oneof(fc.constantFrom('CREATE', 'UPDATE', 'DELETE', 'CONNECT'), fc.jsonValue({ maxDepth: 1 })),
+      namespace: fc.oneof(fc.string(), fc.constant(undefined)),
+      subResource: fc.oneof(fc.constant(undefined), fc.constant('status'), fc.jsonValue({ maxDepth: 1 })),
+      dryRun: fc.oneof(fc.boolean(), fc.constant(undefined), fc.jsonValue({ maxDepth: 1 })),
+      object: fc.oneof(fc.constant(samplePod()), fc.jsonValue({ maxDepth: 4 }), fc.record({ metadata: fc.jsonValue({ maxDepth: 3 }), spec: fc.jsonValue({ maxDepth: 3 }) })),
+    },
+    { requiredKeys: [] },
+  );
+  const anyBody = fc.oneof(
+    fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+    anyRequest.map((request) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request })),
+    fc.string(),
+  );
+  fc.assert(
+    fc.property(anyBody, (body) => {
+      const reply = handler(call(body));
+      assert.ok(reply.status === 200 || reply.status === 400, `status ${reply.status} for ${body.slice(0, 200)}`);
+      if (reply.status === 200) {
+        const out = parse(reply.body);
+        const sent = (JSON.parse(body) as { request: { uid: string } }).request.uid;
+        assert.equal(out.response.uid, sent);
+        if (out.response.patch !== undefined) assert.equal(out.response.allowed, true);
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});

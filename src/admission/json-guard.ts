@@ -24,6 +24,18 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
 
+/**
+ * True when there are at most `max` opening brackets in total (inside strings or not), so no
+ * value can be nested deeper than `max`. Native `indexOf` hops make this several times cheaper
+ * than the exact scan; a typical Pod review has a few dozen brackets.
+ */
+function fewOpeners(bytes: Buffer, max: number): boolean {
+  let count = 0;
+  for (let i = bytes.indexOf(OPEN_OBJECT); i !== -1; i = bytes.indexOf(OPEN_OBJECT, i + 1)) if (++count > max) return false;
+  for (let i = bytes.indexOf(OPEN_ARRAY); i !== -1; i = bytes.indexOf(OPEN_ARRAY, i + 1)) if (++count > max) return false;
+  return true;
+}
+
 /** True when some value in `bytes` is nested deeper than `max` (brackets inside strings do not count). */
 export function exceedsDepth(bytes: Uint8Array, max: number): boolean {
   let depth = 0;
@@ -48,7 +60,7 @@ export function exceedsDepth(bytes: Uint8Array, max: number): boolean {
 export function parseJsonGuarded(body: Buffer, maxDepth: number = DEFAULT_MAX_DEPTH): GuardedJson {
   if (body.length === 0) return { ok: false, message: 'request body is empty: send an AdmissionReview as JSON' };
   if (!isUtf8(body)) return { ok: false, message: 'request body is not valid UTF-8' };
-  if (exceedsDepth(body, maxDepth)) {
+  if (!fewOpeners(body, maxDepth) && exceedsDepth(body, maxDepth)) {
     return { ok: false, message: `request body is nested too deeply (more than ${maxDepth} levels)` };
   }
   try {

@@ -52,8 +52,21 @@ export interface DeadlinePolicy {
 
 export const DEFAULT_DEADLINE: DeadlinePolicy = { capMs: 2500, marginMs: 500 };
 
+// The apiserver sends the same `timeout=10s` on every call: remember the last answer.
+let lastQuery: string | undefined;
+let lastPolicy: DeadlinePolicy | undefined;
+let lastBudget = 0;
+
 /** Milliseconds the webhook may spend on one request: min(cap, timeout - margin). */
 export function budgetMs(query: string, policy: DeadlinePolicy = DEFAULT_DEADLINE): number {
+  if (query === lastQuery && policy === lastPolicy) return lastBudget;
+  lastBudget = computeBudget(query, policy);
+  lastQuery = query;
+  lastPolicy = policy;
+  return lastBudget;
+}
+
+function computeBudget(query: string, policy: DeadlinePolicy): number {
   const raw = queryValue(query, 'timeout');
   const timeout = raw === undefined ? undefined : parseGoDuration(raw);
   if (timeout === undefined || timeout <= 0) return policy.capMs;

@@ -140,9 +140,18 @@ test('serve with the product runtime (real config and core) starts and answers',
     else if (Date.now() > deadline) throw new Error(`serve did not start: ${io.err}`);
     else await Promise.race([running, new Promise((r) => setTimeout(r, 20))]);
   }
-  const res = await postReview(port, podReview(samplePod()));
+  const res = await postReview(port, podReview(samplePod(), { uid: 'product-1' }));
   assert.equal(res.status, 200);
-  assert.equal(parseReview(res).response.uid.length > 0, true);
+  const review = parseReview(res);
+  assert.equal(review.response.uid, 'product-1');
+  const coreBuilt = await import('../inject/' + 'inject.js').then(() => true, () => false);
+  if (coreBuilt) {
+    assert.ok(review.response.patch, 'the real core injects the sample pod');
+  } else {
+    // Until the core is in the build, every pod gets the explicit failure, answered per --on-error.
+    assert.equal(review.response.allowed, false);
+    assert.match(review.response.status?.message ?? '', /SI_INTERNAL.*not part of this build/);
+  }
   controller.abort();
   assert.equal(await running, 0);
 });

@@ -15,7 +15,7 @@ import type { LoadedConfig } from '../config/types.js';
 import type { InjectFn, OnError } from '../admission/handler.js';
 import { startServer, type ConfigProvider, type RunningServer, type ServedCertificate, type TlsSource } from '../admission/start.js';
 import { DEFAULT_PORT, DEFAULT_GRACE_MS } from '../admission/start.js';
-import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '../telemetry/log.js';
+import { batchedSink, createLogger, LOG_LEVELS, type Logger, type LogLevel } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import { TLS_CERT_FILE, TLS_KEY_FILE } from './certs.js';
 import type { CliIO } from './io.js';
@@ -175,62 +175,76 @@ async function startReconciler(name: string, logger: Logger, metrics: WebhookMet
 }
 
 export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: ServeRuntime<C>): Promise<void> {
-  const logger = createLogger({ level: options.logLevel, destination: { write: (line: string) => io.stderr(line) } });
-  const metrics = createMetrics();
-  const { tls, dev } = await tlsSource(options);
-
-  let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
-  if (options.webhookConfig !== undefined) {
-    if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
-    reconciler = await startReconciler(options.webhookConfig, logger, metrics);
-  }
-  // Called at startup (before the reconciler starts) and after every certificate reload.
-  const onCertificate = (served: ServedCertificate): void => {
-    if (reconciler !== undefined && served.caPem !== undefined) reconciler.setCAs([served.caPem]);
+  const sink = batchedSink((text) => io.stderr(text));
+  const logger = createLogger({ level: options.logLevel, destination: sink });
+  // Signals are caught from the start: a SIGTERM during startup still ends in a clean exit 0.
+  let requested: string | undefined;
+  let wake: (() => void) | undefined;
+  const onTerm = (): void => stop('SIGTERM');
+  const onInt = (): void => stop('SIGINT');
+  const onAbort = (): void => stop('abort');
+  const unlisten = (): void => {
+    process.removeListener('SIGTERM', onTerm);
+    process.removeListener('SIGINT', onInt);
+    io.signal?.removeEventListener('abort', onAbort);
   };
-
-  let server: RunningServer;
-  try {
-    server = await startServer<C>({
-      inject: runtime.inject,
-      config: { ...runtime.config, path: options.config },
-      tls,
-      validateKeyPair,
-      port: options.port,
-      address: options.address,
-      monitoringPort: options.monitoringPort,
-      onError: options.onError,
-      logger,
-      metrics,
-      shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
-      onCertificate,
-    });
-  } catch (err) {
-    await reconciler?.stop();
-    throw err;
+  function stop(why: string): void {
+    if (requested !== undefined) return;
+    requested = why;
+    unlisten();
+    wake?.();
   }
-  reconciler?.start();
+  process.once('SIGTERM', onTerm);
+  process.once('SIGINT', onInt);
+  if (io.signal?.aborted) stop('abort');
+  else io.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const where = `https://${options.address ?? '127.0.0.1'}:${server.port}/inject`;
-  if (dev) io.stdout(devNotice(server.port, dev));
-  io.stdout(`sidecar-injector webhook listening on ${where}${server.monitoringPort !== undefined ? ` (monitoring on http://${options.address ?? '127.0.0.1'}:${server.monitoringPort}/metrics)` : ''}\n`);
+  try {
+    const metrics = createMetrics();
+    const { tls, dev } = await tlsSource(options);
 
-  await new Promise<void>((resolve) => {
-    const stop = (why: string): void => {
-      process.removeListener('SIGTERM', onTerm);
-      process.removeListener('SIGINT', onInt);
-      io.signal?.removeEventListener('abort', onAbort);
-      logger.info({ signal: why }, 'shutdown requested');
-      resolve();
+    let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
+    if (options.webhookConfig !== undefined) {
+      if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
+      reconciler = await startReconciler(options.webhookConfig, logger, metrics);
+    }
+    // Called at startup (before the reconciler starts) and after every certificate reload.
+    const onCertificate = (served: ServedCertificate): void => {
+      if (reconciler !== undefined && served.caPem !== undefined) reconciler.setCAs([served.caPem]);
     };
-    const onTerm = (): void => stop('SIGTERM');
-    const onInt = (): void => stop('SIGINT');
-    const onAbort = (): void => stop('abort');
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-    if (io.signal?.aborted) stop('abort');
-    else io.signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  await server.shutdown();
-  await reconciler?.stop();
+
+    let server: RunningServer;
+    try {
+      server = await startServer<C>({
+        inject: runtime.inject,
+        config: { ...runtime.config, path: options.config },
+        tls,
+        validateKeyPair,
+        port: options.port,
+        address: options.address,
+        monitoringPort: options.monitoringPort,
+        onError: options.onError,
+        logger,
+        metrics,
+        shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
+        onCertificate,
+      });
+    } catch (err) {
+      await reconciler?.stop();
+      throw err;
+    }
+    reconciler?.start();
+
+    const where = `https://${options.address ?? '127.0.0.1'}:${server.port}/inject`;
+    if (dev) io.stdout(devNotice(server.port, dev));
+    io.stdout(`sidecar-injector webhook listening on ${where}${server.monitoringPort !== undefined ? ` (monitoring on http://${options.address ?? '127.0.0.1'}:${server.monitoringPort}/metrics)` : ''}\n`);
+
+    if (requested === undefined) await new Promise<void>((resolve) => (wake = resolve));
+    logger.info({ signal: requested }, 'shutdown requested');
+    await server.shutdown();
+    await reconciler?.stop();
+  } finally {
+    unlisten();
+    sink.flush(); // nothing logged may stay in the batch when serve returns
+  }
 }
