@@ -6,10 +6,12 @@ import type { Command } from 'commander';
 import type { CliIO } from './io.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerTemplateRender } from './template-render.js';
+import { register as registerServe } from './serve.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
 export const COMMANDS: RegisterCommand[] = [
   registerCerts,
   registerTemplateRender,
+  registerServe,
 ];
