@@ -58,6 +58,8 @@ export interface IdentifierNode extends Base {
   /** The function this name resolves to (user functions override built-ins). */
   readonly fn: GoFunc | undefined;
   readonly isBuiltin: boolean;
+  /** The built-in `and` (1) or `or` (2), which short-circuit; 0 for any other function. */
+  readonly shortCircuit: 0 | 1 | 2;
 }
 export interface ListNode extends Base { readonly type: NodeType.List; readonly nodes: Node[] }
 export interface NilNode extends Base { readonly type: NodeType.Nil }

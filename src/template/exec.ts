@@ -481,7 +481,7 @@ class State {
         const obj = receiver as GoObject;
         const method = obj.getMethod(fieldName);
         if (method !== undefined) {
-          const result = this.evalCall(dot, method, false, node, fieldName, args, final);
+          const result = this.evalCall(dot, method, 0, node, fieldName, args, final);
           this.lastFrom = false;
           return result;
         }
@@ -523,11 +523,11 @@ class State {
     this.node = node;
     const fn = node.fn;
     if (fn === undefined) this.errorf(`${quote(node.ident)} is not a defined function`);
-    return this.evalCall(dot, fn, node.isBuiltin, cmd, node.ident, args, final);
+    return this.evalCall(dot, fn, node.shortCircuit, cmd, node.ident, args, final);
   }
 
   private evalCall(
-    dot: unknown, fn: GoFunc, isBuiltin: boolean, node: Node, name: string, argNodes: readonly Node[] | null, final: Final,
+    dot: unknown, fn: GoFunc, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, final: Final,
   ): unknown {
     // argNodes[0] is the function's own node; arguments start at 1.
     const nargs = argNodes === null ? 0 : argNodes.length - 1;
@@ -542,9 +542,9 @@ class State {
       this.errorf(`wrong number of args for ${name}: want ${params.length} got ${numIn}`);
     }
 
-    if (isBuiltin && (name === 'and' || name === 'or')) {
+    if (shortCircuit !== 0) {
       let v: unknown;
-      const isOr = name === 'or';
+      const isOr = shortCircuit === 2;
       for (let i = 1; i <= nargs; i++) {
         v = this.evalArg(dot, REFLECT_VALUE, (argNodes as Node[])[i]);
         if (isTrue(v === null ? undefined : v) === isOr) return v;
@@ -553,16 +553,16 @@ class State {
       return v;
     }
 
-    const argv: unknown[] = new Array(numIn);
+    const argv: unknown[] = [];
     let i = 0;
-    for (; i < numFixed && i < nargs; i++) argv[i] = this.evalArg(dot, params[i], (argNodes as Node[])[i + 1]);
+    for (; i < numFixed && i < nargs; i++) argv.push(this.evalArg(dot, params[i], (argNodes as Node[])[i + 1]));
     if (variadic !== undefined) {
-      for (; i < nargs; i++) argv[i] = this.evalArg(dot, variadic, (argNodes as Node[])[i + 1]);
+      for (; i < nargs; i++) argv.push(this.evalArg(dot, variadic, (argNodes as Node[])[i + 1]));
     }
     if (final !== MISSING) {
       let t = params[params.length - 1];
       if (variadic !== undefined) t = numIn - 1 < numFixed ? params[numIn - 1] : variadic;
-      argv[i] = this.validateType(final, t);
+      argv.push(this.validateType(final, t));
     }
     let result: unknown;
     try {

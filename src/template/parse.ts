@@ -440,7 +440,8 @@ class TreeParser {
         const { funcs, builtins } = this.s.config;
         const user = Object.hasOwn(funcs, token.val);
         const fn: GoFunc | undefined = user ? funcs[token.val] : builtins[token.val];
-        return { type: NodeType.Identifier, pos: token.pos, src, ident: token.val, fn, isBuiltin: !user };
+        const shortCircuit = user ? 0 : token.val === 'and' ? 1 : token.val === 'or' ? 2 : 0;
+        return { type: NodeType.Identifier, pos: token.pos, src, ident: token.val, fn, isBuiltin: !user, shortCircuit };
       }
       case ItemType.Dot:
         return { type: NodeType.Dot, pos: token.pos, src };

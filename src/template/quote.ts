@@ -121,11 +121,18 @@ function escapeRune(cp: number, quote: number, asciiOnly: boolean): string {
 
 function quoteWith(s: string, quote: number, asciiOnly: boolean): string {
   let out = String.fromCharCode(quote);
-  for (const ch of s) {
-    let cp = ch.codePointAt(0) as number;
-    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // a lone surrogate is U+FFFD in UTF-8
+  let plain = 0; // start of the current run of characters copied as they are
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f && c !== quote && c !== 0x5c) continue;
+    if (i > plain) out += s.slice(plain, i);
+    let cp = s.codePointAt(i) as number;
+    if (cp > 0xffff) i++;
+    else if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd; // a lone surrogate is U+FFFD in UTF-8
     out += escapeRune(cp, quote, asciiOnly);
+    plain = i + 1;
   }
+  if (plain < s.length) out += s.slice(plain);
   return out + String.fromCharCode(quote);
 }
 
