@@ -9,6 +9,7 @@
 import { goFunc, GoFuncError, GoNumber, goTypeName, INTERFACE, isGoObject, MAP_OF_INTERFACE, newGoMap, taggedGoType, withGoType, type FuncMap } from '../value.js';
 import { ifaceResult, isEmpty, isGoMap, isNil, strval } from './coerce.js';
 import { stringSlice } from './string-lists.js';
+import { isNilContainer, nilMap } from './nil.js';
 
 /** Assign a map entry without ever touching an inherited `__proto__` setter. */
 export function setKey(m: Record<string, unknown>, key: string, value: unknown): void {
@@ -25,14 +26,14 @@ function get(d: Record<string, unknown> | null, key: string): unknown {
 }
 
 function set(d: Record<string, unknown> | null, key: string, value: unknown): Record<string, unknown> {
-  if (d === null) throw new GoFuncError('assignment to entry in nil map');
+  if (d === null || isNilContainer(d)) throw new GoFuncError('assignment to entry in nil map');
   setKey(d, key, value);
   return d;
 }
 
 function unset(d: Record<string, unknown> | null, key: string): Record<string, unknown> {
-  if (d === null) return newGoMap();
-  delete d[key];
+  if (d === null) return nilMap();
+  if (!isNilContainer(d)) delete d[key];
   return d;
 }
 
@@ -96,7 +97,7 @@ export function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string,
     const kind = mergeKind(srcEl);
     if (kind === 'map') {
       // Only a plain map destination merges recursively (and in place, as maps are references).
-      if (dstHas && isGoMap(dstEl) && (taggedGoType(dstEl) ?? MAP_OF_INTERFACE) === MAP_OF_INTERFACE) {
+      if (dstHas && isGoMap(dstEl) && !isNilContainer(dstEl) && (taggedGoType(dstEl) ?? MAP_OF_INTERFACE) === MAP_OF_INTERFACE) {
         mergoMergeMaps(dstEl, srcEl as Record<string, unknown>, overwrite);
       }
     } else if (kind === 'slice') {
@@ -111,19 +112,20 @@ export function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string,
 
 function mergeWith(overwrite: boolean) {
   return (dst: Record<string, unknown> | null, ...srcs: (Record<string, unknown> | null)[]): unknown => {
-    let target = dst;
+    // mergo replaces a nil destination with a new map once a non-nil source comes along.
+    let target = dst === null || isNilContainer(dst) ? null : dst;
     for (const src of srcs) {
-      if (src === null) continue;
+      if (src === null || isNilContainer(src)) continue;
       if (target === null) target = newGoMap();
       mergoMergeMaps(target, src, overwrite);
     }
-    return target ?? newGoMap();
+    return target ?? nilMap();
   };
 }
 
 /** copystructure.Copy over the value model: fresh maps and slices with the same Go types. */
 export function deepCopyValue(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null || v instanceof GoNumber || isGoObject(v)) return v;
+  if (typeof v !== 'object' || v === null || v instanceof GoNumber || isGoObject(v) || isNilContainer(v)) return v;
   const tag = taggedGoType(v);
   if (Array.isArray(v)) {
     const out = v.map(deepCopyValue);

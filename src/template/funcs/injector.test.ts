@@ -10,6 +10,7 @@ import { parseTemplate } from '../index.js';
 import { GO_OBJECT, GoNumber, NO_FIELD, withGoType, type GoObject } from '../value.js';
 import { injectorFuncs, sprigFuncs, templateFuncs } from './index.js';
 import { appendMultusNetwork, formatGoDuration, omitNil } from './injector.js';
+import { nilMap } from './nil.js';
 
 /** A minimal Go struct view for tests: Go field names mapped to values. */
 function struct(goType: string, fields: Record<string, unknown>): GoObject {
@@ -74,7 +75,7 @@ describe('annotation and isset', () => {
     assert.equal(run('{{ annotation .ObjectMeta "a" "d" }}', { ObjectMeta: noAnnotations }), 'd');
   });
   test('isset is key presence (an empty value counts), nil maps have no keys', () => {
-    assert.equal(run('{{ isset .M "empty" }}|{{ isset .M "nope" }}|{{ isset .N "x" }}', { M: meta.getField('Annotations'), N: null }), 'true|false|false');
+    assert.equal(run('{{ isset .M "empty" }}|{{ isset .M "nope" }}|{{ isset .N "x" }}', { M: meta.getField('Annotations'), N: nilMap('map[string]string') }), 'true|false|false');
   });
 });
 
@@ -83,7 +84,7 @@ describe('values and JSON', () => {
     assert.equal(run('{{ valueOrDefault "" "d" }}|{{ valueOrDefault .n "d" }}|{{ valueOrDefault 0 "d" }}|{{ valueOrDefault false "d" }}', { n: null }), 'd|d|0|false');
   });
   test('toJSON marshals map[string]string (keys sorted, HTML escaped); nil is {}', () => {
-    assert.equal(run('{{ toJSON .m }}|{{ toJSON .n }}', { m: annotations({ b: '<x>', a: '1' }), n: null }), '{"a":"1","b":"\\u003cx\\u003e"}|{}');
+    assert.equal(run('{{ toJSON .m }}|{{ toJSON .n }}', { m: annotations({ b: '<x>', a: '1' }), n: nilMap('map[string]string') }), '{"a":"1","b":"\\u003cx\\u003e"}|{}');
   });
   test('fromJSON decodes, and gives the string "{}" for bad JSON', () => {
     assert.equal(run('{{ range $k, $v := fromJSON "{\\"b\\":1,\\"a\\":[true]}" }}{{ $k }}={{ $v }};{{ end }}|{{ fromJSON "{bad" }}|{{ typeOf (fromJSON "x") }}'), 'a=[true];b=1;|{}|string');
@@ -113,8 +114,10 @@ describe('paths, durations, ports, networks', () => {
   });
   test('formatDuration prints a durationpb.Duration as Go\'s time.Duration', () => {
     const d = (s: bigint, n: number): GoObject => struct('*durationpb.Duration', { Seconds: new GoNumber('int64', s), Nanos: new GoNumber('int32', BigInt(n)) });
-    const data = { a: d(45n, 0), b: d(3600n, 0), c: d(90n, 500_000_000), d: d(0n, 1500), z: null };
-    assert.equal(run('{{ formatDuration .a }}|{{ formatDuration .b }}|{{ formatDuration .c }}|{{ formatDuration .d }}|{{ formatDuration .z }}', data), '45s|1h0m0s|1m30.5s|1.5µs|0s');
+    const data = { a: d(45n, 0), b: d(3600n, 0), c: d(90n, 500_000_000), d: d(0n, 1500) };
+    assert.equal(run('{{ formatDuration .a }}|{{ formatDuration .b }}|{{ formatDuration .c }}|{{ formatDuration .d }}', data), '45s|1h0m0s|1m30.5s|1.5µs');
+    // A nil *Duration reads as zero (protobuf getters are nil-safe).
+    assert.equal((injectorFuncs().formatDuration.call as (d: null) => string)(null), '0s');
     assert.equal(formatGoDuration(-1_500_000n), '-1.5ms');
     assert.equal(formatGoDuration(-(1n << 63n)), '-2562047h47m16.854775808s');
   });
@@ -149,11 +152,12 @@ describe('otelResourceAttributes', () => {
     assert.equal(run(t, data), 'service.namespace=default,service.version=v1.2.3,service.instance.id=default.$(POD_NAME).hello');
   });
   test('annotations win, the image tag is the last resort for the version', () => {
-    const data = { Mesh: enabled, Annotations: annotations({ 'resource.opentelemetry.io/service.namespace': 'team' }), Labels: null, Containers: containers };
+    const data = { Mesh: enabled, Annotations: annotations({ 'resource.opentelemetry.io/service.namespace': 'team' }), Labels: nilMap('map[string]string'), Containers: containers };
     assert.equal(run(t, data), 'service.namespace=team,service.version=1.0,service.instance.id=default.$(POD_NAME).hello');
   });
   test('is empty (so the template adds no variable) unless enabled', () => {
-    assert.equal(run(t, { Mesh: { extensionProviders: [] }, Annotations: null, Labels: null, Containers: containers }), '');
+    const none = nilMap('map[string]string');
+    assert.equal(run(t, { Mesh: { extensionProviders: [] }, Annotations: none, Labels: none, Containers: containers }), '');
   });
 });
 

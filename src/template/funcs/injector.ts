@@ -11,6 +11,7 @@ import { goFunc, GoFuncError, GoNumber, INTERFACE, isGoObject, newGoMap, taggedG
 import { ifaceResult, isGoComplex, isNil } from './coerce.js';
 import { hasOwn, setKey } from './dicts.js';
 import { goJsonUnmarshal } from './json-decode.js';
+import { isNilContainer, nilMap } from './nil.js';
 import { goJsonMarshal, JsonMarshalError } from './json-encode.js';
 import { MAX_RESULT_BYTES } from './strings.js';
 import { goToLower, goTrimSpace } from './unicode.js';
@@ -186,7 +187,7 @@ function strMap(): Record<string, unknown> {
 
 /** Istio's mergeMaps: later maps win; no maps gives a nil map. */
 function mergeMaps(...maps: StrMap[]): Record<string, unknown> | null {
-  if (maps.length === 0) return null;
+  if (maps.length === 0) return nilMap(STRING_MAP);
   const res = strMap();
   for (const m of maps) if (m !== null) for (const k of Object.keys(m)) setKey(res, k, m[k]);
   return res;
@@ -334,7 +335,7 @@ const BASE: FuncMap = {
   excludeInterfaces: goFunc([S], (s: string) => s),
   annotation: goFunc(['v1.ObjectMeta', S, INTERFACE], annotation),
   valueOrDefault: goFunc([INTERFACE, INTERFACE], (value: unknown, def: unknown) => ifaceResult(value === '' || isNil(value) ? def : value)),
-  toJSON: goFunc([STRING_MAP], (m: StrMap) => (m === null ? '{}' : marshalOr(m, '{}'))),
+  toJSON: goFunc([STRING_MAP], (m: StrMap) => (m === null || isNilContainer(m) ? '{}' : marshalOr(m, '{}'))),
   fromJSON: goFunc([S], fromJSON),
   structToJSON: goFunc([INTERFACE], (v: unknown) => (isNil(v) ? '{}' : marshalOr(v, '{}'))),
   protoToJSON: goFunc([INTERFACE], protoToJSON),

@@ -10,6 +10,7 @@
 import { GoNumber, goTypeName, isGoFuncValue, isGoObject, taggedGoType } from '../value.js';
 import { formatFloatG, formatJSONFloat } from './go-strconv.js';
 import { compareStrings } from '../quote.js';
+import { isNilContainer } from './nil.js';
 
 export class JsonMarshalError extends Error {}
 
@@ -86,7 +87,7 @@ export function goJsonMarshal(v: unknown, opts: MarshalOptions = {}): string {
       default:
         throw new JsonMarshalError(`json: unsupported type: ${goTypeName(x)}`);
     }
-    if (x === null) return 'null';
+    if (x === null || isNilContainer(x)) return 'null';
     if (x instanceof GoNumber) return typeof x.value === 'bigint' ? x.value.toString() : floatText(x.value, 32);
     if (isGoObject(x)) return enc(x.toJSON(), depth, true);
     if (isGoFuncValue(x)) throw new JsonMarshalError('json: unsupported type: func()');

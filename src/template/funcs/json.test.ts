@@ -62,7 +62,9 @@ describe('encoding/json over the value model', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
         const text = goJsonMarshal(v);
-        assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(v)));
+        // Go writes -0 as "-0"; as JSON data it is the same number as 0.
+        const back = JSON.parse(text, (_k, x: unknown) => (Object.is(x, -0) ? 0 : x)) as unknown;
+        assert.deepEqual(back, JSON.parse(JSON.stringify(v)));
         assert.equal(goJsonMarshal(goJsonUnmarshal(text).value), text);
       }),
     );

@@ -7,6 +7,7 @@
  */
 import { goFunc, GoFuncError, INTERFACE, taggedGoType, withGoType, type FuncMap } from '../value.js';
 import { goDeepEqual, ifaceResult, isEmpty, isNil, kindForError, toInt64 } from './coerce.js';
+import { nilSlice } from './nil.js';
 
 export const NIL_DEREF = 'runtime error: invalid memory address or nil pointer dereference';
 
@@ -30,12 +31,13 @@ function last(list: unknown): unknown {
 }
 
 function rest(list: unknown): unknown[] {
-  return listOf(list, find('rest')).slice(1);
+  const l = listOf(list, find('rest'));
+  return l.length === 0 ? nilSlice() : l.slice(1);
 }
 
 function initial(list: unknown): unknown[] {
   const l = listOf(list, find('initial'));
-  return l.slice(0, Math.max(0, l.length - 1));
+  return l.length === 0 ? nilSlice() : l.slice(0, l.length - 1);
 }
 
 function push(list: unknown, v: unknown): unknown[] {
@@ -94,7 +96,8 @@ function concat(...lists: unknown[]): unknown[] {
     if (!Array.isArray(list)) throw new GoFuncError(`Cannot concat type ${kindForError(list)} as list`);
     res.push(...list);
   }
-  return res;
+  // Sprig appends to a nil slice, so nothing appended leaves it nil.
+  return res.length === 0 ? nilSlice() : res;
 }
 
 function chunk(size: bigint, list: unknown): unknown[][] {

@@ -11,7 +11,8 @@ import { canBackquote, quote } from '../quote.js';
 import { goFunc, GoFuncError, type FuncMap } from '../value.js';
 import { isDigit, isLetter } from './unicode.js';
 import { Re2SyntaxError, translateRe2, type TranslatedRegexp } from './re2.js';
-import { stringSlice } from './string-lists.js';
+import { STRING_SLICE, stringSlice } from './string-lists.js';
+import { nilSlice } from './nil.js';
 
 export interface GoRegexp {
   readonly re: RegExp;
@@ -202,8 +203,11 @@ function count(n: bigint): number {
 
 type Compile = (expr: string) => GoRegexp;
 
-const findAllFn = (compile: Compile) => (regex: string, s: string, n: bigint): string[] =>
-  stringSlice(findAll(compile(regex), s, count(n)).map((m) => m[0]));
+const findAllFn = (compile: Compile) => (regex: string, s: string, n: bigint): string[] => {
+  const found = findAll(compile(regex), s, count(n));
+  // Go's FindAllString returns nil when nothing matched.
+  return found.length === 0 ? (nilSlice(STRING_SLICE) as string[]) : stringSlice(found.map((m) => m[0]));
+};
 
 const findFn = (compile: Compile) => (regex: string, s: string): string => findAll(compile(regex), s, 1)[0]?.[0] ?? '';
 
@@ -215,8 +219,10 @@ const replaceFn = (compile: Compile) => (regex: string, s: string, repl: string)
 const replaceLiteralFn = (compile: Compile) => (regex: string, s: string, repl: string): string =>
   replaceAll(compile(regex), s, () => repl);
 
-const splitFn = (compile: Compile) => (regex: string, s: string, n: bigint): string[] =>
-  stringSlice(split(compile(regex), s, count(n)));
+const splitFn = (compile: Compile) => (regex: string, s: string, n: bigint): string[] => {
+  const g = compile(regex);
+  return n === 0n ? (nilSlice(STRING_SLICE) as string[]) : stringSlice(split(g, s, count(n)));
+};
 
 function regexMatch(regex: string, s: string): boolean {
   try {

@@ -13,6 +13,7 @@
 import { GoNumber, goTypeName, isGoObject, taggedGoType } from '../value.js';
 import { formatFloatG, parseFloat64, parseInt64, parseUint } from './go-strconv.js';
 import { toWellFormed } from './utf8.js';
+import { isNilContainer } from './nil.js';
 import { goJsonMarshal, JsonMarshalError } from './json-encode.js';
 import { isDigit, isLetter } from './unicode.js';
 import { isBase60Float, resolvesToString } from './yaml-resolve.js';
@@ -485,7 +486,7 @@ function toNode(v: unknown, depth: number): Node {
     case 'number':
       return numberNode(goJsonMarshal(v));
     case 'object':
-      if (v === null) return { kind: 'lit', text: 'null' };
+      if (v === null || isNilContainer(v)) return { kind: 'lit', text: 'null' };
       if (Array.isArray(v) && taggedGoType(v) === undefined) return { kind: 'seq', items: v.map((x) => toNode(x, depth + 1)) };
       if (isPlainData(v)) {
         const m = v as Record<string, unknown>;
