@@ -12,7 +12,23 @@
  * set.executeTemplate('main', data);
  *
  * Parse and execution failures are TemplateError (codes SI_TEMPLATE_PARSE, SI_TEMPLATE_EXEC)
- * with Go's message text; nothing else escapes.
+ * with Go's message text; nothing else escapes. Go writes the output up to an execution
+ * error; `execute` returns nothing then.
+ *
+ * The reference is Go 1.19 text/template. Where we differ, on purpose or by necessity:
+ * - `{{else with}}` is accepted (Go 1.23); Go 1.19 reports `unexpected <with> in else`.
+ * - Nested {{template}} calls stop at `maxDepth` (default {@link DEFAULT_MAX_DEPTH}, Go:
+ *   100,000) with Go's message showing our limit; running out of JavaScript stack anywhere
+ *   gives the same error. Work and output are bounded too (`maxSteps`, `maxOutput`).
+ * - Expressions nested thousands of parentheses deep fail to parse (Go parses them).
+ * - `%p` prints a fixed fake address (Go prints a real one).
+ * - Slices have no spare capacity, so `slice` cannot reach past the length (Go can, up to the
+ *   capacity encoding/json happened to allocate).
+ * - A nil pointer field of a Go struct is `null`: it prints `<no value>` at the end of a
+ *   pipeline (Go: `<nil>`) and field access through it names `interface {}`, not `*T`.
+ * - `eq` compares two Go structs by identity (Go compares their fields).
+ * - Strings are UTF-16: indexing or slicing into the middle of a multi-byte character gives
+ *   U+FFFD where Go would write the raw bytes; Unicode tables (letters, printable) are Node's.
  */
 
 import { TemplateError } from '../errors.js';
