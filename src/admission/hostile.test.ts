@@ -405,6 +405,7 @@ for (const core of CORES) {
 
     const metrics = await send({ port: h.port, path: '/metrics' });
     assert.doesNotMatch(metrics.body, /sidecar_injector_requests_total\{code="5\d\d"\} [1-9]/, 'no 5xx in the whole run');
+    assert.match(metrics.body, /^sidecar_injector_in_flight_requests 0$/m, 'no request left counted in flight (aborted and timed-out ones included)');
   });
 }
 

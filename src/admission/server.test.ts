@@ -163,3 +163,21 @@ test('the sample reviews in examples/admission are answered with a patch in thei
     assert.ok(review.response.patch, `${file} is injected`);
   }
 });
+
+test('a bug in the handler is an HTTP 500 carrying the uid, with the stack logged, and the server keeps serving', async (t) => {
+  let broken = true;
+  const flaky = ((...args: Parameters<typeof fakeInject>) => (broken ? ({ kind: 'injected' } as unknown as ReturnType<typeof fakeInject>) : fakeInject(...args))) as typeof fakeInject;
+  const h = await startHarness({ inject: flaky });
+  t.after(() => h.server.shutdown());
+  const res = await postReview(h.port, podReview(samplePod(), { uid: 'bug-uid' }));
+  assert.equal(res.status, 500);
+  const review = parseReview(res);
+  assert.equal(review.response.uid, 'bug-uid');
+  assert.equal(review.response.allowed, false);
+  assert.ok(h.logs.some((l) => l.level === 'error' && typeof l.stack === 'string' && l.uid === 'bug-uid'));
+  broken = false;
+  const ok = await postReview(h.port, podReview(samplePod()));
+  assert.equal(ok.status, 200);
+  const metrics = await send({ port: h.port, path: '/metrics' });
+  assert.match(metrics.body, /^sidecar_injector_requests_total\{code="500"\} 1$/m);
+});

@@ -84,6 +84,24 @@ test('serve refuses contradictory or incomplete TLS flags with a usage error', a
   assert.match(io.err, /deny or allow/);
 });
 
+test('--webhook-config needs a CA to publish and in-cluster credentials, and says so', async () => {
+  const run = async (args: string[]) => {
+    const program = new Command('sidecar-injector').exitOverride();
+    registerWith(fakeRuntime)(program, memoryIO());
+    return program.parseAsync(['serve', '--port', '0', '--address', '127.0.0.1', ...args], { from: 'user' });
+  };
+  await assert.rejects(run(['--webhook-config', 'injector', '--tls-cert', 'a.crt', '--tls-key', 'a.key']), (err: { code?: string; message: string }) => err.code === 'SI_USAGE' && /--tls-ca/.test(err.message));
+  const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  delete process.env.KUBERNETES_SERVICE_PORT;
+  try {
+    await assert.rejects(run(['--webhook-config', 'injector']), (err: { code?: string }) => err.code === 'SI_CLUSTER_CONFIG');
+  } finally {
+    if (saved.host !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved.host;
+    if (saved.port !== undefined) process.env.KUBERNETES_SERVICE_PORT = saved.port;
+  }
+});
+
 test('serve exits non-zero with the catalogue code when the certificate files are missing', async () => {
   const io = memoryIO();
   const program = new Command('sidecar-injector').exitOverride();
