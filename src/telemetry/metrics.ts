@@ -22,6 +22,7 @@ export type Outcome = 'injected' | 'skipped' | 'failed' | 'invalid' | 'error';
 export type FailureAction = 'denied' | 'allowed';
 
 export type ReloadKind = 'config' | 'cert';
+export type CaBundleResult = 'patched' | 'unchanged' | 'conflict' | 'failure';
 export type ReloadResult = 'success' | 'failure';
 
 const SKIP_REASONS: readonly SkipReason[] = [
@@ -64,8 +65,8 @@ export interface WebhookMetrics {
   reload(kind: ReloadKind, result: ReloadResult): void;
   /** The served certificate's notAfter. */
   certExpiry(notAfter: Date): void;
-  /** Counters reported by the caBundle reconciler (`patched`, `unchanged`, `failed`, ...). */
-  caBundle(result: string): void;
+  /** One outcome reported by the caBundle reconciler. */
+  caBundle(result: CaBundleResult): void;
   /** Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -168,6 +169,7 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     for (const result of ['success', 'failure'] as const) reloads.inc({ kind, result }, 0);
   }
   injections.inc(0);
+  for (const result of ['patched', 'unchanged', 'conflict', 'failure'] as const) caBundle.inc({ result }, 0);
 
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
 
