@@ -133,13 +133,14 @@ class State {
 
   // ---- errors -----------------------------------------------------------------------------
 
-  errorf(message: string): never {
+  /** Throw Go's execution error at the current node; `cause` keeps a function's own error. */
+  errorf(message: string, cause?: unknown): never {
     const name = this.tmplName;
     const n = this.node;
     const text = n === null
       ? `template: ${name}: ${message}`
       : `template: ${location(n)}: executing ${quote(name)} at <${nodeString(n)}>: ${message}`;
-    throw new TemplateError('SI_TEMPLATE_EXEC', text);
+    throw new TemplateError('SI_TEMPLATE_EXEC', text, cause === undefined ? undefined : { cause });
   }
 
   toTemplateError(err: unknown): TemplateError {
@@ -153,7 +154,7 @@ class State {
     }
     const message = err instanceof Error ? err.message : String(err);
     try {
-      this.errorf(`internal error: ${message}`);
+      this.errorf(`internal error: ${message}`, err);
     } catch (e) {
       return e as TemplateError;
     }
@@ -570,7 +571,7 @@ class State {
     } catch (err) {
       if (err instanceof DepthExceeded || isStackOverflow(err)) throw err;
       this.node = node;
-      this.errorf(`error calling ${name}: ${err instanceof Error ? err.message : String(err)}`);
+      this.errorf(`error calling ${name}: ${err instanceof Error ? err.message : String(err)}`, err);
     }
     return result;
   }
