@@ -5,7 +5,7 @@
  * `empty`, and reflect.DeepEqual over the Go value model. The oracle's cast is v1.5.0.
  */
 import { formatValue } from '../format.js';
-import { GoNumber, goTypeName, isGoFuncValue, isGoObject, taggedGoType } from '../value.js';
+import { GoNumber, goTypeName, isGoFuncValue, isGoObject } from '../value.js';
 import { float64ToInt64, parseFloat64, parseInt64 } from './go-strconv.js';
 
 /** A Go complex128 (template constants like `1i`), recognised through its Go type name. */
@@ -149,11 +149,6 @@ export function goDeepEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** reflect.Kind-level view used by list functions: is this a Go slice or array? */
-export function isGoSlice(v: unknown): v is unknown[] {
-  return Array.isArray(v);
-}
-
 /** Go's reflect.Kind name of a value for Sprig's "Cannot ... on type %s" messages. */
 export function kindForError(v: unknown): string {
   if (typeof v === 'object' && v !== null && !Array.isArray(v) && !isGoObject(v) && !(v instanceof GoNumber) && !isGoComplex(v)) {
@@ -175,9 +170,4 @@ export function isGoMap(v: unknown): v is Record<string, unknown> {
     !isGoObject(v) &&
     !isGoFuncValue(v)
   );
-}
-
-/** Element type name of a tagged slice/map, or interface {} for plain ones. */
-export function goTypeOf(v: object): string | undefined {
-  return taggedGoType(v);
 }

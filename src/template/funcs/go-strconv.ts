@@ -2,9 +2,11 @@
  * @module template/funcs/go-strconv
  * The parts of Go's strconv that Sprig's coercions and the JSON/YAML encoders depend on:
  * `ParseInt`/`Atoi` (base prefixes, underscores, range clamping), `ParseFloat` (hex floats,
- * `inf`/`nan`, underscores) and `FormatFloat(f, 'g', -1, 64|32)`. JS `Number()` accepts other
- * spellings (`" 1"`, `"0x10"`, `"Infinity"`), so each is checked against Go's grammar first.
+ * `inf`/`nan`, underscores), and the float texts of go-yaml and encoding/json on top of the
+ * engine's strconv.FormatFloat. JS `Number()` accepts other spellings (`" 1"`, `"0x10"`,
+ * `"Infinity"`), so each is checked against Go's grammar first.
  */
+import { formatFloat } from '../format-float.js';
 
 export type NumErr = 'syntax' | 'range' | null;
 
@@ -138,56 +140,17 @@ export function parseFloat64(s: string): { value: number; err: NumErr } {
   return { value: 0, err: 'syntax' };
 }
 
-/** Shortest decimal digits and decimal exponent of a finite non-zero |f| (`d.ddd × 10^exp`). */
-function shortestDigits(f: number, bits: 32 | 64): { digits: string; exp: number } {
-  const a = Math.abs(f);
-  let repr = a.toExponential();
-  if (bits === 32) {
-    for (let p = 1; p <= 9; p++) {
-      const candidate = a.toExponential(p - 1);
-      if (Math.fround(Number(candidate)) === a) {
-        repr = candidate;
-        break;
-      }
-    }
-  }
-  const [mant, e] = repr.split('e');
-  return { digits: mant.replace('.', ''), exp: Number(e) };
-}
-
 /** strconv.FormatFloat(f, 'g', -1, bits): what go-yaml prints for floats (`1e+06`, `1.5e-07`). */
 export function formatFloatG(f: number, bits: 32 | 64 = 64): string {
-  if (Number.isNaN(f)) return 'NaN';
-  if (f === Infinity) return '+Inf';
-  if (f === -Infinity) return '-Inf';
-  const sign = f < 0 || Object.is(f, -0) ? '-' : '';
-  if (f === 0) return sign + '0';
-  const { digits, exp } = shortestDigits(f, bits);
-  // With shortest precision Go decides %e vs %f with precision 6.
-  if (exp < -4 || exp >= 6) {
-    const rest = digits.slice(1);
-    const ea = Math.abs(exp);
-    return sign + digits[0] + (rest ? '.' + rest : '') + 'e' + (exp < 0 ? '-' : '+') + (ea < 10 ? '0' : '') + String(ea);
-  }
-  if (exp < 0) return sign + '0.' + '0'.repeat(-exp - 1) + digits;
-  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
-  return sign + digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
+  return formatFloat(f, 'g', -1, bits);
 }
 
-/** encoding/json's float64/float32 text: %f-style below 1e21, %e (with `e-7`, not `e-07`) outside. */
+/** encoding/json's float text: %f below 1e21 (and from 1e-6), else %e with `e-7` rather than `e-07`. */
 export function formatJSONFloat(f: number, bits: 32 | 64 = 64): string {
-  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
-  if (bits === 64) return String(f);
-  const { digits, exp } = shortestDigits(f, 32);
-  const sign = f < 0 ? '-' : '';
   const a = Math.abs(f);
-  if (a < 1e-6 || a >= 1e21) {
-    const rest = digits.slice(1);
-    return sign + digits[0] + (rest ? '.' + rest : '') + 'e' + (exp < 0 ? '-' : '+') + String(Math.abs(exp));
-  }
-  if (exp < 0) return sign + '0.' + '0'.repeat(-exp - 1) + digits;
-  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
-  return sign + digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
+  const fmt = a !== 0 && (a < 1e-6 || a >= 1e21) ? 'e' : 'f';
+  const s = formatFloat(f, fmt, -1, bits);
+  return fmt === 'e' ? s.replace(/e([+-])0(\d)$/, 'e$1$2') : s;
 }
 
 /** Go's int64(f) conversion on amd64: truncation; NaN and out-of-range give math.MinInt64. */
@@ -195,6 +158,3 @@ export function float64ToInt64(f: number): bigint {
   if (!Number.isFinite(f) || f >= 9223372036854775808 || f < -9223372036854775808) return MIN_I64;
   return BigInt(Math.trunc(f));
 }
-
-export const INT64_MIN = MIN_I64;
-export const INT64_MAX = MAX_I64;

@@ -43,21 +43,9 @@ export function latin1View(bytes: Uint8Array): string {
   return out;
 }
 
-/** Code points of a string, as Go's `[]rune(s)`. Lone surrogates become U+FFFD like invalid UTF-8. */
-export function runes(s: string): number[] {
-  const out: number[] = [];
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) as number;
-    out.push(cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : cp);
-  }
   return out;
 }
 
-export function fromRunes(cps: readonly number[]): string {
-  let out = '';
-  for (let i = 0; i < cps.length; i += 4096) out += String.fromCodePoint(...cps.slice(i, i + 4096));
-  return out;
-}
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
