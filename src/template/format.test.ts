@@ -121,3 +121,7 @@ test('typed nil slices and maps (funcs/nil.ts markers) print as empty, but %#v s
   assert.equal(sprintf('%v %v %v|%#v|%#v|%#v|%#v', [nilList, nilStrings, nilMap, nilList, nilStrings, nilMap, []]),
     '[] [] map[]|[]interface {}(nil)|[]string(nil)|map[string]interface {}(nil)|[]interface {}{}');
 });
+
+test('values outside the model (a bare JS function) print a placeholder instead of failing', () => {
+  assert.equal(sprintf('%v|%d', [() => 1, Symbol('s')]), '%!v(function)|%!d(symbol)');
+});

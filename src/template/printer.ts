@@ -147,7 +147,9 @@ export class Printer extends FmtState {
       case 'object':
         break;
       default:
-        this.badVerb(verb, value);
+        // A JavaScript function or symbol is outside the value model (a bug in whatever
+        // produced it); print a placeholder rather than recurse through badVerb.
+        this.buf += `%!${verb}(${typeof value})`;
         return;
     }
     if (value === null) {
