@@ -43,10 +43,6 @@ export function latin1View(bytes: Uint8Array): string {
   return out;
 }
 
-  return out;
-}
-
-
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
