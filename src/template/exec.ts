@@ -49,7 +49,7 @@ export interface ExecConfig {
   readonly maxOutput: number;
 }
 
-/** Default work limit: far above real templates (Istio's sidecar template: about 2,000). */
+/** Default work limit: far above real templates (the 24 KB sidecar benchmark template takes 568 steps). */
 export const DEFAULT_MAX_STEPS = 10_000_000;
 /** Default output limit: 64 Mi characters. */
 export const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
