@@ -76,6 +76,31 @@ export interface InjectionStatus {
   /** sha256 (hex, first 16 chars) of the templates and values that produced the sidecar. */
   templateHash?: string;
   templates?: string[];
+  /**
+   * How to restore what the injection changed besides adding the listed items (labels and
+   * annotations it added or overwrote, user containers it customised or moved, ...), so strip
+   * and uninject give back the pod exactly as it was. Absent when there is nothing to restore.
+   * Format: see {@link UndoEntry}.
+   */
+  undo?: UndoEntry[];
+}
+
+/**
+ * One restore step, applied after the injected items are removed by name. `p` is a JSON
+ * Pointer (RFC 6901) to an object member or to a list whose items are keyed by `name`.
+ * - `{p}`: delete the member `p` (the injection added it);
+ * - `{p, v}`: set the member `p` to `v` (its value before injection), creating parents;
+ * - `{p, n, v, i}`: put back the whole item named `n` of the list `p` at index `i`;
+ * - `{p, n, s}` / `{p, n, s, v}`: inside the item named `n`, delete / set the member at pointer `s`;
+ * - `{p, o}`: reorder the list `p` so the items named in `o` come in that order.
+ */
+export interface UndoEntry {
+  p: string;
+  n?: string;
+  s?: string;
+  v?: unknown;
+  i?: number;
+  o?: string[];
 }
 
 export interface SkippedResult {
@@ -96,3 +121,17 @@ export interface InjectedResult {
 }
 
 export type InjectionResult = SkippedResult | InjectedResult;
+
+/** `uninjectPod`'s answer: the pod as it was before injection, or why there is nothing to undo. */
+export type UninjectResult =
+  | {
+      kind: 'uninjected';
+      /** The pod without the injection (a new object; the input is never mutated). */
+      pod: JsonObject;
+      /** Operations that turn the pod as received into `pod`. */
+      patch: JsonPatchOperation[];
+      /** The status annotation that was read: what was removed. */
+      removed: InjectionStatus;
+      warnings: string[];
+    }
+  | { kind: 'not-injected'; reason: string };

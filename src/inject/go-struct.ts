@@ -1,0 +1,224 @@
+/**
+ * @module inject/go-struct
+ * Go struct views over Kubernetes JSON, so templates written for Istio (`.Spec.Containers`,
+ * `$c.Name`, `.ObjectMeta.Annotations`) see what Go's `text/template` sees on corev1 types:
+ * Go field names, zero values for absent fields (`""`, `false`, `0`, empty typed maps), and an
+ * error for a field the type does not have. Views are lazy and cached per field: a template
+ * touches a handful of fields of a pod, so converting the whole pod up front would be waste.
+ *
+ * Deliberate differences from Go, all invisible to sane templates:
+ * - pointers to scalars (`*int64`) are seen as the scalar, not printed as an address;
+ * - nil maps and slices of a known type are empty tagged containers, so `index` of a missing
+ *   annotation gives `""` as Go does for a nil `map[string]string`; they marshal as `{}`/`[]`.
+ * - named string types (`v1.PullPolicy`) are plain strings; `resource.Quantity` and
+ *   `intstr.IntOrString` are their JSON form.
+ */
+import {
+  GO_OBJECT,
+  NO_FIELD,
+  GoNumber,
+  withGoType,
+  type GoFunc,
+  type GoNumberType,
+  type GoObject,
+} from '../template/value.js';
+import { isPlainObject } from '../util/json.js';
+
+/** A field: Go name, JSON name, Go type (`string`, `int32`, `[]v1.Container`, `*v1.Probe`, `map[string]string`). */
+export type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
+
+export interface StructSchema {
+  /** reflect's name, e.g. `v1.Container`. */
+  readonly goType: string;
+  readonly fields: readonly FieldSpec[];
+}
+
+const SCHEMAS = new Map<string, StructSchema>();
+const FIELD_INDEX = new Map<string, Map<string, FieldSpec>>();
+
+/** Register a struct type so views of it (and of `*T`, `[]T`) know their fields. */
+export function defineStruct(goType: string, fields: readonly FieldSpec[]): StructSchema {
+  const schema = { goType, fields };
+  SCHEMAS.set(goType, schema);
+  FIELD_INDEX.set(goType, new Map(fields.map((f) => [f[0], f])));
+  return schema;
+}
+
+const INT_TYPES = new Set<string>(['int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64']);
+
+/** Types whose values stay as their JSON form. */
+const OPAQUE_TYPES = new Set(['resource.Quantity', 'intstr.IntOrString', 'interface {}', 'runtime.RawExtension']);
+
+/**
+ * Convert a JSON value to what Go would hold in a field of `goType`. `undefined` (absent in
+ * JSON) and `null` become the type's zero value.
+ */
+export function viewAs(goType: string, json: unknown): unknown {
+  if (goType.startsWith('*')) {
+    if (json === undefined || json === null) return null;
+    const inner = goType.slice(1);
+    if (SCHEMAS.has(inner)) return new StructView(SCHEMAS.get(inner)!, goType, asObject(json));
+    return viewAs(inner, json);
+  }
+  if (goType === 'string') return typeof json === 'string' ? json : json === undefined || json === null ? '' : String(json);
+  if (goType === 'bool') return json === true;
+  if (goType === 'float64') return typeof json === 'number' ? json : 0;
+  if (goType === 'int') return toBigInt(json);
+  if (INT_TYPES.has(goType)) return new GoNumber(goType as GoNumberType, toBigInt(json));
+  if (OPAQUE_TYPES.has(goType)) return json === undefined ? null : json;
+  if (goType.startsWith('[]')) {
+    const elem = goType.slice(2);
+    const items = Array.isArray(json) ? json.map((item) => viewAs(elem, item)) : [];
+    return withGoType(items, goType);
+  }
+  if (goType.startsWith('map[string]')) {
+    const elem = goType.slice('map[string]'.length);
+    const out = Object.create(null) as Record<string, unknown>;
+    if (isPlainObject(json)) for (const k of Object.keys(json)) out[k] = viewAs(elem, json[k]);
+    return withGoType(out, goType);
+  }
+  const schema = SCHEMAS.get(goType);
+  if (schema) return new StructView(schema, goType, asObject(json));
+  // A struct type we have no schema for: a generic view that maps Go names to JSON names.
+  return isPlainObject(json) ? new GenericStructView(goType, json) : null;
+}
+
+function asObject(json: unknown): Record<string, unknown> {
+  return isPlainObject(json) ? json : {};
+}
+
+function toBigInt(json: unknown): bigint {
+  if (typeof json === 'number' && Number.isInteger(json)) return BigInt(json);
+  if (typeof json === 'string' && /^-?\d+$/.test(json)) return BigInt(json);
+  return 0n;
+}
+
+/** A struct (or pointer to struct) backed by its JSON object. */
+export class StructView implements GoObject {
+  readonly [GO_OBJECT] = true as const;
+  #cache: Map<string, unknown> | undefined;
+
+  constructor(
+    readonly schema: StructSchema,
+    readonly goType: string,
+    readonly json: Record<string, unknown>,
+  ) {}
+
+  getField(name: string): unknown {
+    const spec = FIELD_INDEX.get(this.schema.goType)!.get(name);
+    if (!spec) return NO_FIELD;
+    const cache = (this.#cache ??= new Map());
+    if (cache.has(name)) return cache.get(name);
+    const value = viewAs(spec[2], Object.hasOwn(this.json, spec[1]) ? this.json[spec[1]] : undefined);
+    cache.set(name, value);
+    return value;
+  }
+
+  getMethod(): GoFunc | undefined {
+    // corev1's String methods have pointer receivers and print Go syntax nobody templates on;
+    // leaving them out keeps `{{ .Spec }}` printing fields, as a value of the struct does in Go.
+    return undefined;
+  }
+
+  fieldNames(): readonly string[] {
+    return this.schema.fields.map((f) => f[0]);
+  }
+
+  /** encoding/json's view: fields in declaration order, maps sorted (toJson, structToJSON). */
+  toJSON(): unknown {
+    return goJson(this.schema.goType, this.json);
+  }
+}
+
+/**
+ * JSON of a value of `goType` as encoding/json would order it: struct fields in declaration
+ * order (fields the schema does not know follow, in their order), map keys sorted.
+ */
+export function goJson(goType: string, json: unknown): unknown {
+  if (json === null || typeof json !== 'object') return json;
+  if (goType.startsWith('*')) return goJson(goType.slice(1), json);
+  if (Array.isArray(json)) return goType.startsWith('[]') ? json.map((v) => goJson(goType.slice(2), v)) : json;
+  const obj = json as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => {
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  };
+  if (goType.startsWith('map[string]')) {
+    const elem = goType.slice('map[string]'.length);
+    for (const k of Object.keys(obj).sort()) put(k, goJson(elem, obj[k]));
+    return out;
+  }
+  const schema = SCHEMAS.get(goType);
+  if (schema === undefined) return obj;
+  const known = new Set<string>();
+  for (const [, jsonName, fieldType] of schema.fields) {
+    known.add(jsonName);
+    if (Object.hasOwn(obj, jsonName) && obj[jsonName] !== undefined) put(jsonName, goJson(fieldType, obj[jsonName]));
+  }
+  for (const k of Object.keys(obj)) if (!known.has(k)) put(k, obj[k]);
+  return out;
+}
+
+/** Go field name for a JSON name where Kubernetes' Go types use an initialism. */
+const INITIALISMS: Record<string, string> = {
+  apiVersion: 'APIVersion', uid: 'UID', tty: 'TTY', hostIP: 'HostIP', hostIPs: 'HostIPs', podIP: 'PodIP',
+  podIPs: 'PodIPs', hostPID: 'HostPID', hostIPC: 'HostIPC', fsGroup: 'FSGroup', fsGroupChangePolicy: 'FSGroupChangePolicy',
+  seLinuxOptions: 'SELinuxOptions', httpGet: 'HTTPGet', tcpSocket: 'TCPSocket', grpc: 'GRPC', dnsPolicy: 'DNSPolicy',
+  dnsConfig: 'DNSConfig', setHostnameAsFQDN: 'SetHostnameAsFQDN', os: 'OS', ip: 'IP', path: 'Path',
+  gmsaCredentialSpec: 'GMSACredentialSpec', gmsaCredentialSpecName: 'GMSACredentialSpecName', iscsi: 'ISCSI',
+  nfs: 'NFS', rbd: 'RBD', csi: 'CSI', fc: 'FC', cephfs: 'CephFS', hostUsers: 'HostUsers', url: 'URL',
+};
+const JSON_NAME_OF = new Map(Object.entries(INITIALISMS).map(([json, go]) => [go, json]));
+
+function jsonNameFor(goName: string): string {
+  return JSON_NAME_OF.get(goName) ?? goName.charAt(0).toLowerCase() + goName.slice(1);
+}
+
+function inferType(json: unknown): string {
+  if (typeof json === 'string') return 'string';
+  if (typeof json === 'boolean') return 'bool';
+  if (typeof json === 'number') return Number.isInteger(json) ? 'int64' : 'float64';
+  if (Array.isArray(json)) return '[]interface {}';
+  return 'interface {}';
+}
+
+/**
+ * A struct whose schema we do not carry (rarely used corev1 types): fields are found by Go name
+ * through the JSON name, typed by their JSON value; absent fields are invalid (`<no value>`).
+ */
+export class GenericStructView implements GoObject {
+  readonly [GO_OBJECT] = true as const;
+
+  constructor(
+    readonly goType: string,
+    readonly json: Record<string, unknown>,
+  ) {}
+
+  getField(name: string): unknown {
+    if (!/^[A-Z]/.test(name)) return NO_FIELD;
+    const key = jsonNameFor(name);
+    if (!Object.hasOwn(this.json, key)) return undefined;
+    const value = this.json[key];
+    if (isPlainObject(value)) return new GenericStructView(`${this.goType}.${name}`, value);
+    if (Array.isArray(value)) {
+      return withGoType(
+        value.map((v) => (isPlainObject(v) ? new GenericStructView(`${this.goType}.${name}`, v) : v)),
+        '[]interface {}',
+      );
+    }
+    return viewAs(inferType(value), value);
+  }
+
+  getMethod(): GoFunc | undefined {
+    return undefined;
+  }
+
+  fieldNames(): readonly string[] {
+    return Object.keys(this.json).map((k) => INITIALISMS[k] ?? k.charAt(0).toUpperCase() + k.slice(1));
+  }
+
+  toJSON(): unknown {
+    return this.json;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * @module inject/inject
+ * The injection pipeline, one step per module, pure and synchronous:
+ *
+ *   validate (pod-input) -> decide -> strip an earlier injection (strip) -> validate Istio's
+ *   annotations (istio-validate) -> select templates (select) -> template data (data) ->
+ *   render each template (render) -> strategic merge + user overrides (merge) -> Istio's
+ *   post-processing when enabled (istio-postprocess) -> injectedAnnotations -> order (reorder)
+ *   -> unique names -> undo record + status annotation (undo, status) -> RFC 6902 patch
+ *   against the pod exactly as received.
+ *
+ * The input is never mutated; every failure is an InjectorError with a stable code, thrown
+ * before anything is returned (no half-built result).
+ */
+import type { LoadedConfig } from '../config/types.js';
+import { InjectorError } from '../errors.js';
+import { createPatch } from '../patch/index.js';
+import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
+import { TemplateData, templatesMayMutate, revisionOf } from './data.js';
+import { decide } from './decide.js';
+import { deployMetaOf } from './deploy-meta.js';
+import { applyIstioPostProcessing, istioPostProcessingEnabled } from './istio-postprocess.js';
+import { validateIstioAnnotations } from './istio-validate.js';
+import { assertUniqueNames, mergeOverlays } from './merge.js';
+import { inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
+import { readPodInput } from './pod-input.js';
+import { setMember } from './proto.js';
+import { renderOverlay } from './render.js';
+import { INIT_BEFORE_PROXY_ANNOTATION, reorderPod } from './reorder.js';
+import { selectTemplates } from './select.js';
+import { formatStatus, templateHash } from './status.js';
+import { stripPod } from './strip.js';
+import type { InjectionContext, InjectionResult, InjectionStatus } from './types.js';
+import { computeUndo, removeInjected } from './undo.js';
+
+type Obj = Record<string, unknown>;
+
+/**
+ * Inject the sidecar into `pod` (a Pod, or a workload's pod template `{metadata, spec}` with
+ * `ctx.owner` naming the workload). Returns the decision, and when injected the new pod, the
+ * patch from the pod as received, the status and warnings. Throws InjectorError.
+ */
+export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedConfig): InjectionResult {
+  const input = readPodInput(pod);
+  const decision = decide(input.pod, ctx, config);
+  if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
+
+  const warnings: string[] = [];
+  const work = input.pod;
+  stripPod(work, config, warnings);
+  const user = cloneJson(work); // the pod as it was before any injection: what undo restores
+
+  const meta = ensureMap(work, 'metadata');
+  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
+  const labels = (isPlainObject(meta.labels) ? meta.labels : {}) as Record<string, string>;
+  validateIstioAnnotations(annotations);
+
+  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
+  const selection = selectTemplates(annotations, config);
+  const mesh = meshSettings(config);
+  const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
+  const data = new TemplateData({
+    pod: work,
+    meta: deployMetaOf(work, namespace, ctx.owner),
+    proxyConfig: proxy.object,
+    proxyConfigJson: proxy.json,
+    meshConfig: mesh.meshObject,
+    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
+    config,
+    cloneValues: templatesMayMutate(config),
+  });
+
+  const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data) }));
+  const { pod: merged, injected } = mergeOverlays(user, overlays);
+
+  if (istioPostProcessingEnabled(config)) applyIstioPostProcessing(merged, user, injected, { config, mesh, proxy: proxy.json, pathParams: ctx.pathParams ?? {} });
+
+  const mergedMeta = ensureMap(merged, 'metadata');
+  const mergedAnnotations = ensureMap(mergedMeta, 'annotations');
+  for (const [k, v] of Object.entries(config.injectedAnnotations)) setMember(mergedAnnotations, k, v);
+
+  const holdFirst = holdApplicationUntilProxyStarts(proxy.json, config);
+  reorderPod(merged, injected, userOrder(user), { holdFirst, initBeforeProxy: initBeforeProxy(mergedAnnotations) });
+  assertUniqueNames(merged, selection.names);
+
+  const status: InjectionStatus = {
+    initContainers: nullIfEmpty(injected.initContainers),
+    containers: nullIfEmpty(injected.containers),
+    volumes: nullIfEmpty(injected.volumes),
+    imagePullSecrets: nullIfEmpty(injected.imagePullSecrets),
+    revision: revisionOf(config) || 'default',
+    templates: selection.names,
+    templateHash: templateHash(config, selection.names),
+  };
+  // Undo: what turns the injected pod, minus the listed items, back into the user's pod.
+  const residual = cloneJson(merged);
+  removeInjected(residual, status, config.injectionKeys.status);
+  const undo = computeUndo(user, residual);
+  if (undo.length > 0) status.undo = undo;
+  setMember(mergedAnnotations, config.injectionKeys.status, formatStatus(status));
+
+  const final = withManagedFields(merged, pod as Obj, input.hasManagedFields);
+  let patch;
+  try {
+    patch = createPatch(pod, final);
+  } catch (err) {
+    if (err instanceof InjectorError) throw err;
+    throw new InjectorError('SI_PATCH', `the JSON patch could not be built: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  return { kind: 'injected', decision, pod: final, patch, status, warnings: [...decision.warnings, ...warnings] };
+}
+
+function ensureMap(obj: Obj, key: string): Obj {
+  const v = Object.hasOwn(obj, key) ? obj[key] : undefined;
+  if (isPlainObject(v)) return v;
+  const m: Obj = {};
+  setMember(obj, key, m);
+  return m;
+}
+
+function nullIfEmpty(names: string[]): string[] | null {
+  return names.length === 0 ? null : names;
+}
+
+function userOrder(user: JsonObject): { containers: string[]; initContainers: string[] } {
+  const spec = user.spec as Obj;
+  const namesIn = (list: unknown) => (Array.isArray(list) ? list.map((c) => (c as Obj).name).filter((n): n is string => typeof n === 'string') : []);
+  return { containers: namesIn(spec.containers), initContainers: namesIn(spec.initContainers) };
+}
+
+function initBeforeProxy(annotations: Obj): string[] {
+  const v = annotations[INIT_BEFORE_PROXY_ANNOTATION];
+  if (typeof v !== 'string' || v === '') return [];
+  return [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+}
+
+/**
+ * Istio's rule for putting the proxy first: holdApplicationUntilProxyStarts in the pod's proxy
+ * config (mesh default + `proxy.istio.io/config` annotation) or in values.global.proxy.
+ */
+export function holdApplicationUntilProxyStarts(proxy: Readonly<Record<string, unknown>>, config: Pick<LoadedConfig, 'values'>): boolean {
+  if (proxy.holdApplicationUntilProxyStarts === true) return true;
+  const g = config.values.global;
+  const p = isPlainObject(g) ? g.proxy : undefined;
+  return isPlainObject(p) && p.holdApplicationUntilProxyStarts === true;
+}
+
+/** The result pod with the input's managedFields put back (same reference: the patch skips it). */
+function withManagedFields(pod: JsonObject, original: Obj, has: boolean): JsonObject {
+  if (!has) return pod;
+  const meta = pod.metadata as Obj;
+  const originalMeta = original.metadata as Obj;
+  setMember(meta, 'managedFields', originalMeta.managedFields);
+  return pod;
+}

@@ -1,0 +1,176 @@
+/**
+ * @module inject/istio-postprocess
+ * Istio's post-processing (webhook.go postProcessPod), kept apart from the general pipeline
+ * because it is about Istio's proxy (`istio-proxy`, its status port and agent), not sidecars
+ * in general. Enabled by `values.istioPostProcessing: true` (the Istio conformance config sets
+ * it; the built-in config does not). Steps, in Istio's order:
+ *
+ * 1. cluster/network: ISTIO_META_CLUSTER_ID / ISTIO_META_NETWORK from values.global
+ *    (multiCluster.clusterName, network), the webhook path (`/inject/cluster/c1/net/n1`) and the
+ *    pod's `topology.istio.io/network` label are set on the proxy's env (replacing the
+ *    template's, appended sorted by name), and the network becomes the pod's
+ *    `topology.istio.io/network` label.
+ * 2. Prometheus merge: unless disabled (`prometheus.istio.io/merge-metrics: "false"` or
+ *    meshConfig.enablePrometheusMerge false) or scraping is off (`prometheus.io/scrape`
+ *    false), the app's `prometheus.io/*` annotations move into the proxy's
+ *    ISTIO_PROMETHEUS_ANNOTATIONS env and the annotations point at the agent (status port,
+ *    /stats/prometheus).
+ * 3. Probe rewrite (app_probe.go; see istio-probes.ts).
+ * 4. Istio's adjustInitContainerUser: a customised istio-proxy running as another user makes
+ *    istio-init's `-u` (and istio-validation's runAsUser/Group) follow it.
+ */
+import type { LoadedConfig } from '../config/types.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import { rewriteAppProbes } from './istio-probes.js';
+import type { Injected } from './merge.js';
+import type { MeshSettings } from './mesh-config.js';
+import { setMember } from './proto.js';
+
+export const ISTIO_PROXY = 'istio-proxy';
+const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
+const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
+const NETWORK_LABEL = 'topology.istio.io/network';
+
+type Obj = Record<string, unknown>;
+
+export interface PostProcessContext {
+  config: LoadedConfig;
+  mesh: MeshSettings;
+  /** The pod's proxy config (protojson). */
+  proxy: Readonly<Record<string, unknown>>;
+  /** Key/value pairs from the webhook path. */
+  pathParams: Readonly<Record<string, string>>;
+}
+
+/** Whether the config turns Istio's post-processing on. */
+export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values'>): boolean {
+  return config.values.istioPostProcessing === true;
+}
+
+/** Apply Istio's post-processing to the merged pod (in place). `user` is the pod before injection. */
+export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, injected: Injected, ctx: PostProcessContext): void {
+  const meta = pod.metadata as Obj;
+  if (!isPlainObject(meta.annotations)) meta.annotations = {};
+  if (!isPlainObject(meta.labels)) meta.labels = {};
+  const annotations = meta.annotations as Record<string, string>;
+  const sidecar = findSidecar(pod);
+  clusterInfo(pod, sidecar, ctx);
+  prometheusMerge(annotations, sidecar, ctx);
+  if (sidecar !== undefined) rewriteAppProbes(pod, sidecar, annotations, ctx);
+  adjustInitContainerUser(pod, user, ctx);
+  void injected;
+}
+
+/** Istio's FindSidecar: istio-proxy in containers, else in initContainers (native sidecar). */
+export function findSidecar(pod: JsonObject): Obj | undefined {
+  const spec = pod.spec as Obj;
+  for (const list of ['containers', 'initContainers']) {
+    const items = spec[list];
+    if (!Array.isArray(items)) continue;
+    const c = items.find((it) => isPlainObject(it) && it.name === ISTIO_PROXY);
+    if (c !== undefined) return c as Obj;
+  }
+  return undefined;
+}
+
+/** Istio's status port (agent): the mesh's proxy config statusPort. */
+export function statusPort(ctx: PostProcessContext): number {
+  const p = ctx.mesh.proxy.statusPort;
+  return typeof p === 'number' ? p : 15020;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function clusterInfo(pod: JsonObject, sidecar: Obj | undefined, ctx: PostProcessContext): void {
+  const global = isPlainObject(ctx.config.values.global) ? ctx.config.values.global : {};
+  const envs: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.pathParams)) envs[k] = v;
+  let cluster = isPlainObject(global.multiCluster) ? str(global.multiCluster.clusterName) : '';
+  let network = str(global.network);
+  if (envs.ISTIO_META_CLUSTER_ID) cluster = envs.ISTIO_META_CLUSTER_ID;
+  if (envs.ISTIO_META_NETWORK) network = envs.ISTIO_META_NETWORK;
+  const labels = (pod.metadata as Obj).labels as Record<string, string>;
+  if (Object.hasOwn(labels, NETWORK_LABEL)) network = labels[NETWORK_LABEL];
+  if (cluster !== '') envs.ISTIO_META_CLUSTER_ID = cluster;
+  if (network !== '') envs.ISTIO_META_NETWORK = network;
+  if (Object.hasOwn(envs, 'ISTIO_META_NETWORK')) setMember(labels, NETWORK_LABEL, envs.ISTIO_META_NETWORK);
+  if (sidecar === undefined || Object.keys(envs).length === 0) return;
+  const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
+  const kept = env.filter((e) => !(isPlainObject(e) && typeof e.name === 'string' && Object.hasOwn(envs, e.name)));
+  for (const k of Object.keys(envs).sort()) kept.push({ name: k, value: envs[k] });
+  sidecar.env = kept;
+}
+
+/** Prometheus' SanitizeLabelName: anything but [a-zA-Z0-9_] becomes `_`. */
+function sanitize(key: string): string {
+  return key.replace(/[^a-zA-Z0-9_]/g, '_');
+}
+
+function goParseBool(v: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}
+
+function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | undefined, ctx: PostProcessContext): void {
+  // getPrometheusScrape: an explicit false turns the merge off.
+  for (const k of Object.keys(annotations)) {
+    if (sanitize(k) === 'prometheus_io_scrape' && goParseBool(annotations[k]) === false) return;
+  }
+  const explicit = Object.hasOwn(annotations, MERGE_METRICS_ANNOTATION) ? goParseBool(annotations[MERGE_METRICS_ANNOTATION]) : undefined;
+  const meshValue = ctx.mesh.mesh.enablePrometheusMerge;
+  const enabled = explicit ?? (typeof meshValue === 'boolean' ? meshValue : true);
+  if (!enabled) return;
+  const target = String(statusPort(ctx));
+  const scrape: { scrape?: string; port?: string; path?: string } = {};
+  let currentPort: string | undefined;
+  for (const k of Object.keys(annotations)) {
+    const s = sanitize(k);
+    if (s === 'prometheus_io_port') {
+      scrape.port = annotations[k];
+      currentPort ??= annotations[k];
+    } else if (s === 'prometheus_io_scrape') scrape.scrape = annotations[k];
+    else if (s === 'prometheus_io_path') scrape.path = annotations[k];
+  }
+  if (currentPort === target) return;
+  if (sidecar !== undefined && (scrape.scrape || scrape.port || scrape.path)) {
+    const value = JSON.stringify({ scrape: scrape.scrape ?? '', port: scrape.port ?? '', path: scrape.path ?? '' });
+    const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
+    env.push({ name: PROMETHEUS_ENV, value });
+    sidecar.env = env;
+  }
+  for (const k of Object.keys(annotations)) {
+    const s = sanitize(k);
+    if (s === 'prometheus_io_port' || s === 'prometheus_io_scrape' || s === 'prometheus_io_path') delete annotations[k];
+  }
+  annotations['prometheus.io/port'] = target;
+  annotations['prometheus.io/path'] = '/stats/prometheus';
+  annotations['prometheus.io/scrape'] = 'true';
+}
+
+function adjustInitContainerUser(pod: JsonObject, user: JsonObject, ctx: PostProcessContext): void {
+  const mine = findSidecar(user);
+  const sc = mine !== undefined && isPlainObject(mine.securityContext) ? mine.securityContext : undefined;
+  if (sc === undefined || (sc.runAsUser === undefined && sc.runAsGroup === undefined)) return;
+  const spec = pod.spec as Obj;
+  const inits = Array.isArray(spec.initContainers) ? (spec.initContainers as Obj[]) : [];
+  const init = inits.find((c) => c.name === 'istio-init') ?? inits.find((c) => c.name === 'istio-validation');
+  if (init === undefined) return;
+  const annotations = (pod.metadata as Obj).annotations as Record<string, string>;
+  const tproxy = ctx.proxy.interceptionMode === 'TPROXY' || annotations['sidecar.istio.io/interceptionMode'] === 'TPROXY';
+  if (tproxy && sc.runAsUser !== undefined) {
+    const sidecar = findSidecar(pod);
+    if (sidecar !== undefined && isPlainObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
+  }
+  if (!tproxy && init.name === 'istio-validation') {
+    const isc = isPlainObject(init.securityContext) ? init.securityContext : (init.securityContext = {});
+    if (sc.runAsUser !== undefined) (isc as Obj).runAsUser = sc.runAsUser;
+    if (sc.runAsGroup !== undefined) (isc as Obj).runAsGroup = sc.runAsGroup;
+  }
+  if (typeof sc.runAsUser !== 'number' || sc.runAsUser === 0) return;
+  const args = Array.isArray(init.args) ? (init.args as unknown[]) : [];
+  const i = args.indexOf('-u');
+  if (i >= 0 && i + 1 < args.length) args[i + 1] = String(sc.runAsUser);
+}

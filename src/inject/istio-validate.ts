@@ -1,0 +1,109 @@
+/**
+ * @module inject/istio-validate
+ * Istio's check of the pod annotations that steer injection (pkg/kube/inject/validate.go):
+ * a bad value fails the injection with a message naming the annotation, instead of rendering a
+ * sidecar with broken iptables arguments. Same rules and wording as Istio ("invalid value 'X'
+ * for annotation 'Y': ..."), every problem listed at once. The annotations are Istio's fixed
+ * names, which the built-in template reads too.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import { InjectionError } from '../errors.js';
+import { parseProxyConfigAnnotation, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
+
+type Check = (value: string) => string | undefined;
+
+const uint32: Check = (v) => (/^\d+$/.test(v) && Number(v) <= 0xffffffff ? undefined : `strconv.ParseUint: parsing "${v}": invalid syntax`);
+
+const bool: Check = (v) => (['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v) ? undefined : `strconv.ParseBool: parsing "${v}": invalid syntax`);
+
+function parsePort(text: string): string | undefined {
+  const t = text.trim();
+  if (/^\d+$/.test(t) && Number(t) <= 65535) return undefined;
+  return `failed parsing port '${text}': strconv.ParseUint: parsing "${t}": ${/^\d+$/.test(t) ? 'value out of range' : 'invalid syntax'}`;
+}
+
+function portList(name: string): Check {
+  return (v) => {
+    const s = v.trim();
+    if (s === '') return undefined;
+    for (const p of s.split(',')) {
+      const e = parsePort(p);
+      if (e !== undefined) return `${name} invalid: failed parsing port '${p}': ${e}`;
+    }
+    return undefined;
+  };
+}
+
+/** Go's netip.ParsePrefix: an address (no zone) and a prefix length within its family's bits. */
+function prefixError(cidr: string): string | undefined {
+  const slash = cidr.lastIndexOf('/');
+  if (slash < 0) return `netip.ParsePrefix("${cidr}"): no '/'`;
+  const addr = cidr.slice(0, slash);
+  const bits = cidr.slice(slash + 1);
+  const v4 = isIPv4(addr);
+  const v6 = !v4 && isIPv6(addr) && !addr.includes('%');
+  if (!v4 && !v6) return `netip.ParsePrefix("${cidr}"): ParseAddr("${addr}"): unable to parse IP`;
+  if (!/^(0|[1-9]\d*)$/.test(bits) || Number(bits) > (v4 ? 32 : 128)) return `netip.ParsePrefix("${cidr}"): bad bits after slash: "${bits}"`;
+  return undefined;
+}
+
+function cidrList(v: string): string | undefined {
+  if (v.length === 0) return undefined;
+  for (const c of v.split(',')) {
+    const e = prefixError(c);
+    if (e !== undefined) return `failed parsing cidr '${c}': ${e}`;
+  }
+  return undefined;
+}
+
+const CHECKS: Record<string, Check> = {
+  'sidecar.istio.io/interceptionMode': (v) => (['REDIRECT', 'TPROXY', 'NONE'].includes(v) ? undefined : `interceptionMode invalid, use REDIRECT,TPROXY,NONE: ${v}`),
+  'status.sidecar.istio.io/port': (v) => {
+    const e = parsePort(v);
+    return e === undefined ? undefined : `excludeInboundPorts invalid: ${e}`;
+  },
+  'readiness.status.sidecar.istio.io/initialDelaySeconds': uint32,
+  'readiness.status.sidecar.istio.io/periodSeconds': uint32,
+  'readiness.status.sidecar.istio.io/failureThreshold': uint32,
+  'traffic.sidecar.istio.io/includeOutboundIPRanges': (v) => {
+    if (v === '*') return undefined;
+    const e = cidrList(v);
+    return e === undefined ? undefined : `includeIPRanges invalid: ${e}`;
+  },
+  'traffic.sidecar.istio.io/excludeOutboundIPRanges': (v) => {
+    const e = cidrList(v);
+    return e === undefined ? undefined : `excludeIPRanges invalid: ${e}`;
+  },
+  'traffic.sidecar.istio.io/includeInboundPorts': (v) => (v === '*' ? undefined : portList('includeInboundPorts')(v)),
+  'traffic.sidecar.istio.io/excludeInboundPorts': portList('excludeInboundPorts'),
+  'traffic.sidecar.istio.io/excludeOutboundPorts': portList('excludeOutboundPorts'),
+  'prometheus.istio.io/merge-metrics': bool,
+  [PROXY_CONFIG_ANNOTATION]: (v) => {
+    try {
+      parseProxyConfigAnnotation(v);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  },
+};
+
+/** Throw InjectionError SI_INJECT_ANNOTATION listing every invalid annotation. */
+export function validateIstioAnnotations(annotations: Readonly<Record<string, unknown>>): void {
+  const problems: string[] = [];
+  const names: string[] = [];
+  for (const name of Object.keys(CHECKS).sort()) {
+    if (!Object.hasOwn(annotations, name)) continue;
+    const value = annotations[name];
+    if (typeof value !== 'string') continue;
+    const e = CHECKS[name](value);
+    if (e !== undefined) {
+      problems.push(`invalid value '${value}' for annotation '${name}': ${e}`);
+      names.push(name);
+    }
+  }
+  if (problems.length === 0) return;
+  throw new InjectionError('SI_INJECT_ANNOTATION', problems.length === 1 ? problems[0] : `${problems.length} annotations are invalid:\n  ${problems.join('\n  ')}`, {
+    details: { annotations: names },
+  });
+}

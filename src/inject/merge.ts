@@ -1,0 +1,147 @@
+/**
+ * @module inject/merge
+ * Put the rendered overlays into the pod, as Istio's RunTemplate and
+ * reapplyOverwrittenContainers do:
+ *
+ * 1. Each overlay is strategic-merged, in order, onto the pod (merge keys, `$patch`, `null`),
+ *    and also onto an empty pod, which collects what the templates inject (the status names).
+ * 2. Native sidecars: when a template injects an init container whose name the user has in
+ *    `containers` (a customised sidecar written before native sidecars), that container moves to
+ *    `initContainers` first, so both merge into one.
+ * 3. Overrides: a user container named like an injected one customises it. The user's container
+ *    is merged on top of the injected one, so the user's fields win (lists by their merge keys);
+ *    `image: auto` keeps the injected image. Nulls in the user's container count as absent, as
+ *    for Go's typed containers.
+ *
+ * The pod given is not modified; the result is a new object.
+ */
+import { InjectionError } from '../errors.js';
+import { strategicMerge } from '../patch/index.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import { quote } from './decide-input.js';
+
+/** Istio's marker for "use the injected image" in a customised sidecar container. */
+export const AUTO_IMAGE = 'auto';
+
+export interface Injected {
+  initContainers: string[];
+  containers: string[];
+  volumes: string[];
+  imagePullSecrets: string[];
+}
+
+export interface MergeResult {
+  pod: JsonObject;
+  injected: Injected;
+}
+
+type Obj = Record<string, unknown>;
+
+function listOf(pod: Obj, list: string): Obj[] {
+  const spec = pod.spec;
+  if (!isPlainObject(spec)) return [];
+  const items = spec[list];
+  return Array.isArray(items) ? (items.filter(isPlainObject) as Obj[]) : [];
+}
+
+function names(pod: Obj, list: string): string[] {
+  return listOf(pod, list)
+    .map((c) => c.name)
+    .filter((n): n is string => typeof n === 'string');
+}
+
+/** Merge overlays into `user` (the pod without any earlier injection). */
+export function mergeOverlays(user: JsonObject, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
+  let merged: JsonObject = user;
+  let templatePod: JsonObject = {};
+  for (const { overlay } of overlays) {
+    templatePod = strategicMerge(templatePod, overlay);
+    merged = moveToInit(merged, names(templatePod, 'initContainers'));
+    merged = strategicMerge(merged, overlay);
+  }
+  const injected: Injected = {
+    initContainers: names(templatePod, 'initContainers'),
+    containers: names(templatePod, 'containers'),
+    volumes: names(templatePod, 'volumes'),
+    imagePullSecrets: names(templatePod, 'imagePullSecrets'),
+  };
+  merged = reapplyUserContainers(merged, user, injected);
+  return { pod: merged, injected };
+}
+
+/** Move user containers named like injected init containers into initContainers (native sidecars). */
+function moveToInit(pod: JsonObject, initNames: readonly string[]): JsonObject {
+  if (initNames.length === 0) return pod;
+  const containers = listOf(pod, 'containers');
+  const inits = new Set(names(pod, 'initContainers'));
+  const moving = containers.filter((c) => typeof c.name === 'string' && initNames.includes(c.name) && !inits.has(c.name));
+  if (moving.length === 0) return pod;
+  const spec = pod.spec as Obj;
+  return {
+    ...pod,
+    spec: {
+      ...spec,
+      containers: containers.filter((c) => !moving.includes(c)),
+      initContainers: [...listOf(pod, 'initContainers'), ...moving],
+    } as JsonObject,
+  };
+}
+
+/** Istio's reapplyOverwrittenContainers: the user's own container of an injected name wins. */
+function reapplyUserContainers(merged: JsonObject, user: JsonObject, injected: Injected): JsonObject {
+  const userContainers = listOf(user, 'containers');
+  const userInits = listOf(user, 'initContainers');
+  const find = (list: Obj[], name: string) => list.find((c) => c.name === name);
+  for (const name of injected.containers) {
+    const mine = find(userContainers, name);
+    if (mine !== undefined) merged = strategicMerge(merged, { spec: { containers: [overrideOverlay(mine)] } });
+  }
+  for (const name of injected.initContainers) {
+    const mine = find(userInits, name) ?? find(userContainers, name);
+    if (mine !== undefined) merged = strategicMerge(merged, { spec: { initContainers: [overrideOverlay(mine)] } });
+  }
+  return merged;
+}
+
+/** A user container as an overlay: nulls dropped (absent in Go), `$`-keys dropped (not directives), `image: auto` dropped. */
+function overrideOverlay(container: Obj): JsonObject {
+  const out = withoutNulls(container) as Obj;
+  if (out.image === AUTO_IMAGE) delete out.image;
+  return out as JsonObject;
+}
+
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.filter((x) => x !== null).map(withoutNulls);
+  if (!isPlainObject(v)) return v;
+  const out: Obj = {};
+  for (const k of Object.keys(v)) {
+    if (v[k] === null || k.startsWith('$')) continue;
+    if (k === '__proto__') Object.defineProperty(out, k, { value: withoutNulls(v[k]), enumerable: true, writable: true, configurable: true });
+    else out[k] = withoutNulls(v[k]);
+  }
+  return out;
+}
+
+/** Container names must be unique across containers and init containers: a clash is an error, never emitted. */
+export function assertUniqueNames(pod: JsonObject, templates: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    for (const name of names(pod, list)) {
+      const prev = seen.get(name);
+      if (prev !== undefined) {
+        throw new InjectionError(
+          'SI_INJECT_CONFLICT',
+          `after injecting ${templates.map(quote).join(', ')} the pod would have two containers named ${quote(name)} (in ${prev} and ${list}); ` +
+            'rename your container, or move it to the list the template injects it into so it customises the injected one',
+          { details: { container: name } },
+        );
+      }
+      seen.set(name, list);
+    }
+  }
+  const volumes = new Set<string>();
+  for (const name of names(pod, 'volumes')) {
+    if (volumes.has(name)) throw new InjectionError('SI_INJECT_CONFLICT', `after injection the pod would have two volumes named ${quote(name)}; rename one`, { details: { volume: name } });
+    volumes.add(name);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * @module inject/pod-input
+ * The first step for an untrusted pod: check the shape every later step relies on and make the
+ * private working copy. Pods and pod templates (`{metadata, spec}`) are both accepted. What is
+ * checked: an object; `metadata` a map (or absent/null); labels and annotations maps of strings
+ * (or absent/null); `spec` a map with a `containers` list; every item of containers,
+ * initContainers, ephemeralContainers, volumes and imagePullSecrets a map, containers with a
+ * non-empty string name, names unique (containers and init containers share one namespace, as
+ * in Kubernetes). Each problem is an InjectionError (SI_INPUT_OBJECT) naming the field.
+ *
+ * `metadata.managedFields` is left out of the working copy (Istio drops it too: it can be huge
+ * and nothing reads it) and put back untouched in the result.
+ */
+import { InjectionError } from '../errors.js';
+import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
+import { quote } from './decide-input.js';
+
+export interface PodInput {
+  /** A deep copy of the pod without `metadata.managedFields`. */
+  pod: JsonObject;
+  /** Whether the input had `metadata.managedFields` (its value is taken from the input again). */
+  hasManagedFields: boolean;
+}
+
+/** Lists of named items in a pod spec, and whether each item must carry a name. */
+export const NAMED_LISTS = ['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'imagePullSecrets'] as const;
+export type NamedList = (typeof NAMED_LISTS)[number];
+
+function fail(message: string, field: string): never {
+  throw new InjectionError('SI_INPUT_OBJECT', message, { details: { field } });
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a map';
+  return `a ${typeof v}`;
+}
+
+export function readPodInput(pod: unknown): PodInput {
+  if (!isPlainObject(pod)) fail(`the object to inject is ${describe(pod)}, not a pod (a map with metadata and spec)`, '');
+  const meta = pod.metadata;
+  if (meta !== undefined && meta !== null && !isPlainObject(meta)) fail(`metadata is ${describe(meta)}; it must be a map`, 'metadata');
+  if (isPlainObject(meta)) {
+    for (const field of ['labels', 'annotations'] as const) {
+      const m = meta[field];
+      if (m === undefined || m === null) continue;
+      if (!isPlainObject(m)) fail(`metadata.${field} is ${describe(m)}; it must be a map of strings`, `metadata.${field}`);
+      for (const k of Object.keys(m)) {
+        if (typeof m[k] !== 'string') {
+          fail(`metadata.${field}[${quote(k)}] is ${describe(m[k])}; ${field} values must be strings (quote numbers and booleans in YAML)`, `metadata.${field}`);
+        }
+      }
+    }
+    for (const field of ['name', 'generateName', 'namespace'] as const) {
+      const v = meta[field];
+      if (v !== undefined && v !== null && typeof v !== 'string') fail(`metadata.${field} is ${describe(v)}; it must be a string`, `metadata.${field}`);
+    }
+  }
+  const spec = pod.spec;
+  if (!isPlainObject(spec)) fail(`spec is ${spec === undefined ? 'missing' : describe(spec)}; a pod needs a spec map with containers`, 'spec');
+  if (!Array.isArray(spec.containers)) {
+    fail(`spec.containers is ${spec.containers === undefined ? 'missing' : describe(spec.containers)}; a pod needs a list of containers`, 'spec.containers');
+  }
+  const seen = new Map<string, string>();
+  for (const list of NAMED_LISTS) {
+    const items = spec[list];
+    if (items === undefined || items === null) continue;
+    if (!Array.isArray(items)) fail(`spec.${list} is ${describe(items)}; it must be a list`, `spec.${list}`);
+    const needsName = list !== 'imagePullSecrets';
+    items.forEach((item: unknown, i: number) => {
+      const at = `spec.${list}[${i}]`;
+      if (!isPlainObject(item)) fail(`${at} is ${describe(item)}; it must be a map`, at);
+      const name = item.name;
+      if (name !== undefined && name !== null && typeof name !== 'string') fail(`${at}.name is ${describe(name)}; it must be a string`, `${at}.name`);
+      if (needsName && (typeof name !== 'string' || name === '')) fail(`${at} has no name; every ${list === 'volumes' ? 'volume' : 'container'} needs one`, `${at}.name`);
+      if (list === 'containers' || list === 'initContainers' || list === 'ephemeralContainers') {
+        const prev = seen.get(name as string);
+        if (prev !== undefined) fail(`container name ${quote(name as string)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
+        seen.set(name as string, at);
+      }
+    });
+    if (list === 'volumes') {
+      const names = new Set<string>();
+      for (const [i, v] of (items as Record<string, unknown>[]).entries()) {
+        if (names.has(v.name as string)) fail(`volume name ${quote(v.name as string)} is used twice (spec.volumes[${i}]); volume names must be unique`, `spec.volumes[${i}].name`);
+        names.add(v.name as string);
+      }
+    }
+  }
+  const hasManagedFields = isPlainObject(meta) && Object.hasOwn(meta, 'managedFields');
+  let copy: JsonObject;
+  if (hasManagedFields) {
+    // Copy everything but managedFields (never cloned: it can be megabytes).
+    const { managedFields: _skip, ...restMeta } = meta as Record<string, unknown>;
+    copy = cloneJson({ ...(pod as JsonObject), metadata: restMeta as JsonObject });
+  } else {
+    copy = cloneJson(pod as JsonObject);
+  }
+  return { pod: copy, hasManagedFields };
+}

@@ -1,0 +1,94 @@
+/**
+ * @module inject/render
+ * Run one compiled template and read its output as a pod overlay: YAML 1.1 as Kubernetes reads
+ * it, a map holding only `metadata` and/or `spec`. Anything else is the template author's bug,
+ * reported with the template's name and the rendered lines around the problem, because the
+ * rendered text is what they cannot see.
+ */
+import { InjectionError, InjectorError, TemplateError } from '../errors.js';
+import { parseYamlDocument } from '../manifests/index.js';
+import type { Template } from '../template/index.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import { quote } from './decide-input.js';
+
+/** Keys a rendered overlay may have: it is merged into the pod's metadata and spec. */
+const OVERLAY_KEYS = new Set(['metadata', 'spec']);
+
+/** Render `template` with `data` and parse the result. Empty output is an empty overlay. */
+export function renderOverlay(name: string, template: Template, data: unknown): JsonObject {
+  let text: string;
+  try {
+    text = template.execute(data);
+  } catch (err) {
+    if (err instanceof TemplateError) throw err;
+    if (err instanceof RangeError) {
+      throw new TemplateError('SI_TEMPLATE_EXEC', `template: ${name}: nested too deeply to render`, { cause: err });
+    }
+    throw err;
+  }
+  return parseOverlay(name, text);
+}
+
+/** Parse rendered text as a pod overlay. */
+export function parseOverlay(name: string, text: string): JsonObject {
+  let value: unknown;
+  try {
+    value = parseYamlDocument(text, { file: `the output of template ${quote(name)}` }).value;
+  } catch (err) {
+    if (!(err instanceof InjectorError)) throw err;
+    const line = err.location?.line;
+    throw new InjectionError(
+      'SI_INJECT_RENDER_OUTPUT',
+      `template ${quote(name)} rendered text that is not valid YAML${line !== undefined ? ` (line ${line})` : ''}: ${err.message}${excerpt(text, line)}`,
+      { cause: err, details: { template: name, line } },
+    );
+  }
+  if (value === null || value === undefined) return {};
+  if (!isPlainObject(value)) {
+    throw new InjectionError(
+      'SI_INJECT_RENDER_OUTPUT',
+      `template ${quote(name)} rendered ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not a pod overlay (a map with metadata and/or spec)${excerpt(text, 1)}`,
+      { details: { template: name } },
+    );
+  }
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (!OVERLAY_KEYS.has(key)) {
+      const line = lineOfTopKey(text, key);
+      throw new InjectionError(
+        'SI_INJECT_RENDER_OUTPUT',
+        `template ${quote(name)} rendered a top-level ${quote(key)}; an injection template renders only the pod's metadata and spec (check the indentation of this line)${excerpt(text, line)}`,
+        { details: { template: name, key, line } },
+      );
+    }
+    if (v !== null && !isPlainObject(v)) {
+      const line = lineOfTopKey(text, key);
+      throw new InjectionError('SI_INJECT_RENDER_OUTPUT', `template ${quote(name)} rendered ${key} as ${Array.isArray(v) ? 'a list' : `a ${typeof v}`}; it must be a map${excerpt(text, line)}`, {
+        details: { template: name, key, line },
+      });
+    }
+  }
+  return value as JsonObject;
+}
+
+function lineOfTopKey(text: string, key: string): number | undefined {
+  const lines = text.split(/\r?\n/);
+  const re = new RegExp(`^["']?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*:`);
+  const i = lines.findIndex((l) => re.test(l));
+  return i >= 0 ? i + 1 : undefined;
+}
+
+/** A few rendered lines around `line` (1-based), the offending one marked. */
+export function excerpt(text: string, line: number | undefined): string {
+  if (line === undefined) return '';
+  const lines = text.split(/\r?\n/);
+  const from = Math.max(1, line - 2);
+  const to = Math.min(lines.length, line + 2);
+  const width = String(to).length;
+  const out: string[] = [];
+  for (let n = from; n <= to; n++) {
+    const content = lines[n - 1].length > 160 ? `${lines[n - 1].slice(0, 160)}...` : lines[n - 1];
+    out.push(`${n === line ? '>' : ' '} ${String(n).padStart(width)} | ${content}`);
+  }
+  return `\nrendered output:\n${out.join('\n')}`;
+}

@@ -1,0 +1,76 @@
+/**
+ * @module inject/reorder
+ * Where injected containers go. Strategic merge puts new list items before the pod's own, so
+ * the order is set afterwards, as Istio's reorderPod does, generalised from `istio-proxy` to
+ * every injected container:
+ *
+ * - containers: the user's first, in their order, then the injected ones in template order
+ *   (so `kubectl exec`/`logs` default to the app); injected ones first instead when the proxy
+ *   must start before the app (`holdFirst`: Istio's holdApplicationUntilProxyStarts).
+ * - initContainers with a native sidecar among the injected ones (an init container with
+ *   `restartPolicy: Always`): the injected ones first, in template order (traffic setup, then
+ *   the sidecar), then the user's, so user init containers already have the proxy. Names in
+ *   the pod's `sidecar.istio.io/init-containers-before-proxy` annotation go just before the
+ *   first native sidecar (Istio's).
+ * - initContainers otherwise: the user's first, then the injected ones, so traffic redirection
+ *   is set up last and does not cut off user init containers; except Istio's CNI check
+ *   `istio-validation`, which goes first to hold everything until the network is ready.
+ *
+ * User items keep the order they had before injection; anything else (not injected, not the
+ * user's) keeps its place after the user's items.
+ */
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import type { Injected } from './merge.js';
+
+/** Istio's annotation: user init containers to run before the native sidecar proxy. */
+export const INIT_BEFORE_PROXY_ANNOTATION = 'sidecar.istio.io/init-containers-before-proxy';
+/** Istio's CNI validation init container: always first. */
+export const ISTIO_VALIDATION = 'istio-validation';
+
+type Obj = Record<string, unknown>;
+
+export interface ReorderOptions {
+  holdFirst: boolean;
+  /** User init containers to place before the native sidecar (Istio's annotation), in order. */
+  initBeforeProxy: readonly string[];
+}
+
+/** Reorder `pod` in place. `userOrder` holds the pod's own names per list, before injection. */
+export function reorderPod(pod: JsonObject, injected: Injected, userOrder: { containers: string[]; initContainers: string[] }, options: ReorderOptions): void {
+  const spec = pod.spec as Obj;
+  if (Array.isArray(spec.containers)) {
+    const { mine, ours, other } = split(spec.containers as Obj[], injected.containers, userOrder.containers);
+    spec.containers = options.holdFirst ? [...ours, ...mine, ...other] : [...mine, ...other, ...ours];
+  }
+  if (Array.isArray(spec.initContainers)) {
+    const { mine, ours, other } = split(spec.initContainers as Obj[], injected.initContainers, userOrder.initContainers);
+    const nativeAt = ours.findIndex((c) => c.restartPolicy === 'Always');
+    let out: Obj[];
+    if (nativeAt >= 0) {
+      const before = options.initBeforeProxy.filter((n) => mine.some((c) => c.name === n) && !injected.initContainers.includes(n));
+      const early = before.map((n) => mine.find((c) => c.name === n)!);
+      const rest = mine.filter((c) => !early.includes(c));
+      out = [...ours.slice(0, nativeAt), ...early, ...ours.slice(nativeAt), ...rest, ...other];
+    } else {
+      const validation = ours.filter((c) => c.name === ISTIO_VALIDATION);
+      out = [...validation, ...mine, ...other, ...ours.filter((c) => c.name !== ISTIO_VALIDATION)];
+    }
+    spec.initContainers = out;
+  }
+}
+
+/** Split a list into the user's items (in `userOrder`), the injected (in `injectedOrder`) and others (kept in place). */
+function split(list: Obj[], injectedOrder: readonly string[], userOrder: readonly string[]): { mine: Obj[]; ours: Obj[]; other: Obj[] } {
+  const byName = new Map<string, Obj>();
+  const other: Obj[] = [];
+  const injectedSet = new Set(injectedOrder);
+  const userSet = new Set(userOrder);
+  for (const item of list) {
+    const n = isPlainObject(item) && typeof item.name === 'string' ? item.name : undefined;
+    if (n !== undefined && (injectedSet.has(n) || userSet.has(n)) && !byName.has(n)) byName.set(n, item);
+    else other.push(item);
+  }
+  const ours = injectedOrder.map((n) => byName.get(n)).filter((c): c is Obj => c !== undefined);
+  const mine = userOrder.filter((n) => !injectedSet.has(n)).map((n) => byName.get(n)).filter((c): c is Obj => c !== undefined);
+  return { mine, ours, other };
+}

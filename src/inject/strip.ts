@@ -1,0 +1,74 @@
+/**
+ * @module inject/strip
+ * Undo an earlier injection before injecting again, so `inject(inject(x)) == inject(x)` and a
+ * reinvoked webhook gives the same pod. With our status annotation the pod is restored exactly:
+ * the listed items are removed by name and the undo entries put back what they changed.
+ * A status written by Istio (no `templates`, no undo) is handled as Istio does: the listed
+ * items are removed, and the user's own sidecar customisations saved in Istio's
+ * `proxy.istio.io/overrides` annotation are put back so the next injection sees them.
+ */
+import type { LoadedConfig } from '../config/types.js';
+import { InjectionError } from '../errors.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import { parseStatus, type ParsedStatus } from './status.js';
+import { applyUndo, removeInjected } from './undo.js';
+
+/** Istio's record of user containers that customised injected ones (JSON {containers, initContainers}). */
+export const ISTIO_OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
+
+export interface Stripped {
+  /** The status that was found, if any. */
+  previous: ParsedStatus | undefined;
+}
+
+/** The status annotation's value on a validated pod, if present. */
+export function statusAnnotation(pod: JsonObject, key: string): string | undefined {
+  const meta = pod.metadata;
+  if (!isPlainObject(meta) || !isPlainObject(meta.annotations)) return undefined;
+  const v = Object.hasOwn(meta.annotations, key) ? meta.annotations[key] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Strip (in place) the injection recorded on a validated working copy. */
+export function stripPod(pod: JsonObject, config: Pick<LoadedConfig, 'injectionKeys'>, warnings: string[]): Stripped {
+  const key = config.injectionKeys.status;
+  const text = statusAnnotation(pod, key);
+  if (text === undefined) return { previous: undefined };
+  const previous = parseStatus(text, key);
+  removeInjected(pod, previous.status, key);
+  if (previous.ours) {
+    applyUndo(pod, previous.status.undo ?? [], warnings);
+  } else {
+    reinsertIstioOverrides(pod);
+  }
+  return { previous };
+}
+
+/** Istio's reinsertOverrides: append saved user containers the pod no longer has. */
+function reinsertIstioOverrides(pod: JsonObject): void {
+  const meta = pod.metadata as JsonObject;
+  const annotations = meta.annotations as Record<string, unknown>;
+  const text = annotations[ISTIO_OVERRIDES_ANNOTATION];
+  if (typeof text !== 'string') return;
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    throw new InjectionError('SI_INJECT_STATUS', `annotation ${ISTIO_OVERRIDES_ANNOTATION} is not valid JSON; remove it (it only records sidecar customisations for re-injection)`);
+  }
+  if (!isPlainObject(saved)) return;
+  const spec = pod.spec as JsonObject;
+  for (const list of ['containers', 'initContainers'] as const) {
+    const items = saved[list];
+    if (!Array.isArray(items)) continue;
+    const current = Array.isArray(spec[list]) ? (spec[list] as JsonObject[]) : [];
+    const names = new Set(current.map((c) => c.name));
+    for (const c of items) {
+      if (isPlainObject(c) && typeof c.name === 'string' && c.name !== '' && !names.has(c.name)) {
+        current.push(c as JsonObject);
+        names.add(c.name);
+      }
+    }
+    if (current.length > 0) spec[list] = current;
+  }
+}

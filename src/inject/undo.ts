@@ -1,0 +1,214 @@
+/**
+ * @module inject/undo
+ * Exact undo of an injection. Removing the items the status lists (containers, volumes, ... by
+ * name) takes back what the templates added; the undo entries take back everything else they
+ * changed: labels and annotations added or overwritten, a user's container that customised the
+ * sidecar (Istio's override), fields of user containers, other spec fields. Entries are keyed by
+ * map key and by item name, never by list index, so a pod that another webhook changed since
+ * (reinvocation) is restored where we touched it and left alone elsewhere.
+ *
+ * Built at injection time as the difference between the pod as it was (`before`) and the
+ * injected pod minus the listed items (`after`); checked by applying it, so a pod can always be
+ * restored exactly (if the fine-grained entries ever fell short, whole top-level fields are
+ * recorded instead).
+ */
+import { escapePointerToken, parsePointer } from '../patch/index.js';
+import { cloneJson, deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
+import { NAMED_LISTS } from './pod-input.js';
+import { setMember } from './proto.js';
+import { statusNames } from './status.js';
+import type { InjectionStatus, UndoEntry } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+/** Pointers of the lists whose items are matched by name. */
+const NAMED_POINTERS = new Set(NAMED_LISTS.map((l) => `/spec/${l}`));
+
+/** Remove (in place) the items a status lists, and the status annotation itself. */
+export function removeInjected(pod: JsonObject, status: InjectionStatus, statusKey: string): void {
+  const spec = pod.spec;
+  if (isPlainObject(spec)) {
+    for (const list of ['containers', 'initContainers', 'volumes', 'imagePullSecrets']) {
+      const names = statusNames(status, list);
+      const items = spec[list];
+      if (names.length === 0 || !Array.isArray(items)) continue;
+      const drop = new Set(names);
+      spec[list] = items.filter((it) => !(isPlainObject(it) && typeof it.name === 'string' && drop.has(it.name)));
+    }
+  }
+  const meta = pod.metadata;
+  if (isPlainObject(meta) && isPlainObject(meta.annotations)) delete meta.annotations[statusKey];
+}
+
+/** The entries that turn `after` back into `before`. */
+export function computeUndo(before: JsonObject, after: JsonObject): UndoEntry[] {
+  const entries: UndoEntry[] = [];
+  diffObject(before, after, '', entries, undefined);
+  const check = cloneJson(after);
+  applyUndo(check, entries, []);
+  if (deepEqual(check, before)) return entries;
+  // Safety net: record whole top-level fields that still differ.
+  const coarse: UndoEntry[] = [];
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (deepEqual(before[k], after[k])) continue;
+    coarse.push(Object.hasOwn(before, k) ? { p: `/${escapePointerToken(k)}`, v: before[k] } : { p: `/${escapePointerToken(k)}` });
+  }
+  return coarse;
+}
+
+interface ItemRef {
+  p: string;
+  n: string;
+}
+
+function push(entries: UndoEntry[], item: ItemRef | undefined, ptr: string, value?: { v: unknown }): void {
+  const e: UndoEntry = item === undefined ? { p: ptr } : { p: item.p, n: item.n, s: ptr };
+  if (value !== undefined) e.v = value.v;
+  entries.push(e);
+}
+
+function diffObject(before: Obj, after: Obj, ptr: string, entries: UndoEntry[], item: ItemRef | undefined): void {
+  for (const k of Object.keys(after)) {
+    if (!Object.hasOwn(before, k)) push(entries, item, `${ptr}/${escapePointerToken(k)}`);
+  }
+  for (const k of Object.keys(before)) {
+    const child = `${ptr}/${escapePointerToken(k)}`;
+    const b = before[k];
+    if (!Object.hasOwn(after, k)) {
+      push(entries, item, child, { v: b });
+      continue;
+    }
+    const a = after[k];
+    if (item === undefined && NAMED_POINTERS.has(child) && Array.isArray(b) && Array.isArray(a)) {
+      diffNamedList(b, a, child, entries);
+    } else if (isPlainObject(b) && isPlainObject(a)) {
+      diffObject(b, a, child, entries, item);
+    } else if (!deepEqual(b, a)) {
+      push(entries, item, child, { v: b });
+    }
+  }
+}
+
+function namesOf(list: unknown[]): string[] | undefined {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const it of list) {
+    if (!isPlainObject(it) || typeof it.name !== 'string' || seen.has(it.name)) return undefined;
+    seen.add(it.name);
+    names.push(it.name);
+  }
+  return names;
+}
+
+function diffNamedList(before: unknown[], after: unknown[], ptr: string, entries: UndoEntry[]): void {
+  const bn = namesOf(before);
+  const an = namesOf(after);
+  if (bn === undefined || an === undefined) {
+    if (!deepEqual(before, after)) entries.push({ p: ptr, v: before });
+    return;
+  }
+  const afterByName = new Map(an.map((n, i) => [n, after[i] as Obj]));
+  const beforeSet = new Set(bn);
+  for (const n of an) if (!beforeSet.has(n)) entries.push({ p: ptr, n });
+  bn.forEach((n, i) => {
+    const b = before[i] as Obj;
+    const a = afterByName.get(n);
+    if (a === undefined) entries.push({ p: ptr, n, v: b, i });
+    else diffObject(b, a, '', entries, { p: ptr, n });
+  });
+  const common = an.filter((n) => beforeSet.has(n));
+  const expected = bn.filter((n) => afterByName.has(n));
+  if (common.some((n, i) => n !== expected[i])) entries.push({ p: ptr, o: bn });
+}
+
+/**
+ * Apply undo entries in place. Entries that no longer fit the pod (the item they name is gone,
+ * a parent is not a map) are skipped with a warning: the pod changed since injection.
+ */
+export function applyUndo(pod: JsonObject, entries: readonly UndoEntry[], warnings: string[]): void {
+  for (const e of entries) {
+    try {
+      applyEntry(pod, e);
+    } catch (err) {
+      warnings.push(`could not restore ${e.p}${e.n !== undefined ? ` item ${JSON.stringify(e.n)}` : ''}${e.s ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
+function applyEntry(pod: Obj, e: UndoEntry): void {
+  const tokens = parsePointer(e.p);
+  if (e.n === undefined && e.o === undefined) {
+    setOrDelete(pod, tokens, e);
+    return;
+  }
+  // A named list.
+  const parent = walk(pod, tokens.slice(0, -1), e.v !== undefined && e.s === undefined);
+  if (parent === undefined) throw new Error('its parent is gone');
+  const key = tokens[tokens.length - 1];
+  let list = Object.hasOwn(parent, key) ? parent[key] : undefined;
+  if (e.o !== undefined) {
+    if (Array.isArray(list)) parent[key] = reorder(list, e.o);
+    return;
+  }
+  const at = Array.isArray(list) ? list.findIndex((it) => isPlainObject(it) && it.name === e.n) : -1;
+  if (e.s === undefined) {
+    if (e.v === undefined) {
+      if (at >= 0) (list as unknown[]).splice(at, 1);
+      return;
+    }
+    if (!Array.isArray(list)) {
+      list = [];
+      setMember(parent, key, list);
+    }
+    const arr = list as unknown[];
+    if (at >= 0) arr[at] = cloneJson(e.v);
+    else arr.splice(Math.min(e.i ?? arr.length, arr.length), 0, cloneJson(e.v));
+    return;
+  }
+  if (at < 0) throw new Error('the item is gone');
+  setOrDelete((list as Obj[])[at], parsePointer(e.s), e);
+}
+
+function setOrDelete(root: Obj, tokens: string[], e: UndoEntry): void {
+  if (tokens.length === 0) throw new Error('cannot replace the whole object');
+  const parent = walk(root, tokens.slice(0, -1), e.v !== undefined);
+  const key = tokens[tokens.length - 1];
+  if (parent === undefined) {
+    if (e.v === undefined) return; // already absent
+    throw new Error('its parent is not a map');
+  }
+  if (e.v === undefined) delete parent[key];
+  else setMember(parent, key, cloneJson(e.v));
+}
+
+/** The map at `tokens`, creating missing (or null) maps on the way when `create`. */
+function walk(root: Obj, tokens: string[], create: boolean): Obj | undefined {
+  let node: Obj = root;
+  for (const t of tokens) {
+    let next = Object.hasOwn(node, t) ? node[t] : undefined;
+    if (!isPlainObject(next)) {
+      if (!create || (next !== undefined && next !== null)) return undefined;
+      next = {};
+      setMember(node, t, next);
+    }
+    node = next as Obj;
+  }
+  return node;
+}
+
+/** Put the items named in `order` in that order, in the slots they occupy; others stay put. */
+function reorder(list: unknown[], order: readonly string[]): unknown[] {
+  const rank = new Map(order.map((n, i) => [n, i]));
+  const slots: number[] = [];
+  const items: unknown[] = [];
+  list.forEach((it, i) => {
+    if (isPlainObject(it) && typeof it.name === 'string' && rank.has(it.name)) {
+      slots.push(i);
+      items.push(it);
+    }
+  });
+  items.sort((x, y) => rank.get((x as Obj).name as string)! - rank.get((y as Obj).name as string)!);
+  const out = list.slice();
+  slots.forEach((slot, i) => (out[slot] = items[i]));
+  return out;
+}
