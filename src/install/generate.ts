@@ -1,0 +1,80 @@
+/**
+ * @module install/generate
+ * `manifests` as a library: resolve options, load and validate the config, get the certificate
+ * material, build every object and write them as one multi-document YAML in an order that
+ * `kubectl apply -f` accepts in one pass (Namespace first; the webhook configuration last, so
+ * it starts sending pods only after everything it points at exists).
+ */
+import { stringifyObject } from '../manifests/index.js';
+import type { JsonValue } from '../util/json.js';
+import { clusterRole, clusterRoleBinding, configMap, certManagerObjects, namespaceObject, serviceAccount, tlsSecret } from './base-objects.js';
+import { configMapData } from './config-data.js';
+import { MANAGED_BY, type InstallContext } from './context.js';
+import { packageVersion, resolveInstallOptions, type InstallOptions } from './options.js';
+import { installCertificates, type CertificateSources } from './tls.js';
+import { mutatingWebhookConfiguration } from './webhook-configuration.js';
+import { deployment, podDisruptionBudget, service } from './workload.js';
+
+/** A generated Kubernetes object (plain JSON data). */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata?: { name?: string; namespace?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface InstallRequest extends Partial<InstallOptions>, CertificateSources {
+  /** --config: a directory, a YAML file or a ConfigMap manifest; the built-in config when omitted. */
+  config?: string;
+  /** Emit the Namespace object (default true). */
+  includeNamespace?: boolean;
+}
+
+export interface GeneratedInstall {
+  context: InstallContext;
+  objects: KubeObject[];
+  yaml: string;
+  /** Advice for the user (stderr), e.g. where the CA went. */
+  notes: string[];
+}
+
+export async function generateInstall(request: InstallRequest = {}): Promise<GeneratedInstall> {
+  const { config, certsDir, caFile, now, includeNamespace, ...given } = request;
+  const options = resolveInstallOptions(given);
+  const data = await configMapData(config);
+  const certs = await installCertificates(options, { certsDir, caFile, now });
+  const context: InstallContext = {
+    options,
+    keys: { ...data.loaded.injectionKeys },
+    excludedNamespaces: [...new Set([...data.loaded.ignoredNamespaces, ...options.excludedNamespaces])],
+    certs,
+    configMap: { config: data.config, values: data.values },
+    version: packageVersion(),
+    managedBy: MANAGED_BY,
+  };
+  const objects = buildInstallObjects(context, { includeNamespace: includeNamespace ?? true });
+  const notes = [...certs.notes, ...data.loaded.warnings.map((w) => `config warning: ${w}`)];
+  if (options.replicas < 2) {
+    notes.push(`One replica${options.failurePolicy === 'Fail' ? ' with failurePolicy Fail: while it restarts, opted-in pods cannot be created' : ''}; no PodDisruptionBudget is written (it would block node drains).`);
+  }
+  return { context, objects, yaml: installYaml(objects, context.version), notes };
+}
+
+/** The objects in apply order. */
+export function buildInstallObjects(ctx: InstallContext, options: { includeNamespace?: boolean } = {}): KubeObject[] {
+  const out: unknown[] = [];
+  if (options.includeNamespace !== false) out.push(namespaceObject(ctx));
+  out.push(serviceAccount(ctx));
+  if (ctx.options.caBundleReconcile) out.push(clusterRole(ctx), clusterRoleBinding(ctx));
+  out.push(configMap(ctx));
+  if (ctx.options.certMode === 'cert-manager') out.push(...certManagerObjects(ctx));
+  else out.push(tlsSecret(ctx));
+  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), mutatingWebhookConfiguration(ctx));
+  return out.filter((o) => o !== undefined) as KubeObject[];
+}
+
+/** One multi-document YAML, Kubernetes style. */
+export function installYaml(objects: readonly KubeObject[], version = packageVersion()): string {
+  const header = `# sidecar-injector ${version} install manifests. Apply with: kubectl apply -f FILE\n`;
+  return header + objects.map((o) => `---\n${stringifyObject(o as unknown as JsonValue)}`).join('');
+}

@@ -1,0 +1,155 @@
+/**
+ * @module install/options
+ * What an install is made of, as the `manifests` flags and the Helm chart's values say it:
+ * defaults, and validation of everything a user can get wrong before any object is built
+ * (a bad name here would otherwise surface as an apiserver rejection halfway through
+ * `kubectl apply`).
+ */
+import { readFileSync } from 'node:fs';
+import { namespaceNameError } from '../config/k8s-names.js';
+import { InjectorError } from '../errors.js';
+import { LOG_LEVELS } from '../telemetry/log.js';
+
+export type FailurePolicy = 'Fail' | 'Ignore';
+export type ReinvocationPolicy = 'IfNeeded' | 'Never';
+export type OnError = 'deny' | 'allow';
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+
+/** How the serving certificate reaches the cluster. */
+export type CertMode =
+  /** Generated here (or reused from --certs-dir): a Secret and the caBundle are written. */
+  | 'generate'
+  /** No Secret: the user creates `<name>-tls`; caBundle from --ca-file or left to the reconciler. */
+  | 'none'
+  /** cert-manager issues `<name>-tls` (self-signed Issuer + Certificate) and injects the caBundle. */
+  | 'cert-manager';
+
+export interface InstallOptions {
+  name: string;
+  namespace: string;
+  image: string;
+  imagePullPolicy: PullPolicy;
+  replicas: number;
+  failurePolicy: FailurePolicy;
+  timeoutSeconds: number;
+  reinvocationPolicy: ReinvocationPolicy;
+  /** The server's --on-error: deny under Fail, allow under Ignore unless set. */
+  onError: OnError;
+  enableNamespacesByDefault: boolean;
+  matchConditions: boolean;
+  /** Namespaces excluded besides Istio's four, the injector's own and the config's ignoredNamespaces. */
+  excludedNamespaces: string[];
+  certMode: CertMode;
+  clusterDomain: string;
+  /** Run the caBundle reconciler (serve --webhook-config) with its RBAC. Off with cert-manager. */
+  caBundleReconcile: boolean;
+  priorityClassName?: string;
+  port: number;
+  monitoringPort: number;
+  logLevel: string;
+  /** Seconds the server keeps serving (not ready) after SIGTERM, so endpoints update first. */
+  drainDelaySeconds: number;
+}
+
+export const DEFAULT_NAME = 'sidecar-injector';
+export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/sidecar-injector/sidecar-injector';
+
+/**
+ * The package version, for the default image tag and labels. Read from package.json (one level
+ * above both src/ and dist/) rather than imported from the CLI, which imports this module.
+ */
+export function packageVersion(): string {
+  cachedVersion ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return cachedVersion;
+}
+let cachedVersion: string | undefined;
+
+export function defaultImage(): string {
+  return `${DEFAULT_IMAGE_REPOSITORY}:${packageVersion()}`;
+}
+/** Gatekeeper's lesson (gatekeeper#870): well under the 10 s lease renewals of the control plane. */
+export const DEFAULT_TIMEOUT_SECONDS = 3;
+/** serve's default HTTPS port; unprivileged, so the container runs as non-root. */
+export const DEFAULT_WEBHOOK_PORT = 9443;
+export const DEFAULT_MONITORING_PORT = 9090;
+/** Mount points inside the container. */
+export const TLS_MOUNT = '/etc/sidecar-injector/tls';
+export const CONFIG_MOUNT = '/etc/sidecar-injector/config';
+/** The user the image runs as (distroless `nonroot`); the pod asks for it explicitly. */
+export const RUN_AS_USER = 65532;
+
+export function defaultInstallOptions(): InstallOptions {
+  return {
+    name: DEFAULT_NAME,
+    namespace: DEFAULT_NAME,
+    image: defaultImage(),
+    imagePullPolicy: 'IfNotPresent',
+    replicas: 2,
+    failurePolicy: 'Fail',
+    timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+    reinvocationPolicy: 'IfNeeded',
+    onError: 'deny',
+    enableNamespacesByDefault: false,
+    matchConditions: true,
+    excludedNamespaces: [],
+    certMode: 'generate',
+    clusterDomain: 'cluster.local',
+    caBundleReconcile: true,
+    port: DEFAULT_WEBHOOK_PORT,
+    monitoringPort: DEFAULT_MONITORING_PORT,
+    logLevel: 'info',
+    drainDelaySeconds: 5,
+  };
+}
+
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function usage(message: string): InjectorError {
+  return new InjectorError('SI_USAGE', message);
+}
+
+/**
+ * Fill defaults and check every option; throws SI_USAGE naming the flag. `onError` follows the
+ * failure policy unless given: fail closed answers deny, fail open answers allow.
+ */
+export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOptions {
+  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<InstallOptions>;
+  const o: InstallOptions = { ...defaultInstallOptions(), ...defined };
+  if (defined.onError === undefined) o.onError = o.failurePolicy === 'Fail' ? 'deny' : 'allow';
+  if (o.certMode === 'cert-manager') o.caBundleReconcile = false;
+
+  // The name is used for the Service (DNS-1035), so that is the strictest rule it must meet;
+  // `-tls`, `-selfsigned` are appended, so keep room for them.
+  if (!DNS1035_LABEL.test(o.name) || o.name.length > 52) {
+    throw usage(`--name "${o.name}" must be a lower-case DNS label of at most 52 characters starting with a letter (it names the Service, the Deployment and the webhook configuration)`);
+  }
+  const nsError = namespaceNameError(o.namespace);
+  if (nsError) throw usage(`--namespace: ${nsError}`);
+  for (const ns of o.excludedNamespaces) {
+    const err = namespaceNameError(ns);
+    if (err) throw usage(`--exclude-namespace: ${err}`);
+  }
+  if (!DNS1123_SUBDOMAIN.test(o.clusterDomain)) throw usage(`--cluster-domain "${o.clusterDomain}" is not a DNS domain`);
+  if (o.image.trim() === '' || /\s/.test(o.image)) throw usage(`--image "${o.image}" is not an image reference`);
+  if (!['Always', 'IfNotPresent', 'Never'].includes(o.imagePullPolicy)) throw usage(`--image-pull-policy must be Always, IfNotPresent or Never`);
+  if (!Number.isInteger(o.replicas) || o.replicas < 1 || o.replicas > 100) throw usage('--replicas must be a whole number from 1 to 100');
+  if (o.failurePolicy !== 'Fail' && o.failurePolicy !== 'Ignore') throw usage('--failure-policy must be Fail or Ignore');
+  if (!Number.isInteger(o.timeoutSeconds) || o.timeoutSeconds < 1 || o.timeoutSeconds > 30) throw usage('--timeout-seconds must be a whole number from 1 to 30 (the apiserver\'s range)');
+  if (o.reinvocationPolicy !== 'IfNeeded' && o.reinvocationPolicy !== 'Never') throw usage('--reinvocation-policy must be IfNeeded or Never');
+  if (o.onError !== 'deny' && o.onError !== 'allow') throw usage('--on-error must be deny or allow');
+  if (!(LOG_LEVELS as readonly string[]).includes(o.logLevel)) throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (o.priorityClassName !== undefined && !DNS1123_SUBDOMAIN.test(o.priorityClassName)) throw usage(`--priority-class-name "${o.priorityClassName}" is not a valid name`);
+  for (const [flag, port] of [['--port', o.port], ['--monitoring-port', o.monitoringPort]] as const) {
+    // Unprivileged only: the container runs as a non-root user without NET_BIND_SERVICE.
+    if (!Number.isInteger(port) || port < 1024 || port > 65535) throw usage(`${flag} must be from 1024 to 65535 (the container runs as non-root)`);
+  }
+  if (o.port === o.monitoringPort) throw usage('--port and --monitoring-port must differ');
+  if (!Number.isInteger(o.drainDelaySeconds) || o.drainDelaySeconds < 0 || o.drainDelaySeconds > 60) throw usage('--drain-delay must be 0 to 60 seconds');
+  return o;
+}
+
+/** The Secret the serving certificate lives in (the certs command's default name too). */
+export function tlsSecretName(name: string): string {
+  return `${name}-tls`;
+}
