@@ -7,6 +7,9 @@ import type { CliIO } from './io.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerTemplateRender } from './template-render.js';
 import { register as registerServe } from './serve.js';
+import { register as registerInject } from './inject.js';
+import { register as registerUninject } from './uninject.js';
+import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
@@ -15,5 +18,8 @@ export const COMMANDS: RegisterCommand[] = [
   registerCerts,
   registerTemplateRender,
   registerServe,
+  registerInject,
+  registerUninject,
+  registerExplain,
   registerManifests,
 ];

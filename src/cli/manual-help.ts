@@ -1,0 +1,69 @@
+/**
+ * @module cli/manual-help
+ * The longer `--help` texts of inject, uninject and explain: what is kept byte for byte, what
+ * is lost, the KRM function mode and the exit codes, in one place so the three agree.
+ */
+
+const KRM = `
+KRM function mode:
+  When the input is one config.kubernetes.io/v1 ResourceList (kpt fn eval --exec, kpt fn render,
+  kustomize exec transformers), the command acts as a KRM function: it works on the items, keeps
+  functionConfig, reports skips (info), warnings (warning) and errors (error) as results, and
+  writes the ResourceList to stdout. A functionConfig ConfigMap may carry the injector config in
+  data.config (+ data.values, JSON or YAML) and the default namespace in data.namespace; these
+  win over --config and --namespace. On any error every item is returned unchanged (exit non-zero).
+    kpt fn eval DIR --exec ./inject.sh          # inject.sh: exec npx sidecar-injector inject -f -
+`;
+
+const EXIT = `
+Exit status:
+  0 success (skipped pods are not errors)   2 usage or unreadable file   4 bad config
+  5 malformed input (YAML/JSON, shape, limits)   6 injection failed   1 cannot write output
+  On an error, FILE: document N, line L: message is printed and nothing is written.
+`;
+
+export const MANUAL_HELP = {
+  inject: `
+Every pod template is injected as the webhook would (same engine and config), in manual mode:
+the policy is forced to enabled and never/always selectors are ignored, as with istioctl
+kube-inject; pods with hostNetwork: true or in ignored namespaces are skipped (one line each on
+stderr, e.g. skipped Deployment "shop/web" (document 2): ... (host-network)).
+Kinds: Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob,
+DeploymentConfig and v1 List of them. YAML is read as Kubernetes reads it (YAML 1.1: 0644 is 420).
+Documents that are not changed are written back byte for byte, comments included. An injected
+document is re-serialised with its keys in their original order; comments inside it are lost
+(as with istioctl), the comment lines before it are kept. Injecting again replaces the earlier
+injection (idempotent).
+
+Examples:
+  sidecar-injector inject -f app.yaml | kubectl apply -f -
+  sidecar-injector inject -f app.yaml --config examples/log-shipper/config.yaml -o app.injected.yaml
+${KRM}${EXIT}`,
+  uninject: `
+For each pod template carrying the status annotation, removes the containers, init containers,
+volumes and image pull secrets it lists, and the annotation itself. Other documents are written
+back byte for byte; changed ones are re-serialised (comments inside them are lost).
+
+Example:
+  sidecar-injector uninject -f app.injected.yaml -o app.yaml
+${KRM}${EXIT}`,
+  explain: `
+Two layers are evaluated, as in a cluster:
+  1. the webhook configuration: would the apiserver call the injector at all? (namespace label
+     <namespaceLabel>=enabled, or the pod label <inject>="true" in an unlabelled namespace; system
+     namespaces and the injector's own are excluded; host-network and mirror pods are filtered)
+  2. the injector's rules, in webhook mode (the config's policy and selectors apply).
+Without --namespace-labels the namespace is assumed to be labelled <namespaceLabel>=enabled, and a
+warning tells when an unlabelled namespace would give another answer.
+Warnings cover the classic mistakes: the inject label on the Deployment's own metadata instead of
+spec.template.metadata; an annotation where the webhook's objectSelector needs a label; values
+such as "yes"; the namespace label on a pod; a templates annotation naming an unknown template.
+JSON output (-o json) is an array of {document, item?, kind, name, namespace, namespaceLabels,
+namespaceLabelsAssumed, reached, via?, injected, reason, message, steps[{layer, check, found,
+effect}], warnings}; document numbers start at 1.
+Exit status is 0 whatever the verdicts; 2/4/5 for unreadable files, bad config, malformed input.
+
+Example:
+  sidecar-injector explain -f app.yaml --namespace-labels istio-injection=enabled
+`,
+};

@@ -1,0 +1,81 @@
+/**
+ * @module cli/manual-io
+ * What `inject`, `uninject` and `explain` share at the edge: reading the manifest and the
+ * config, the one-line notes on stderr, and the KRM function path (a ResourceList on the input
+ * is answered with a ResourceList, whatever the command).
+ */
+import { defaultConfig, loadConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/types.js';
+import { findResourceList, readManifest, type ManifestDocument, type ResourceList } from '../manifests/index.js';
+import { describeSubject, krmFailure, krmSettings, runKrm, type DocumentNote, type KrmOperation, type KrmOutput } from '../manual/index.js';
+import { readInput, writeOutput, type CliIO } from './io.js';
+
+/** Name of the input in messages: the path, or `<stdin>`. */
+export function sourceName(file: string): string {
+  return file === '-' ? '<stdin>' : file;
+}
+
+/** Read and split the manifest (throws InputError with file, document and line). */
+export async function readManifestInput(io: CliIO, file: string): Promise<ManifestDocument[]> {
+  return readManifest(await readInput(io, file), sourceName(file));
+}
+
+/** `--config PATH`, or the built-in default. Its load warnings go to stderr unless quiet. */
+export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean): Promise<LoadedConfig> {
+  const config = path === undefined ? defaultConfig() : await loadConfig(path);
+  if (!quiet) for (const w of config.warnings) io.stderr(`warning: config: ${w}\n`);
+  return config;
+}
+
+/** One line per note: `skipped Deployment "ns/web" (document 2): message (reason)`. */
+export function formatNote(note: DocumentNote): string {
+  const subject = describeSubject(note);
+  if (note.type === 'skipped') return `skipped ${subject}: ${note.message}${note.reason ? ` (${note.reason})` : ''}`;
+  if (note.type === 'not-injected') return `not injected ${subject}: ${note.message}`;
+  return `warning: ${subject}: ${note.message}`;
+}
+
+export function printNotes(io: CliIO, notes: readonly DocumentNote[], quiet: boolean): void {
+  if (quiet) return;
+  let text = '';
+  for (const note of notes) text += `${formatNote(note)}\n`;
+  if (text !== '') io.stderr(text);
+}
+
+export interface KrmRun {
+  operation: KrmOperation;
+  configPath: string | undefined;
+  namespace: string | undefined;
+  output: string | undefined;
+}
+
+/**
+ * If the input is a ResourceList, act as a KRM function and return true. The ResourceList is
+ * always written (with results); on an error the items come back unchanged and the error is
+ * thrown afterwards, so the exit status is non-zero and stderr says why.
+ */
+export async function maybeRunKrm(io: CliIO, docs: readonly ManifestDocument[], run: KrmRun): Promise<boolean> {
+  const rl = findResourceList(docs);
+  if (rl === undefined) return false;
+  const out = await krmOutput(io, rl, run);
+  await writeOutput(io, run.output, out.text);
+  if (out.error !== undefined) throw out.error;
+  return true;
+}
+
+async function krmOutput(io: CliIO, rl: ResourceList, run: KrmRun): Promise<KrmOutput> {
+  let settings;
+  try {
+    settings = krmSettings(rl);
+  } catch (err) {
+    return krmFailure(rl, err);
+  }
+  let config: LoadedConfig;
+  try {
+    // The function's own config wins; kpt users pass it as functionConfig, not as a flag.
+    config = settings.config ?? (await loadInjectorConfig(io, run.configPath, true));
+  } catch (err) {
+    return krmFailure(rl, err, settings.results);
+  }
+  return runKrm(rl, run.operation, config, { namespace: settings.namespace ?? run.namespace }, settings.results);
+}

@@ -1,0 +1,62 @@
+/**
+ * @module manual/uninject
+ * `uninject -f`: undo an injection at the manifest level. Each pod template that carries the
+ * status annotation goes through the core's `uninjectPod`, which removes exactly what the
+ * annotation says was injected; documents with nothing to undo come out byte for byte. Same
+ * all-or-nothing rule as inject: an error throws with its document and line.
+ */
+import type { LoadedConfig } from '../config/types.js';
+import type { SourceLocation } from '../errors.js';
+import { uninjectPod } from '../inject/index.js';
+import { podTemplates, readManifest, replaceDocument, withPodTemplate, writeManifest, type ManifestDocument } from '../manifests/index.js';
+import type { JsonValue } from '../util/json.js';
+import type { ObjectResult } from './inject.js';
+import { describeWorkload, locatedError, podInput, subjectOf, templateFromPod, templateLocation } from './templates.js';
+import type { DocumentNote, ManualOptions, ManualOutput } from './types.js';
+
+export function uninjectManifest(input: string | Uint8Array, source: string, config: LoadedConfig, options: ManualOptions = {}): ManualOutput {
+  return uninjectDocuments(readManifest(input, source), config, options);
+}
+
+export function uninjectDocuments(docs: readonly ManifestDocument[], config: LoadedConfig, options: ManualOptions = {}): ManualOutput {
+  const notes: DocumentNote[] = [];
+  let changed = 0;
+  let unchanged = 0;
+  const out = docs.map((doc) => {
+    if (doc.value === null) return doc;
+    const result = uninjectObject(doc.value, doc.index, { file: doc.source, document: doc.index, line: doc.line }, config, options, doc);
+    notes.push(...result.notes);
+    changed += result.changed;
+    unchanged += result.unchanged;
+    return result.changed > 0 ? replaceDocument(doc, result.value) : doc;
+  });
+  return { text: writeManifest(out), notes, changed, unchanged };
+}
+
+export function uninjectObject(
+  value: JsonValue,
+  index: number,
+  where: SourceLocation,
+  config: LoadedConfig,
+  options: ManualOptions,
+  doc?: ManifestDocument,
+): ObjectResult {
+  const result: ObjectResult = { value, notes: [], changed: 0, unchanged: 0 };
+  for (const ref of podTemplates(value, where)) {
+    const subject = subjectOf(ref, index, options);
+    let undone;
+    try {
+      undone = uninjectPod(podInput(value, ref), config);
+    } catch (err) {
+      throw locatedError(err, doc === undefined ? where : templateLocation(doc, ref.path), describeWorkload(subject));
+    }
+    if (undone.kind === 'not-injected') {
+      result.unchanged++;
+      result.notes.push({ ...subject, severity: 'info', type: 'not-injected', message: undone.reason });
+      continue;
+    }
+    result.changed++;
+    result.value = withPodTemplate(result.value, ref.path, templateFromPod(ref.template, undone.pod as Record<string, JsonValue>));
+  }
+  return result;
+}
