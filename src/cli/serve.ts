@@ -12,6 +12,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { caBundleFor, CA_CERT_FILE, devCertificate, validateKeyPair } from '../certs/index.js';
 import { InjectorError } from '../errors.js';
 import type { LoadedConfig } from '../config/types.js';
+import { injectPod } from '../inject/inject.js';
 import type { InjectFn, OnError } from '../admission/handler.js';
 import { startServer, type ConfigProvider, type RunningServer, type ServedCertificate, type TlsSource } from '../admission/start.js';
 import { DEFAULT_PORT, DEFAULT_GRACE_MS } from '../admission/start.js';
@@ -72,28 +73,13 @@ function parseLevel(value: string): LogLevel {
 }
 
 /**
- * The injection core, loaded when `serve` starts. Until `src/inject/inject.ts` is part of the
- * build this is an explicit failure per request (answered per --on-error), not a silent skip;
- * once it is, this becomes a static import of `injectPod`.
+ * The product's runtime: the real config loader (imported when `serve` runs, so the rest of
+ * the CLI does not load the template engine for nothing) and the injection core.
  */
-async function loadCore(): Promise<InjectFn<LoadedConfig>> {
-  const specifier = '../inject/inject.js';
-  try {
-    const mod = (await import(specifier)) as { injectPod?: unknown };
-    if (typeof mod.injectPod === 'function') return mod.injectPod as InjectFn<LoadedConfig>;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-  }
-  return () => {
-    throw new InjectorError('SI_INTERNAL', 'the injection core (inject/inject.js) is not part of this build; no pod can be injected');
-  };
-}
-
-/** The product's runtime: the real config loader and core. */
 export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
   const { loadConfig, defaultConfig } = await import('../config/load.js');
   return {
-    inject: await loadCore(),
+    inject: injectPod,
     config: { load: (path) => loadConfig(path), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings }) },
   };
 };

@@ -4,7 +4,8 @@
  * logs captured; `t.after(() => h.server.shutdown())` cleans up.
  */
 import { devCertificate, validateKeyPair } from '../certs/index.js';
-import { startServer, type RunningServer, type StartOptions, type TlsSource } from '../admission/start.js';
+import { startServer, type ConfigProvider, type RunningServer, type StartOptions, type TlsSource } from '../admission/start.js';
+import type { InjectFn } from '../admission/handler.js';
 import { createMetrics } from '../telemetry/metrics.js';
 import { captureLogger } from './logs.js';
 import { fakeConfig, fakeInject, type FakeConfig } from './fake-inject.js';
@@ -25,13 +26,18 @@ export function sharedDevCertificate(): Promise<{ certPem: string; keyPem: strin
   return cachedDev;
 }
 
-export async function startHarness(overrides: Partial<StartOptions<FakeConfig>> = {}): Promise<Harness> {
+/**
+ * Defaults to the fake core and its config; pass `inject` and `config` together to run
+ * another core (the real `injectPod` with `defaultConfig`).
+ */
+export async function startHarness<C = FakeConfig>(overrides: Partial<StartOptions<C>> = {}): Promise<Harness> {
   const dev = await sharedDevCertificate();
   const { logger, lines, raw } = captureLogger('info');
   const tls: TlsSource = overrides.tls ?? { kind: 'memory', certPem: dev.certPem, keyPem: dev.keyPem };
-  const server = await startServer<FakeConfig>({
-    inject: fakeInject,
-    config: { builtin: () => fakeConfig(), load: async () => fakeConfig(), describe: (c) => ({ hash: c.hash }) },
+  const fakeProvider: ConfigProvider<FakeConfig> = { builtin: () => fakeConfig(), load: async () => fakeConfig(), describe: (c) => ({ hash: c.hash }) };
+  const server = await startServer<C>({
+    inject: fakeInject as unknown as InjectFn<C>,
+    config: fakeProvider as unknown as ConfigProvider<C>,
     validateKeyPair,
     port: 0,
     address: '127.0.0.1',

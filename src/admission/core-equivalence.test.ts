@@ -1,0 +1,99 @@
+/**
+ * The webhook with the real core and the built-in config: every patch it returns applies with
+ * two independent RFC 6902 libraries and yields exactly what the core gives when called
+ * directly and what `sidecar-injector inject -f` prints for the same pod; a second pass over
+ * the injected pod adds nothing.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { defaultConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/types.js';
+import { injectPod } from '../inject/inject.js';
+import type { JsonPatchOperation } from '../inject/types.js';
+import { runCli } from '../cli/program.js';
+import { memoryIO } from '../testing/memory-io.js';
+import { startHarness } from '../testing/webhook-harness.js';
+import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
+import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { applyWithFastJsonPatch, applyWithRfc6902 } from '../patch/testing/appliers.js';
+import { cloneJson } from '../util/json.js';
+
+type Pod = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+
+function withoutManagedFields(pod: unknown): Pod {
+  const copy = cloneJson(pod) as Pod;
+  delete copy.metadata.managedFields;
+  return copy;
+}
+
+function pods(): [string, Pod][] {
+  const nullParents = samplePod() as Pod;
+  nullParents.metadata.annotations = null;
+  nullParents.spec.initContainers = null;
+  const generated = samplePod() as Pod;
+  delete generated.metadata.name;
+  const native = samplePod() as Pod;
+  native.spec.initContainers = [{ name: 'native', image: 'n:1', restartPolicy: 'Always' }];
+  const manyEnv = samplePod() as Pod;
+  (manyEnv.spec.containers as { env?: unknown[] }[])[0].env = Array.from({ length: 2000 }, (_, i) => ({ name: `VAR_${i}`, value: String(i) }));
+  const escaped = samplePod() as Pod;
+  escaped.metadata.annotations = { 'example.com/a~b': 'x', 'team/owner': 'y' };
+  return [
+    ['sample', samplePod() as Pod],
+    ['null annotations and initContainers', nullParents],
+    ['generateName only', generated],
+    ['native sidecar present', native],
+    ['2,000 env vars', manyEnv],
+    ['keys with ~ and /', escaped],
+  ];
+}
+
+/** `sidecar-injector inject -f` on one pod, parsed back. */
+async function cliInject(dir: string, pod: Pod, namespace: string): Promise<unknown> {
+  const file = join(dir, `pod-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(file, JSON.stringify(pod));
+  const io = memoryIO();
+  const code = await runCli(['inject', '-f', file, '-n', namespace, '-q'], io);
+  assert.equal(code, 0, io.err);
+  return parseYaml(io.out) as unknown;
+}
+
+test('real core: webhook patch == core called directly == `inject -f`, in v1 and v1beta1, and idempotent', async (t) => {
+  const config = defaultConfig();
+  const h = await startHarness<LoadedConfig>({
+    inject: injectPod,
+    config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) },
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'equivalence-'));
+  t.after(async () => {
+    await h.server.shutdown();
+    await rm(dir, { recursive: true, force: true });
+  });
+  for (const [name, pod] of pods()) {
+    for (const apiVersion of ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']) {
+      const res = await postReview(h.port, podReview(pod, { apiVersion, namespace: 'shop' }));
+      assert.equal(res.status, 200, `${name}: ${res.body.slice(0, 300)}`);
+      const review = parseReview(res);
+      assert.equal(review.apiVersion, apiVersion);
+      assert.ok(review.response.patch, `${name}: injected`);
+      const ops = decodePatch(review) as JsonPatchOperation[];
+      const viaFjp = applyWithFastJsonPatch(pod, ops);
+      assert.deepEqual(applyWithRfc6902(pod, ops), viaFjp, `${name}: both libraries agree`);
+      const webhook = withoutManagedFields(viaFjp);
+
+      const direct = injectPod(withoutManagedFields(pod), { namespace: 'shop', mode: 'webhook' }, config);
+      assert.equal(direct.kind, 'injected');
+      if (direct.kind === 'injected') assert.deepEqual(webhook, direct.pod, `${name}: webhook vs core`);
+      if (apiVersion === 'admission.k8s.io/v1') {
+        assert.deepEqual(webhook, await cliInject(dir, withoutManagedFields(pod), 'shop'), `${name}: webhook vs inject -f`);
+        const again = parseReview(await postReview(h.port, podReview(viaFjp, { namespace: 'shop' })));
+        assert.equal(again.response.patch, undefined, `${name}: a second pass adds nothing`);
+        assert.equal(again.response.allowed, true);
+      }
+    }
+  }
+});
