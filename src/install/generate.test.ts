@@ -307,6 +307,56 @@ describe('manifests: options', () => {
   });
 });
 
+describe('manifests: the server it deploys', () => {
+  it('the Deployment\'s serve command line starts the real server on the mounted Secret and ConfigMap', async () => {
+    const { docs } = await install({ name: 'inj', namespace: 'mesh' });
+    const secret = find(docs, 'Secret');
+    const cm = find(docs, 'ConfigMap');
+    const [c] = find(docs, 'Deployment').spec.template.spec.containers;
+    // Lay the volumes out as the kubelet mounts them.
+    const root = join(dir, 'mounts');
+    const { mkdir } = await import('node:fs/promises');
+    const mountDir = (name: string) => join(root, c.volumeMounts.find((m: Obj) => m.name === name).mountPath);
+    await mkdir(mountDir('tls'), { recursive: true });
+    await mkdir(mountDir('config'), { recursive: true });
+    for (const [k, v] of Object.entries(secret.data as Record<string, string>)) await writeFile(join(mountDir('tls'), k), b64(v));
+    for (const [k, v] of Object.entries(cm.data as Record<string, string>)) await writeFile(join(mountDir('config'), k), v);
+    // Same flags, except: no in-cluster reconciler here, ephemeral loopback ports, paths under the temp root.
+    const args: string[] = [...c.args];
+    args.splice(args.indexOf('--webhook-config'), 2);
+    args[args.indexOf('--port') + 1] = '0';
+    args[args.indexOf('--monitoring-port') + 1] = '0';
+    args[args.indexOf('--tls-dir') + 1] = mountDir('tls');
+    args[args.indexOf('--config') + 1] = mountDir('config');
+    args[args.indexOf('--log-level') + 1] = 'silent';
+    const { Command } = await import('commander');
+    const { register } = await import('../cli/serve.js');
+    const { send } = await import('../testing/https-client.js');
+    const controller = new AbortController();
+    const io = Object.assign(memoryIO(), { signal: controller.signal });
+    const program = new Command('sidecar-injector').exitOverride();
+    register(program, io);
+    const done = program.parseAsync([...args, '--address', '127.0.0.1'], { from: 'user' });
+    try {
+      let port: number | undefined;
+      for (let i = 0; i < 500 && port === undefined; i++) {
+        const m = /listening on https:\/\/[^:]+:(\d+)\/inject/.exec(io.out);
+        if (m) port = Number(m[1]);
+        else await Promise.race([done, new Promise((r) => setTimeout(r, 20))]);
+      }
+      assert.ok(port, `serve did not start: ${io.err}`);
+      // Trusting only the caBundle, under the name the apiserver dials, as the kubelet's probe path.
+      const caPem = b64(find(docs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.caBundle);
+      const ready = await send({ port, path: '/readyz', ca: caPem, servername: 'inj.mesh.svc' });
+      assert.equal(ready.status, 200, ready.body);
+      assert.equal(JSON.parse(ready.body).ready, true);
+    } finally {
+      controller.abort();
+      await done;
+    }
+  });
+});
+
 describe('manifests: consumers', () => {
   it('kubectl kustomize consumes the output as a resource', async (t) => {
     const { spawnSync } = await import('node:child_process');
