@@ -47,7 +47,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
 
   const warnings: string[] = [];
   const work = input.pod;
-  stripPod(work, config, warnings);
+  const stripped = stripPod(work, config, warnings);
   const user = cloneJson(work); // the pod as it was before any injection: what undo restores
 
   const meta = ensureMap(work, 'metadata');
@@ -71,16 +71,25 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   });
 
   const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data) }));
-  const { pod: merged, injected } = mergeOverlays(user, overlays);
+  const { pod: merged, injected, overrides, sidecars } = mergeOverlays(user, overlays);
 
-  if (istioPostProcessingEnabled(config)) applyIstioPostProcessing(merged, user, injected, { config, mesh, proxy: proxy.json, pathParams: ctx.pathParams ?? {} });
+  if (istioPostProcessingEnabled(config)) {
+    applyIstioPostProcessing(merged, user, injected, {
+      config,
+      mesh,
+      proxy: proxy.json,
+      pathParams: ctx.pathParams ?? {},
+      previousProbers: stripped.previousProbers,
+      overrides,
+    });
+  }
 
   const mergedMeta = ensureMap(merged, 'metadata');
   const mergedAnnotations = ensureMap(mergedMeta, 'annotations');
   for (const [k, v] of Object.entries(config.injectedAnnotations)) setMember(mergedAnnotations, k, v);
 
   const holdFirst = holdApplicationUntilProxyStarts(proxy.json, config);
-  reorderPod(merged, injected, userOrder(user), { holdFirst, initBeforeProxy: initBeforeProxy(mergedAnnotations) });
+  reorderPod(merged, sidecars, userOrder(user), { holdFirst, initBeforeProxy: initBeforeProxy(mergedAnnotations) });
   assertUniqueNames(merged, selection.names);
 
   const status: InjectionStatus = {

@@ -24,12 +24,16 @@ import { isPlainObject, type JsonObject } from '../util/json.js';
 import { rewriteAppProbes } from './istio-probes.js';
 import type { Injected } from './merge.js';
 import type { MeshSettings } from './mesh-config.js';
+import { goJson } from './go-struct.js';
+import { canonicalQuantity } from './quantity.js';
 import { setMember } from './proto.js';
+import { ISTIO_OVERRIDES_ANNOTATION as OVERRIDES_ANNOTATION } from './strip.js';
 
 export const ISTIO_PROXY = 'istio-proxy';
 const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
 const NETWORK_LABEL = 'topology.istio.io/network';
+const SCRAPE_TARGETS_ANNOTATION = 'prometheus.istio.io/scrape-targets';
 
 type Obj = Record<string, unknown>;
 
@@ -40,6 +44,10 @@ export interface PostProcessContext {
   proxy: Readonly<Record<string, unknown>>;
   /** Key/value pairs from the webhook path. */
   pathParams: Readonly<Record<string, string>>;
+  /** ISTIO_KUBE_APP_PROBERS of the proxy removed when stripping an Istio-injected pod. */
+  previousProbers?: string;
+  /** User containers that customised injected ones (merge.ts), for Istio's overrides annotation. */
+  overrides: { containers: Record<string, unknown>[]; initContainers: Record<string, unknown>[] };
 }
 
 /** Whether the config turns Istio's post-processing on. */
@@ -56,9 +64,51 @@ export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, inje
   const sidecar = findSidecar(pod);
   clusterInfo(pod, sidecar, ctx);
   prometheusMerge(annotations, sidecar, ctx);
-  if (sidecar !== undefined) rewriteAppProbes(pod, sidecar, annotations, ctx);
+  if (sidecar !== undefined) rewriteAppProbes(pod, sidecar, annotations, ctx, ctx.previousProbers);
   adjustInitContainerUser(pod, user, ctx);
+  overridesAnnotation(annotations, ctx.overrides);
   void injected;
+}
+
+/** Quantities as Go marshals them (`3000m` -> `3`). */
+function canonicalResources(c: Record<string, unknown>): Record<string, unknown> {
+  if (!isPlainObject(c.resources)) return c;
+  const resources: Record<string, unknown> = { ...c.resources };
+  for (const k of ['limits', 'requests']) {
+    const m = resources[k];
+    if (!isPlainObject(m)) continue;
+    const out: Record<string, unknown> = {};
+    for (const [name, q] of Object.entries(m)) setMember(out, name, typeof q === 'string' ? canonicalQuantity(q) : q);
+    resources[k] = out;
+  }
+  return { ...c, resources };
+}
+
+/** Istio's record of the user's customised sidecar containers (kept for tools that read it). */
+function overridesAnnotation(annotations: Record<string, string>, overrides: PostProcessContext['overrides']): void {
+  if (overrides.containers.length === 0 && overrides.initContainers.length === 0) return;
+  const out: Record<string, unknown> = {};
+  const typed = (c: Record<string, unknown>) => {
+    const j = goJson('v1.Container', canonicalResources(c)) as Record<string, unknown>;
+    if (j.resources !== undefined) return j;
+    // Go always writes the (non-pointer) resources struct: put it where its field is.
+    const withResources: Record<string, unknown> = {};
+    const after = new Set(['resizePolicy', 'restartPolicy', 'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle',
+      'terminationMessagePath', 'terminationMessagePolicy', 'imagePullPolicy', 'securityContext', 'stdin', 'stdinOnce', 'tty']);
+    let placed = false;
+    for (const k of Object.keys(j)) {
+      if (!placed && after.has(k)) {
+        withResources.resources = {};
+        placed = true;
+      }
+      setMember(withResources, k, j[k]);
+    }
+    if (!placed) withResources.resources = {};
+    return withResources;
+  };
+  if (overrides.containers.length > 0) out.containers = overrides.containers.map(typed);
+  if (overrides.initContainers.length > 0) out.initContainers = overrides.initContainers.map(typed);
+  annotations[OVERRIDES_ANNOTATION] = JSON.stringify(out);
 }
 
 /** Istio's FindSidecar: istio-proxy in containers, else in initContainers (native sidecar). */
@@ -124,21 +174,40 @@ function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | und
   const enabled = explicit ?? (typeof meshValue === 'boolean' ? meshValue : true);
   if (!enabled) return;
   const target = String(statusPort(ctx));
-  const scrape: { scrape?: string; port?: string; path?: string } = {};
-  let currentPort: string | undefined;
+  let scrape: string | undefined;
+  let port: string | undefined;
+  let path: string | undefined;
   for (const k of Object.keys(annotations)) {
     const s = sanitize(k);
-    if (s === 'prometheus_io_port') {
-      scrape.port = annotations[k];
-      currentPort ??= annotations[k];
-    } else if (s === 'prometheus_io_scrape') scrape.scrape = annotations[k];
-    else if (s === 'prometheus_io_path') scrape.path = annotations[k];
+    if (s === 'prometheus_io_port') port ??= annotations[k];
+    else if (s === 'prometheus_io_scrape') scrape = annotations[k];
+    else if (s === 'prometheus_io_path') path = annotations[k];
   }
-  if (currentPort === target) return;
-  if (sidecar !== undefined && (scrape.scrape || scrape.port || scrape.path)) {
-    const value = JSON.stringify({ scrape: scrape.scrape ?? '', port: scrape.port ?? '', path: scrape.path ?? '' });
+  if (port === target) return;
+  // Several scrape targets ("8080:/metrics,9100:/custom"): the first also fills port and path.
+  const targets: { port: string; path: string }[] = [];
+  const targetsText = annotations[SCRAPE_TARGETS_ANNOTATION];
+  if (typeof targetsText === 'string') {
+    for (const item of targetsText.split(',')) {
+      const t = item.trim();
+      if (t === '') continue;
+      const colon = t.indexOf(':');
+      targets.push(colon < 0 ? { port: t, path: '' } : { port: t.slice(0, colon), path: t.slice(colon + 1) });
+    }
+    delete annotations[SCRAPE_TARGETS_ANNOTATION];
+  }
+  if (targets.length > 0) {
+    port ??= targets[0].port;
+    path ??= targets[0].path;
+  }
+  if (sidecar !== undefined && (scrape || port || path || targets.length > 0)) {
+    // Istio's PrometheusScrapeConfiguration, in its field order.
+    const cfg: Record<string, unknown> = { scrape: scrape ?? '' };
+    if (path) cfg.path = path;
+    if (port) cfg.port = port;
+    if (targets.length > 0) cfg.targets = targets;
     const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
-    env.push({ name: PROMETHEUS_ENV, value });
+    env.push({ name: PROMETHEUS_ENV, value: JSON.stringify(cfg) });
     sidecar.env = env;
   }
   for (const k of Object.keys(annotations)) {

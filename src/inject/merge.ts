@@ -32,7 +32,16 @@ export interface Injected {
 
 export interface MergeResult {
   pod: JsonObject;
+  /** Names the templates rendered (the status lists these). */
   injected: Injected;
+  /**
+   * The injected containers proper, for ordering: rendered names minus those that only patch a
+   * container the pod already has (the template item has no image of its own, e.g. Istio's
+   * grpc-agent adding env to the app container), which stay where the user put them.
+   */
+  sidecars: { containers: string[]; initContainers: string[] };
+  /** The user containers (as overlays) that customised injected ones. */
+  overrides: { containers: Obj[]; initContainers: Obj[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -55,9 +64,9 @@ export function mergeOverlays(user: JsonObject, overlays: readonly { name: strin
   let merged: JsonObject = user;
   let templatePod: JsonObject = {};
   for (const { overlay } of overlays) {
-    templatePod = strategicMerge(templatePod, overlay);
+    templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay));
     merged = moveToInit(merged, names(templatePod, 'initContainers'));
-    merged = strategicMerge(merged, overlay);
+    merged = foldIntoNativeSidecars(strategicMerge(merged, overlay));
   }
   const injected: Injected = {
     initContainers: names(templatePod, 'initContainers'),
@@ -65,8 +74,31 @@ export function mergeOverlays(user: JsonObject, overlays: readonly { name: strin
     volumes: names(templatePod, 'volumes'),
     imagePullSecrets: names(templatePod, 'imagePullSecrets'),
   };
-  merged = reapplyUserContainers(merged, user, injected);
-  return { pod: merged, injected };
+  const overrides = { containers: [] as Obj[], initContainers: [] as Obj[] };
+  merged = reapplyUserContainers(merged, user, injected, overrides);
+  const userNames = new Set([...names(user, 'containers'), ...names(user, 'initContainers')]);
+  const sidecarsIn = (list: string) =>
+    listOf(templatePod, list)
+      .filter((c) => typeof c.name === 'string' && !(userNames.has(c.name) && (c.image === undefined || c.image === null)))
+      .map((c) => c.name as string);
+  return { pod: merged, injected, overrides, sidecars: { containers: sidecarsIn('containers'), initContainers: sidecarsIn('initContainers') } };
+}
+
+/**
+ * A later template that customises a sidecar under `containers` (written before native
+ * sidecars) while an earlier one injected it as a native sidecar (an init container with
+ * `restartPolicy: Always`): the customisation is merged into the native sidecar instead of
+ * making a second container of the same name (Istio emits both, an invalid pod).
+ */
+function foldIntoNativeSidecars(pod: JsonObject): JsonObject {
+  const inits = listOf(pod, 'initContainers');
+  const containers = listOf(pod, 'containers');
+  const native = new Set(inits.filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  const folding = containers.filter((c) => native.has(c.name));
+  if (folding.length === 0) return pod;
+  let out: JsonObject = { ...pod, spec: { ...(pod.spec as Obj), containers: containers.filter((c) => !folding.includes(c)) } as JsonObject };
+  for (const c of folding) out = strategicMerge(out, { spec: { initContainers: [c as JsonObject] } });
+  return out;
 }
 
 /** Move user containers named like injected init containers into initContainers (native sidecars). */
@@ -88,17 +120,23 @@ function moveToInit(pod: JsonObject, initNames: readonly string[]): JsonObject {
 }
 
 /** Istio's reapplyOverwrittenContainers: the user's own container of an injected name wins. */
-function reapplyUserContainers(merged: JsonObject, user: JsonObject, injected: Injected): JsonObject {
+function reapplyUserContainers(merged: JsonObject, user: JsonObject, injected: Injected, record: MergeResult['overrides']): JsonObject {
   const userContainers = listOf(user, 'containers');
   const userInits = listOf(user, 'initContainers');
   const find = (list: Obj[], name: string) => list.find((c) => c.name === name);
   for (const name of injected.containers) {
     const mine = find(userContainers, name);
-    if (mine !== undefined) merged = strategicMerge(merged, { spec: { containers: [overrideOverlay(mine)] } });
+    if (mine === undefined) continue;
+    const overlay = overrideOverlay(mine);
+    record.containers.push(overlay);
+    merged = strategicMerge(merged, { spec: { containers: [overlay] } });
   }
   for (const name of injected.initContainers) {
     const mine = find(userInits, name) ?? find(userContainers, name);
-    if (mine !== undefined) merged = strategicMerge(merged, { spec: { initContainers: [overrideOverlay(mine)] } });
+    if (mine === undefined) continue;
+    const overlay = overrideOverlay(mine);
+    record.initContainers.push(overlay);
+    merged = strategicMerge(merged, { spec: { initContainers: [overlay] } });
   }
   return merged;
 }

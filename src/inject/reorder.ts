@@ -20,7 +20,6 @@
  * user's) keeps its place after the user's items.
  */
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import type { Injected } from './merge.js';
 
 /** Istio's annotation: user init containers to run before the native sidecar proxy. */
 export const INIT_BEFORE_PROXY_ANNOTATION = 'sidecar.istio.io/init-containers-before-proxy';
@@ -36,7 +35,12 @@ export interface ReorderOptions {
 }
 
 /** Reorder `pod` in place. `userOrder` holds the pod's own names per list, before injection. */
-export function reorderPod(pod: JsonObject, injected: Injected, userOrder: { containers: string[]; initContainers: string[] }, options: ReorderOptions): void {
+export function reorderPod(
+  pod: JsonObject,
+  injected: { containers: readonly string[]; initContainers: readonly string[] },
+  userOrder: { containers: string[]; initContainers: string[] },
+  options: ReorderOptions,
+): void {
   const spec = pod.spec as Obj;
   if (Array.isArray(spec.containers)) {
     const { mine, ours, other } = split(spec.containers as Obj[], injected.containers, userOrder.containers);

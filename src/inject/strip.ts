@@ -19,6 +19,11 @@ export const ISTIO_OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
 export interface Stripped {
   /** The status that was found, if any. */
   previous: ParsedStatus | undefined;
+  /**
+   * For a pod injected by Istio: the removed proxy's ISTIO_KUBE_APP_PROBERS (the app's probes
+   * before Istio rewrote them), which Istio's post-processing merges back.
+   */
+  previousProbers?: string;
 }
 
 /** The status annotation's value on a validated pod, if present. */
@@ -35,13 +40,27 @@ export function stripPod(pod: JsonObject, config: Pick<LoadedConfig, 'injectionK
   const text = statusAnnotation(pod, key);
   if (text === undefined) return { previous: undefined };
   const previous = parseStatus(text, key);
+  const previousProbers = previous.ours ? undefined : removedProxyProbers(pod, previous);
   removeInjected(pod, previous.status, key);
   if (previous.ours) {
     applyUndo(pod, previous.status.undo ?? [], warnings);
   } else {
     reinsertIstioOverrides(pod);
   }
-  return { previous };
+  return previousProbers === undefined ? { previous } : { previous, previousProbers };
+}
+
+function removedProxyProbers(pod: JsonObject, previous: ParsedStatus): string | undefined {
+  const spec = pod.spec as Record<string, unknown>;
+  for (const list of ['containers', 'initContainers'] as const) {
+    if (!(previous.status[list] ?? []).includes('istio-proxy')) continue;
+    const items = Array.isArray(spec[list]) ? (spec[list] as unknown[]) : [];
+    const proxy = items.find((c) => isPlainObject(c) && c.name === 'istio-proxy') as Record<string, unknown> | undefined;
+    const env = proxy !== undefined && Array.isArray(proxy.env) ? proxy.env : [];
+    const e = env.find((x) => isPlainObject(x) && x.name === 'ISTIO_KUBE_APP_PROBERS') as Record<string, unknown> | undefined;
+    if (e !== undefined && typeof e.value === 'string') return e.value;
+  }
+  return undefined;
 }
 
 /** Istio's reinsertOverrides: append saved user containers the pod no longer has. */
