@@ -2,7 +2,8 @@
  * @module cli/explain
  * `sidecar-injector explain -f FILE`: for each pod or pod template, would it be injected and
  * why, step by step through the webhook configuration (namespace label, object selector) and
- * the injector's rules, with warnings for the classic mistakes. Informational: exits 0 whatever
+ * the injector's rules, with warnings for the classic mistakes. The webhook flags mirror those of
+ * `manifests`, so explain evaluates the configuration that command writes. Informational: exits 0 whatever
  * the verdicts; only unreadable input or config fails.
  */
 import { InvalidArgumentError, type Command } from 'commander';
@@ -18,6 +19,8 @@ interface ExplainCliOptions {
   namespaceLabels?: Record<string, string>;
   injectorNamespace: string;
   enableNamespacesByDefault?: boolean;
+  excludeNamespace?: string[];
+  matchConditions: boolean;
   output: 'text' | 'json';
 }
 
@@ -31,6 +34,8 @@ export function register(program: Command, io: CliIO): void {
     .option('--namespace-labels <k=v,...>', 'labels of that namespace ("" for none); default: assume it is labelled for injection', parseLabels)
     .option('--injector-namespace <namespace>', 'namespace the injector runs in (excluded from the webhook)', DEFAULT_INJECTOR_NAMESPACE)
     .option('--enable-namespaces-by-default', 'the webhook configuration also injects pods in unlabelled namespaces (the auto. entry)')
+    .option('--exclude-namespace <namespace...>', 'more namespaces the webhook configuration excludes (as given to manifests)')
+    .option('--no-match-conditions', 'the webhook configuration has no CEL matchConditions (manifests --no-match-conditions)')
     .option('-o, --output <format>', 'text or json', parseFormat, 'text')
     .addHelpText('after', MANUAL_HELP.explain)
     .action(async (opts: ExplainCliOptions) => {
@@ -41,6 +46,8 @@ export function register(program: Command, io: CliIO): void {
         namespaceLabels: opts.namespaceLabels,
         injectorNamespace: opts.injectorNamespace,
         enableNamespacesByDefault: opts.enableNamespacesByDefault === true,
+        excludedNamespaces: opts.excludeNamespace ?? [],
+        matchConditions: opts.matchConditions,
       });
       io.stdout(opts.output === 'json' ? formatExplainJson(entries) : formatExplainText(entries));
     });

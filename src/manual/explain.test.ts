@@ -69,6 +69,14 @@ describe('explain: the webhook layer', () => {
     assert.equal(e.reason, 'namespace-not-selected');
     assert.match(e.message, /excluded from the webhook/);
     assert.equal(one(deployment({ ns: 'mesh' }), { injectorNamespace: 'mesh' }).reached, false);
+    assert.equal(one(deployment({ ns: 'legacy' }), { excludedNamespaces: ['legacy'] }).reason, 'namespace-not-selected');
+  });
+
+  it('without match conditions a hostNetwork pod reaches the webhook and the injector skips it', () => {
+    const e = one(deployment({ spec: '      hostNetwork: true\n' }), { matchConditions: false });
+    assert.equal(e.reached, true);
+    assert.equal(e.injected, false);
+    assert.equal(e.reason, 'host-network');
   });
 
   it('hostNetwork pods are filtered by the match condition; the reason is host-network', () => {

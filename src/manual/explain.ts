@@ -31,6 +31,10 @@ export interface ExplainOptions extends ManualOptions {
   injectorNamespace?: string;
   /** The webhook configuration has the `auto.` entry (unlabelled namespaces inject unlabelled pods). */
   enableNamespacesByDefault?: boolean;
+  /** More namespaces the webhook excludes (`manifests --exclude-namespace`). */
+  excludedNamespaces?: string[];
+  /** The webhook configuration has the CEL matchConditions (default true, as `manifests` writes it). */
+  matchConditions?: boolean;
 }
 
 export interface ExplainStep {
@@ -75,8 +79,9 @@ export function explainManifest(input: string | Uint8Array, source: string, conf
     : docs.map((d) => ({ value: d.value, index: d.index, line: d.line }));
   const scopes = webhookScopes(config.injectionKeys, {
     injectorNamespace: options.injectorNamespace ?? DEFAULT_INJECTOR_NAMESPACE,
-    excludedNamespaces: [...config.ignoredNamespaces],
+    excludedNamespaces: [...new Set([...config.ignoredNamespaces, ...(options.excludedNamespaces ?? [])])],
     enableNamespacesByDefault: options.enableNamespacesByDefault === true,
+    matchConditions: options.matchConditions !== false,
   });
   const entries: ExplainEntry[] = [];
   for (const obj of objects) {

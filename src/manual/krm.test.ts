@@ -200,17 +200,19 @@ describe('with the real kpt', { skip: !hasKpt() && 'kpt not installed' }, () => 
     }
   });
 
-  it('kpt fn render with an exec mutator in the Kptfile pipeline', () => {
+  it('kpt fn render: the examples/krm-function/kpt package and its Kptfile pipeline', () => {
     const dir = mkdtempSync(join(tmpdir(), 'krm-render-'));
     try {
-      const pkg = makePackage(dir);
-      const wrapper = makeWrapper(dir);
-      cpSync(wrapper, join(pkg, 'inject.sh'));
-      writeFileSync(join(pkg, 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n  - exec: ./inject.sh\n');
+      const pkg = join(dir, 'kpt');
+      cpSync(join(REPO, 'examples/krm-function/kpt'), pkg, { recursive: true });
+      // The example's wrapper calls an installed sidecar-injector; use this checkout instead.
+      cpSync(makeWrapper(dir), join(pkg, 'inject.sh'));
       // kpt resolves a relative exec path against its working directory.
       const run = spawnSync('kpt', ['fn', 'render', '.', '--allow-exec'], { cwd: pkg, encoding: 'utf8', timeout: 120_000 });
       assert.equal(run.status, 0, run.stderr + run.stdout);
-      assert.match(readFileSync(join(pkg, 'app.yaml'), 'utf8'), /name: sidecar-proxy/);
+      const app = readFileSync(join(pkg, 'app.yaml'), 'utf8');
+      assert.match(app, /name: sidecar-proxy/);
+      assert.match(app, /^# A kpt package/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -231,5 +233,32 @@ describe('with the real kpt', { skip: !hasKpt() && 'kpt not installed' }, () => 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+function hasStandaloneKustomize(): boolean {
+  return spawnSync('kustomize', ['version'], { stdio: 'ignore' }).status === 0;
+}
+
+describe('with kustomize', () => {
+  it('kustomize build --enable-exec runs the transformer of examples/krm-function/kustomize', { skip: !hasStandaloneKustomize() && 'no standalone kustomize (kubectl kustomize cannot run exec functions)' }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'krm-kustomize-'));
+    try {
+      const kdir = join(dir, 'kustomize');
+      cpSync(join(REPO, 'examples/krm-function/kustomize'), kdir, { recursive: true });
+      cpSync(makeWrapper(dir), join(kdir, 'inject.sh'));
+      const run = spawnSync('kustomize', ['build', '--enable-alpha-plugins', '--enable-exec', kdir], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, /name: sidecar-proxy/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('kubectl kustomize leaves exec transformers out (documented in the example README)', { skip: spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status !== 0 && 'kubectl not installed' }, () => {
+    const run = spawnSync('kubectl', ['kustomize', '--enable-alpha-plugins', join(REPO, 'examples/krm-function/kustomize')], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.doesNotMatch(run.stdout, /sidecar-proxy/);
+    assert.match(readFileSync(join(REPO, 'examples/krm-function/README.md'), 'utf8'), /`kubectl kustomize` has no\s+`--enable-exec` flag/);
   });
 });
