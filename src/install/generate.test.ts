@@ -329,6 +329,7 @@ describe('manifests: the server it deploys', () => {
     args[args.indexOf('--tls-dir') + 1] = mountDir('tls');
     args[args.indexOf('--config') + 1] = mountDir('config');
     args[args.indexOf('--log-level') + 1] = 'silent';
+    args[args.indexOf('--drain-delay') + 1] = '0';
     const { Command } = await import('commander');
     const { register } = await import('../cli/serve.js');
     const { send } = await import('../testing/https-client.js');
