@@ -221,3 +221,41 @@ test('startup with an unusable certificate or config fails with the catalogue co
   await writeFile(join(dir, 'config'), 'not json');
   await assert.rejects(startHarness({ config: { path: join(dir, 'config'), load: loadFakeConfig, builtin: () => fakeConfig() } }), (err: { code?: string }) => err.code === 'SI_CONFIG_INVALID');
 });
+
+test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb in a mounted ConfigMap keep the last good config', async (t) => {
+  const { readFile } = await import('node:fs/promises');
+  const { loadConfig } = await import('../config/load.js');
+  const { injectPod } = await import('../inject/inject.js');
+  type Loaded = Awaited<ReturnType<typeof loadConfig>>;
+  const dir = await tempDir(t);
+  const configText = await readFile(new URL('../../defaults/config.yaml', import.meta.url), 'utf8');
+  const valuesText = await readFile(new URL('../../defaults/values.yaml', import.meta.url), 'utf8');
+  await atomicWrite(dir, { config: configText, values: valuesText });
+  const h = await startHarness<Loaded>({
+    inject: injectPod,
+    config: { path: dir, load: (p) => loadConfig(p), builtin: () => { throw new Error('not used'); }, describe: (c) => ({ hash: c.hash }) },
+    reload: { debounceMs: 20, pollMs: 60_000 },
+  });
+  t.after(() => h.server.shutdown());
+  const goodHash = (await readyz(h)).body.config.hash;
+  const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+  const cases: [string, Record<string, string>][] = [
+    ['invalid YAML', { config: 'policy: [enabled\n', values: valuesText }],
+    ['invalid schema', { config: 'policy: enabled\ntemplates: 42\n', values: valuesText }],
+    ['YAML bomb', { config: bomb, values: valuesText }],
+    ['template that does not parse', { config: configText.replace('{{- $proxy := .Values.global.proxy -}}', '{{- $proxy := .Values.global.proxy'), values: valuesText }],
+  ];
+  for (const [name, files] of cases) {
+    await atomicWrite(dir, files);
+    const started = Date.now();
+    await h.server.reloadNow();
+    assert.ok(Date.now() - started < 2000, `${name}: refused quickly`);
+    const r = await readyz(h);
+    assert.equal(r.status, 200, `${name}: still ready`);
+    assert.equal(r.body.config.hash, goodHash, `${name}: the last good config serves`);
+    assert.ok(r.body.config.lastError, `${name}: visible in /readyz`);
+    const res = await postReview(h.port, podReview(samplePod()));
+    assert.ok(parseReview(res).response.patch, `${name}: pods are still injected`);
+  }
+  assert.equal((await readyz(h)).body.config.failures, cases.length);
+});
