@@ -12,14 +12,14 @@ KRM function mode:
   writes the ResourceList to stdout. A functionConfig ConfigMap may carry the injector config in
   data.config (+ data.values, JSON or YAML) and the default namespace in data.namespace; these
   win over --config and --namespace. On any error every item is returned unchanged (exit non-zero).
-    kpt fn eval DIR --exec ./inject.sh          # inject.sh: exec npx sidecar-injector inject -f -
+    kpt fn eval DIR --exec ./inject.sh    # inject.sh: exec sidecar-injector inject -f - (examples/krm-function)
 `;
 
 const EXIT = `
 Exit status:
   0 success (skipped pods are not errors)   2 usage or unreadable file   4 bad config
   5 malformed input (YAML/JSON, shape, limits)   6 injection failed   1 cannot write output
-  On an error, FILE: document N, line L: message is printed and nothing is written.
+  On an error, Error [CODE]: FILE, document N, line L: message is printed and nothing is written.
 `;
 
 export const MANUAL_HELP = {
@@ -33,7 +33,9 @@ DeploymentConfig and v1 List of them. YAML is read as Kubernetes reads it (YAML 
 Documents that are not changed are written back byte for byte, comments included. An injected
 document is re-serialised with its keys in their original order; comments inside it are lost
 (as with istioctl), the comment lines before it are kept. Injecting again replaces the earlier
-injection (idempotent).
+injection (idempotent); a document already injected by the same config is left byte for byte.
+Warnings from the injector print as "warning: KIND "NS/NAME" (document N): ..."; --quiet hides
+them and the skip lines.
 
 Examples:
   sidecar-injector inject -f app.yaml | kubectl apply -f -

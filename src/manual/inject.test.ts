@@ -69,6 +69,15 @@ describe('injectManifest', () => {
     assert.deepEqual(env(injectManifest(deployment('web'), 'f', tiny).text), ['web', 'default']);
   });
 
+  it('keeps an already-injected document byte for byte when injecting again changes nothing', () => {
+    const once = injectManifest(deployment('web'), 'f', tiny).text;
+    const commented = once.replace('kind: Deployment\n', 'kind: Deployment # added after injection\n');
+    const again = injectManifest(commented, 'f', tiny);
+    assert.equal(again.text, commented);
+    assert.equal(again.changed, 0);
+    assert.equal(again.unchanged, 1);
+  });
+
   it('reports skips per template with kind, namespace/name, document and reason', () => {
     const input = `${deployment('web')}---\n${deployment('host').replace('    spec:\n      containers', '    spec:\n      hostNetwork: true\n      containers')}`;
     const out = injectManifest(input, 'f', tiny, { namespace: 'ns' });

@@ -84,6 +84,11 @@ export function injectObject(
       result.notes.push({ ...subject, severity: 'info', type: 'skipped', message: injected.decision.message, reason: injected.decision.reason });
       continue;
     }
+    if (injected.patch.length === 0) {
+      // Already injected by this very config: keep the document's text (and any comments) as is.
+      result.unchanged++;
+      continue;
+    }
     result.changed++;
     result.value = withPodTemplate(result.value, ref.path, templateFromPod(ref.template, injected.pod));
   }
