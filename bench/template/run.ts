@@ -202,6 +202,9 @@ const report = [
   '',
   table,
   ...(notes.length > 0 ? ['', ...notes] : []),
+  ...(Math.max(loadBefore, loadAfter) > cpus().length
+    ? ['', `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are inflated and noisy; the ratio of back-to-back pairs is the figure to use.`]
+    : []),
 ].join('\n');
 process.stdout.write(`${report}\n`);
 
