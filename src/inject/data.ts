@@ -10,7 +10,7 @@
  * |---|---|---|
  * | TypeMeta | metav1.TypeMeta | the workload (ctx.owner) or the pod's controller (deploy-meta.ts) |
  * | DeploymentMeta | types.NamespacedName | the same |
- * | ObjectMeta, Spec | metav1.ObjectMeta, corev1.PodSpec | the pod, after stripping an earlier injection |
+ * | ObjectMeta, Spec | metav1.ObjectMeta, corev1.PodSpec | the pod, after stripping an earlier injection (namespace from the request when the pod has none) |
  * | ProxyConfig, MeshConfig | *meshconfig.ProxyConfig, *meshconfig.MeshConfig | values.meshConfig + annotation proxy.istio.io/config |
  * | Values | map[string]interface {} | config values (a private copy when a template may modify it) |
  * | Revision | string | values.revision |
@@ -39,6 +39,8 @@ const FIELDS = [
 
 export interface TemplateDataInput {
   pod: JsonObject;
+  /** The pod's namespace, or the request's when the pod has none (Istio fills it in the same way). */
+  namespace: string;
   meta: DeployMeta;
   proxyConfig: ProtoMessage;
   proxyConfigJson: Readonly<Record<string, unknown>>;
@@ -90,8 +92,11 @@ export class TemplateData implements GoObject {
         return viewAs('v1.TypeMeta', meta.typeMeta);
       case 'DeploymentMeta':
         return viewAs('types.NamespacedName', meta.deployMeta);
-      case 'ObjectMeta':
-        return viewAs('v1.ObjectMeta', pod.metadata ?? {});
+      case 'ObjectMeta': {
+        const meta = isPlainObject(pod.metadata) ? pod.metadata : {};
+        const ns = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta : { ...meta, namespace: this.input.namespace };
+        return viewAs('v1.ObjectMeta', ns);
+      }
       case 'Spec':
         return viewAs('v1.PodSpec', pod.spec);
       case 'ProxyConfig':

@@ -47,7 +47,10 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
 
   const warnings: string[] = [];
   const work = input.pod;
-  const stripped = stripPod(work, config, warnings);
+  const { previous } = stripPod(work, config, warnings);
+  if (previous !== undefined && !previous.ours) {
+    warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
+  }
   const user = cloneJson(work); // the pod as it was before any injection: what undo restores
 
   const meta = ensureMap(work, 'metadata');
@@ -61,6 +64,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
   const data = new TemplateData({
     pod: work,
+    namespace,
     meta: deployMetaOf(work, namespace, ctx.owner),
     proxyConfig: proxy.object,
     proxyConfigJson: proxy.json,
@@ -79,7 +83,6 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
       mesh,
       proxy: proxy.json,
       pathParams: ctx.pathParams ?? {},
-      previousProbers: stripped.previousProbers,
       overrides,
     });
   }

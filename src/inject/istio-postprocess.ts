@@ -44,8 +44,6 @@ export interface PostProcessContext {
   proxy: Readonly<Record<string, unknown>>;
   /** Key/value pairs from the webhook path. */
   pathParams: Readonly<Record<string, string>>;
-  /** ISTIO_KUBE_APP_PROBERS of the proxy removed when stripping an Istio-injected pod. */
-  previousProbers?: string;
   /** User containers that customised injected ones (merge.ts), for Istio's overrides annotation. */
   overrides: { containers: Record<string, unknown>[]; initContainers: Record<string, unknown>[] };
 }
@@ -64,7 +62,7 @@ export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, inje
   const sidecar = findSidecar(pod);
   clusterInfo(pod, sidecar, ctx);
   prometheusMerge(annotations, sidecar, ctx);
-  if (sidecar !== undefined) rewriteAppProbes(pod, sidecar, annotations, ctx, ctx.previousProbers);
+  if (sidecar !== undefined) rewriteAppProbes(pod, sidecar, annotations, ctx);
   adjustInitContainerUser(pod, user, ctx);
   overridesAnnotation(annotations, ctx.overrides);
   void injected;

@@ -217,27 +217,14 @@ function convertContainer(c: Obj, statusPort: number, ports: Map<number, boolean
   }
 }
 
-/**
- * Rewrite the app's probes (in place) and record the originals on the proxy. `previous` is the
- * ISTIO_KUBE_APP_PROBERS of a proxy removed by stripping an Istio-injected pod: its entries win,
- * as in Istio (they hold the probes before the earlier rewrite).
- */
-export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Record<string, string>, ctx: PostProcessContext, previous?: string): void {
+/** Rewrite the app's probes (in place) and record the originals on the proxy. */
+export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Record<string, string>, ctx: PostProcessContext): void {
   if (!rewriteEnabled(annotations, ctx)) return;
   const ports = portMap(annotations);
   const probers = dumpAppProbers(pod, ports);
-  let merged = probers;
-  if (previous !== undefined) {
-    try {
-      const old = JSON.parse(previous) as unknown;
-      if (isPlainObject(old)) merged = { ...probers, ...(old as Record<string, Obj>) };
-    } catch {
-      // Istio logs and keeps the new probers.
-    }
-  }
-  if (Object.keys(merged).length > 0) {
+  if (Object.keys(probers).length > 0) {
     const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
-    const value = sortedJson(merged);
+    const value = sortedJson(probers);
     const at = env.findIndex((e) => isPlainObject(e) && e.name === APP_PROBERS_ENV);
     if (at >= 0) env[at] = { name: APP_PROBERS_ENV, value };
     else env.push({ name: APP_PROBERS_ENV, value });
@@ -248,5 +235,47 @@ export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Rec
   if (fromAnnotation !== undefined) statusPort = /^-?\d+$/.test(fromAnnotation) ? Number(fromAnnotation) : 0;
   for (const list of ['containers', 'initContainers']) {
     for (const c of containersOf(pod, list)) if (c.name !== ISTIO_PROXY) convertContainer(c, statusPort, ports);
+  }
+}
+
+/**
+ * Undo Istio's rewrite on a pod whose Istio-injected proxy is being removed: every probe or hook
+ * pointing at its `/app-health/...` or `/app-lifecycle/...` URL gets back the handler recorded in
+ * the proxy's ISTIO_KUBE_APP_PROBERS (`probers`, its JSON). Istio itself merges the old record
+ * into the new one instead; restoring the probes gives the same sidecar and lets re-injection
+ * start from the app's own probes.
+ */
+export function restoreAppProbes(pod: JsonObject, probers: string): void {
+  let old: unknown;
+  try {
+    old = JSON.parse(probers);
+  } catch {
+    return;
+  }
+  if (!isPlainObject(old)) return;
+  const restore = (h: unknown, url: string): Obj | undefined => {
+    const saved = old[url];
+    if (!isPlainObject(h) || !isPlainObject(h.httpGet) || h.httpGet.path !== url || !isPlainObject(saved)) return undefined;
+    const { httpGet: _h, ...rest } = h;
+    const out: Obj = { ...rest };
+    for (const kind of ['httpGet', 'tcpSocket', 'grpc']) if (isPlainObject(saved[kind])) out[kind] = saved[kind];
+    return out;
+  };
+  for (const list of ['containers', 'initContainers']) {
+    for (const c of containersOf(pod, list)) {
+      if (typeof c.name !== 'string' || c.name === ISTIO_PROXY) continue;
+      const u = urls(c.name);
+      for (const [field, url] of [['readinessProbe', u.readyz], ['livenessProbe', u.livez], ['startupProbe', u.startupz]] as const) {
+        const next = restore(c[field], url);
+        if (next !== undefined) c[field] = next;
+      }
+      const lifecycle = c.lifecycle;
+      if (isPlainObject(lifecycle)) {
+        for (const [field, url] of [['preStop', u.prestopz], ['postStart', u.poststartz]] as const) {
+          const next = restore(lifecycle[field], url);
+          if (next !== undefined) lifecycle[field] = next;
+        }
+      }
+    }
   }
 }

@@ -5,12 +5,14 @@
  * the listed items are removed by name and the undo entries put back what they changed.
  * A status written by Istio (no `templates`, no undo) is handled as Istio does: the listed
  * items are removed, and the user's own sidecar customisations saved in Istio's
- * `proxy.istio.io/overrides` annotation are put back so the next injection sees them.
+ * `proxy.istio.io/overrides` annotation are put back so the next injection sees them; the app
+ * probes Istio rewrote get back their originals from the removed proxy's ISTIO_KUBE_APP_PROBERS.
  */
 import type { LoadedConfig } from '../config/types.js';
 import { InjectionError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { parseStatus, type ParsedStatus } from './status.js';
+import { restoreAppProbes } from './istio-probes.js';
 import { applyUndo, removeInjected } from './undo.js';
 
 /** Istio's record of user containers that customised injected ones (JSON {containers, initContainers}). */
@@ -19,11 +21,6 @@ export const ISTIO_OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
 export interface Stripped {
   /** The status that was found, if any. */
   previous: ParsedStatus | undefined;
-  /**
-   * For a pod injected by Istio: the removed proxy's ISTIO_KUBE_APP_PROBERS (the app's probes
-   * before Istio rewrote them), which Istio's post-processing merges back.
-   */
-  previousProbers?: string;
 }
 
 /** The status annotation's value on a validated pod, if present. */
@@ -40,14 +37,16 @@ export function stripPod(pod: JsonObject, config: Pick<LoadedConfig, 'injectionK
   const text = statusAnnotation(pod, key);
   if (text === undefined) return { previous: undefined };
   const previous = parseStatus(text, key);
-  const previousProbers = previous.ours ? undefined : removedProxyProbers(pod, previous);
+  // Istio rewrote the app's probes and kept the originals on its proxy: read them before it goes.
+  const probers = previous.ours ? undefined : removedProxyProbers(pod, previous);
   removeInjected(pod, previous.status, key);
   if (previous.ours) {
     applyUndo(pod, previous.status.undo ?? [], warnings);
   } else {
+    if (probers !== undefined) restoreAppProbes(pod, probers);
     reinsertIstioOverrides(pod);
   }
-  return previousProbers === undefined ? { previous } : { previous, previousProbers };
+  return { previous };
 }
 
 function removedProxyProbers(pod: JsonObject, previous: ParsedStatus): string | undefined {

@@ -26,8 +26,10 @@ export function uninjectPod(pod: unknown, config: LoadedConfig): UninjectResult 
   if (previous !== undefined && !previous.ours) {
     warnings.push(`annotation ${key} was written by another injector (no undo record): the listed containers and volumes were removed; labels and annotations it added are kept`);
   }
-  if (input.hasManagedFields) setMember((work.metadata ?? {}) as Record<string, unknown>, 'managedFields', (pod as { metadata: Record<string, unknown> }).metadata.managedFields);
-  const out: JsonObject = work;
-  if (isPlainObject(out.metadata) === false && input.hasManagedFields) out.metadata = {};
-  return { kind: 'uninjected', pod: out, patch: createPatch(pod, out), removed: previous!.status, warnings };
+  if (input.hasManagedFields) {
+    // managedFields were set aside unread; the pod had metadata, so it still has it.
+    const meta = isPlainObject(work.metadata) ? work.metadata : ((work as Record<string, unknown>).metadata = {});
+    setMember(meta as Record<string, unknown>, 'managedFields', ((pod as JsonObject).metadata as Record<string, unknown>).managedFields);
+  }
+  return { kind: 'uninjected', pod: work, patch: createPatch(pod, work), removed: previous!.status, warnings };
 }
