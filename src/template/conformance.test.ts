@@ -17,6 +17,8 @@
  *   That text describes Go's internals, not the template, so only the prefix up to and
  *   including `error calling NAME: ` must match (location, context and failing function).
  *   The generator warns when such text appears in a case not marked `prefix`.
+ * Cases marked `match: deviation` are deliberate, documented differences (their `why` says
+ * which): the case holds our own behaviour under `ours`, and Go's stays in the expectation file.
  * Go's partial output before an execution error is not compared (our API returns no output
  * when execution fails).
  */
@@ -72,6 +74,18 @@ function describeError(err: unknown): string {
 function check(c: ConformanceCase, want: Expectation): void {
   const where = `template ${JSON.stringify(c.template)} data ${c.dataJson}`;
   const got = render(c);
+  if (c.match === 'deviation' && c.ours) {
+    // A documented difference from Go (see the case's `why`): hold us to our own behaviour.
+    if (c.ours.output !== undefined) {
+      assert.equal(got.kind, 'output', `expected our documented output, got ${got.kind === 'error' ? describeError(got.error) : ''}\n${where}`);
+      assert.equal(got.kind === 'output' ? got.output : undefined, c.ours.output, `output differs from our documented deviation\n${where}`);
+    } else {
+      assert.equal(got.kind, 'error', `expected our documented error ${JSON.stringify(c.ours.error)}\n${where}`);
+      assert.ok(got.kind === 'error' && got.error instanceof TemplateError, `expected a TemplateError\n${where}`);
+      assert.equal(got.error.message, c.ours.error, `error differs from our documented deviation\n${where}`);
+    }
+    return;
+  }
   if (want.error === undefined) {
     if (got.kind === 'error') {
       assert.fail(`Go renders ${JSON.stringify(want.output)} but our ${got.phase === 'parse' ? 'parse' : 'execute'} failed: ${describeError(got.error)}\n${where}`);

@@ -28,7 +28,16 @@ export const EXPECTED_DIR = join(ROOT, 'testdata/template/expected');
  * must match, for messages whose tail is the text of a Go runtime, reflect or type-assertion
  * panic inside a function, which means nothing outside Go (each such case says why in `why`).
  */
-export type ErrorMatch = 'exact' | 'prefix';
+export type ErrorMatch = 'exact' | 'prefix' | 'deviation';
+
+/**
+ * A deliberate, documented difference from Go (`match: deviation`): what our engine does
+ * instead. Go's expectation is still recorded, so the difference stays visible in review.
+ */
+export interface Deviation {
+  readonly output?: string;
+  readonly error?: string;
+}
 
 export interface ConformanceCase {
   readonly topic: string;
@@ -38,6 +47,8 @@ export interface ConformanceCase {
   readonly dataJson: string;
   readonly match: ErrorMatch;
   readonly why?: string;
+  /** Our behaviour, for `match: deviation`. */
+  readonly ours?: Deviation;
 }
 
 /** What Go did with one case. Exactly one of `output` and `error` is set. */
@@ -56,7 +67,7 @@ export interface ExpectedFile {
   readonly cases: Record<string, Expectation>;
 }
 
-const CASE_KEYS = new Set(['name', 'template', 'templateFile', 'data', 'json', 'dataFile', 'match', 'why']);
+const CASE_KEYS = new Set(['name', 'template', 'templateFile', 'data', 'json', 'dataFile', 'match', 'why', 'ours']);
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 
 /** The hash that ties an expectation to the exact template and data it was produced from. */
@@ -83,7 +94,7 @@ export function loadCases(topic: string): ConformanceCase[] {
     for (const key of Object.keys(entry)) {
       if (!CASE_KEYS.has(key)) throw new Error(`${where}: unknown key "${key}"`);
     }
-    const { name, templateFile, dataFile, data, json, match, why } = entry as Record<string, unknown>;
+    const { name, templateFile, dataFile, data, json, match, why, ours } = entry as Record<string, unknown>;
     let { template } = entry as Record<string, unknown>;
     if (typeof name !== 'string' || !NAME_RE.test(name)) throw new Error(`${where}: name must match ${NAME_RE}`);
     if (seen.has(name)) throw new Error(`${where}: duplicate name "${name}"`);
@@ -107,17 +118,28 @@ export function loadCases(topic: string): ConformanceCase[] {
     } else if (data !== undefined) {
       dataJson = JSON.stringify(data);
     }
-    if (match !== undefined && match !== 'exact' && match !== 'prefix') {
-      throw new Error(`${where} (${name}): match must be exact or prefix`);
+    if (match !== undefined && match !== 'exact' && match !== 'prefix' && match !== 'deviation') {
+      throw new Error(`${where} (${name}): match must be exact, prefix or deviation`);
     }
-    if (match === 'prefix' && typeof why !== 'string') throw new Error(`${where} (${name}): match: prefix needs a why`);
+    if (match !== undefined && match !== 'exact' && typeof why !== 'string') throw new Error(`${where} (${name}): match: ${match} needs a why`);
+    let deviation: Deviation | undefined;
+    if (match === 'deviation') {
+      const o = isPlainObject(ours) ? ours : {};
+      const hasOutput = typeof o.output === 'string';
+      const hasError = typeof o.error === 'string';
+      if (hasOutput === hasError) throw new Error(`${where} (${name}): match: deviation needs ours: {output} or ours: {error}`);
+      deviation = hasOutput ? { output: o.output as string } : { error: o.error as string };
+    } else if (ours !== undefined) {
+      throw new Error(`${where} (${name}): ours is only for match: deviation`);
+    }
     return {
       topic,
       name,
       template,
       dataJson,
-      match: match ?? 'exact',
+      match: (match ?? 'exact') as ErrorMatch,
       ...(typeof why === 'string' ? { why } : {}),
+      ...(deviation ? { ours: deviation } : {}),
     };
   });
 }
