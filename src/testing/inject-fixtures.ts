@@ -87,6 +87,10 @@ export function injectChecked(pod: unknown, ctx: InjectionContext, config: Loade
   assert.equal(r.kind, 'injected', `expected an injection: ${r.decision.message}`);
   const result = r as InjectedResult;
   assertPatchTransforms(pod, result.pod, result.patch);
+  for (const e of result.status.undo ?? []) {
+    // Whole spec/metadata entries would mean the fine-grained undo fell back to its safety net.
+    assert.ok(e.p !== '/spec' && !(e.p === '/metadata' && isPlainObject(e.v)), `coarse undo entry ${JSON.stringify(e)}`);
+  }
   const names = [...namesOf(result.pod, 'initContainers'), ...namesOf(result.pod, 'containers')];
   assert.equal(new Set(names).size, names.length, `duplicate container names: ${names.join(', ')}`);
   const again = injectPod(cloneJson(result.pod), ctx, config);
