@@ -1,0 +1,201 @@
+/**
+ * @module bench/lib/load
+ * The two measurements every server gets, with the same tools and settings:
+ * - max throughput: wrk closed loop over keep-alive HTTPS (warm-up run, then the measured run),
+ *   with the server's CPU share over the measured run (about 1.0 shows the server, not the
+ *   generator, was the bottleneck);
+ * - latency at a fixed rate: h2load `--h1 --rps` open loop, percentiles from its per-request
+ *   log (microsecond resolution), the warm-up's requests dropped by start time.
+ * The generator runs pinned to its own core (`taskset -c 1`) when possible. Without wrk or
+ * h2load the Node client of src/testing/load-client.ts stands in (in this process, unpinned).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuShare, procSample } from '../../src/testing/proc-stats.js';
+import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../../src/testing/load-client.js';
+import { pinned } from '../../src/testing/server-process.js';
+import type { Tools } from './tools.js';
+
+export const GENERATOR_CPUS = '1';
+export const WEBHOOK_PATH = '/inject?timeout=10s';
+
+export interface Target {
+  name: string;
+  port: number;
+  pid: number;
+  /** Path of the POST (Pepr's differs). */
+  path: string;
+}
+
+export interface ThroughputResult {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Non-2xx answers plus socket errors and timeouts. */
+  errors: number;
+  serverCpu: number | undefined;
+  tool: string;
+}
+
+export interface FixedRateResult {
+  targetRps: number;
+  achievedRps: number;
+  count: number;
+  non200: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
+  serverCpu: number | undefined;
+  tool: string;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  const [c, a] = pinned(GENERATOR_CPUS, cmd, args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(c, a, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** "3.29ms" / "812.00us" / "1.02s" to ms. */
+export function wrkDuration(text: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
+  if (!m) return Number.NaN;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 'ms' ? v : m[2] === 's' ? v * 1000 : v * 60_000;
+}
+
+export function parseWrk(out: string): Omit<ThroughputResult, 'serverCpu' | 'tool'> {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+  const p50 = /\s50%\s+(\S+)/.exec(out)?.[1];
+  const p99 = /\s99%\s+(\S+)/.exec(out)?.[1];
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = sock ? sock.slice(1, 5).reduce((a, b) => a + Number(b), 0) : 0;
+  return { rps, requests, p50Ms: p50 ? wrkDuration(p50) : Number.NaN, p99Ms: p99 ? wrkDuration(p99) : Number.NaN, errors: non2xx + socketErrors };
+}
+
+const WRK_SCRIPT = `-- POST the fixture named by BENCH_BODY to the webhook path named by BENCH_PATH.
+local f = assert(io.open(os.getenv("BENCH_BODY"), "rb"))
+wrk.body = f:read("*a")
+f:close()
+wrk.method = "POST"
+wrk.path = os.getenv("BENCH_PATH")
+wrk.headers["Content-Type"] = "application/json"
+`;
+
+function reviewRequest(body: Buffer, path: string): (i: number) => LoadRequest {
+  return () => ({
+    kind: 'valid',
+    label: 'bench',
+    path,
+    headers: { 'Content-Type': 'application/json' },
+    body,
+    check: (status) => (status === 200 ? undefined : `HTTP ${status}`),
+  });
+}
+
+export async function maxThroughput(tools: Tools, target: Target, bodyFile: string, options: { connections: number; warmupS: number; durationS: number; workDir: string }): Promise<ThroughputResult> {
+  if (tools.wrk) {
+    const script = join(options.workDir, 'post.lua');
+    writeFileSync(script, WRK_SCRIPT);
+    const env = { ...process.env, BENCH_BODY: bodyFile, BENCH_PATH: target.path };
+    const url = `https://127.0.0.1:${target.port}`;
+    const common = ['-t1', `-c${options.connections}`, '--latency', '-s', script, url];
+    if (options.warmupS > 0) await run('wrk', [`-d${options.warmupS}s`, ...common], env);
+    const before = procSample(target.pid);
+    const r = await run('wrk', [`-d${options.durationS}s`, ...common], env);
+    const after = procSample(target.pid);
+    if (r.code !== 0) throw new Error(`wrk failed (${r.code}): ${r.stderr || r.stdout}`);
+    return { ...parseWrk(r.stdout), serverCpu: cpuShare(before, after), tool: 'wrk -t1' };
+  }
+  const body = readFileSync(bodyFile);
+  const next = reviewRequest(body, target.path);
+  if (options.warmupS > 0) await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, next });
+  const before = procSample(target.pid);
+  const s = await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, next });
+  const after = procSample(target.pid);
+  const p = percentiles(s.validLatencies);
+  return { rps: s.rate, p50Ms: p.p50, p99Ms: p.p99, requests: s.completed, errors: s.byKind.valid.failed, serverCpu: cpuShare(before, after), tool: 'node closed loop' };
+}
+
+/** h2load's log: start (µs since epoch), status, duration (µs), one request per line. */
+export function parseH2loadLog(text: string, warmupS: number): { status: number; ms: number; start: number }[] {
+  const rows = text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const [start, status, us] = l.split('\t').map(Number);
+      return { start, status, ms: us / 1000 };
+    });
+  if (rows.length === 0) return rows;
+  const first = Math.min(...rows.map((r) => r.start));
+  return rows.filter((r) => r.start >= first + warmupS * 1e6);
+}
+
+export async function fixedRate(tools: Tools, target: Target, bodyFile: string, options: { rate: number; connections: number; warmupS: number; durationS: number; workDir: string }): Promise<FixedRateResult> {
+  if (tools.h2load) {
+    const log = join(options.workDir, `h2load-${target.name}.log`);
+    rmSync(log, { force: true });
+    const perClient = options.rate / options.connections;
+    const args = ['--h1', `-c${options.connections}`, '-t1', `--rps=${perClient}`, `-D`, String(options.warmupS + options.durationS), `--log-file=${log}`, '-H', 'Content-Type: application/json', '-d', bodyFile, `https://127.0.0.1:${target.port}${target.path}`];
+    let before: ReturnType<typeof procSample> | undefined;
+    const timer = setTimeout(() => (before = procSample(target.pid)), options.warmupS * 1000);
+    const r = await run('h2load', args);
+    const after = procSample(target.pid);
+    clearTimeout(timer);
+    if (r.code !== 0) throw new Error(`h2load failed (${r.code}): ${r.stderr || r.stdout}`);
+    const rows = parseH2loadLog(readFileSync(log, 'utf8'), options.warmupS);
+    const ok = rows.filter((x) => x.status === 200).map((x) => x.ms);
+    const p = percentiles(ok, [50, 90, 99, 99.9]);
+    return {
+      targetRps: options.rate,
+      achievedRps: rows.length / options.durationS,
+      count: rows.length,
+      non200: rows.length - ok.length,
+      p50Ms: p.p50,
+      p90Ms: p.p90,
+      p99Ms: p.p99,
+      p999Ms: p['p99.9'],
+      maxMs: p.max,
+      serverCpu: cpuShare(before, after),
+      tool: 'h2load --h1 --rps',
+    };
+  }
+  const body = readFileSync(bodyFile);
+  const next = reviewRequest(body, target.path);
+  if (options.warmupS > 0) await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, rate: options.rate, next });
+  const before = procSample(target.pid);
+  const s = await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, rate: options.rate, next });
+  const after = procSample(target.pid);
+  const p = percentiles(s.validLatencies, [50, 90, 99, 99.9]);
+  return {
+    targetRps: options.rate,
+    achievedRps: s.rate,
+    count: s.completed,
+    non200: s.byKind.valid.failed,
+    p50Ms: p.p50,
+    p90Ms: p.p90,
+    p99Ms: p.p99,
+    p999Ms: p['p99.9'],
+    maxMs: p.max,
+    serverCpu: cpuShare(before, after),
+    tool: 'node open loop',
+  };
+}

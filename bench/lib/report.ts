@@ -1,0 +1,135 @@
+/**
+ * @module bench/lib/report
+ * Turn one run's results into the issue's targets (met or not) and a Markdown report with every
+ * raw number. `--write` replaces only the generated part of bench/RESULTS.md (between the
+ * `results:start` / `results:end` markers), so the analysis written by hand around it stays.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mib } from '../../src/testing/proc-stats.js';
+import type { FixtureName } from '../fixtures.js';
+import type { FixedRateResult, ThroughputResult } from './load.js';
+import { fmt, fmtInt, median } from './stats.js';
+import type { BenchResults, TargetCheck } from './types.js';
+
+const START = '<!-- results:start -->';
+const END = '<!-- results:end -->';
+
+function check(metric: string, target: string, measured: number | undefined, ok: (x: number) => boolean, show: (x: number) => string): TargetCheck {
+  const valid = measured !== undefined && Number.isFinite(measured);
+  return { metric, target, measured: valid ? show(measured) : 'not measured', met: valid ? ok(measured) : undefined };
+}
+
+export function evaluateTargets(r: BenchResults): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const f of ['F1', 'F2'] as FixtureName[]) {
+    const t = r.throughput?.[f];
+    out.push(check(`${f} max RPS, ratio to the anchor`, '>= 0.6', t?.medianRatio, (x) => x >= 0.6, (x) => `${x.toFixed(3)}${t?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+  }
+  for (const f of ['F1', 'F2'] as FixtureName[]) {
+    const l = r.latency?.[f];
+    out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's`, '<= 1 ms', l?.medianP99DiffMs, (x) => x <= 1, (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms${l?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+  }
+  out.push(check('F3 one injection over HTTPS (median)', '< 10 ms', r.f3?.http?.medianMs, (x) => x < 10, (x) => `${x.toFixed(2)} ms (core ${fmt(r.f3?.core.medianMs)} ms, handler ${fmt(r.f3?.handler.medianMs)} ms)`));
+  const idleA = median((r.cold?.anchor ?? []).map((c) => c.idleRss ?? Number.NaN));
+  const idleO = median((r.cold?.ours ?? []).map((c) => c.idleRss ?? Number.NaN));
+  out.push(check('RSS idle, ratio to the anchor', '<= 2x', idleO / idleA, (x) => x <= 2, (x) => `${x.toFixed(2)}x (${mib(idleO)} / ${mib(idleA)} MiB)`));
+  const peakA = r.peakRss?.anchor;
+  const peakO = r.peakRss?.ours;
+  out.push(check('RSS peak (VmHWM), ratio to the anchor', '<= 2x', peakO !== undefined && peakA !== undefined ? peakO / peakA : undefined, (x) => x <= 2, (x) => `${x.toFixed(2)}x (${mib(peakO)} / ${mib(peakA)} MiB)`));
+  out.push(check('Cold start to first answer (median)', '< 300 ms', r.cold ? median(r.cold.ours.map((c) => c.readyMs)) : undefined, (x) => x < 300, (x) => `${x.toFixed(0)} ms (anchor ${fmt(median((r.cold?.anchor ?? []).map((c) => c.readyMs)), 0)} ms)`));
+  out.push(check('CLI inject -f, 1,000 documents (median wall)', '< 1.5 s', r.cli ? r.cli.m1000.medianMs / 1000 : undefined, (x) => x < 1.5, (x) => `${x.toFixed(2)} s`));
+  return out;
+}
+
+const yes = (m: boolean | undefined): string => (m === undefined ? 'n/a' : m ? 'met' : '**missed**');
+
+function tp(x: ThroughputResult): string {
+  return `${fmtInt(x.rps)} (cpu ${fmt(x.serverCpu)}, p50 ${fmt(x.p50Ms)} / p99 ${fmt(x.p99Ms)} ms${x.errors > 0 ? `, **${x.errors} errors**` : ''})`;
+}
+
+function fr(x: FixedRateResult): string {
+  return `${fmt(x.p50Ms)} / ${fmt(x.p99Ms)} / ${fmt(x.p999Ms)} / ${fmt(x.maxMs)} (at ${fmtInt(x.achievedRps)}/s, cpu ${fmt(x.serverCpu)}${x.non200 > 0 ? `, **${x.non200} non-200**` : ''})`;
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const e = r.env;
+  const s = r.settings;
+  const L: string[] = [];
+  L.push(`### Run of ${e.date.slice(0, 10)} (${e.date})`, '');
+  L.push(`- Machine: ${e.cores} x ${e.cpu}, ${e.memoryGiB} GiB, Linux ${e.kernel}; Node ${e.node}`);
+  L.push(`- Load average at start ${e.loadStart.join(' / ')}, at end ${e.loadEnd?.join(' / ') ?? 'n/a'}${e.loadStart[0] > e.cores * 0.5 ? ' — **the machine was busy with other work; absolute numbers are low and noisy, same-run ratios are what count**' : ''}`);
+  L.push(`- Commit ${e.commit}${e.dirty ? ' plus uncommitted changes in the tree' : ''}; serve runs the real core: ${e.coreWired.built ? 'yes' : '**no (stand-in)**'}`);
+  L.push(`- Tools: ${s.tools.wrk ?? 'no wrk'}; ${s.tools.h2load ?? 'no h2load'}; pinning ${s.tools.taskset ? 'server core 0, generator core 1' : 'none'}`);
+  L.push(`- Settings: ${s.pairs} pairs (anchor then ours), warm-up ${s.warmupS} s, measured ${s.durationS} s, ${s.connections} keep-alive connections, fixed rate ${s.rate}/s${s.oursFlags.length ? `, ours with ${s.oursFlags.join(' ')}` : ''}`);
+  L.push(`- Command: \`${s.command}\``, '');
+
+  L.push('| Target | Goal | Measured | |', '|---|---|---|---|');
+  for (const t of r.targets) L.push(`| ${t.metric} | ${t.target} | ${t.measured} | ${yes(t.met)} |`);
+  L.push('');
+
+  L.push('Fixtures (each answered as expected before measuring):', '', '| Fixture | Bytes | Answer | Patch ops | Patch (base64 bytes) |', '|---|---|---|---|---|');
+  for (const f of r.fixtures) L.push(`| ${f.name} | ${fmtInt(f.bytes)} | HTTP ${f.status}, ${f.expected}${f.ok ? '' : ' **UNEXPECTED**'} | ${f.patchOps} | ${fmtInt(f.patchBytes)} |`);
+  L.push('');
+
+  for (const [f, t] of Object.entries(r.throughput ?? {})) {
+    L.push(`Max throughput, ${f} (closed loop, requests/s; server CPU share; latency under saturation):`, '', '| Pair | Anchor | Ours | Ratio |', '|---|---|---|---|');
+    t.pairs.forEach((p, i) => L.push(`| ${i + 1} | ${tp(p.anchor)} | ${tp(p.ours)} | ${fmt(p.ratio, 3)} |`));
+    L.push(`| **median** | | | **${fmt(t.medianRatio, 3)}** |`, '', `Anchor spread ${(t.anchorSpread * 100).toFixed(1)} %${t.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
+  }
+  for (const [f, l] of Object.entries(r.latency ?? {})) {
+    L.push(`Fixed rate ${s.rate}/s, ${f} (p50 / p99 / p99.9 / max, ms):`, '', '| Pair | Anchor | Ours | p99 diff |', '|---|---|---|---|');
+    l.pairs.forEach((p, i) => L.push(`| ${i + 1} | ${fr(p.anchor)} | ${fr(p.ours)} | ${fmt(p.p99DiffMs)} ms |`));
+    L.push(`| **median** | | | **${fmt(l.medianP99DiffMs)} ms** |`, '', `Anchor p99 spread ${(l.anchorSpread * 100).toFixed(1)} %${l.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
+  }
+  if (r.cold) {
+    L.push('Cold start (spawn to first HTTP 200 on a POST of F1) and idle RSS (1 s after it):', '', '| Server | Cold start ms (each run) | Median | Idle RSS MiB (median) | Peak RSS MiB (VmHWM after all load) |', '|---|---|---|---|---|');
+    for (const k of ['anchor', 'ours'] as const) {
+      const runs = r.cold[k];
+      L.push(`| ${k} | ${runs.map((c) => c.readyMs.toFixed(0)).join(', ')} | ${fmt(median(runs.map((c) => c.readyMs)), 0)} | ${mib(median(runs.map((c) => c.idleRss ?? Number.NaN)))} | ${mib(r.peakRss?.[k])} |`);
+    }
+    L.push('');
+  }
+  if (r.f3) {
+    const f3 = r.f3;
+    L.push(`F3 (2,000 env vars, ${f3.patchOps} patch ops), one injection, median of ${f3.core.runs} after warm-up (first call in parentheses):`, '');
+    L.push(`- core (\`injectPod\`): ${fmt(f3.core.medianMs)} ms (first ${fmt(f3.core.firstMs)} ms, max ${fmt(f3.core.maxMs)} ms)`);
+    L.push(`- whole handler in-process (parse, core, patch, base64, serialise): ${fmt(f3.handler.medianMs)} ms (first ${fmt(f3.handler.firstMs)} ms)`);
+    L.push(`- over HTTPS to the running server, keep-alive: ${fmt(f3.http?.medianMs)} ms (max ${fmt(f3.http?.maxMs)} ms); the anchor for the same body: ${fmt(f3.httpAnchor?.medianMs)} ms`, '');
+  }
+  if (r.cli) {
+    L.push('CLI `inject -f FILE -o OUT` as a cold process, median of 5:', '', '| Manifest | Input | Wall ms (each run) | Median | Injected templates | `node -e 0` |', '|---|---|---|---|---|---|');
+    for (const c of [r.cli.m200, r.cli.m1000]) L.push(`| M${c.documents} | ${(c.bytes / 1024 / 1024).toFixed(2)} MiB | ${c.wallMs.map((x) => x.toFixed(0)).join(', ')} | ${c.medianMs.toFixed(0)} | ${c.injected} | ${c.baselineMs.toFixed(0)} ms |`);
+    L.push('');
+  }
+  if (r.pepr) {
+    const p = r.pepr;
+    L.push(`Side by side with Pepr ${p.version} (same F1 mutation, harness, certificate and pinning; installed in ${p.dir || 'n/a'}${p.installSeconds !== undefined ? `, npm install ${p.installSeconds.toFixed(0)} s` : ', reused'}):`, '');
+    if (p.error) L.push(`**Failed:** ${p.error}`, '');
+    if (p.throughput.length > 0) {
+      L.push('| Round | Anchor RPS | Ours RPS | Pepr RPS | Ours / Pepr | Pepr / anchor |', '|---|---|---|---|---|---|');
+      p.throughput.forEach((x, i) => L.push(`| ${i + 1} | ${tp(x.anchor)} | ${tp(x.ours)} | ${tp(x.pepr)} | ${fmt(x.oursOverPepr, 1)} | ${fmt(x.peprOverAnchor, 3)} |`));
+      L.push(`| **median** | | | | **${fmt(p.medianOursOverPepr, 1)}** | **${fmt(p.medianPeprOverAnchor, 3)}** |`, '');
+    }
+    if (p.latency.length > 0) {
+      L.push(`Fixed rate ${s.peprRate}/s (p50 / p99 / p99.9 / max, ms):`, '', '| Round | Anchor | Ours | Pepr |', '|---|---|---|---|');
+      p.latency.forEach((x, i) => L.push(`| ${i + 1} | ${fr(x.anchor)} | ${fr(x.ours)} | ${fr(x.pepr)} |`));
+      L.push('');
+    }
+    L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
+  }
+  if (r.notes.length > 0) L.push('Notes:', '', ...r.notes.map((n) => `- ${n}`), '');
+  return L.join('\n');
+}
+
+/** Replace the generated block of RESULTS.md (or create the file with it). */
+export function writeResultsFile(path: string, md: string): void {
+  const block = `${START}\n${md}\n${END}`;
+  if (!existsSync(path)) {
+    writeFileSync(path, `# Benchmark results\n\n${block}\n`);
+    return;
+  }
+  const text = readFileSync(path, 'utf8');
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  writeFileSync(path, a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + END.length)}` : `${text.trimEnd()}\n\n${block}\n`);
+}
