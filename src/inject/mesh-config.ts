@@ -7,7 +7,7 @@
  * `proxyMetadata` merged key by key (Istio's MergeProxyConfig). `.ProxyConfig` prints (through
  * `protoToJSON`) only what differs from Istio's defaults, as Istio's cleanProxyConfig does.
  */
-import { InjectionError } from '../errors.js';
+import { ConfigError, InjectionError } from '../errors.js';
 import { parseYamlDocument } from '../manifests/index.js';
 import { deepEqual, isPlainObject } from '../util/json.js';
 import type { LoadedConfig } from '../config/types.js';
@@ -229,9 +229,9 @@ export function meshSettings(config: Pick<LoadedConfig, 'values'>): MeshSettings
 function buildMeshSettings(raw: unknown): MeshSettings {
   let mesh: Record<string, unknown> = { ...DEFAULT_MESH_CONFIG };
   if (raw !== undefined && raw !== null) {
-    if (!isPlainObject(raw)) throw new InjectionError('SI_CONFIG_INVALID', 'values.meshConfig must be a map (Istio\'s MeshConfig in YAML/JSON form)');
+    if (!isPlainObject(raw)) throw new ConfigError('SI_CONFIG_INVALID', 'values.meshConfig must be a map (Istio\'s MeshConfig in YAML/JSON form)');
     const { value, problems } = normalizeProto(MESH_CONFIG_SCHEMA, raw, 'values.meshConfig');
-    if (problems.length > 0) throw new InjectionError('SI_CONFIG_INVALID', `values.meshConfig is invalid: ${problems.join('; ')}`);
+    if (problems.length > 0) throw new ConfigError('SI_CONFIG_INVALID', `values.meshConfig is invalid: ${problems.join('; ')}`);
     // Istio's ApplyMeshConfig: every field replaces the default, except defaultConfig, which is merged.
     const { defaultConfig, ...rest } = value;
     mesh = { ...mesh, ...rest };

@@ -1,0 +1,117 @@
+/**
+ * Istio's post-processing on a small Istio-like template (istio-init + istio-proxy), with the
+ * switch values.istioPostProcessing on: probe rewrite, prometheus merge, cluster/network env,
+ * overrides annotation, and the init container following a customised proxy user.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { injectChecked, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
+import type { JsonObject } from '../util/json.js';
+import { injectPod } from './index.js';
+import { istioPostProcessingEnabled } from './istio-postprocess.js';
+
+type Obj = Record<string, unknown>;
+
+const TEMPLATE = [
+  'spec:',
+  '  initContainers:',
+  '  - name: istio-init',
+  '    image: proxy:1',
+  '    args: ["istio-iptables", "-u", "1337"]',
+  '  containers:',
+  '  - name: istio-proxy',
+  '    image: proxy:1',
+  '    env:',
+  '    - name: ISTIO_META_CLUSTER_ID',
+  '      value: Kubernetes',
+].join('\n');
+
+const values = { istioPostProcessing: true, sidecarInjectorWebhook: { rewriteAppHTTPProbe: true } };
+const config = templatesConfig({ sidecar: TEMPLATE }, {}, values);
+
+const proxyOf = (pod: JsonObject) => ((pod.spec as Obj).containers as Obj[]).find((c) => c.name === 'istio-proxy')!;
+const envOf = (c: Obj) => Object.fromEntries(((c.env as Obj[]) ?? []).map((e) => [e.name, e.value]));
+const app = (pod: JsonObject) => ((pod.spec as Obj).containers as Obj[]).find((c) => c.name === 'app')!;
+
+function pod(extra: { annotations?: Record<string, string>; labels?: Record<string, string>; container?: Obj; more?: Obj[] } = {}): JsonObject {
+  return {
+    metadata: { name: 'p', annotations: extra.annotations ?? {}, labels: extra.labels ?? {} },
+    spec: {
+      containers: [
+        {
+          name: 'app',
+          image: 'app:1',
+          ports: [{ name: 'http', containerPort: 8080 }],
+          readinessProbe: { httpGet: { path: '/ready', port: 'http', scheme: 'HTTPS' }, timeoutSeconds: 5 },
+          livenessProbe: { tcpSocket: { port: 9000 } },
+          startupProbe: { grpc: { port: 9090 } },
+          lifecycle: { preStop: { httpGet: { port: 8080, path: '/stop' } } },
+          ...extra.container,
+        },
+        ...(extra.more ?? []),
+      ],
+    },
+  };
+}
+
+describe("Istio's post-processing", () => {
+  it('is off unless values.istioPostProcessing is true', () => {
+    assert.equal(istioPostProcessingEnabled(config), true);
+    const plain = templatesConfig({ sidecar: TEMPLATE });
+    assert.equal(istioPostProcessingEnabled(plain), false);
+    const r = injectPod(pod(), WEBHOOK, plain);
+    assert.ok(r.kind === 'injected' && !('ISTIO_KUBE_APP_PROBERS' in envOf(proxyOf(r.pod))));
+  });
+
+  it('rewrites HTTP, TCP and gRPC probes and HTTP hooks to the agent, keeping the originals on the proxy', () => {
+    const r = injectChecked(pod(), WEBHOOK, config);
+    const a = app(r.pod);
+    assert.deepEqual(a.readinessProbe, { httpGet: { path: '/app-health/app/readyz', port: 15020, scheme: 'HTTP' }, timeoutSeconds: 5 });
+    assert.deepEqual(a.livenessProbe, { httpGet: { path: '/app-health/app/livez', port: 15020 } });
+    assert.deepEqual(a.startupProbe, { httpGet: { path: '/app-health/app/startupz', port: 15020 } });
+    assert.deepEqual((a.lifecycle as Obj).preStop, { httpGet: { path: '/app-lifecycle/app/prestopz', port: 15020 } });
+    assert.equal(
+      envOf(proxyOf(r.pod)).ISTIO_KUBE_APP_PROBERS,
+      '{"/app-health/app/livez":{"tcpSocket":{"port":9000}},"/app-health/app/readyz":{"httpGet":{"path":"/ready","port":8080,"scheme":"HTTPS"},"timeoutSeconds":5},' +
+        '"/app-health/app/startupz":{"grpc":{"port":9090}},"/app-lifecycle/app/prestopz":{"httpGet":{"path":"/stop","port":8080}}}',
+    );
+  });
+
+  it('leaves probes alone when asked, and probes on ports excluded from interception', () => {
+    const off = injectChecked(pod({ annotations: { 'sidecar.istio.io/rewriteAppHTTPProbers': 'false' } }), WEBHOOK, config);
+    assert.deepEqual(app(off.pod).livenessProbe, { tcpSocket: { port: 9000 } });
+    const excluded = injectChecked(pod({ annotations: { 'traffic.sidecar.istio.io/excludeInboundPorts': '9000' } }), WEBHOOK, config);
+    assert.deepEqual(app(excluded.pod).livenessProbe, { tcpSocket: { port: 9000 } });
+    assert.doesNotMatch(envOf(proxyOf(excluded.pod)).ISTIO_KUBE_APP_PROBERS as string, /livez/);
+  });
+
+  it('moves the app\'s prometheus annotations into the proxy and points scraping at the agent', () => {
+    const r = injectChecked(pod({ annotations: { 'prometheus.io/port': '9102', 'prometheus.io/path': '/m' } }), WEBHOOK, config);
+    const annotations = (r.pod.metadata as Obj).annotations as Record<string, string>;
+    assert.equal(annotations['prometheus.io/port'], '15020');
+    assert.equal(annotations['prometheus.io/path'], '/stats/prometheus');
+    assert.equal(annotations['prometheus.io/scrape'], 'true');
+    assert.equal(envOf(proxyOf(r.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"/m","port":"9102"}');
+    const off = injectChecked(pod({ annotations: { 'prometheus.io/scrape': 'false' } }), WEBHOOK, config);
+    assert.equal(((off.pod.metadata as Obj).annotations as Record<string, string>)['prometheus.io/port'], undefined);
+  });
+
+  it('cluster and network from values, the webhook path and the network label go on the proxy env and the pod label', () => {
+    const withNet = templatesConfig({ sidecar: TEMPLATE }, {}, { ...values, global: { network: 'net-values' } });
+    const r = injectChecked(pod(), { ...WEBHOOK, pathParams: { ISTIO_META_CLUSTER_ID: 'c1' } }, withNet);
+    assert.equal(envOf(proxyOf(r.pod)).ISTIO_META_CLUSTER_ID, 'c1');
+    assert.equal(envOf(proxyOf(r.pod)).ISTIO_META_NETWORK, 'net-values');
+    assert.equal(((r.pod.metadata as Obj).labels as Record<string, string>)['topology.istio.io/network'], 'net-values');
+    const labelled = injectChecked(pod({ labels: { 'topology.istio.io/network': 'net-label' } }), WEBHOOK, withNet);
+    assert.equal(envOf(proxyOf(labelled.pod)).ISTIO_META_NETWORK, 'net-label');
+  });
+
+  it("records a customised proxy in Istio's overrides annotation (Go JSON) and makes istio-init follow its user", () => {
+    const mine = { name: 'istio-proxy', image: 'auto', securityContext: { runAsUser: 1234 }, resources: { limits: { cpu: '3000m' } } };
+    const r = injectChecked(pod({ more: [mine] }), WEBHOOK, config);
+    const annotations = (r.pod.metadata as Obj).annotations as Record<string, string>;
+    assert.equal(annotations['proxy.istio.io/overrides'], '{"containers":[{"name":"istio-proxy","resources":{"limits":{"cpu":"3"}},"securityContext":{"runAsUser":1234}}]}');
+    const init = ((r.pod.spec as Obj).initContainers as Obj[])[0];
+    assert.deepEqual(init.args, ['istio-iptables', '-u', '1234']);
+  });
+});

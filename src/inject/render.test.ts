@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { excerpt, parseOverlay } from './render.js';
+
+describe('parseOverlay', () => {
+  it('reads YAML 1.1 as Kubernetes does (yes/no are strings in pod fields only when quoted)', () => {
+    assert.deepEqual(parseOverlay('t', 'metadata:\n  labels:\n    a: "on"\nspec:\n  containers:\n  - name: x\n    tty: yes\n'), {
+      metadata: { labels: { a: 'on' } },
+      spec: { containers: [{ name: 'x', tty: true }] },
+    });
+  });
+
+  it('empty output is an empty overlay', () => {
+    assert.deepEqual(parseOverlay('t', '\n# nothing\n'), {});
+  });
+
+  it('rejects other top-level keys, non-map output and non-map metadata/spec, showing the line', () => {
+    assert.throws(() => parseOverlay('t', 'spec: {}\nstatus: {}\n'), /rendered a top-level "status"(.|\n)*> 2 \| status: \{\}/);
+    assert.throws(() => parseOverlay('t', '- a\n'), /rendered a list, not a pod overlay/);
+    assert.throws(() => parseOverlay('t', 'spec: [1]\n'), /rendered spec as a list; it must be a map/);
+  });
+
+  it('a YAML error names the template and shows the rendered lines around it', () => {
+    assert.throws(
+      () => parseOverlay('sidecar', 'spec:\n  containers:\n  - name: a\n     image: b\n'),
+      (err: Error & { code?: string }) => err.code === 'SI_INJECT_RENDER_OUTPUT' && /template "sidecar" rendered text that is not valid YAML \(line \d\)/.test(err.message) && /\|   - name: a/.test(err.message),
+    );
+  });
+
+  it('excerpt marks the line and clips long ones', () => {
+    const text = ['a', 'b', 'c', 'x'.repeat(300), 'e', 'f'].join('\n');
+    const out = excerpt(text, 4);
+    assert.match(out, /> 4 \| x{160}\.\.\./);
+    assert.match(out, /  2 \| b/);
+    assert.doesNotMatch(out, /1 \| a/);
+  });
+});
