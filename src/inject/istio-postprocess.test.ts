@@ -34,7 +34,7 @@ const envOf = (c: Obj) => Object.fromEntries(((c.env as Obj[]) ?? []).map((e) =>
 const app = (pod: JsonObject) => ((pod.spec as Obj).containers as Obj[]).find((c) => c.name === 'app')!;
 
 function pod(extra: { annotations?: Record<string, string>; labels?: Record<string, string>; container?: Obj; more?: Obj[] } = {}): JsonObject {
-  return {
+  const p = {
     metadata: { name: 'p', annotations: extra.annotations ?? {}, labels: extra.labels ?? {} },
     spec: {
       containers: [
@@ -52,6 +52,7 @@ function pod(extra: { annotations?: Record<string, string>; labels?: Record<stri
       ],
     },
   };
+  return p as unknown as JsonObject;
 }
 
 describe("Istio's post-processing", () => {
