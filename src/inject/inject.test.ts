@@ -271,3 +271,52 @@ describe('injectPod with the built-in config', () => {
     injectChecked(cloneJson(pod), WEBHOOK, defaultConfig());
   });
 });
+
+describe('injectPod on hostile pods', () => {
+  it('a user container on the sidecar\'s port is SI_INJECT_CONFLICT naming both', () => {
+    const pod = replicaSetPod();
+    containers(pod)[0].ports = [{ containerPort: 15090 }];
+    assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_CONFLICT: container "shop" declares port TCP\/15090, which the injected container "sidecar-proxy" uses/);
+    containers(pod)[0].ports = [{ containerPort: 15090, protocol: 'UDP' }];
+    injectChecked(pod, WEBHOOK, defaultConfig());
+  });
+
+  it('__proto__ and constructor keys stay plain data: no prototype pollution, patch and undo exact', () => {
+    const pod = JSON.parse(
+      '{"metadata":{"name":"p","labels":{"__proto__":"x","constructor":"y"},"annotations":{"__proto__":"{\\"polluted\\":true}"}},' +
+        '"spec":{"containers":[{"name":"app","image":"a","env":[{"name":"__proto__","value":"v"}],"__proto__":{"polluted":true}}]}}',
+    ) as JsonObject;
+    const r = injectPod(pod, WEBHOOK, defaultConfig());
+    assert.equal(r.kind, 'injected');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    if (r.kind !== 'injected') return;
+    const labels = (r.pod.metadata as Obj).labels as Obj;
+    assert.ok(Object.hasOwn(labels, '__proto__') && labels.__proto__ === 'x');
+    assert.equal(Object.getPrototypeOf(labels), Object.prototype);
+    const again = injectPod(r.pod, WEBHOOK, defaultConfig());
+    assert.equal(again.kind === 'injected' && again.patch.length, 0);
+  });
+
+  it('ephemeral containers, unknown fields and native sidecars of the user are preserved', () => {
+    const pod = replicaSetPod();
+    spec(pod).ephemeralContainers = [{ name: 'debug', image: 'busybox' }];
+    spec(pod).initContainers = [{ name: 'log-forwarder', image: 'fwd', restartPolicy: 'Always' }];
+    spec(pod).futureField = { anything: [1, 2] };
+    const r = injectChecked(pod, WEBHOOK, defaultConfig());
+    assert.deepEqual(spec(r.pod).ephemeralContainers, [{ name: 'debug', image: 'busybox' }]);
+    assert.deepEqual(spec(r.pod).futureField, { anything: [1, 2] });
+    assert.ok(namesOf(r.pod, 'initContainers').includes('log-forwarder'));
+  });
+
+  it('200 containers and a megabyte of managedFields stay fast (generous bound)', () => {
+    const pod = replicaSetPod();
+    spec(pod).containers = Array.from({ length: 200 }, (_, i) => ({ name: `c${i}`, image: 'x', env: [{ name: 'A', value: String(i) }] }));
+    (pod.metadata as Obj).managedFields = Array.from({ length: 4000 }, (_, i) => ({ manager: `m${i}`, fieldsV1: { 'f:spec': { 'f:containers': { [`k:{"name":"c${i}"}`]: { '.': {} } } } } }));
+    const start = process.hrtime.bigint();
+    const r = injectPod(pod, WEBHOOK, defaultConfig());
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    assert.equal(r.kind, 'injected');
+    assert.ok(ms < 1000, `${ms} ms`);
+    if (r.kind === 'injected') assert.ok(r.patch.length <= 6, `${r.patch.length} ops`);
+  });
+});

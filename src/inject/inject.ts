@@ -6,7 +6,7 @@
  *   annotations (istio-validate) -> select templates (select) -> template data (data) ->
  *   render each template (render) -> strategic merge + user overrides (merge) -> Istio's
  *   post-processing when enabled (istio-postprocess) -> injectedAnnotations -> order (reorder)
- *   -> unique names -> undo record + status annotation (undo, status) -> RFC 6902 patch
+ *   -> unique names, no port clash -> undo record + status annotation (undo, status) -> RFC 6902 patch
  *   against the pod exactly as received.
  *
  * The input is never mutated; every failure is an InjectorError with a stable code, thrown
@@ -21,7 +21,7 @@ import { decide } from './decide.js';
 import { deployMetaOf } from './deploy-meta.js';
 import { applyIstioPostProcessing, istioPostProcessingEnabled } from './istio-postprocess.js';
 import { validateIstioAnnotations } from './istio-validate.js';
-import { assertUniqueNames, mergeOverlays } from './merge.js';
+import { assertNoPortConflicts, assertUniqueNames, mergeOverlays } from './merge.js';
 import { inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
 import { readPodInput } from './pod-input.js';
 import { setMember } from './proto.js';
@@ -94,6 +94,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const holdFirst = holdApplicationUntilProxyStarts(proxy.json, config);
   reorderPod(merged, sidecars, userOrder(user), { holdFirst, initBeforeProxy: initBeforeProxy(mergedAnnotations) });
   assertUniqueNames(merged, selection.names);
+  assertNoPortConflicts(merged, sidecars);
 
   const status: InjectionStatus = {
     initContainers: nullIfEmpty(injected.initContainers),

@@ -183,3 +183,34 @@ export function assertUniqueNames(pod: JsonObject, templates: readonly string[])
     volumes.add(name);
   }
 }
+
+/**
+ * The app and an injected container share the pod's network: declaring the same port twice
+ * means one of them cannot bind it. Refused with SI_INJECT_CONFLICT naming both containers.
+ * Only containers that run alongside the app count (containers and native sidecars).
+ */
+export function assertNoPortConflicts(pod: JsonObject, sidecars: { containers: readonly string[]; initContainers: readonly string[] }): void {
+  const injected = new Set([...sidecars.containers, ...sidecars.initContainers]);
+  const running = [...listOf(pod, 'containers'), ...listOf(pod, 'initContainers').filter((c) => c.restartPolicy === 'Always')];
+  const owners = new Map<string, string>();
+  for (const c of running) {
+    if (typeof c.name !== 'string' || !injected.has(c.name) || !Array.isArray(c.ports)) continue;
+    for (const p of c.ports) if (isPlainObject(p) && typeof p.containerPort === 'number') owners.set(`${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${p.containerPort}`, c.name);
+  }
+  if (owners.size === 0) return;
+  for (const c of running) {
+    if (typeof c.name !== 'string' || injected.has(c.name) || !Array.isArray(c.ports)) continue;
+    for (const p of c.ports) {
+      if (!isPlainObject(p) || typeof p.containerPort !== 'number') continue;
+      const key = `${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${p.containerPort}`;
+      const sidecar = owners.get(key);
+      if (sidecar !== undefined) {
+        throw new InjectionError(
+          'SI_INJECT_CONFLICT',
+          `container ${quote(c.name)} declares port ${key}, which the injected container ${quote(sidecar)} uses; containers of a pod share its network, so move the app to another port`,
+          { details: { container: c.name, sidecar, port: key } },
+        );
+      }
+    }
+  }
+}
