@@ -16,6 +16,7 @@ import { createHandler, type InjectFn, type OnError } from './handler.js';
 import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
+import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT } from './defaults.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -79,9 +80,7 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-export const DEFAULT_PORT = 9443;
-export const DEFAULT_DRAIN_DELAY_MS = 0;
-export const DEFAULT_GRACE_MS = 15_000;
+export { DEFAULT_PORT, DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS };
 const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
 
 export async function startServer<C>(options: StartOptions<C>): Promise<RunningServer> {

@@ -11,15 +11,11 @@ import { CertError } from '../errors.js';
 import { exportPrivateKeyPem, generateKeyPair, importSigningKey, type SigningKey } from './keys.js';
 import { normalizeDnsName, normalizeIp, splitHosts } from './names.js';
 import { x509 } from './x509-lib.js';
+import { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './constants.js';
 
-/** The CA is long-lived: replacing it means updating every caBundle that trusts it. */
-export const DEFAULT_CA_VALIDITY_DAYS = 3650;
-/** File-based serving certificates are renewed by hand (re-run `certs`), so a year, not a day. */
-export const DEFAULT_LEAF_VALIDITY_DAYS = 365;
+export { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS };
 /** notBefore is set this far in the past so a node whose clock is behind still accepts it. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
-/** Upper bound for any validity flag: beyond this a typo (days vs hours) is more likely than intent. */
-export const MAX_VALIDITY_DAYS = 36500;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -13,8 +13,9 @@ import { parsePrivateKey } from './keys.js';
 import { decodeCertificates, encodePem } from './pem.js';
 import { certificateInfo } from './validate.js';
 
-export const CA_CERT_FILE = 'ca.crt';
-export const CA_KEY_FILE = 'ca.key';
+import { CA_CERT_FILE, CA_KEY_FILE } from './constants.js';
+
+export { CA_CERT_FILE, CA_KEY_FILE };
 
 export type CALoadProblem = 'half-present' | 'unreadable' | 'bad-certificate' | 'bad-key' | 'key-mismatch' | 'not-a-ca' | 'expired' | 'not-yet-valid';
 

@@ -7,9 +7,8 @@
  * the verdicts; only unreadable input or config fails.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { explainManifest, formatExplainJson, formatExplainText, DEFAULT_INJECTOR_NAMESPACE } from '../manual/index.js';
+import { DEFAULT_NAME as DEFAULT_INJECTOR_NAMESPACE } from '../install/options.js';
 import { readInput, type CliIO } from './io.js';
-import { loadInjectorConfig, sourceName } from './manual-io.js';
 import { MANUAL_HELP } from './manual-help.js';
 
 interface ExplainCliOptions {
@@ -39,6 +38,11 @@ export function register(program: Command, io: CliIO): void {
     .option('-o, --output <format>', 'text or json', parseFormat, 'text')
     .addHelpText('after', MANUAL_HELP.explain)
     .action(async (opts: ExplainCliOptions) => {
+      // Loaded when the command runs, not at CLI start-up.
+      const [{ explainManifest, formatExplainJson, formatExplainText }, { loadInjectorConfig, sourceName }] = await Promise.all([
+        import('../manual/index.js'),
+        import('./manual-io.js'),
+      ]);
       const input = await readInput(io, opts.filename);
       const config = await loadInjectorConfig(io, opts.config, false);
       const entries = explainManifest(input, sourceName(opts.filename), config, {

@@ -6,9 +6,7 @@
  * stream succeeded. A ResourceList on the input switches to KRM function mode.
  */
 import type { Command } from 'commander';
-import { injectDocuments } from '../manual/index.js';
 import { writeOutput, type CliIO } from './io.js';
-import { loadInjectorConfig, maybeRunKrm, printNotes, readManifestInput } from './manual-io.js';
 import { MANUAL_HELP } from './manual-help.js';
 
 interface InjectOptions {
@@ -30,6 +28,11 @@ export function register(program: Command, io: CliIO): void {
     .option('-q, --quiet', 'do not print skipped pods and warnings on stderr (errors are always printed)')
     .addHelpText('after', MANUAL_HELP.inject)
     .action(async (opts: InjectOptions) => {
+      // The manifest, config and injection code loads only when the command runs (start-up time).
+      const [{ injectDocuments }, { loadInjectorConfig, maybeRunKrm, printNotes, readManifestInput }] = await Promise.all([
+        import('../manual/index.js'),
+        import('./manual-io.js'),
+      ]);
       const docs = await readManifestInput(io, opts.filename);
       if (await maybeRunKrm(io, docs, { operation: 'inject', configPath: opts.config, namespace: opts.namespace, output: opts.output })) return;
       const config = await loadInjectorConfig(io, opts.config, opts.quiet === true);

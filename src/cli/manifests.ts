@@ -6,8 +6,8 @@
  * to stderr so stdout stays pure YAML.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { generateInstall, type CertMode, type InstallRequest } from '../install/index.js';
-import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/index.js';
+import type { CertMode, InstallRequest } from '../install/index.js';
+import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
 import { InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
 
@@ -117,6 +117,8 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     drainDelaySeconds: flags.drainDelay,
     includeNamespace: flags.namespaceObject,
   };
+  // Loaded here, not at the top: the generator pulls in X.509 and YAML code the rest of the CLI does not need.
+  const { generateInstall } = await import('../install/index.js');
   const result = await generateInstall(request);
   await writeOutput(io, flags.output, result.yaml);
   for (const note of result.notes) io.stderr(`${note}\n`);

@@ -5,9 +5,7 @@
  * byte; nothing is written unless the whole stream succeeded. KRM mode as for `inject`.
  */
 import type { Command } from 'commander';
-import { uninjectDocuments } from '../manual/index.js';
 import { writeOutput, type CliIO } from './io.js';
-import { loadInjectorConfig, maybeRunKrm, printNotes, readManifestInput } from './manual-io.js';
 import { MANUAL_HELP } from './manual-help.js';
 
 interface UninjectOptions {
@@ -29,6 +27,11 @@ export function register(program: Command, io: CliIO): void {
     .option('-q, --quiet', 'do not print templates that had nothing to remove (errors are always printed)')
     .addHelpText('after', MANUAL_HELP.uninject)
     .action(async (opts: UninjectOptions) => {
+      // The manifest, config and injection code loads only when the command runs (start-up time).
+      const [{ uninjectDocuments }, { loadInjectorConfig, maybeRunKrm, printNotes, readManifestInput }] = await Promise.all([
+        import('../manual/index.js'),
+        import('./manual-io.js'),
+      ]);
       const docs = await readManifestInput(io, opts.filename);
       if (await maybeRunKrm(io, docs, { operation: 'uninject', configPath: opts.config, namespace: opts.namespace, output: opts.output })) return;
       const config = await loadInjectorConfig(io, opts.config, opts.quiet === true);

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { namespaceNameError } from '../config/k8s-names.js';
 import { InjectorError } from '../errors.js';
-import { LOG_LEVELS } from '../telemetry/log.js';
+import { LOG_LEVELS } from '../telemetry/levels.js';
+import { DEFAULT_PORT } from '../admission/defaults.js';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 export type ReinvocationPolicy = 'IfNeeded' | 'Never';
@@ -70,7 +71,7 @@ export function defaultImage(): string {
 /** Gatekeeper's lesson (gatekeeper#870): well under the 10 s lease renewals of the control plane. */
 export const DEFAULT_TIMEOUT_SECONDS = 3;
 /** serve's default HTTPS port; unprivileged, so the container runs as non-root. */
-export const DEFAULT_WEBHOOK_PORT = 9443;
+export const DEFAULT_WEBHOOK_PORT = DEFAULT_PORT;
 export const DEFAULT_MONITORING_PORT = 9090;
 /** Mount points inside the container. */
 export const TLS_MOUNT = '/etc/sidecar-injector/tls';

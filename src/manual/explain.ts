@@ -22,7 +22,10 @@ import { manifestLints } from './explain-lints.js';
 import { podInput, subjectOf } from './templates.js';
 import type { ManualOptions } from './types.js';
 
-export const DEFAULT_INJECTOR_NAMESPACE = 'sidecar-injector';
+import { DEFAULT_NAME } from '../install/options.js';
+
+/** Where `manifests` installs the injector unless told otherwise: explain assumes the same. */
+export const DEFAULT_INJECTOR_NAMESPACE = DEFAULT_NAME;
 
 export interface ExplainOptions extends ManualOptions {
   /** The namespace's labels; undefined: not known (a namespace labelled `<namespaceLabel>=enabled` is assumed). */

@@ -7,9 +7,9 @@
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
 
 export type Logger = PinoLogger;
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+import type { LogLevel } from './levels.js';
 
-export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export { LOG_LEVELS, type LogLevel } from './levels.js';
 
 export interface LoggerOptions {
   level?: LogLevel;

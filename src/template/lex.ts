@@ -8,7 +8,7 @@
 
 import { sprintf } from './format.js';
 
-export const enum ItemType {
+export enum ItemType {
   Error,
   Bool,
   Char,

@@ -1,0 +1,7 @@
+/**
+ * @module admission/defaults
+ * Server defaults that the CLI shows in `--help` without loading the server itself.
+ */
+export const DEFAULT_PORT = 9443;
+export const DEFAULT_DRAIN_DELAY_MS = 0;
+export const DEFAULT_GRACE_MS = 15_000;

@@ -1,0 +1,145 @@
+/**
+ * @module cli/serve-run
+ * The running part of `sidecar-injector serve` (see serve.ts for the flags): TLS source,
+ * development certificate notice, caBundle reconciler, start, wait for a signal, shut down.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { caBundleFor, devCertificate, validateKeyPair } from '../certs/index.js';
+import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
+import { InjectorError } from '../errors.js';
+import { startServer, type RunningServer, type ServedCertificate, type TlsSource } from '../admission/start.js';
+import { batchedSink, createLogger, type Logger } from '../telemetry/log.js';
+import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
+import type { CliIO } from './io.js';
+import type { ServeOptions, ServeRuntime } from './serve.js';
+
+function usage(message: string): InjectorError {
+  return new InjectorError('SI_USAGE', message);
+}
+
+async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?: { caPem: string; hosts: string[] } }> {
+  const { tlsCert, tlsKey, tlsDir } = options;
+  if (tlsDir !== undefined && (tlsCert !== undefined || tlsKey !== undefined)) throw usage('use either --tls-dir or --tls-cert/--tls-key, not both');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
+  if (tlsDir !== undefined) {
+    const caFile = options.tlsCa ?? (existsSync(join(tlsDir, CA_CERT_FILE)) ? join(tlsDir, CA_CERT_FILE) : undefined);
+    return { tls: { kind: 'files', certFile: join(tlsDir, TLS_CERT_FILE), keyFile: join(tlsDir, TLS_KEY_FILE), caFile } };
+  }
+  if (tlsCert !== undefined && tlsKey !== undefined) return { tls: { kind: 'files', certFile: tlsCert, keyFile: tlsKey, caFile: options.tlsCa } };
+  const hosts = options.devHost ?? [];
+  const dev = await devCertificate({ hosts });
+  return {
+    tls: { kind: 'memory', certPem: dev.certPem, keyPem: dev.keyPem, caPem: dev.caPem, description: 'development certificate (in memory)' },
+    dev: { caPem: dev.caPem, hosts: ['localhost', '127.0.0.1', '::1', ...hosts] },
+  };
+}
+
+function devNotice(port: number, dev: { caPem: string; hosts: string[] }): string {
+  return [
+    `No --tls-cert/--tls-key or --tls-dir: serving a self-signed development certificate (in memory, for ${dev.hosts.join(', ')}).`,
+    'Its CA bundle (base64 PEM), for clientConfig.caBundle:',
+    '',
+    caBundleFor(dev.caPem),
+    '',
+    'To point a cluster at this process: in the MutatingWebhookConfiguration set',
+    `clientConfig.url to https://HOST:${port}/inject (HOST reachable from the apiserver; add it with --dev-host so the certificate covers it)`,
+    'and clientConfig.caBundle to the bundle above. Try it locally:',
+    `  curl -sk -H 'Content-Type: application/json' --data @examples/admission/review-v1.json https://127.0.0.1:${port}/inject`,
+    '',
+  ].join('\n');
+}
+
+/** Start the caBundle reconciler when asked; it follows the served CA. */
+async function startReconciler(name: string, logger: Logger, metrics: WebhookMetrics) {
+  const cluster = await import('../cluster/index.js');
+  const config = await cluster.loadInClusterConfig();
+  const reconciler = new cluster.CaBundleReconciler({
+    api: new cluster.KubeClient(config),
+    webhookConfigName: name,
+    onEvent: (event) => {
+      if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
+      else if (event.type === 'failure') {
+        metrics.caBundle('failure');
+        logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
+      } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
+      if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
+    },
+  });
+  return reconciler;
+}
+
+export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: ServeRuntime<C>): Promise<void> {
+  const sink = batchedSink((text) => io.stderr(text));
+  const logger = createLogger({ level: options.logLevel, destination: sink });
+  // Signals are caught from the start: a SIGTERM during startup still ends in a clean exit 0.
+  let requested: string | undefined;
+  let wake: (() => void) | undefined;
+  const onTerm = (): void => stop('SIGTERM');
+  const onInt = (): void => stop('SIGINT');
+  const onAbort = (): void => stop('abort');
+  const unlisten = (): void => {
+    process.removeListener('SIGTERM', onTerm);
+    process.removeListener('SIGINT', onInt);
+    io.signal?.removeEventListener('abort', onAbort);
+  };
+  function stop(why: string): void {
+    if (requested !== undefined) return;
+    requested = why;
+    unlisten();
+    wake?.();
+  }
+  process.once('SIGTERM', onTerm);
+  process.once('SIGINT', onInt);
+  if (io.signal?.aborted) stop('abort');
+  else io.signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    const metrics = createMetrics();
+    const { tls, dev } = await tlsSource(options);
+
+    let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
+    if (options.webhookConfig !== undefined) {
+      if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
+      reconciler = await startReconciler(options.webhookConfig, logger, metrics);
+    }
+    // Called at startup (before the reconciler starts) and after every certificate reload.
+    const onCertificate = (served: ServedCertificate): void => {
+      if (reconciler !== undefined && served.caPem !== undefined) reconciler.setCAs([served.caPem]);
+    };
+
+    let server: RunningServer;
+    try {
+      server = await startServer<C>({
+        inject: runtime.inject,
+        config: { ...runtime.config, path: options.config },
+        tls,
+        validateKeyPair,
+        port: options.port,
+        address: options.address,
+        monitoringPort: options.monitoringPort,
+        onError: options.onError,
+        logger,
+        metrics,
+        shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
+        onCertificate,
+      });
+    } catch (err) {
+      await reconciler?.stop();
+      throw err;
+    }
+    reconciler?.start();
+
+    const where = `https://${options.address ?? '127.0.0.1'}:${server.port}/inject`;
+    if (dev) io.stdout(devNotice(server.port, dev));
+    io.stdout(`sidecar-injector webhook listening on ${where}${server.monitoringPort !== undefined ? ` (monitoring on http://${options.address ?? '127.0.0.1'}:${server.monitoringPort}/metrics)` : ''}\n`);
+
+    if (requested === undefined) await new Promise<void>((resolve) => (wake = resolve));
+    logger.info({ signal: requested }, 'shutdown requested');
+    await server.shutdown();
+    await reconciler?.stop();
+  } finally {
+    unlisten();
+    sink.flush(); // nothing logged may stay in the batch when serve returns
+  }
+}
