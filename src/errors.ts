@@ -114,13 +114,15 @@ export class InjectorError extends Error {
   }
 }
 
+/** `file: document 2, line 14, column 3` (each part only when known). */
 export function formatLocation(loc: SourceLocation | undefined): string {
   if (!loc) return '';
   const parts: string[] = [];
-  if (loc.file !== undefined) parts.push(loc.file);
   if (loc.document !== undefined) parts.push(`document ${loc.document + 1}`);
   if (loc.line !== undefined) parts.push(loc.column !== undefined ? `line ${loc.line}, column ${loc.column}` : `line ${loc.line}`);
-  return parts.join(', ');
+  const where = parts.join(', ');
+  if (loc.file === undefined) return where;
+  return where === '' ? loc.file : `${loc.file}: ${where}`;
 }
 
 /** Errors from the Go text/template engine. Messages follow Go's `template: NAME:LINE:COL: ...`. */

@@ -54,7 +54,7 @@ describe('sidecar-injector inject', () => {
     const bad = await run(['inject', '-f', file('bad.yaml', `${WEB}---\nkind: [\n`), '-o', out]);
     assert.equal(bad.code, 5);
     assert.equal(bad.out, '');
-    assert.match(bad.err, /^Error \[SI_INPUT_YAML\]: .*bad\.yaml, document 2, line \d+/);
+    assert.match(bad.err, /^Error \[SI_INPUT_YAML\]: .*bad\.yaml: document 2, line \d+/);
     assert.equal(readFileSync(out, 'utf8'), 'previous content\n');
   });
 
@@ -63,7 +63,7 @@ describe('sidecar-injector inject', () => {
     const inj = await run(['inject', '-f', file('m.yaml', missing)]);
     assert.equal(inj.code, 6);
     assert.match(inj.err, /SI_INJECT_TEMPLATE_MISSING/);
-    assert.match(inj.err, /m\.yaml, document 1, line \d+: Deployment "shop\/web"/);
+    assert.match(inj.err, /m\.yaml: document 1, line \d+: Deployment "shop\/web"/);
     assert.equal((await run(['inject', '-f', file('w.yaml', WEB), '--config', file('c.yaml', 'policy: [\n')])).code, 4);
     assert.equal((await run(['inject', '-f', join(dir, 'nope.yaml')])).code, 2);
     assert.equal((await run(['inject'])).code, 2);

@@ -101,7 +101,7 @@ describe('readManifest: splitting as kubectl does', () => {
     assert.equal(err.location?.file, 'multi.yaml');
     assert.equal(err.location?.document, 2);
     assert.ok(err.location?.line !== undefined && err.location.line >= 8 && err.location.line <= 9, String(err.location?.line));
-    assert.match(err.describe(), /^multi\.yaml, document 3, line \d+/);
+    assert.match(err.describe(), /^multi\.yaml: document 3, line \d+/);
   });
 
   it('rejects YAML directives, which kubectl cannot read either', () => {

@@ -107,7 +107,7 @@ c: *base
     assert.equal(err.location?.file, 'f.yaml');
     assert.equal(err.location?.document, 4);
     assert.ok(err.location?.line !== undefined && err.location.line >= 21 && err.location.line <= 23, String(err.location?.line));
-    assert.match(err.describe(), /^f\.yaml, document 5, line \d+/);
+    assert.match(err.describe(), /^f\.yaml: document 5, line \d+/);
   });
 
   it('rejects values JSON cannot carry, and null keys, naming the path and line', () => {

@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InjectorError, InputError, allErrorCodes, errorInfo, formatLocation, toInjectorError } from './errors.js';
+
+test('a located error reads "file: document N, line L, column C: message"', () => {
+  const err = new InputError('SI_INPUT_YAML', 'invalid YAML: bad indentation', { location: { file: 'app.yaml', document: 1, line: 16, column: 8 } });
+  assert.equal(err.describe(), 'app.yaml: document 2, line 16, column 8: invalid YAML: bad indentation');
+  assert.equal(formatLocation({ file: 'app.yaml' }), 'app.yaml');
+  assert.equal(formatLocation({ document: 0, line: 3 }), 'document 1, line 3');
+  assert.equal(new InjectorError('SI_USAGE', 'no file').describe(), 'no file');
+});
+
+test('every code has a CLI exit status and an HTTP status, and only usage errors exit 2 or worse than 8', () => {
+  for (const code of allErrorCodes()) {
+    const info = errorInfo(code);
+    assert.ok(info.exitCode >= 1 && info.exitCode <= 8, code);
+    assert.ok(info.httpStatus >= 400 && info.httpStatus <= 599, code);
+    assert.ok(info.summary.length > 0, code);
+  }
+});
+
+test('anything thrown becomes an InjectorError; stack overflows become a limit error, not a crash', () => {
+  const ours = new InputError('SI_INPUT_OBJECT', 'x');
+  assert.equal(toInjectorError(ours), ours);
+  assert.equal(toInjectorError(new RangeError('Maximum call stack size exceeded')).code, 'SI_INPUT_LIMIT');
+  const wrapped = toInjectorError('a string');
+  assert.equal(wrapped.code, 'SI_INTERNAL');
+  assert.match(wrapped.message, /a string/);
+});
