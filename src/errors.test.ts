@@ -10,7 +10,7 @@ test('a located error reads "file: document N, line L, column C: message"', () =
   assert.equal(new InjectorError('SI_USAGE', 'no file').describe(), 'no file');
 });
 
-test('every code has a CLI exit status and an HTTP status, and only usage errors exit 2 or worse than 8', () => {
+test('every code has a CLI exit status from 1 to 8, an HTTP error status and a summary', () => {
   for (const code of allErrorCodes()) {
     const info = errorInfo(code);
     assert.ok(info.exitCode >= 1 && info.exitCode <= 8, code);
