@@ -67,6 +67,7 @@ export class ProtoMessage implements GoObject {
   readonly [GO_OBJECT] = true as const;
   readonly goType: string;
   #cache: Map<string, unknown> | undefined;
+  #printedCache: unknown;
 
   constructor(
     readonly schema: MessageSchema,
@@ -94,8 +95,11 @@ export class ProtoMessage implements GoObject {
     return this.schema.fields.map((f) => f[0]);
   }
 
+  /** Messages are immutable, so their JSON is computed once (templates may print them many times). */
   toJSON(): unknown {
-    return this.printed ? this.printed() : this.json;
+    if (this.printed === undefined) return this.json;
+    if (this.#printedCache === undefined) this.#printedCache = this.printed();
+    return this.#printedCache;
   }
 
   private value(f: ProtoField): unknown {

@@ -29,8 +29,44 @@ export function renderOverlay(name: string, template: Template, data: unknown): 
   return parseOverlay(name, text);
 }
 
-/** Parse rendered text as a pod overlay. */
+/**
+ * Parsed overlays by rendered text. Pods of one workload render the same text, and parsing is
+ * a third of an injection's time, so recent results are kept (deep-frozen: the merge never
+ * modifies its inputs, and freezing makes sure of it).
+ */
+const CACHE_ENTRIES = 128;
+const CACHE_MAX_TEXT = 256 * 1024;
+const cache = new Map<string, JsonObject>();
+
+/** Parse rendered text as a pod overlay (the result is frozen; do not modify it). */
 export function parseOverlay(name: string, text: string): JsonObject {
+  const key = `${name}\u0000${text}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit); // most recently used last
+    return hit;
+  }
+  const overlay = deepFreeze(parseOverlayText(name, text));
+  if (text.length <= CACHE_MAX_TEXT) {
+    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    cache.set(key, overlay);
+  }
+  return overlay;
+}
+
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const item of Object.values(v)) stack.push(item);
+  }
+  return value;
+}
+
+function parseOverlayText(name: string, text: string): JsonObject {
   let value: unknown;
   try {
     value = parseYamlDocument(text, { file: `the output of template ${quote(name)}` }).value;
