@@ -55,7 +55,6 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
 
   const meta = ensureMap(work, 'metadata');
   const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
-  const labels = (isPlainObject(meta.labels) ? meta.labels : {}) as Record<string, string>;
   validateIstioAnnotations(annotations);
 
   const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
@@ -78,7 +77,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const { pod: merged, injected, overrides, sidecars } = mergeOverlays(user, overlays);
 
   if (istioPostProcessingEnabled(config)) {
-    applyIstioPostProcessing(merged, user, injected, {
+    applyIstioPostProcessing(merged, user, {
       config,
       mesh,
       proxy: proxy.json,

@@ -22,7 +22,6 @@
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { rewriteAppProbes } from './istio-probes.js';
-import type { Injected } from './merge.js';
 import type { MeshSettings } from './mesh-config.js';
 import { goJson } from './go-struct.js';
 import { canonicalQuantity } from './quantity.js';
@@ -54,7 +53,7 @@ export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values'>)
 }
 
 /** Apply Istio's post-processing to the merged pod (in place). `user` is the pod before injection. */
-export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, injected: Injected, ctx: PostProcessContext): void {
+export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, ctx: PostProcessContext): void {
   const meta = pod.metadata as Obj;
   if (!isPlainObject(meta.annotations)) meta.annotations = {};
   if (!isPlainObject(meta.labels)) meta.labels = {};
@@ -65,7 +64,6 @@ export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, inje
   if (sidecar !== undefined) rewriteAppProbes(pod, sidecar, annotations, ctx);
   adjustInitContainerUser(pod, user, ctx);
   overridesAnnotation(annotations, ctx.overrides);
-  void injected;
 }
 
 /** Quantities as Go marshals them (`3000m` -> `3`). */
