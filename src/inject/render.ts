@@ -35,7 +35,7 @@ export function renderOverlay(name: string, template: Template, data: unknown): 
  * modifies its inputs, and freezing makes sure of it).
  */
 const CACHE_ENTRIES = 128;
-const CACHE_MAX_TEXT = 256 * 1024;
+const CACHE_MAX_TEXT = 64 * 1024;
 const cache = new Map<string, JsonObject>();
 
 /** Parse rendered text as a pod overlay (the result is frozen; do not modify it). */
