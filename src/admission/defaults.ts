@@ -5,3 +5,5 @@
 export const DEFAULT_PORT = 9443;
 export const DEFAULT_DRAIN_DELAY_MS = 0;
 export const DEFAULT_GRACE_MS = 15_000;
+/** Injection results remembered per config for repeated pods (see result-cache.ts). */
+export const DEFAULT_CACHE_ENTRIES = 256;

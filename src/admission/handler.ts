@@ -18,6 +18,7 @@ import { isPlainObject } from '../util/json.js';
 import { budgetMs, DEFAULT_DEADLINE, pathParamsFor, type DeadlinePolicy } from './request-params.js';
 import { allowed, denied, errored, patched, serializeReview, serializeStatus } from './responses.js';
 import { decodeReview } from './review.js';
+import type { CachedResult, ResultCache } from './result-cache.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionVersion } from './types.js';
 
 /** The injection core's signature (`injectPod`), generic over the config type it takes. */
@@ -36,6 +37,8 @@ export interface HandlerOptions<C> {
   deadline?: DeadlinePolicy;
   /** JSON nesting limit for the request body. */
   maxDepth?: number;
+  /** Remembers results for repeated pods (replicas); only used when the config is an object. */
+  cache?: ResultCache;
   /** Clock in milliseconds (performance.now); tests move it. */
   now?: () => number;
 }
@@ -80,6 +83,13 @@ function withoutManagedFields(pod: Record<string, unknown>): Record<string, unkn
   return { ...pod, metadata: rest };
 }
 
+/** The parts of a result the answer needs: the final pod stays out of the cache. */
+function slim(result: InjectionResult): CachedResult {
+  return result.kind === 'skipped'
+    ? { kind: 'skipped', decision: result.decision, warnings: result.warnings }
+    : { kind: 'injected', decision: result.decision, patch: result.patch, warnings: result.warnings };
+}
+
 function podName(object: unknown): string | undefined {
   if (!isPlainObject(object) || !isPlainObject(object.metadata)) return undefined;
   const { name, generateName } = object.metadata;
@@ -100,7 +110,7 @@ function mergeWarnings(a: readonly string[], b: readonly string[], extra?: strin
 }
 
 export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
-  const { inject, getConfig, metrics, maxDepth } = options;
+  const { inject, getConfig, metrics, maxDepth, cache } = options;
   const onError = options.onError ?? 'deny';
   const logger = options.logger ?? silentLogger();
   const deadline = options.deadline ?? DEFAULT_DEADLINE;
@@ -178,11 +188,17 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
     const pathParams = pathParamsFor(call.path);
     if (pathParams !== undefined) ctx.pathParams = pathParams;
 
-    let result: InjectionResult;
-    try {
-      result = inject(withoutManagedFields(object), ctx, getConfig());
-    } catch (thrown) {
-      return fail(call, version, req, toInjectorError(thrown), thrown);
+    const config = getConfig();
+    const cacheKey = cache !== undefined && typeof config === 'object' && config !== null ? cache.key(call.body, req.uid, call.path) : undefined;
+    let result = cacheKey !== undefined ? cache!.get(config as object, cacheKey) : undefined;
+    if (cacheKey !== undefined) metrics?.resultCache(result !== undefined);
+    if (result === undefined) {
+      try {
+        result = slim(inject(withoutManagedFields(object), ctx, config));
+      } catch (thrown) {
+        return fail(call, version, req, toInjectorError(thrown), thrown);
+      }
+      if (cacheKey !== undefined) cache!.set(config as object, cacheKey, result);
     }
 
     const decision = result.decision;

@@ -17,6 +17,7 @@ import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT } from './defaults.js';
+import { ResultCache } from './result-cache.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -54,6 +55,8 @@ export interface StartOptions<C> {
   metrics?: WebhookMetrics;
   limits?: Partial<ServerLimits>;
   deadline?: DeadlinePolicy;
+  /** Entries of the injection result cache per config (0 turns it off). Default DEFAULT_CACHE_ENTRIES. */
+  resultCacheEntries?: number;
   reload?: { debounceMs?: number; pollMs?: number };
   shutdown?: ShutdownOptions;
   /** Called each time a certificate starts being served (startup and every reload). */
@@ -199,6 +202,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
       metrics,
       logger,
       deadline: options.deadline,
+      cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
     });
     const served = pair as KeyPairPem;
     webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits });

@@ -123,6 +123,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
         metrics,
         shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
         onCertificate,
+        resultCacheEntries: options.resultCacheEntries,
       });
     } catch (err) {
       await reconciler?.stop();

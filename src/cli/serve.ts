@@ -12,7 +12,7 @@ import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js
 import type { LoadedConfig } from '../config/types.js';
 import type { InjectFn, OnError } from '../admission/handler.js';
 import type { ConfigProvider } from '../admission/start.js';
-import { DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admission/defaults.js';
+import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admission/defaults.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
 
@@ -31,6 +31,7 @@ export interface ServeOptions {
   webhookConfig?: string;
   drainDelay: number;
   shutdownTimeout: number;
+  resultCacheEntries: number;
 }
 
 /** What `serve` needs from the rest of the product; tests swap in the fake core. */
@@ -51,6 +52,11 @@ function parseSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 3600) throw new InvalidArgumentError('expected seconds, 0-3600');
   return n;
+}
+
+function parseCount(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 1_000_000) throw new InvalidArgumentError('expected a whole number, 0-1000000');
+  return Number(value);
 }
 
 function parseOnError(value: string): OnError {
@@ -94,6 +100,7 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
       .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
       .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
       .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
+      .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
       .action(async (options: ServeOptions) => {
         // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
         const { runServe } = await import('./serve-run.js');

@@ -67,6 +67,8 @@ export interface WebhookMetrics {
   certExpiry(notAfter: Date): void;
   /** One outcome reported by the caBundle reconciler. */
   caBundle(result: CaBundleResult): void;
+  /** A lookup in the injection result cache. */
+  resultCache(hit: boolean): void;
   /** Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -137,6 +139,17 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     labelNames: ['result'],
     registers,
   });
+
+  const cacheLookups = new Counter({
+    name: `${p}result_cache_total`,
+    help: 'Lookups in the injection result cache (repeated pods, e.g. replicas), by result.',
+    labelNames: ['result'],
+    registers,
+  });
+  const cacheHit = cacheLookups.labels({ result: 'hit' });
+  const cacheMiss = cacheLookups.labels({ result: 'miss' });
+  cacheHit.inc(0);
+  cacheMiss.inc(0);
 
   // Children are bound once: the hot path does a map lookup, not a label-object hash.
   const requestByCode = new Map<number, Inc>();
@@ -212,6 +225,9 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     },
     caBundle(result) {
       caBundle.inc({ result });
+    },
+    resultCache(hit) {
+      (hit ? cacheHit : cacheMiss).inc();
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/types.js';
+import { injectPod } from '../inject/index.js';
+import type { InjectionContext } from '../inject/types.js';
+import { createMetrics } from '../telemetry/metrics.js';
+import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { createHandler, type AdmissionCall } from './handler.js';
+import { ResultCache } from './result-cache.js';
+
+function call(review: unknown, path = '/inject'): AdmissionCall {
+  return { body: Buffer.from(JSON.stringify(review)), path, query: '', startedAt: 0 };
+}
+
+interface Reply {
+  response: { uid: string; allowed: boolean; patch?: string; warnings?: string[] };
+}
+
+function setup(cache: ResultCache | undefined, config: () => LoadedConfig = defaultConfig) {
+  let calls = 0;
+  const inject = (pod: unknown, ctx: InjectionContext, cfg: LoadedConfig) => {
+    calls++;
+    return injectPod(pod, ctx, cfg);
+  };
+  const metrics = createMetrics({ processMetrics: false });
+  const handler = createHandler({ inject, getConfig: config, cache, metrics, now: () => 1 });
+  return { handler, metrics, calls: () => calls };
+}
+
+const answer = (body: string): Reply => JSON.parse(body) as Reply;
+
+test('replicas of one pod (same body, different uid) are injected once, each answered with its own uid and the same patch', async () => {
+  const { handler, metrics, calls } = setup(new ResultCache());
+  const pod = samplePod('');
+  const first = answer(handler(call(podReview(pod, { uid: '0a1b2c3d-0000-4000-8000-000000000001' }))).body);
+  const second = answer(handler(call(podReview(pod, { uid: '0a1b2c3d-0000-4000-8000-000000000002' }))).body);
+  assert.equal(calls(), 1);
+  assert.equal(first.response.uid, '0a1b2c3d-0000-4000-8000-000000000001');
+  assert.equal(second.response.uid, '0a1b2c3d-0000-4000-8000-000000000002');
+  assert.ok(first.response.patch);
+  assert.equal(second.response.patch, first.response.patch);
+  const text = (await metrics.render()).body;
+  assert.match(text, /sidecar_injector_result_cache_total\{result="hit"\} 1/);
+  assert.match(text, /sidecar_injector_result_cache_total\{result="miss"\} 1/);
+});
+
+test('a cached answer is byte-identical to an uncached one', () => {
+  const pod = samplePod('');
+  const review = podReview(pod, { uid: 'aaaaaaaa-0000-4000-8000-00000000000a' });
+  const uncached = setup(undefined).handler(call(review)).body;
+  const { handler } = setup(new ResultCache());
+  handler(call(podReview(pod, { uid: 'aaaaaaaa-0000-4000-8000-00000000000b' })));
+  assert.equal(handler(call(review)).body, uncached);
+});
+
+test('a different pod, a different path or a reloaded config is injected afresh', () => {
+  let config = defaultConfig();
+  const { handler, calls } = setup(new ResultCache(), () => config);
+  const pod = samplePod('');
+  handler(call(podReview(pod, { uid: 'bbbbbbbb-0000-4000-8000-000000000001' })));
+  handler(call(podReview(samplePod('', { annotations: { team: 'blue' } }), { uid: 'bbbbbbbb-0000-4000-8000-000000000002' })));
+  assert.equal(calls(), 2);
+  handler(call(podReview(pod, { uid: 'bbbbbbbb-0000-4000-8000-000000000003' }), '/inject/cluster/c1'));
+  assert.equal(calls(), 3);
+  config = Object.assign(Object.create(Object.getPrototypeOf(config) as object) as LoadedConfig, config);
+  handler(call(podReview(pod, { uid: 'bbbbbbbb-0000-4000-8000-000000000004' })));
+  assert.equal(calls(), 4);
+});
+
+test('a body in which the uid also appears elsewhere is not cached (the key would not be sound)', () => {
+  const { handler, calls } = setup(new ResultCache());
+  const uid = 'cccccccc-0000-4000-8000-000000000001';
+  const pod = samplePod('', { annotations: { 'echo-uid': uid } });
+  handler(call(podReview(pod, { uid })));
+  handler(call(podReview(pod, { uid })));
+  assert.equal(calls(), 2);
+});
+
+test('the cache is bounded: the least recently used entry goes first', () => {
+  const cache = new ResultCache({ maxEntries: 2 });
+  const config = {};
+  const skipped = { kind: 'skipped' as const, decision: { inject: false, reason: 'host-network' as const, message: '', steps: [], warnings: [] }, warnings: [] };
+  const keyFor = (n: number) => cache.key(Buffer.from(`{"uid":"u-${n}-uid","x":${n}}`), `u-${n}-uid`, '/inject')!;
+  cache.set(config, keyFor(1), skipped);
+  cache.set(config, keyFor(2), skipped);
+  assert.ok(cache.get(config, keyFor(1)), 'touch 1 so 2 is the oldest');
+  cache.set(config, keyFor(3), skipped);
+  assert.equal(cache.size(config), 2);
+  assert.equal(cache.get(config, keyFor(2)), undefined);
+  assert.ok(cache.get(config, keyFor(1)));
+  assert.ok(cache.get(config, keyFor(3)));
+  const tiny = new ResultCache({ maxKeyBytes: 10 });
+  tiny.set(config, keyFor(4), skipped);
+  assert.equal(tiny.size(config), 0, 'a key over the byte bound is never stored');
+});
