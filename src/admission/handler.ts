@@ -192,15 +192,19 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
     const cacheKey = cache !== undefined && typeof config === 'object' && config !== null ? cache.key(call.body, req.uid, call.path) : undefined;
     let result = cacheKey !== undefined ? cache!.get(config as object, cacheKey) : undefined;
     if (cacheKey !== undefined) metrics?.resultCache(result !== undefined);
-    if (result === undefined) {
-      try {
-        result = slim(inject(withoutManagedFields(object), ctx, config));
-      } catch (thrown) {
-        return fail(call, version, req, toInjectorError(thrown), thrown);
-      }
-      if (cacheKey !== undefined) cache!.set(config as object, cacheKey, result);
+    if (result !== undefined) return answer(call, version, req, result);
+    try {
+      result = slim(inject(withoutManagedFields(object), ctx, config));
+    } catch (thrown) {
+      return fail(call, version, req, toInjectorError(thrown), thrown);
     }
+    const reply = answer(call, version, req, result);
+    // Stored only once an answer was built from it: a malformed result is never replayed.
+    if (cacheKey !== undefined) cache!.set(config as object, cacheKey, result);
+    return reply;
+  }
 
+  function answer(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, result: CachedResult): AdmissionReply {
     const decision = result.decision;
     if (result.kind === 'skipped') {
       const hint = WARN_ON_SKIP.has(decision.reason) ? `sidecar not injected (${decision.reason}): ${decision.message}` : undefined;
