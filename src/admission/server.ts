@@ -189,7 +189,9 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       status = code;
       outcome = 'invalid';
       logger.warn({ status: code, reason, error: message, path: clip(path, 64) }, 'admission request refused');
-      sendStatus(res, code, reason, message, draining, extra);
+      // A 413's body is not read to the end (the connection is cut past the discard limit), so
+      // the client must not reuse this connection: Connection: close.
+      sendStatus(res, code, reason, message, draining || code === 413, extra);
     };
 
     if (req.method !== 'POST') {
