@@ -16,6 +16,13 @@ export interface CliIO {
 }
 
 export function processIO(): CliIO {
+  // A reader that goes away early (`sidecar-injector ... | head`) is normal, not a crash: end
+  // quietly as Unix tools killed by SIGPIPE do (status 141), with no stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(141);
+    throw err;
+  });
+  process.stderr.on('error', () => undefined);
   return {
     async readStdin() {
       const chunks: Buffer[] = [];
