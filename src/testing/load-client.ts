@@ -23,6 +23,8 @@ export interface LoadRequest {
   body?: Buffer | string;
   /** What is wrong with this answer, or undefined when it is the expected one. */
   check: (status: number, body: Buffer) => string | undefined;
+  /** Send on a new connection of its own (a TLS handshake), not on the keep-alive pool. */
+  fresh?: boolean;
 }
 
 export interface TlsTrust {
@@ -162,7 +164,7 @@ export function sendOne(agent: Agent, options: Pick<LoadOptions, 'port' | 'host'
     }
     const r = request(
       {
-        agent,
+        agent: req.fresh ? false : agent,
         host: options.host ?? '127.0.0.1',
         port: options.port,
         method: req.method ?? 'POST',
@@ -171,6 +173,8 @@ export function sendOne(agent: Agent, options: Pick<LoadOptions, 'port' | 'host'
         ...(options.ca !== undefined ? { ca: options.ca, servername: options.servername ?? 'localhost' } : { rejectUnauthorized: false }),
       },
       (res: IncomingMessage) => {
+        // Read now: at 'end' a kept-alive socket is already back in the agent (res.socket null).
+        const peer = options.capturePeer ? (res.socket as TLSSocket | null)?.getPeerCertificate?.()?.fingerprint256 : undefined;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', (err) => finish(res.statusCode ?? 0, `response error: ${err.message}`));
@@ -182,7 +186,6 @@ export function sendOne(agent: Agent, options: Pick<LoadOptions, 'port' | 'host'
           } catch (err) {
             problem = `check threw: ${(err as Error).message}`;
           }
-          const peer = options.capturePeer ? (res.socket as TLSSocket).getPeerCertificate?.()?.fingerprint256 : undefined;
           finish(status, problem, peer);
         });
       },
