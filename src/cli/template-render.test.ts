@@ -173,21 +173,21 @@ test('invalid YAML data names the file and line', async () => {
   assert.equal(r.code, errorInfo('SI_INPUT_YAML').exitCode);
   assert.equal(r.out, '');
   assert.match(r.err, /SI_INPUT_YAML/);
-  assert.ok(r.err.includes(`${data}, line `), r.err);
+  assert.ok(r.err.includes(`${data}: line `), r.err);
 });
 
 test('invalid JSON data names the file and line', async () => {
   const data = file('broken.json', '{\n  "a": 1,\n  "b": oops\n}\n');
   const r = await render([file('ok2.tpl', '{{ .a }}'), '--data', data]);
   assert.equal(r.code, errorInfo('SI_INPUT_YAML').exitCode);
-  assert.ok(r.err.includes(`${data}, line 3, column 8: invalid JSON: unexpected "o"`), r.err);
+  assert.ok(r.err.includes(`${data}: line 3, column 8: invalid JSON: unexpected "o"`), r.err);
 });
 
 test('truncated JSON data is reported at its end', async () => {
   const data = file('truncated.json', '{"a": [1, 2');
   const r = await render([file('ok5.tpl', '{{ .a }}'), '--data', data]);
   assert.equal(r.code, errorInfo('SI_INPUT_YAML').exitCode);
-  assert.ok(r.err.includes(`${data}, line 1, column 12: invalid JSON: unexpected end of input`), r.err);
+  assert.ok(r.err.includes(`${data}: line 1, column 12: invalid JSON: unexpected end of input`), r.err);
 });
 
 test('data with several YAML documents is refused', async () => {

@@ -85,8 +85,11 @@ for (const w of ['-.inf', '-.Inf', '-.INF']) WORDS.set(w, new FloatScalar(-Infin
 const GO_INT = /^([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[bB]([01]+)|0[oO]([0-7]+)|(0[0-7]*)|([1-9][0-9]*))$/;
 /** go-yaml's yamlStyleFloat. */
 const GO_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
-/** What Go's ParseFloat accepts for a scalar that starts with `.` (no `_`, no regex in go-yaml). */
-const DOT_FLOAT = /^\.[0-9]+(?:[eE][-+]?[0-9]+)?$/;
+/**
+ * What Go's ParseFloat accepts for a scalar that starts with `.` (go-yaml calls it on the raw
+ * text, no regex): Go's digit separators are allowed, one `_` at a time between two digits.
+ */
+const DOT_FLOAT = /^\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?$/;
 
 /**
  * Type a plain scalar as go-yaml v2 does. Returns `STRING` when it stays text; otherwise a boolean,
@@ -103,7 +106,7 @@ export function resolvePlain(s: string): unknown {
   if (word !== undefined) return word;
   if (c === 0x2e /* . */) {
     if (!DOT_FLOAT.test(s)) return STRING;
-    return finiteFloat(Number(s));
+    return finiteFloat(Number(s.includes('_') ? s.replaceAll('_', '') : s));
   }
   if (!isDigit && c !== 0x2b && c !== 0x2d) return STRING;
   const plain = s.includes('_') ? s.replaceAll('_', '') : s;
