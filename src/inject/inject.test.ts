@@ -281,6 +281,13 @@ describe('injectPod on hostile pods', () => {
     injectChecked(pod, WEBHOOK, defaultConfig());
   });
 
+  it('a pod whose only container is named like a native sidecar is SI_INJECT_CONFLICT, never a pod without containers', () => {
+    const pod = replicaSetPod();
+    (pod.metadata as Record<string, unknown>).annotations = { 'sidecar.istio.io/nativeSidecar': 'true' };
+    (pod.spec as Record<string, unknown>).containers = [{ name: 'sidecar-proxy', image: '' }];
+    assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_CONFLICT: .*no containers left.*"sidecar-proxy"/);
+  });
+
   it('__proto__ and constructor keys stay plain data: no prototype pollution, patch and undo exact', () => {
     const pod = JSON.parse(
       '{"metadata":{"name":"p","labels":{"__proto__":"x","constructor":"y"},"annotations":{"__proto__":"{\\"polluted\\":true}"}},' +

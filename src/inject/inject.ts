@@ -21,7 +21,7 @@ import { decide } from './decide.js';
 import { deployMetaOf } from './deploy-meta.js';
 import { applyIstioPostProcessing, istioPostProcessingEnabled } from './istio-postprocess.js';
 import { validateIstioAnnotations } from './istio-validate.js';
-import { assertNoPortConflicts, assertUniqueNames, mergeOverlays } from './merge.js';
+import { assertHasAppContainer, assertNoPortConflicts, assertUniqueNames, mergeOverlays } from './merge.js';
 import { inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
 import { readPodInput } from './pod-input.js';
 import { setMember } from './proto.js';
@@ -93,6 +93,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const holdFirst = holdApplicationUntilProxyStarts(proxy.json, config);
   reorderPod(merged, sidecars, userOrder(user), { holdFirst, initBeforeProxy: initBeforeProxy(mergedAnnotations) });
   assertUniqueNames(merged, selection.names);
+  assertHasAppContainer(merged, selection.names);
   assertNoPortConflicts(merged, sidecars);
 
   const status: InjectionStatus = {

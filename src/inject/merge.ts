@@ -160,6 +160,22 @@ function withoutNulls(v: unknown): unknown {
   return out;
 }
 
+/**
+ * A pod needs at least one container in `spec.containers`. A user container named like a sidecar
+ * that is injected as a native sidecar (an init container) is folded into it; when those were
+ * the pod's only containers nothing would be left to run, and the apiserver would refuse the pod.
+ */
+export function assertHasAppContainer(pod: JsonObject, templates: readonly string[]): void {
+  if (names(pod, 'containers').length > 0) return;
+  const init = names(pod, 'initContainers');
+  throw new InjectionError(
+    'SI_INJECT_CONFLICT',
+    `after injecting ${templates.map(quote).join(', ')} the pod would have no containers left: its containers are all named like sidecars the template injects as init containers (${init.map(quote).join(', ')}); ` +
+      'give the application container its own name',
+    { details: { initContainers: init } },
+  );
+}
+
 /** Container names must be unique across containers and init containers: a clash is an error, never emitted. */
 export function assertUniqueNames(pod: JsonObject, templates: readonly string[]): void {
   const seen = new Map<string, string>();
