@@ -43,6 +43,10 @@ if (s.topDifferences.length > 0) {
   console.log('  top differences (path: templates):');
   for (const [path, n] of s.topDifferences) console.log(`    ${path}: ${n}`);
 }
+if (s.deviations.length > 0) {
+  console.log(`  deliberate differences (${s.deviations.length}):`);
+  for (const d of s.deviations) console.log(`    ${d}`);
+}
 if (s.mismatches.length > 0) {
   console.log('  MISMATCHES:');
   for (const m of s.mismatches) console.log(`    ${m}`);

@@ -134,12 +134,25 @@ export function istioCases(dir = ISTIO_INJECT_DIR): IstioCase[] {
   return cases;
 }
 
+/**
+ * Golden files where we deliberately answer differently from Istio, with the error we give
+ * instead and why. Counted and printed as deviations, never as matches.
+ */
+export const DELIBERATE_DIFFERENCES: Readonly<Record<string, { code: string; why: string }>> = {
+  'only-proxy-container.yaml.injected': {
+    code: 'SI_INJECT_CONFLICT',
+    why: 'the only container is istio-proxy, which becomes a native sidecar; Istio emits "containers: []", a pod the apiserver rejects, so we deny it with a reason instead',
+  },
+};
+
 export interface TemplateOutcome {
   doc: number;
   where: string;
   istio: 'injected' | 'skipped';
   ours: 'injected' | 'skipped' | 'error';
   error?: string;
+  /** Set when we differ on purpose (DELIBERATE_DIFFERENCES): why. */
+  deviation?: string;
   /** Only for templates both injected: equal after normalisation. */
   identical?: boolean;
   differences?: string[];
@@ -231,6 +244,8 @@ export function runIstioCase(c: IstioCase, dir = ISTIO_INJECT_DIR): CaseResult {
       } catch (err) {
         outcome.ours = 'error';
         outcome.error = err instanceof InjectorError ? `${err.code}: ${err.message}` : String(err);
+        const deliberate = DELIBERATE_DIFFERENCES[c.want];
+        if (deliberate !== undefined && err instanceof InjectorError && err.code === deliberate.code) outcome.deviation = deliberate.why;
       }
       templates.push(outcome);
     });
@@ -312,6 +327,8 @@ export interface Summary {
   identical: number;
   topDifferences: [string, number][];
   mismatches: string[];
+  /** Templates where we differ on purpose (DELIBERATE_DIFFERENCES), with why. */
+  deviations: string[];
 }
 
 export function summarize(results: readonly CaseResult[]): Summary {
@@ -321,6 +338,7 @@ export function summarize(results: readonly CaseResult[]): Summary {
   let identical = 0;
   const diffCounts = new Map<string, number>();
   const mismatches: string[] = [];
+  const deviations: string[] = [];
   for (const r of results) {
     if (r.case.expectedError !== undefined) {
       if (!r.errorMatched) mismatches.push(`${r.case.in}: expected an error naming ${r.case.expectedError}, got ${r.error ?? 'none'}`);
@@ -329,6 +347,7 @@ export function summarize(results: readonly CaseResult[]): Summary {
     for (const t of r.templates) {
       templates++;
       if (t.istio === t.ours) statusMatched++;
+      else if (t.deviation !== undefined) deviations.push(`${r.case.want} ${t.where}: Istio ${t.istio}, ours ${t.ours}: ${t.deviation}`);
       else mismatches.push(`${r.case.want} ${t.where}: Istio ${t.istio}, ours ${t.ours}${t.error ? ` (${t.error.split('\n')[0]})` : ''}`);
       if (t.identical !== undefined) {
         injectedBoth++;
@@ -348,6 +367,7 @@ export function summarize(results: readonly CaseResult[]): Summary {
     identical,
     topDifferences: [...diffCounts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15),
     mismatches,
+    deviations,
   };
 }
 
