@@ -7,6 +7,7 @@
  */
 
 import {
+  elementType,
   GoComplex, GoNumber, INTERFACE, MAP_OF_INTERFACE, SLICE_OF_INTERFACE, goTypeName, isGoFuncValue, isGoObject,
   taggedGoType, type GoObject,
 } from './value.js';
@@ -90,26 +91,14 @@ export function floatValue(v: unknown): number {
 export function mapElemType(m: object): string {
   const tag = taggedGoType(m);
   if (tag === undefined || tag === MAP_OF_INTERFACE) return INTERFACE;
-  return elementOf(tag);
+  return elementType(tag);
 }
 
 /** Slice element type of an array value. */
 export function sliceElemType(a: readonly unknown[]): string {
   const tag = taggedGoType(a);
   if (tag === undefined || tag === SLICE_OF_INTERFACE) return INTERFACE;
-  return elementOf(tag);
-}
-
-function elementOf(goType: string): string {
-  if (goType.startsWith('[]')) return goType.slice(2);
-  if (goType.startsWith('map[')) {
-    let depth = 0;
-    for (let i = 3; i < goType.length; i++) {
-      if (goType[i] === '[') depth++;
-      else if (goType[i] === ']' && --depth === 0) return goType.slice(i + 1);
-    }
-  }
-  return INTERFACE;
+  return elementType(tag);
 }
 
 const TYPE_KINDS = new Map<string, Kind | 'interface' | 'reflect'>();

@@ -7,6 +7,7 @@
  */
 
 import { fromUtf8 } from './quote.js';
+import { parseFloat64 as strconvParseFloat64, parseInt64 as strconvParseInt64, parseUint as strconvParseUint } from './strconv.js';
 
 /** strconv.ErrSyntax: the parser reports its text, "invalid syntax". */
 export class SyntaxError extends Error {
@@ -118,123 +119,20 @@ export function unquote(s: string): string {
   return fromUtf8(Uint8Array.from(bytes));
 }
 
-/** Go's underscoreOK: `_` only between digits (or after a base prefix). */
-function underscoreOK(s: string): boolean {
-  let saw = '^';
-  let i = 0;
-  if (s.length >= 1 && (s[0] === '-' || s[0] === '+')) s = s.slice(1);
-  let hex = false;
-  if (s.length >= 2 && s[0] === '0' && 'bBoOxX'.includes(s[1])) {
-    i = 2;
-    saw = '0';
-    hex = s[1] === 'x' || s[1] === 'X';
-  }
-  for (; i < s.length; i++) {
-    const c = s[i];
-    if ((c >= '0' && c <= '9') || (hex && /[a-fA-F]/.test(c))) {
-      saw = '0';
-      continue;
-    }
-    if (c === '_') {
-      if (saw !== '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw === '_') return false;
-    saw = '!';
-  }
-  return saw !== '_';
-}
-
-const MAX_UINT64 = (1n << 64n) - 1n;
-
-/** strconv.ParseUint(s, 0, 64); undefined on any error. */
-export function parseUint(s0: string): bigint | undefined {
-  if (s0 === '') return undefined;
-  let s = s0;
-  let base = 10;
-  if (s[0] === '0') {
-    const p = s.length >= 3 ? s[1].toLowerCase() : '';
-    if (p === 'b') { base = 2; s = s.slice(2); }
-    else if (p === 'o') { base = 8; s = s.slice(2); }
-    else if (p === 'x') { base = 16; s = s.slice(2); }
-    else { base = 8; s = s.slice(1); }
-  }
-  let n = 0n;
-  let underscores = false;
-  const b = BigInt(base);
-  for (const ch of s) {
-    const c = ch.toLowerCase();
-    let d: number;
-    if (ch === '_') {
-      underscores = true;
-      continue;
-    } else if (c >= '0' && c <= '9') d = c.charCodeAt(0) - 48;
-    else if (c >= 'a' && c <= 'z') d = c.charCodeAt(0) - 97 + 10;
-    else return undefined;
-    if (d >= base) return undefined;
-    n = n * b + BigInt(d);
-    if (n > MAX_UINT64) return undefined;
-  }
-  if (underscores && !underscoreOK(s0)) return undefined;
-  return n;
+/** strconv.ParseUint(s, 0, 64), as Go's parser reads a number constant; undefined on any error. */
+export function parseUint(s: string): bigint | undefined {
+  const r = strconvParseUint(s, 0);
+  return r.err === null ? r.value : undefined;
 }
 
 /** strconv.ParseInt(s, 0, 64); undefined on any error. */
-export function parseInt64(s0: string): bigint | undefined {
-  if (s0 === '') return undefined;
-  let s = s0;
-  let neg = false;
-  if (s[0] === '+') s = s.slice(1);
-  else if (s[0] === '-') {
-    neg = true;
-    s = s.slice(1);
-  }
-  const un = parseUint(s);
-  if (un === undefined) return undefined;
-  const cutoff = 1n << 63n;
-  if (!neg && un >= cutoff) return undefined;
-  if (neg && un > cutoff) return undefined;
-  return neg ? -un : un;
+export function parseInt64(s: string): bigint | undefined {
+  const r = strconvParseInt64(s, 0);
+  return r.err === null ? r.value : undefined;
 }
-
-const DECIMAL_FLOAT = /^[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?$/;
-const HEX_FLOAT = /^([+-]?)0[xX]([\da-fA-F_]*)(?:\.([\da-fA-F_]*))?[pP]([+-]?\d[\d_]*)$/;
 
 /** strconv.ParseFloat(s, 64) for the syntax the lexer admits; undefined on error or overflow. */
 export function parseFloat64(s: string): number | undefined {
-  if (s.includes('_') && !underscoreOK(s)) return undefined;
-  let v: number;
-  if (DECIMAL_FLOAT.test(s)) {
-    v = Number(s.replaceAll('_', ''));
-  } else {
-    const m = HEX_FLOAT.exec(s);
-    if (m === null) return undefined;
-    const intPart = m[2].replaceAll('_', '');
-    const frac = (m[3] ?? '').replaceAll('_', '');
-    if (intPart === '' && frac === '') return undefined;
-    const mant = BigInt('0x' + (intPart + frac || '0'));
-    const exp = Number(m[4].replaceAll('_', '')) - 4 * frac.length;
-    v = hexToFloat(mant, exp);
-    if (m[1] === '-') v = -v;
-  }
-  if (!Number.isFinite(v)) return undefined;
-  return v;
-}
-
-/** mant * 2^exp: Number(bigint) rounds once to nearest-even; scaling by 2^exp is exact. */
-function hexToFloat(mant: bigint, exp: number): number {
-  let v = Number(mant);
-  // Scale in steps so an intermediate power of two cannot overflow or underflow on its own.
-  while (exp > 0) {
-    const step = Math.min(exp, 1000);
-    v *= 2 ** step;
-    exp -= step;
-  }
-  while (exp < 0) {
-    const step = Math.max(exp, -1000);
-    v *= 2 ** step;
-    exp -= step;
-  }
-  return v;
+  const r = strconvParseFloat64(s);
+  return r.err === null && Number.isFinite(r.value) ? r.value : undefined;
 }

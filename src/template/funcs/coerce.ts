@@ -6,7 +6,7 @@
  */
 import { formatValue } from '../format.js';
 import { GoNumber, goTypeName, isGoFuncValue, isGoObject } from '../value.js';
-import { float64ToInt64, parseFloat64, parseInt64 } from './go-strconv.js';
+import { float64ToInt64, parseFloat64, parseInt64 } from '../strconv.js';
 
 /** A Go complex128 (template constants like `1i`), recognised through its Go type name. */
 export function isGoComplex(v: unknown): v is { re: number; im: number } {

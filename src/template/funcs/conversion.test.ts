@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sprigFuncs } from './index.js';
 import { runCases } from '../../testing/template-funcs.js';
-import { parseInt64, parseFloat64, formatFloatG } from './go-strconv.js';
+import { parseInt64, parseFloat64, formatFloatG } from '../strconv.js';
 
 describe('conversion functions match Go + Sprig', () => {
   runCases(sprigFuncs(), [

@@ -7,7 +7,7 @@
 import { sprint } from '../format.js';
 import { goFunc, INTERFACE, type FuncMap } from '../value.js';
 import { int64, strval, toFloat64, toInt64 } from './coerce.js';
-import { parseInt64 } from './go-strconv.js';
+import { parseInt64 } from '../strconv.js';
 
 /** Sprig's toDecimal: the value printed, read as octal (bad input gives 0). */
 function toDecimal(v: unknown): bigint {

@@ -8,7 +8,7 @@
  * declaration order, maps sorted), so objects inside it keep their key order.
  */
 import { GoNumber, goTypeName, isGoFuncValue, isGoObject, taggedGoType } from '../value.js';
-import { formatFloatG, formatJSONFloat } from './go-strconv.js';
+import { formatFloatG, formatJSONFloat } from '../strconv.js';
 import { compareStrings } from '../quote.js';
 import { isNilContainer } from './nil.js';
 

@@ -7,7 +7,7 @@
  */
 import { goFunc, GoFuncError, GoNumber, GO_OBJECT, NO_FIELD, type GoFunc, type GoObject, type FuncMap } from '../value.js';
 import { compileGo, findAll, type GoRegexp } from './regex.js';
-import { parseUint } from './go-strconv.js';
+import { parseUint } from '../strconv.js';
 
 const SEMVER_RE = String.raw`v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?` + String.raw`(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?` + String.raw`(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
 const CV_RE = String.raw`v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?` + String.raw`(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?` + String.raw`(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;

@@ -6,7 +6,7 @@
  * order. Plain JSON-shaped data is converted directly; anything else goes through JSON text.
  */
 import { GoNumber, goTypeName, isGoObject, taggedGoType } from '../value.js';
-import { formatFloatG, parseFloat64, parseInt64, parseUint } from './go-strconv.js';
+import { formatFloatG, parseFloat64, parseInt64, parseUint } from '../strconv.js';
 import { goJsonMarshal, JsonMarshalError } from './json-encode.js';
 import { isNilContainer } from './nil.js';
 import { isDigit, isLetter } from './unicode.js';

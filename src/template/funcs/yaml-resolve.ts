@@ -4,7 +4,7 @@
  * other than a string ("yes", "on", "1.0", "0x1F", "2001-12-14", "1:20", "~"). The emitter must
  * quote those, exactly as sigs.k8s.io/yaml does, so a Go or YAML 1.1 reader gets a string.
  */
-import { parseFloat64, parseInt64, parseUint } from './go-strconv.js';
+import { parseFloat64, parseInt64, parseUint } from '../strconv.js';
 
 const MAP_WORDS = new Set([
   'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',

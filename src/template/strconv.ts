@@ -1,12 +1,13 @@
 /**
- * @module template/funcs/go-strconv
- * The parts of Go's strconv that Sprig's coercions and the JSON/YAML encoders depend on:
+ * @module template/strconv
+ * The parts of Go's strconv that the engine (number constants in templates) and the function
+ * library (Sprig's coercions, the JSON/YAML encoders) depend on, in one place:
  * `ParseInt`/`Atoi` (base prefixes, underscores, range clamping), `ParseFloat` (hex floats,
  * `inf`/`nan`, underscores), and the float texts of go-yaml and encoding/json on top of the
  * engine's strconv.FormatFloat. JS `Number()` accepts other spellings (`" 1"`, `"0x10"`,
  * `"Infinity"`), so each is checked against Go's grammar first.
  */
-import { formatFloat } from '../format-float.js';
+import { formatFloat } from './format-float.js';
 
 export type NumErr = 'syntax' | 'range' | null;
 
@@ -127,12 +128,7 @@ export function parseFloat64(s: string): { value: number; err: NumErr } {
     if (s.includes('_') && !underscoreOK(s)) return { value: 0, err: 'syntax' };
     const digits = (intPart + frac).replace(/_/g, '');
     const exp = Number(hex[4].replace(/_/g, '')) - 4 * frac.replace(/_/g, '').length;
-    const mant = BigInt('0x' + digits);
-    let v = Number(mant) * 2 ** exp;
-    if (!Number.isFinite(v) && mant !== 0n) {
-      // Large mantissa with a negative exponent may overflow before scaling; scale in two steps.
-      v = Number(mant) * 2 ** Math.floor(exp / 2) * 2 ** Math.ceil(exp / 2);
-    }
+    let v = hexToFloat(BigInt('0x' + digits), exp);
     if (hex[1] === '-') v = -v;
     if (!Number.isFinite(v)) return { value: v, err: 'range' };
     return { value: v, err: null };
@@ -157,4 +153,21 @@ export function formatJSONFloat(f: number, bits: 32 | 64 = 64): string {
 export function float64ToInt64(f: number): bigint {
   if (!Number.isFinite(f) || f >= 9223372036854775808 || f < -9223372036854775808) return MIN_I64;
   return BigInt(Math.trunc(f));
+}
+
+/** mant * 2^exp: Number(bigint) rounds once to nearest-even; scaling by 2^exp is exact. */
+function hexToFloat(mant: bigint, exp: number): number {
+  let v = Number(mant);
+  // Scale in steps so an intermediate power of two cannot overflow or underflow on its own.
+  while (exp > 0) {
+    const step = Math.min(exp, 1000);
+    v *= 2 ** step;
+    exp -= step;
+  }
+  while (exp < 0) {
+    const step = Math.max(exp, -1000);
+    v *= 2 ** step;
+    exp -= step;
+  }
+  return v;
 }
