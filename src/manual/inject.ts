@@ -13,16 +13,14 @@ import type { LoadedConfig } from '../config/types.js';
 import {
   podTemplates,
   readManifest,
-  replaceDocument,
   withPodTemplate,
-  writeManifest,
   type ManifestDocument,
   type PodTemplateRef,
 } from '../manifests/index.js';
 import type { SourceLocation } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
-import { describeWorkload, locatedError, ownerFor, podInput, subjectOf, templateFromPod, templateLocation } from './templates.js';
-import type { DocumentNote, ManualOptions, ManualOutput } from './types.js';
+import { describeWorkload, locatedError, mapDocuments, ownerFor, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './templates.js';
+import type { ManualOptions, ManualOutput } from './types.js';
 
 /** Inject every pod template in a manifest stream. Throws InjectorError (with location) on bad input or a failed injection. */
 export function injectManifest(input: string | Uint8Array, source: string, config: LoadedConfig, options: ManualOptions = {}): ManualOutput {
@@ -30,27 +28,10 @@ export function injectManifest(input: string | Uint8Array, source: string, confi
 }
 
 export function injectDocuments(docs: readonly ManifestDocument[], config: LoadedConfig, options: ManualOptions = {}): ManualOutput {
-  const notes: DocumentNote[] = [];
-  let changed = 0;
-  let unchanged = 0;
-  const out = docs.map((doc) => {
-    if (doc.value === null) return doc;
-    const result = injectObject(doc.value, doc.index, { file: doc.source, document: doc.index, line: doc.line }, config, options, doc);
-    notes.push(...result.notes);
-    changed += result.changed;
-    unchanged += result.unchanged;
-    return result.changed > 0 ? replaceDocument(doc, result.value) : doc;
-  });
-  return { text: writeManifest(out), notes, changed, unchanged };
+  return mapDocuments(docs, (value, index, where, doc) => injectObject(value, index, where, config, options, doc));
 }
 
-export interface ObjectResult {
-  /** The object with injected templates (the input itself when nothing changed). */
-  value: JsonValue;
-  notes: DocumentNote[];
-  changed: number;
-  unchanged: number;
-}
+export type { ObjectResult };
 
 /**
  * Inject the pod templates of one parsed object (a document, or a KRM item). `where` locates

@@ -5,11 +5,11 @@
  * template (key order kept), and where an error points in the file.
  */
 import { InjectorError, type SourceLocation } from '../errors.js';
-import { formatPath, type ManifestDocument, type PodTemplateRef } from '../manifests/index.js';
+import { formatPath, replaceDocument, writeManifest, type ManifestDocument, type PodTemplateRef } from '../manifests/index.js';
 import { locate } from '../manifests/locate.js';
 import { setOwn } from '../manifests/own.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-import type { ManualOptions, TemplateSubject } from './types.js';
+import type { DocumentNote, ManualOptions, ManualOutput, TemplateSubject } from './types.js';
 
 export const DEFAULT_NAMESPACE = 'default';
 
@@ -83,4 +83,35 @@ export function locatedError(err: unknown, where: SourceLocation, subject: strin
   const located = new InjectorError(err.code, `${subject}: ${err.message}`, { cause: err, location: { ...err.location, ...where }, details: err.details });
   Object.defineProperty(located, 'name', { value: err.name });
   return located;
+}
+
+/** What one operation did to one document's object. */
+export interface ObjectResult {
+  /** The object with its templates changed (the input itself when nothing changed). */
+  value: JsonValue;
+  notes: DocumentNote[];
+  changed: number;
+  unchanged: number;
+}
+
+/**
+ * Run a per-object operation over a manifest stream: documents it changed are re-serialised,
+ * all others (and empty documents) are kept byte for byte. Throws whatever the operation throws.
+ */
+export function mapDocuments(
+  docs: readonly ManifestDocument[],
+  operate: (value: JsonValue, index: number, where: SourceLocation, doc: ManifestDocument) => ObjectResult,
+): ManualOutput {
+  const notes: DocumentNote[] = [];
+  let changed = 0;
+  let unchanged = 0;
+  const out = docs.map((doc) => {
+    if (doc.value === null) return doc;
+    const result = operate(doc.value, doc.index, { file: doc.source, document: doc.index, line: doc.line }, doc);
+    notes.push(...result.notes);
+    changed += result.changed;
+    unchanged += result.unchanged;
+    return result.changed > 0 ? replaceDocument(doc, result.value) : doc;
+  });
+  return { text: writeManifest(out), notes, changed, unchanged };
 }

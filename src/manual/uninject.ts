@@ -8,29 +8,17 @@
 import type { LoadedConfig } from '../config/types.js';
 import type { SourceLocation } from '../errors.js';
 import { uninjectPod } from '../inject/index.js';
-import { podTemplates, readManifest, replaceDocument, withPodTemplate, writeManifest, type ManifestDocument } from '../manifests/index.js';
+import { podTemplates, readManifest, withPodTemplate, type ManifestDocument } from '../manifests/index.js';
 import type { JsonValue } from '../util/json.js';
-import type { ObjectResult } from './inject.js';
-import { describeWorkload, locatedError, podInput, subjectOf, templateFromPod, templateLocation } from './templates.js';
-import type { DocumentNote, ManualOptions, ManualOutput } from './types.js';
+import { describeWorkload, locatedError, mapDocuments, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './templates.js';
+import type { ManualOptions, ManualOutput } from './types.js';
 
 export function uninjectManifest(input: string | Uint8Array, source: string, config: LoadedConfig, options: ManualOptions = {}): ManualOutput {
   return uninjectDocuments(readManifest(input, source), config, options);
 }
 
 export function uninjectDocuments(docs: readonly ManifestDocument[], config: LoadedConfig, options: ManualOptions = {}): ManualOutput {
-  const notes: DocumentNote[] = [];
-  let changed = 0;
-  let unchanged = 0;
-  const out = docs.map((doc) => {
-    if (doc.value === null) return doc;
-    const result = uninjectObject(doc.value, doc.index, { file: doc.source, document: doc.index, line: doc.line }, config, options, doc);
-    notes.push(...result.notes);
-    changed += result.changed;
-    unchanged += result.unchanged;
-    return result.changed > 0 ? replaceDocument(doc, result.value) : doc;
-  });
-  return { text: writeManifest(out), notes, changed, unchanged };
+  return mapDocuments(docs, (value, index, where, doc) => uninjectObject(value, index, where, config, options, doc));
 }
 
 export function uninjectObject(
