@@ -13,6 +13,9 @@
  *   have (unique container and volume names, injected mounts resolve, the status annotation
  *   parses and names only what the pod has);
  * - re-submitting the patched pod yields no patch (idempotence);
+ * - the result cache (shared by all cases) never changes an answer, and a replica (same pod,
+ *   another uid) gets the same answer with its own uid; uids cut from the body itself attack
+ *   the cache key;
  * - each case takes under a second, and Object.prototype stays clean.
  * Counterexamples are saved under src/reliability/fuzz-corpus/ and replayed as regression cases.
  */
@@ -23,6 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { createHandler, type AdmissionHandler } from '../admission/handler.js';
+import { ResultCache } from '../admission/result-cache.js';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
@@ -40,6 +44,8 @@ export interface FuzzTarget {
   name: string;
   config: LoadedConfig;
   handle: AdmissionHandler;
+  /** The same handler with the result cache the server uses (shared across all cases). */
+  handleCached: AdmissionHandler;
   injectKey: string;
   statusKey: string;
 }
@@ -49,6 +55,7 @@ function target(name: string, config: LoadedConfig): FuzzTarget {
     name,
     config,
     handle: createHandler({ inject: injectPod, getConfig: () => config }),
+    handleCached: createHandler({ inject: injectPod, getConfig: () => config, cache: new ResultCache({ maxEntries: 512 }) }),
     injectKey: config.injectionKeys.inject,
     statusKey: config.injectionKeys.status,
   };
@@ -76,9 +83,9 @@ interface Reply {
   response?: { uid?: unknown; allowed?: unknown; patch?: unknown; patchType?: unknown; status?: { code?: unknown; message?: unknown } };
 }
 
-function call(t: FuzzTarget, body: Buffer): { status: number; body: string; ms: number } {
+function call(t: FuzzTarget, body: Buffer, cached = false): { status: number; body: string; ms: number } {
   const s = performance.now();
-  const r = t.handle({ body, path: '/inject', query: 'timeout=10s', startedAt: performance.now() });
+  const r = (cached ? t.handleCached : t.handle)({ body, path: '/inject', query: 'timeout=10s', startedAt: performance.now() });
   return { status: r.status, body: r.body, ms: performance.now() - s };
 }
 
@@ -97,22 +104,13 @@ export const newStats = (): FuzzStats => ({ badRequest: 0, denied: 0, allowedNoP
 type Obj = Record<string, unknown>;
 
 /**
- * Core bugs found by this fuzzer and reported, each recognised narrowly by its symptom, so a
- * bounded CI run does not fail on them every time while they are open. Each one has a stored
- * regression case (a `todo` test until fixed). Remove the entry when the core is fixed.
+ * Core bugs found by this fuzzer and reported but not fixed yet, each recognised narrowly by its
+ * symptom, so a bounded CI run does not fail on them every time while they are open. Each one
+ * has a stored regression case (a `todo` test until fixed). Remove the entry once fixed.
  */
 export const KNOWN_ISSUES: { id: string; description: string; matches: (input: Obj, patched: Obj, problems: string[]) => boolean }[] = [
-  {
-    id: 'K1-native-sidecar-takes-the-only-container',
-    description:
-      'a pod whose only app containers are named like the sidecar, with native sidecars on: the user container is merged into the sidecar and moved to initContainers, leaving spec.containers empty (the apiserver refuses the pod; it should be denied instead)',
-    matches: (input, patched, problems) => {
-      if (!problems.includes('spec.containers is not a non-empty list')) return false;
-      const before = ((input.spec as Obj | undefined)?.containers ?? []) as Obj[];
-      const status = JSON.parse(String(((patched.metadata as Obj).annotations as Obj)['sidecar.istio.io/status'] ?? '{}')) as { initContainers?: string[] | null };
-      return before.length > 0 && before.every((c) => (status.initContainers ?? []).includes(String(c.name)));
-    },
-  },
+  // K1 (a pod whose only containers were folded into native sidecars got an empty
+  // spec.containers) was fixed in e82e468; its regression case stays in the corpus.
 ];
 
 /** Check every invariant for one body; throws an AssertionError naming the broken one. */
@@ -120,6 +118,11 @@ export function checkCase(t: FuzzTarget, body: Buffer, stats: FuzzStats = newSta
   const first = call(t, body);
   assert.ok(first.ms < MAX_CASE_MS, `the handler took ${first.ms.toFixed(0)} ms (limit ${MAX_CASE_MS})`);
   assert.ok(first.status === 200 || first.status === 400, `HTTP ${first.status} (only 200 or 400 are expected): ${first.body.slice(0, 500)}`);
+  // The result cache must never change an answer: not for this body, not for an earlier body
+  // whose key collided with it (the cache is shared by all cases of the run).
+  const cachedReply = call(t, body, true);
+  assert.equal(cachedReply.status, first.status, 'the cached handler answers with the same status');
+  assert.equal(cachedReply.body, first.body, 'the cached handler gives the same answer');
   const out = JSON.parse(first.body) as Reply;
   if (first.status === 400) {
     assert.equal(out.kind, 'Status', 'a 400 carries a metav1.Status');
@@ -128,6 +131,13 @@ export function checkCase(t: FuzzTarget, body: Buffer, stats: FuzzStats = newSta
     return;
   }
   const sent = JSON.parse(body.toString('utf8')) as { apiVersion: string; request: { uid: string; namespace?: string; object: unknown } };
+  // Same pod under another uid (a replica): a cache hit where the key is sound, same answer but the uid.
+  const replicaUid = `${sent.request.uid}~r`;
+  const replica = call(t, Buffer.from(JSON.stringify({ ...sent, request: { ...sent.request, uid: replicaUid } })), true);
+  const expectedReplica = JSON.parse(first.body) as Reply;
+  if (expectedReplica.response) expectedReplica.response.uid = replicaUid;
+  assert.equal(replica.status, 200, 'the replica is answered');
+  assert.deepEqual(JSON.parse(replica.body), expectedReplica, 'a replica (same pod, new uid) gets the same answer with its own uid');
   assert.equal(out.apiVersion, sent.apiVersion, 'the answer is in the request version');
   assert.equal(out.kind, 'AdmissionReview');
   const res = out.response;
@@ -187,8 +197,13 @@ export interface FuzzCase {
 export function caseArbitrary(targets: FuzzTarget[]): fc.Arbitrary<FuzzCase> {
   return fc.nat({ max: targets.length - 1 }).chain((target) => {
     const options = { injectKeys: [targets[target].injectKey] };
+    // A uid that is a piece of the body itself attacks the cache key (body minus the uid's bytes).
+    const substringUid = validReviewArbitrary(options).chain((r) => {
+      const text = JSON.stringify(r);
+      return fc.tuple(fc.nat(text.length - 1), fc.integer({ min: 1, max: 16 })).map(([at, len]) => ({ ...r, request: { ...(r.request as Obj), uid: text.slice(at, at + len) } }));
+    });
     return fc
-      .oneof({ weight: 3, arbitrary: validReviewArbitrary(options) }, { weight: 2, arbitrary: hostileReviewArbitrary(options) })
+      .oneof({ weight: 3, arbitrary: validReviewArbitrary(options) }, { weight: 2, arbitrary: hostileReviewArbitrary(options) }, { weight: 1, arbitrary: substringUid })
       .map((r) => ({ target, body: JSON.stringify(r) }));
   });
 }
