@@ -2,15 +2,16 @@
  * @module bench/run
  * The webhook benchmark (issue 6; method in performance.md sections 2-4). Measures the built
  * server (`dist/`) against the anchor (bench/anchor.js: bare node:https, parse, answer allowed)
- * in the same run, alternating anchor and ours pair by pair, and reports the median of the
- * per-pair ratios, every raw number, the server CPU share, and the anchor's spread (a run whose
- * anchor moved more than 10 % is flagged). Then F3 and the CLI, and optionally Pepr 1.1.4 side
- * by side. See bench/README.md for what each number means.
+ * in the same run: rounds of anchor, ours (result cache on: what replica pods get) and ours
+ * with the cache off (every request runs the core), and reports the median of the per-round
+ * ratios to the anchor, every raw number, the server CPU share, and the anchor's spread (a run
+ * whose anchor moved more than 10 % is flagged). Then cold start, RSS, F3, the CLI, and Pepr
+ * 1.1.4 side by side. See bench/README.md for what each number means.
  *
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
  *                    [--rate 1000] [--cold 7] [--only cold,throughput,latency,f3,cli,pepr]
  *                    [--no-pepr] [--pepr-rate 200] [--no-build] [--no-install] [--write]
- *                    [--ours-flag=--log-level=warn ...]
+ *                    [--no-nocache] [--ours-flag=--log-level=warn ...]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,9 +26,10 @@ import { measureCli, measureF3, measureHttp } from './lib/micro.js';
 import { runPepr } from './lib/pepr-run.js';
 import { evaluateTargets, renderMarkdown, writeResultsFile } from './lib/report.js';
 import { coldStart, startServer, writeCertificate, type ServerSpec } from './lib/servers.js';
-import { MAX_ANCHOR_SPREAD, median, spread } from './lib/stats.js';
+import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
-import type { BenchResults, FixtureCheck, LatencyPair, PerFixture, Settings, ThroughputPair } from './lib/types.js';
+import { interleave, p99Diff, rpsRatio } from './lib/rounds.js';
+import type { BenchResults, FixtureCheck, ServerName, Settings } from './lib/types.js';
 
 const argv = process.argv.slice(2);
 const has = (f: string): boolean => argv.includes(f);
@@ -47,6 +49,7 @@ const settings: Settings = {
   rate: num('--rate', 1000),
   coldReps: num('--cold', QUICK ? 3 : 7),
   peprRate: num('--pepr-rate', 200),
+  ours: has('--no-nocache') ? ['ours'] : ['ours', 'ours-nocache'],
   oursFlags: argv.filter((a) => a.startsWith('--ours-flag=')).map((a) => a.slice('--ours-flag='.length)),
   command: `npm run bench -- ${argv.join(' ')}`.trim(),
   tools: { taskset: false, notes: [] },
@@ -74,11 +77,6 @@ async function checkFixtures(port: number, bodies: Record<FixtureName, Buffer>, 
   return out;
 }
 
-function perFixture<T>(pairs: T[], anchorValue: (p: T) => number, extra: Partial<PerFixture<T>>): PerFixture<T> {
-  const s = spread(pairs.map(anchorValue));
-  return { pairs, anchorSpread: s, flagged: s > MAX_ANCHOR_SPREAD, ...extra };
-}
-
 async function main(): Promise<void> {
   const env = benchEnv();
   log(`Node ${env.node}, ${env.cores} x ${env.cpu}, load ${env.loadStart.join(' ')}, commit ${env.commit}${env.dirty ? ' (dirty tree)' : ''}`);
@@ -99,6 +97,9 @@ async function main(): Promise<void> {
   const bodies = Object.fromEntries(Object.entries(fx.reviews).map(([k, p]) => [k, readFileSync(p)])) as Record<FixtureName, Buffer>;
   const anchorSpec: ServerSpec = { kind: 'anchor', certs };
   const oursSpec: ServerSpec = { kind: 'ours', certs, flags: settings.oursFlags };
+  // Every request runs the core (the first pod of each workload; a cluster of unique pods).
+  const noCacheSpec: ServerSpec = { kind: 'ours', certs, flags: ['--result-cache-entries', '0', ...settings.oursFlags] };
+  const specs: Partial<Record<ServerName, ServerSpec>> = { anchor: anchorSpec, ours: oursSpec, ...(settings.ours.includes('ours-nocache') ? { 'ours-nocache': noCacheSpec } : {}) };
   const results: BenchResults = { env, settings, fixtures: [], targets: [], notes: [...tools.notes] };
   if (!env.coreWired.built) results.notes.push('the built serve does not import the real injection core: these numbers measure a stand-in');
 
@@ -124,51 +125,43 @@ async function main(): Promise<void> {
   }
 
   if (want('throughput') || want('latency') || want('f3')) {
-    const anchor = await startServer(anchorSpec, bodies.F1);
-    const ours = await startServer(oursSpec, bodies.F1);
-    const targets: Record<'anchor' | 'ours', Target> = {
-      anchor: { name: 'anchor', port: anchor.port, pid: anchor.pid, path: WEBHOOK_PATH },
-      ours: { name: 'ours', port: ours.port, pid: ours.pid, path: WEBHOOK_PATH },
-    };
+    const running: Partial<Record<ServerName, Awaited<ReturnType<typeof startServer>>>> = {};
+    const targets: Partial<Record<ServerName, Target>> = {};
     try {
+      for (const [name, spec] of Object.entries(specs) as [ServerName, ServerSpec][]) {
+        const server = await startServer(spec, bodies.F1);
+        running[name] = server;
+        targets[name] = { name, port: server.port, pid: server.pid, path: WEBHOOK_PATH };
+      }
       const opts = { connections: settings.connections, warmupS: settings.warmupS, durationS: settings.durationS, workDir: work };
+      const show = (r: Partial<Record<ServerName, { rps?: number; p99Ms: number; serverCpu?: number }>>, what: 'rps' | 'p99'): string =>
+        Object.entries(r)
+          .map(([k, v]) => `${k} ${what === 'rps' ? `${v.rps?.toFixed(0)} rps` : `p99 ${v.p99Ms.toFixed(2)} ms`} (cpu ${v.serverCpu?.toFixed(2)})`)
+          .join(', ');
       if (want('throughput')) {
         results.throughput = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          const pairs: ThroughputPair[] = [];
-          for (let i = 0; i < settings.pairs; i++) {
-            const a = await maxThroughput(tools, targets.anchor, fx.reviews[f], opts);
-            const o = await maxThroughput(tools, targets.ours, fx.reviews[f], opts);
-            pairs.push({ anchor: a, ours: o, ratio: o.rps / a.rps });
-            log(`${f} max RPS pair ${i + 1}: anchor ${a.rps.toFixed(0)} (cpu ${a.serverCpu?.toFixed(2)}), ours ${o.rps.toFixed(0)} (cpu ${o.serverCpu?.toFixed(2)}), ratio ${(o.rps / a.rps).toFixed(3)}`);
-          }
-          results.throughput[f] = perFixture(pairs, (p) => p.anchor.rps, { medianRatio: median(pairs.map((p) => p.ratio)) });
+          results.throughput[f] = await interleave(settings.pairs, targets, (t) => maxThroughput(tools, t, fx.reviews[f], opts), rpsRatio, (x) => x.rps, (i, r) => log(`${f} max RPS round ${i}: ${show(r, 'rps')}`));
         }
       }
       if (want('latency')) {
         results.latency = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          const pairs: LatencyPair[] = [];
-          for (let i = 0; i < settings.pairs; i++) {
-            const a = await fixedRate(tools, targets.anchor, fx.reviews[f], { ...opts, rate: settings.rate });
-            const o = await fixedRate(tools, targets.ours, fx.reviews[f], { ...opts, rate: settings.rate });
-            pairs.push({ anchor: a, ours: o, p99DiffMs: o.p99Ms - a.p99Ms });
-            log(`${f} @${settings.rate} rps pair ${i + 1}: p99 anchor ${a.p99Ms.toFixed(2)} ms, ours ${o.p99Ms.toFixed(2)} ms (achieved ${a.achievedRps.toFixed(0)} / ${o.achievedRps.toFixed(0)} rps)`);
-          }
-          results.latency[f] = perFixture(pairs, (p) => p.anchor.p99Ms, { medianP99DiffMs: median(pairs.map((p) => p.p99DiffMs)) });
+          results.latency[f] = await interleave(settings.pairs, targets, (t) => fixedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s round ${i}: ${show(r, 'p99')}`));
         }
       }
       if (want('f3')) {
+        // One injection: the cache-off server (a cache hit would not run the core at all).
+        const f3Server = running['ours-nocache'] ?? running.ours!;
         log('F3 over HTTPS (sequential, one keep-alive connection)');
-        const http = await measureHttp(ours.port, bodies.F3, WEBHOOK_PATH);
-        const httpAnchor = await measureHttp(anchor.port, bodies.F3, WEBHOOK_PATH);
+        const http = await measureHttp(f3Server.port, bodies.F3, WEBHOOK_PATH);
+        const httpAnchor = await measureHttp(running.anchor!.port, bodies.F3, WEBHOOK_PATH);
         results.f3 = { ...(await measureF3(bodies.F3)), http, httpAnchor };
         log(`F3: core ${results.f3.core.medianMs.toFixed(2)} ms, handler ${results.f3.handler.medianMs.toFixed(2)} ms, HTTPS ${http.medianMs.toFixed(2)} ms (anchor ${httpAnchor.medianMs.toFixed(2)} ms)`);
       }
-      results.peakRss = { anchor: procSample(anchor.pid)?.hwmBytes, ours: procSample(ours.pid)?.hwmBytes };
+      results.peakRss = Object.fromEntries(Object.entries(running).map(([k, v]) => [k, procSample(v.pid)?.hwmBytes]));
     } finally {
-      await anchor.stop();
-      await ours.stop();
+      for (const server of Object.values(running)) await server.stop();
     }
   }
 
@@ -179,7 +172,7 @@ async function main(): Promise<void> {
   }
 
   if (want('pepr')) {
-    results.pepr = await runPepr({ tools, certs, bodies, fixtureFile: fx.reviews.F1, settings, work, anchorSpec, oursSpec, log });
+    results.pepr = await runPepr({ tools, certs, bodies, fixtureFile: fx.reviews.F1, settings, work, specs, log });
   }
 
   env.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);

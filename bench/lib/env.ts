@@ -34,9 +34,9 @@ function git(args: string[]): string {
   }
 }
 
-/** Does this serve module import the real core (`injectPod` from the inject module)? */
+/** Does this serve module take the real core (`injectPod` from the inject module, imported statically or lazily)? */
 export function importsCore(text: string): boolean {
-  return /import\s*\{[^}]*\binjectPod\b[^}]*\}\s*from\s*['"]\.\.\/inject\/(index|inject)\.js['"]/.test(text);
+  return /\binjectPod\b/.test(text) && /['"]\.\.\/inject\/(index|inject)\.js['"]/.test(text);
 }
 
 export function benchEnv(): BenchEnv {

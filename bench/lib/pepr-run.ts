@@ -9,12 +9,14 @@
  */
 import type { FixtureName } from '../fixtures.js';
 import { procSample } from '../../src/testing/proc-stats.js';
+import type { SpawnedServer } from '../../src/testing/server-process.js';
 import { fixedRate, maxThroughput, WEBHOOK_PATH, type Target } from './load.js';
-import { installPepr, PEPR_PATH, PEPR_VERSION, startPepr } from './pepr.js';
+import { installPepr, PEPR_PATH, PEPR_VERSION, startPepr, type PeprProcesses } from './pepr.js';
+import { interleave, p99Diff, rpsRatio } from './rounds.js';
 import { SERVER_CPUS, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
 import type { Tools } from './tools.js';
-import type { PeprResults, Settings } from './types.js';
+import type { PeprResults, ServerName, Settings } from './types.js';
 
 export interface PeprRunOptions {
   tools: Tools;
@@ -23,13 +25,13 @@ export interface PeprRunOptions {
   fixtureFile: string;
   settings: Settings;
   work: string;
-  anchorSpec: ServerSpec;
-  oursSpec: ServerSpec;
+  /** anchor, ours and (unless skipped) ours-nocache. */
+  specs: Partial<Record<ServerName, ServerSpec>>;
   log: (line: string) => void;
 }
 
 export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
-  const out: PeprResults = { version: PEPR_VERSION, dir: '', coldStartMs: [], idleRss: [], throughput: [], latency: [], medianOursOverPepr: Number.NaN, medianPeprOverAnchor: Number.NaN };
+  const out: PeprResults = { version: PEPR_VERSION, dir: '', coldStartMs: [], idleRss: [], oursOverPepr: {} };
   try {
     o.log(`installing pepr@${PEPR_VERSION} (outside the repository)`);
     const install = installPepr();
@@ -45,39 +47,33 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
     }
     o.log(`Pepr cold start: ${out.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms`);
 
-    const anchor = await startServer(o.anchorSpec, o.bodies.F1);
-    const ours = await startServer(o.oursSpec, o.bodies.F1);
-    const pepr = await startPepr(install, o.certs, o.bodies.F1, SERVER_CPUS);
-    const t: Record<'anchor' | 'ours' | 'pepr', Target> = {
-      anchor: { name: 'anchor', port: anchor.port, pid: anchor.pid, path: WEBHOOK_PATH },
-      ours: { name: 'ours', port: ours.port, pid: ours.pid, path: WEBHOOK_PATH },
-      pepr: { name: 'pepr', port: pepr.pepr.port, pid: pepr.pepr.pid, path: PEPR_PATH },
-    };
+    const running: SpawnedServer[] = [];
+    let pepr: PeprProcesses | undefined;
+    const targets: Partial<Record<ServerName, Target>> = {};
     try {
+      for (const [name, spec] of Object.entries(o.specs) as [ServerName, ServerSpec][]) {
+        const server = await startServer(spec, o.bodies.F1);
+        running.push(server);
+        targets[name] = { name, port: server.port, pid: server.pid, path: WEBHOOK_PATH };
+      }
+      pepr = await startPepr(install, o.certs, o.bodies.F1, SERVER_CPUS);
+      targets.pepr = { name: 'pepr', port: pepr.pepr.port, pid: pepr.pepr.pid, path: PEPR_PATH };
       const opts = { connections: o.settings.connections, warmupS: o.settings.warmupS, durationS: o.settings.durationS, workDir: o.work };
-      for (let i = 0; i < o.settings.pairs; i++) {
-        const a = await maxThroughput(o.tools, t.anchor, o.fixtureFile, opts);
-        const u = await maxThroughput(o.tools, t.ours, o.fixtureFile, opts);
-        const p = await maxThroughput(o.tools, t.pepr, o.fixtureFile, opts);
-        out.throughput.push({ anchor: a, ours: u, pepr: p, oursOverPepr: u.rps / p.rps, peprOverAnchor: p.rps / a.rps });
-        o.log(`F1 max RPS round ${i + 1}: anchor ${a.rps.toFixed(0)}, ours ${u.rps.toFixed(0)}, Pepr ${p.rps.toFixed(0)} (cpu ${p.serverCpu?.toFixed(2)}, errors ${p.errors})`);
-      }
-      for (let i = 0; i < o.settings.pairs; i++) {
-        const r = { ...opts, rate: o.settings.peprRate };
-        const a = await fixedRate(o.tools, t.anchor, o.fixtureFile, r);
-        const u = await fixedRate(o.tools, t.ours, o.fixtureFile, r);
-        const p = await fixedRate(o.tools, t.pepr, o.fixtureFile, r);
-        out.latency.push({ anchor: a, ours: u, pepr: p });
-        o.log(`F1 @${o.settings.peprRate} rps round ${i + 1}: p99 anchor ${a.p99Ms.toFixed(2)}, ours ${u.p99Ms.toFixed(2)}, Pepr ${p.p99Ms.toFixed(2)} ms`);
-      }
+      const line = (r: Partial<Record<ServerName, { rps?: number; p99Ms: number; serverCpu?: number }>>, rps: boolean): string =>
+        Object.entries(r)
+          .map(([k, v]) => `${k} ${rps ? `${v.rps?.toFixed(0)} rps` : `p99 ${v.p99Ms.toFixed(2)} ms`}`)
+          .join(', ');
+      out.throughput = await interleave(o.settings.pairs, targets, (t) => maxThroughput(o.tools, t, o.fixtureFile, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS round ${i}: ${line(r, true)}`));
+      out.latency = await interleave(o.settings.pairs, targets, (t) => fixedRate(o.tools, t, o.fixtureFile, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s round ${i}: ${line(r, false)}`));
       out.peakRss = procSample(pepr.pepr.pid)?.hwmBytes;
+      for (const name of Object.keys(o.specs) as ServerName[]) {
+        if (name === 'anchor') continue;
+        out.oursOverPepr[name] = median(out.throughput.rounds.map((r) => r[name]!.rps / r.pepr!.rps));
+      }
     } finally {
-      await pepr.stop();
-      await anchor.stop();
-      await ours.stop();
+      await pepr?.stop();
+      for (const s of running) await s.stop();
     }
-    out.medianOursOverPepr = median(out.throughput.map((x) => x.oursOverPepr));
-    out.medianPeprOverAnchor = median(out.throughput.map((x) => x.peprOverAnchor));
   } catch (err) {
     out.error = err instanceof Error ? err.message : String(err);
     o.log(`Pepr side-by-side failed: ${out.error}`);

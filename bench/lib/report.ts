@@ -9,7 +9,7 @@ import { mib } from '../../src/testing/proc-stats.js';
 import type { FixtureName } from '../fixtures.js';
 import type { FixedRateResult, ThroughputResult } from './load.js';
 import { fmt, fmtInt, median } from './stats.js';
-import type { BenchResults, TargetCheck } from './types.js';
+import { SERVER_LABELS, type BenchResults, type Rounds, type ServerName, type TargetCheck } from './types.js';
 
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
@@ -19,23 +19,32 @@ function check(metric: string, target: string, measured: number | undefined, ok:
   return { metric, target, measured: valid ? show(measured) : 'not measured', met: valid ? ok(measured) : undefined };
 }
 
+const VARIANT: Partial<Record<ServerName, string>> = { ours: 'cache on (replica pods)', 'ours-nocache': 'cache off (every pod new)' };
+
 export function evaluateTargets(r: BenchResults): TargetCheck[] {
   const out: TargetCheck[] = [];
+  const variants = r.settings.ours;
   for (const f of ['F1', 'F2'] as FixtureName[]) {
     const t = r.throughput?.[f];
-    out.push(check(`${f} max RPS, ratio to the anchor`, '>= 0.6', t?.medianRatio, (x) => x >= 0.6, (x) => `${x.toFixed(3)}${t?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+    for (const v of variants) {
+      out.push(check(`${f} max RPS / anchor, ${VARIANT[v]}`, '>= 0.6', t?.vsAnchor[v], (x) => x >= 0.6, (x) => `${x.toFixed(3)}${t?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+    }
   }
   for (const f of ['F1', 'F2'] as FixtureName[]) {
     const l = r.latency?.[f];
-    out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's`, '<= 1 ms', l?.medianP99DiffMs, (x) => x <= 1, (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms${l?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+    for (const v of variants) {
+      out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${VARIANT[v]}`, '<= 1 ms', l?.vsAnchor[v], (x) => x <= 1, (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms${l?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+    }
   }
-  out.push(check('F3 one injection over HTTPS (median)', '< 10 ms', r.f3?.http?.medianMs, (x) => x < 10, (x) => `${x.toFixed(2)} ms (core ${fmt(r.f3?.core.medianMs)} ms, handler ${fmt(r.f3?.handler.medianMs)} ms)`));
+  out.push(check('F3 one injection over HTTPS, cache off (median)', '< 10 ms', r.f3?.http?.medianMs, (x) => x < 10, (x) => `${x.toFixed(2)} ms (core ${fmt(r.f3?.core.medianMs)} ms, handler ${fmt(r.f3?.handler.medianMs)} ms)`));
   const idleA = median((r.cold?.anchor ?? []).map((c) => c.idleRss ?? Number.NaN));
   const idleO = median((r.cold?.ours ?? []).map((c) => c.idleRss ?? Number.NaN));
-  out.push(check('RSS idle, ratio to the anchor', '<= 2x', idleO / idleA, (x) => x <= 2, (x) => `${x.toFixed(2)}x (${mib(idleO)} / ${mib(idleA)} MiB)`));
+  out.push(check('RSS idle / anchor', '<= 2x', idleO / idleA, (x) => x <= 2, (x) => `${x.toFixed(2)}x (${mib(idleO)} / ${mib(idleA)} MiB)`));
   const peakA = r.peakRss?.anchor;
-  const peakO = r.peakRss?.ours;
-  out.push(check('RSS peak (VmHWM), ratio to the anchor', '<= 2x', peakO !== undefined && peakA !== undefined ? peakO / peakA : undefined, (x) => x <= 2, (x) => `${x.toFixed(2)}x (${mib(peakO)} / ${mib(peakA)} MiB)`));
+  for (const v of variants) {
+    const peakO = r.peakRss?.[v];
+    out.push(check(`RSS peak (VmHWM) / anchor, ${VARIANT[v]}`, '<= 2x', peakO !== undefined && peakA !== undefined ? peakO / peakA : undefined, (x) => x <= 2, (x) => `${x.toFixed(2)}x (${mib(peakO)} / ${mib(peakA)} MiB)`));
+  }
   out.push(check('Cold start to first answer (median)', '< 300 ms', r.cold ? median(r.cold.ours.map((c) => c.readyMs)) : undefined, (x) => x < 300, (x) => `${x.toFixed(0)} ms (anchor ${fmt(median((r.cold?.anchor ?? []).map((c) => c.readyMs)), 0)} ms)`));
   out.push(check('CLI inject -f, 1,000 documents (median wall)', '< 1.5 s', r.cli ? r.cli.m1000.medianMs / 1000 : undefined, (x) => x < 1.5, (x) => `${x.toFixed(2)} s`));
   return out;
@@ -51,6 +60,14 @@ function fr(x: FixedRateResult): string {
   return `${fmt(x.p50Ms)} / ${fmt(x.p99Ms)} / ${fmt(x.p999Ms)} / ${fmt(x.maxMs)} (at ${fmtInt(x.achievedRps)}/s, cpu ${fmt(x.serverCpu)}${x.non200 > 0 ? `, **${x.non200} non-200**` : ''})`;
 }
 
+/** One row per server, one column per round, then the median comparison with the anchor. */
+function roundsTable<T>(x: Rounds<T>, show: (v: T) => string, vs: (v: number) => string): string[] {
+  const names = Object.keys(x.rounds[0] ?? {}) as ServerName[];
+  const head = `| Server | ${x.rounds.map((_, i) => `Round ${i + 1}`).join(' | ')} | vs anchor (median) |`;
+  const rows = names.map((n) => `| ${SERVER_LABELS[n]} | ${x.rounds.map((r) => (r[n] !== undefined ? show(r[n]!) : 'n/a')).join(' | ')} | ${n === 'anchor' ? '' : `**${vs(x.vsAnchor[n] ?? Number.NaN)}**`} |`);
+  return [head, `|---|${x.rounds.map(() => '---|').join('')}---|`, ...rows];
+}
+
 export function renderMarkdown(r: BenchResults): string {
   const e = r.env;
   const s = r.settings;
@@ -60,7 +77,7 @@ export function renderMarkdown(r: BenchResults): string {
   L.push(`- Load average at start ${e.loadStart.join(' / ')}, at end ${e.loadEnd?.join(' / ') ?? 'n/a'}${e.loadStart[0] > e.cores * 0.5 ? ' — **the machine was busy with other work; absolute numbers are low and noisy, same-run ratios are what count**' : ''}`);
   L.push(`- Commit ${e.commit}${e.dirty ? ' plus uncommitted changes in the tree' : ''}; serve runs the real core: ${e.coreWired.built ? 'yes' : '**no (stand-in)**'}`);
   L.push(`- Tools: ${s.tools.wrk ?? 'no wrk'}; ${s.tools.h2load ?? 'no h2load'}; pinning ${s.tools.taskset ? 'server core 0, generator core 1' : 'none'}`);
-  L.push(`- Settings: ${s.pairs} pairs (anchor then ours), warm-up ${s.warmupS} s, measured ${s.durationS} s, ${s.connections} keep-alive connections, fixed rate ${s.rate}/s${s.oursFlags.length ? `, ours with ${s.oursFlags.join(' ')}` : ''}`);
+  L.push(`- Settings: ${s.pairs} rounds (anchor, then ${s.ours.join(', ')}), warm-up ${s.warmupS} s, measured ${s.durationS} s, ${s.connections} keep-alive connections, fixed rate ${s.rate}/s${s.oursFlags.length ? `, ours with ${s.oursFlags.join(' ')}` : ''}`);
   L.push(`- Command: \`${s.command}\``, '');
 
   L.push('| Target | Goal | Measured | |', '|---|---|---|---|');
@@ -72,22 +89,22 @@ export function renderMarkdown(r: BenchResults): string {
   L.push('');
 
   for (const [f, t] of Object.entries(r.throughput ?? {})) {
-    L.push(`Max throughput, ${f} (closed loop, requests/s; server CPU share; latency under saturation):`, '', '| Pair | Anchor | Ours | Ratio |', '|---|---|---|---|');
-    t.pairs.forEach((p, i) => L.push(`| ${i + 1} | ${tp(p.anchor)} | ${tp(p.ours)} | ${fmt(p.ratio, 3)} |`));
-    L.push(`| **median** | | | **${fmt(t.medianRatio, 3)}** |`, '', `Anchor spread ${(t.anchorSpread * 100).toFixed(1)} %${t.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
+    L.push(`Max throughput, ${f} (closed loop: requests/s, server CPU share, latency at saturation):`, '');
+    L.push(...roundsTable(t, tp, (x) => `${fmt(x, 3)}x`));
+    L.push('', `Anchor spread ${(t.anchorSpread * 100).toFixed(1)} %${t.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
   }
   for (const [f, l] of Object.entries(r.latency ?? {})) {
-    L.push(`Fixed rate ${s.rate}/s, ${f} (p50 / p99 / p99.9 / max, ms):`, '', '| Pair | Anchor | Ours | p99 diff |', '|---|---|---|---|');
-    l.pairs.forEach((p, i) => L.push(`| ${i + 1} | ${fr(p.anchor)} | ${fr(p.ours)} | ${fmt(p.p99DiffMs)} ms |`));
-    L.push(`| **median** | | | **${fmt(l.medianP99DiffMs)} ms** |`, '', `Anchor p99 spread ${(l.anchorSpread * 100).toFixed(1)} %${l.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
+    L.push(`Fixed rate ${s.rate}/s, ${f} (p50 / p99 / p99.9 / max in ms, achieved rate, server CPU):`, '');
+    L.push(...roundsTable(l, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`));
+    L.push('', `Anchor p99 spread ${(l.anchorSpread * 100).toFixed(1)} %${l.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
   }
   if (r.cold) {
-    L.push('Cold start (spawn to first HTTP 200 on a POST of F1) and idle RSS (1 s after it):', '', '| Server | Cold start ms (each run) | Median | Idle RSS MiB (median) | Peak RSS MiB (VmHWM after all load) |', '|---|---|---|---|---|');
+    L.push('Cold start (spawn to first HTTP 200 on a POST of F1) and idle RSS (1 s after it); peak RSS (VmHWM) after all the load above:', '', '| Server | Cold start ms (each run) | Median | Idle RSS MiB (median) |', '|---|---|---|---|');
     for (const k of ['anchor', 'ours'] as const) {
       const runs = r.cold[k];
-      L.push(`| ${k} | ${runs.map((c) => c.readyMs.toFixed(0)).join(', ')} | ${fmt(median(runs.map((c) => c.readyMs)), 0)} | ${mib(median(runs.map((c) => c.idleRss ?? Number.NaN)))} | ${mib(r.peakRss?.[k])} |`);
+      L.push(`| ${k} | ${runs.map((c) => c.readyMs.toFixed(0)).join(', ')} | ${fmt(median(runs.map((c) => c.readyMs)), 0)} | ${mib(median(runs.map((c) => c.idleRss ?? Number.NaN)))} |`);
     }
-    L.push('');
+    L.push('', `Peak RSS: ${Object.entries(r.peakRss ?? {}).map(([k, v]) => `${SERVER_LABELS[k as ServerName]} ${mib(v)} MiB`).join('; ')}.`, '');
   }
   if (r.f3) {
     const f3 = r.f3;
@@ -105,17 +122,12 @@ export function renderMarkdown(r: BenchResults): string {
     const p = r.pepr;
     L.push(`Side by side with Pepr ${p.version} (same F1 mutation, harness, certificate and pinning; installed in ${p.dir || 'n/a'}${p.installSeconds !== undefined ? `, npm install ${p.installSeconds.toFixed(0)} s` : ', reused'}):`, '');
     if (p.error) L.push(`**Failed:** ${p.error}`, '');
-    if (p.throughput.length > 0) {
-      L.push('| Round | Anchor RPS | Ours RPS | Pepr RPS | Ours / Pepr | Pepr / anchor |', '|---|---|---|---|---|---|');
-      p.throughput.forEach((x, i) => L.push(`| ${i + 1} | ${tp(x.anchor)} | ${tp(x.ours)} | ${tp(x.pepr)} | ${fmt(x.oursOverPepr, 1)} | ${fmt(x.peprOverAnchor, 3)} |`));
-      L.push(`| **median** | | | | **${fmt(p.medianOursOverPepr, 1)}** | **${fmt(p.medianPeprOverAnchor, 3)}** |`, '');
+    if (p.throughput) {
+      L.push('Max throughput, F1:', '', ...roundsTable(p.throughput, tp, (x) => `${fmt(x, 3)}x`), '');
+      L.push(`Ours / Pepr (median of per-round ratios): ${Object.entries(p.oursOverPepr).map(([k, v]) => `${SERVER_LABELS[k as ServerName]} **${fmt(v, 1)}x**`).join('; ')}.`, '');
     }
-    if (p.latency.length > 0) {
-      L.push(`Fixed rate ${s.peprRate}/s (p50 / p99 / p99.9 / max, ms):`, '', '| Round | Anchor | Ours | Pepr |', '|---|---|---|---|');
-      p.latency.forEach((x, i) => L.push(`| ${i + 1} | ${fr(x.anchor)} | ${fr(x.ours)} | ${fr(x.pepr)} |`));
-      L.push('');
-    }
-    L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
+    if (p.latency) L.push(`Fixed rate ${s.peprRate}/s, F1:`, '', ...roundsTable(p.latency, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`), '');
+    L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its deliberate 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
   }
   if (r.notes.length > 0) L.push('Notes:', '', ...r.notes.map((n) => `- ${n}`), '');
   return L.join('\n');

@@ -17,6 +17,8 @@ export interface Settings {
   rate: number;
   coldReps: number;
   peprRate: number;
+  /** Our variants measured (ours, and ours-nocache unless --no-nocache). */
+  ours: ServerName[];
   oursFlags: string[];
   command: string;
   tools: { wrk?: string; h2load?: string; taskset: boolean; notes: string[] };
@@ -33,22 +35,21 @@ export interface FixtureCheck {
   ok: boolean;
 }
 
-export interface ThroughputPair {
-  anchor: ThroughputResult;
-  ours: ThroughputResult;
-  ratio: number;
-}
+/** The servers a round measures, in the order they run. */
+export type ServerName = 'anchor' | 'ours' | 'ours-nocache' | 'pepr';
 
-export interface LatencyPair {
-  anchor: FixedRateResult;
-  ours: FixedRateResult;
-  p99DiffMs: number;
-}
+export const SERVER_LABELS: Record<ServerName, string> = {
+  anchor: 'anchor',
+  ours: 'ours, result cache on (replica pods)',
+  'ours-nocache': 'ours, cache off (every pod new)',
+  pepr: 'Pepr 1.1.4',
+};
 
-export interface PerFixture<T> {
-  pairs: T[];
-  medianRatio?: number;
-  medianP99DiffMs?: number;
+/** One measurement per server per round; rounds alternate the servers. */
+export interface Rounds<T> {
+  rounds: Partial<Record<ServerName, T>>[];
+  /** Median over rounds of (server / anchor) RPS, or (server p99 - anchor p99) ms. */
+  vsAnchor: Partial<Record<ServerName, number>>;
   anchorSpread: number;
   flagged: boolean;
 }
@@ -60,10 +61,10 @@ export interface PeprResults {
   coldStartMs: number[];
   idleRss: (number | undefined)[];
   peakRss?: number;
-  throughput: { anchor: ThroughputResult; ours: ThroughputResult; pepr: ThroughputResult; oursOverPepr: number; peprOverAnchor: number }[];
-  latency: { anchor: FixedRateResult; ours: FixedRateResult; pepr: FixedRateResult }[];
-  medianOursOverPepr: number;
-  medianPeprOverAnchor: number;
+  throughput?: Rounds<ThroughputResult>;
+  latency?: Rounds<FixedRateResult>;
+  /** Median over rounds of ours / Pepr RPS, for each of our variants. */
+  oursOverPepr: Partial<Record<ServerName, number>>;
   error?: string;
 }
 
@@ -79,9 +80,10 @@ export interface BenchResults {
   settings: Settings;
   fixtures: FixtureCheck[];
   cold?: { anchor: ColdStart[]; ours: ColdStart[] };
-  throughput?: Partial<Record<FixtureName, PerFixture<ThroughputPair>>>;
-  latency?: Partial<Record<FixtureName, PerFixture<LatencyPair>>>;
-  peakRss?: { anchor?: number; ours?: number };
+  throughput?: Partial<Record<FixtureName, Rounds<ThroughputResult>>>;
+  latency?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
+  peakRss?: Partial<Record<ServerName, number>>;
+  /** F3: in-process timings and HTTPS to the cache-off server (one injection, not a cache hit). */
   f3?: F3Result & { httpAnchor?: Timing };
   cli?: { m200: CliResult; m1000: CliResult };
   pepr?: PeprResults;

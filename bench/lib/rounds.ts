@@ -1,0 +1,34 @@
+/**
+ * @module bench/lib/rounds
+ * Interleaving: each round measures every server once, anchor first, so drift on a shared
+ * machine hits all of them alike; the result per server is the median over rounds of its
+ * per-round comparison with the anchor of the same round (ratio of RPS, difference of p99).
+ */
+import type { FixedRateResult, Target, ThroughputResult } from './load.js';
+import { MAX_ANCHOR_SPREAD, median, spread } from './stats.js';
+import type { Rounds, ServerName } from './types.js';
+
+export async function interleave<T>(
+  rounds: number,
+  targets: Partial<Record<ServerName, Target>>,
+  measure: (t: Target) => Promise<T>,
+  compare: (server: T, anchor: T) => number,
+  anchorValue: (x: T) => number,
+  log: (round: number, results: Partial<Record<ServerName, T>>) => void,
+): Promise<Rounds<T>> {
+  const out: Partial<Record<ServerName, T>>[] = [];
+  const names = (Object.keys(targets) as ServerName[]).sort((a, b) => (a === 'anchor' ? -1 : b === 'anchor' ? 1 : 0));
+  for (let i = 0; i < rounds; i++) {
+    const r: Partial<Record<ServerName, T>> = {};
+    for (const name of names) r[name] = await measure(targets[name]!);
+    out.push(r);
+    log(i + 1, r);
+  }
+  const vsAnchor: Partial<Record<ServerName, number>> = {};
+  for (const name of names.filter((n) => n !== 'anchor')) vsAnchor[name] = median(out.map((r) => compare(r[name]!, r.anchor!)));
+  const s = spread(out.map((r) => anchorValue(r.anchor!)));
+  return { rounds: out, vsAnchor, anchorSpread: s, flagged: s > MAX_ANCHOR_SPREAD };
+}
+
+export const rpsRatio = (x: ThroughputResult, a: ThroughputResult): number => x.rps / a.rps;
+export const p99Diff = (x: FixedRateResult, a: FixedRateResult): number => x.p99Ms - a.p99Ms;
