@@ -11,7 +11,7 @@
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
  *                    [--rate 1000] [--cold 7] [--only cold,throughput,latency,f3,cli,pepr]
  *                    [--no-pepr] [--pepr-rate 200] [--no-build] [--no-install] [--write]
- *                    [--no-nocache] [--ours-flag=--log-level=warn ...]
+ *                    [--no-nocache] [--no-paced] [--ours-flag=--log-level=warn ...]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,7 +21,7 @@ import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../src/testing/load-client.js';
 import { writeFixtures, type FixtureName } from './fixtures.js';
 import { benchEnv } from './lib/env.js';
-import { fixedRate, maxThroughput, WEBHOOK_PATH, type Target } from './lib/load.js';
+import { fixedRate, maxThroughput, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
 import { measureCli, measureF3, measureHttp } from './lib/micro.js';
 import { runPepr } from './lib/pepr-run.js';
 import { evaluateTargets, renderMarkdown, writeResultsFile } from './lib/report.js';
@@ -148,6 +148,12 @@ async function main(): Promise<void> {
         results.latency = {};
         for (const f of FIXTURES_UNDER_LOAD) {
           results.latency[f] = await interleave(settings.pairs, targets, (t) => fixedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s round ${i}: ${show(r, 'p99')}`));
+        }
+      }
+      if (want('latency') && !has('--no-paced') && tools.h2load) {
+        results.paced = {};
+        for (const f of FIXTURES_UNDER_LOAD) {
+          results.paced[f] = await interleave(settings.pairs, targets, async (t) => (await pacedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }))!, p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s arrivals spread out, round ${i}: ${show(r, 'p99')}`));
         }
       }
       if (want('f3')) {

@@ -199,3 +199,46 @@ export async function fixedRate(tools: Tools, target: Target, bodyFile: string, 
     tool: 'node open loop',
   };
 }
+
+/**
+ * Latency at a fixed rate with arrivals spread out: `connections` separate h2load processes,
+ * one connection each at rate / connections, started 1 / rate apart, so their timers do not fire
+ * together. (One h2load with 10 clients fires all 10 at once: bursts of 10 every 10 ms at
+ * 1,000/s, and its percentiles include queueing behind the burst.) Same log, same warm-up cut.
+ */
+export async function pacedRate(tools: Tools, target: Target, bodyFile: string, options: { rate: number; connections: number; warmupS: number; durationS: number; workDir: string }): Promise<FixedRateResult | undefined> {
+  if (!tools.h2load) return undefined;
+  const n = options.connections;
+  const logs = Array.from({ length: n }, (_, i) => join(options.workDir, `h2load-paced-${target.name}-${i}.log`));
+  for (const l of logs) rmSync(l, { force: true });
+  const perClient = options.rate / n;
+  let before: ReturnType<typeof procSample> | undefined;
+  const timer = setTimeout(() => (before = procSample(target.pid)), options.warmupS * 1000);
+  const runs = logs.map(
+    (log, i) =>
+      new Promise<void>((resolve) => setTimeout(resolve, (i * 1000) / options.rate)).then(() =>
+        run('h2load', ['--h1', '-c1', '-t1', `--rps=${perClient}`, '-D', String(options.warmupS + options.durationS), `--log-file=${log}`, '-H', 'Content-Type: application/json', '-d', bodyFile, `https://127.0.0.1:${target.port}${target.path}`]),
+      ),
+  );
+  const results = await Promise.all(runs);
+  const after = procSample(target.pid);
+  clearTimeout(timer);
+  const failed = results.find((r) => r.code !== 0);
+  if (failed) throw new Error(`h2load failed (${failed.code}): ${failed.stderr || failed.stdout}`);
+  const rows = parseH2loadLog(logs.map((l) => readFileSync(l, 'utf8')).join('\n'), options.warmupS);
+  const ok = rows.filter((x) => x.status === 200).map((x) => x.ms);
+  const p = percentiles(ok, [50, 90, 99, 99.9]);
+  return {
+    targetRps: options.rate,
+    achievedRps: rows.length / options.durationS,
+    count: rows.length,
+    non200: rows.length - ok.length,
+    p50Ms: p.p50,
+    p90Ms: p.p90,
+    p99Ms: p.p99,
+    p999Ms: p['p99.9'],
+    maxMs: p.max,
+    serverCpu: cpuShare(before, after),
+    tool: `${n} x h2load -c1, staggered`,
+  };
+}

@@ -36,6 +36,13 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
       out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${VARIANT[v]}`, '<= 1 ms', l?.vsAnchor[v], (x) => x <= 1, (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms${l?.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
     }
   }
+  for (const f of ['F1', 'F2'] as FixtureName[]) {
+    const l = r.paced?.[f];
+    if (l === undefined) continue;
+    for (const v of variants) {
+      out.push(check(`${f} p99 at ${r.settings.rate}/s, arrivals spread out, minus the anchor's, ${VARIANT[v]}`, '<= 1 ms', l.vsAnchor[v], (x) => x <= 1, (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms${l.flagged ? ' (anchor spread > 10 %: noisy)' : ''}`));
+    }
+  }
   out.push(check('F3 one injection over HTTPS, cache off (median)', '< 10 ms', r.f3?.http?.medianMs, (x) => x < 10, (x) => `${x.toFixed(2)} ms (core ${fmt(r.f3?.core.medianMs)} ms, handler ${fmt(r.f3?.handler.medianMs)} ms)`));
   const idleA = median((r.cold?.anchor ?? []).map((c) => c.idleRss ?? Number.NaN));
   const idleO = median((r.cold?.ours ?? []).map((c) => c.idleRss ?? Number.NaN));
@@ -94,7 +101,12 @@ export function renderMarkdown(r: BenchResults): string {
     L.push('', `Anchor spread ${(t.anchorSpread * 100).toFixed(1)} %${t.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
   }
   for (const [f, l] of Object.entries(r.latency ?? {})) {
-    L.push(`Fixed rate ${s.rate}/s, ${f} (p50 / p99 / p99.9 / max in ms, achieved rate, server CPU):`, '');
+    L.push(`Fixed rate ${s.rate}/s, ${f}, h2load (${s.connections} connections whose timers fire together: bursts of ${s.connections} requests; p50 / p99 / p99.9 / max in ms, achieved rate, server CPU):`, '');
+    L.push(...roundsTable(l, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`));
+    L.push('', `Anchor p99 spread ${(l.anchorSpread * 100).toFixed(1)} %${l.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
+  }
+  for (const [f, l] of Object.entries(r.paced ?? {})) {
+    L.push(`Fixed rate ${s.rate}/s with arrivals spread out, ${f} (${s.connections} h2load processes of one connection each, started 1/rate apart; p50 / p99 / p99.9 / max in ms):`, '');
     L.push(...roundsTable(l, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`));
     L.push('', `Anchor p99 spread ${(l.anchorSpread * 100).toFixed(1)} %${l.flagged ? ' (**over 10 %: flagged as noisy**)' : ''}.`, '');
   }

@@ -82,6 +82,8 @@ export interface BenchResults {
   cold?: { anchor: ColdStart[]; ours: ColdStart[] };
   throughput?: Partial<Record<FixtureName, Rounds<ThroughputResult>>>;
   latency?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
+  /** The same rate with arrivals spread out (one-connection h2load processes, staggered). */
+  paced?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
   peakRss?: Partial<Record<ServerName, number>>;
   /** F3: in-process timings and HTTPS to the cache-off server (one injection, not a cache hit). */
   f3?: F3Result & { httpAnchor?: Timing };
