@@ -5,10 +5,11 @@
  * in PKCS#8, SEC1 or PKCS#1 PEM, so `certs` can renew a leaf under a CA we did not create.
  * Keys are written as PKCS#8 PEM only.
  */
-import { createPrivateKey, createPublicKey, type KeyObject, type webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
 import { CertError } from '../errors.js';
 import { encodePem } from './pem.js';
-import { subtle } from './x509-lib.js';
+// node's own WebCrypto: key handling must not load the X.509 library (server start-up time).
+const subtle = webcrypto.subtle;
 
 type CryptoKey = webcrypto.CryptoKey;
 

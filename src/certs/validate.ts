@@ -10,7 +10,6 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { parsePrivateKey } from './keys.js';
 import { decodeCertificates } from './pem.js';
-import { x509 } from './x509-lib.js';
 
 export interface CertificateInfo {
   subject: string;
@@ -27,23 +26,39 @@ export interface CertificateInfo {
 }
 
 /** Summarise one certificate (PEM or DER). Throws `SI_CERT_INVALID` when it does not parse. */
+// Only node:crypto here: the server validates every certificate it reloads, and loading the
+// X.509 generation library would cost it a quarter of a second at start-up.
 export function certificateInfo(cert: string | Buffer): CertificateInfo {
   const der = typeof cert === 'string' ? decodeCertificates(cert)[0] : cert;
   const node = new X509Certificate(der);
-  const parsed = new x509.X509Certificate(der);
-  const san = parsed.getExtension(x509.SubjectAlternativeNameExtension);
-  const names = san?.names.items ?? [];
+  const { dnsNames, ipAddresses } = subjectAltNames(node);
   return {
-    subject: parsed.subject,
-    issuer: parsed.issuer,
+    subject: node.subject.split('\n').join(', '),
+    issuer: node.issuer.split('\n').join(', '),
     serialNumber: node.serialNumber.toUpperCase(),
-    notBefore: parsed.notBefore,
-    notAfter: parsed.notAfter,
-    dnsNames: names.filter((n) => n.type === 'dns').map((n) => n.value),
-    ipAddresses: names.filter((n) => n.type === 'ip').map((n) => n.value),
+    notBefore: new Date(node.validFrom),
+    notAfter: new Date(node.validTo),
+    dnsNames,
+    ipAddresses,
     isCA: node.ca,
     fingerprint256: node.fingerprint256,
   };
+}
+
+/** SAN entries from node's `subjectAltName` text (`DNS:a, IP Address:0:0:0:0:0:0:0:1`). */
+function subjectAltNames(cert: X509Certificate): { dnsNames: string[]; ipAddresses: string[] } {
+  const dnsNames: string[] = [];
+  const ipAddresses: string[] = [];
+  for (const entry of (cert.subjectAltName ?? '').split(', ')) {
+    if (entry.startsWith('DNS:')) dnsNames.push(entry.slice(4));
+    else if (entry.startsWith('IP Address:')) ipAddresses.push(canonicalIp(entry.slice(11)));
+  }
+  return { dnsNames, ipAddresses };
+}
+
+/** node prints IPv6 SANs uncompressed and upper-case; the URL parser gives RFC 5952's form. */
+function canonicalIp(text: string): string {
+  return isIP(text) === 6 ? new URL(`http://[${text}]/`).hostname.slice(1, -1) : text;
 }
 
 export type KeyPairProblem =
@@ -78,12 +93,10 @@ export function validateKeyPair(certPem: string, keyPem: string, options: Valida
   const now = options.now ?? new Date();
   let chain: X509Certificate[];
   let info: CertificateInfo;
-  let leaf: x509.X509Certificate;
   try {
     const ders = decodeCertificates(certPem, 'certificate');
     chain = ders.map((der) => new X509Certificate(der));
     info = certificateInfo(ders[0]);
-    leaf = new x509.X509Certificate(ders[0]);
   } catch (err) {
     return fail('bad-certificate', `the certificate cannot be parsed: ${(err as Error).message}`);
   }
@@ -103,8 +116,9 @@ export function validateKeyPair(certPem: string, keyPem: string, options: Valida
   if (info.dnsNames.length + info.ipAddresses.length === 0) {
     return withInfo('no-san', 'the certificate has no subjectAltName DNS or IP entries; the apiserver ignores the common name, so it would refuse this certificate');
   }
-  const eku = leaf.getExtension(x509.ExtendedKeyUsageExtension);
-  if (eku && !eku.usages.some((u) => u === SERVER_AUTH || u === ANY_EKU)) {
+  // node's `keyUsage` is the extended key usage OIDs (undefined when the extension is absent).
+  const eku = chain[0].keyUsage as string[] | undefined;
+  if (eku && !eku.some((u) => u === SERVER_AUTH || u === ANY_EKU)) {
     return withInfo('wrong-usage', 'the certificate\'s extended key usage does not include serverAuth, so TLS clients would refuse it');
   }
   const missing = (options.requiredNames ?? []).filter((name) => !covers(chain[0], name));

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { caBundleFor, devCertificate, validateKeyPair } from '../certs/index.js';
+import { caBundleFor } from '../certs/ca-bundle.js';
+import { validateKeyPair } from '../certs/validate.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 import { InjectorError } from '../errors.js';
 import { startServer, type RunningServer, type ServedCertificate, type TlsSource } from '../admission/start.js';
@@ -28,6 +29,8 @@ async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?:
   }
   if (tlsCert !== undefined && tlsKey !== undefined) return { tls: { kind: 'files', certFile: tlsCert, keyFile: tlsKey, caFile: options.tlsCa } };
   const hosts = options.devHost ?? [];
+  // Certificate generation (and its X.509 library) loads only when a development certificate is made.
+  const { devCertificate } = await import('../certs/generate.js');
   const dev = await devCertificate({ hosts });
   return {
     tls: { kind: 'memory', certPem: dev.certPem, keyPem: dev.keyPem, caPem: dev.caPem, description: 'development certificate (in memory)' },
