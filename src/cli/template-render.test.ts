@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { runCli } from './program.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { errorInfo } from '../errors.js';
-import { jsonErrorOffset } from './template-render.js';
+import { jsonErrorOffset } from './template-render-run.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const EXAMPLE_TPL = join(ROOT, 'examples/template/sidecar.tpl');
