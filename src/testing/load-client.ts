@@ -191,7 +191,17 @@ export function sendOne(agent: Agent, options: Pick<LoadOptions, 'port' | 'host'
       },
     );
     r.setTimeout(options.timeoutMs ?? 10_000, () => r.destroy(new Error(`no answer within ${options.timeoutMs ?? 10_000} ms`)));
-    r.on('error', (err: NodeJS.ErrnoException) => finish(0, `request error: ${err.code ?? ''} ${err.message}`.trim()));
+    r.on('error', (err: NodeJS.ErrnoException) => {
+      // The request's own check decides whether a cut connection is its documented answer
+      // (an oversize body may be cut while it is still being sent); status 0 stands for it.
+      let accepted = false;
+      try {
+        accepted = req.check(0, Buffer.alloc(0)) === undefined;
+      } catch {
+        accepted = false;
+      }
+      finish(0, accepted ? undefined : `request error: ${err.code ?? ''} ${err.message}`.trim());
+    });
     r.end(req.body);
   });
 }
