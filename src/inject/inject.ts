@@ -15,7 +15,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { createPatch } from '../patch/index.js';
-import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
 import { TemplateData, templatesMayMutate, revisionOf } from './data.js';
 import { decide } from './decide.js';
 import { deployMetaOf } from './deploy-meta.js';
@@ -31,7 +31,7 @@ import { selectTemplates } from './select.js';
 import { formatStatus, templateHash } from './status.js';
 import { stripPod } from './strip.js';
 import type { InjectionContext, InjectionResult, InjectionStatus } from './types.js';
-import { computeUndo, removeInjected } from './undo.js';
+import { computeUndo, withoutInjected } from './undo.js';
 
 type Obj = Record<string, unknown>;
 
@@ -51,9 +51,11 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }
-  const user = cloneJson(work); // the pod as it was before any injection: what undo restores
+  // The pod as it was before any injection: what undo restores. Nothing below mutates it (the
+  // template data is a read-only view, strategic merge copies), so no copy is needed.
+  const user = work;
 
-  const meta = ensureMap(work, 'metadata');
+  const meta = (isPlainObject(work.metadata) ? work.metadata : {}) as Obj;
   const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
   validateIstioAnnotations(annotations);
 
@@ -106,9 +108,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
     templateHash: templateHash(config, selection.names),
   };
   // Undo: what turns the injected pod, minus the listed items, back into the user's pod.
-  const residual = cloneJson(merged);
-  removeInjected(residual, status, config.injectionKeys.status);
-  const undo = computeUndo(user, residual);
+  const undo = computeUndo(user, withoutInjected(merged, status, config.injectionKeys.status));
   if (undo.length > 0) status.undo = undo;
   setMember(mergedAnnotations, config.injectionKeys.status, formatStatus(status));
 

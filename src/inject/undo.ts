@@ -40,6 +40,32 @@ export function removeInjected(pod: JsonObject, status: InjectionStatus, statusK
   if (isPlainObject(meta) && isPlainObject(meta.annotations)) delete meta.annotations[statusKey];
 }
 
+/**
+ * `pod` without what `status` lists and without the status annotation, as a new object that
+ * shares every untouched subtree with `pod` (for reading only: computing the undo record).
+ */
+export function withoutInjected(pod: JsonObject, status: InjectionStatus, statusKey: string): JsonObject {
+  const out: JsonObject = { ...pod };
+  const spec = pod.spec;
+  if (isPlainObject(spec)) {
+    const newSpec: JsonObject = { ...spec };
+    for (const list of ['containers', 'initContainers', 'volumes', 'imagePullSecrets']) {
+      const names = statusNames(status, list);
+      const items = spec[list];
+      if (names.length === 0 || !Array.isArray(items)) continue;
+      const drop = new Set(names);
+      newSpec[list] = items.filter((it) => !(isPlainObject(it) && typeof it.name === 'string' && drop.has(it.name)));
+    }
+    out.spec = newSpec;
+  }
+  const meta = pod.metadata;
+  if (isPlainObject(meta) && isPlainObject(meta.annotations) && Object.hasOwn(meta.annotations, statusKey)) {
+    const { [statusKey]: _status, ...annotations } = meta.annotations;
+    out.metadata = { ...meta, annotations };
+  }
+  return out;
+}
+
 /** The entries that turn `after` back into `before`. */
 export function computeUndo(before: JsonObject, after: JsonObject): UndoEntry[] {
   const entries: UndoEntry[] = [];
