@@ -64,6 +64,12 @@ export function spawnServer(options: SpawnOptions): SpawnedServer {
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // Never leave a server behind when the script dies of an uncaught error.
+  const orphanGuard = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', orphanGuard);
+  child.once('exit', () => process.removeListener('exit', orphanGuard));
   const server: SpawnedServer = {
     child,
     pid: child.pid ?? -1,
