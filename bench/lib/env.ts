@@ -5,7 +5,7 @@
  * and whether `serve` runs the real injection core (a stand-in would make the numbers moot).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/testing/server-process.js';
@@ -39,6 +39,13 @@ export function importsCore(text: string): boolean {
   return /\binjectPod\b/.test(text) && /['"]\.\.\/inject\/(index|inject)\.js['"]/.test(text);
 }
 
+/** The built serve takes the core: dist/cli/serve.js imports it, or the shipped bundle contains it. */
+function builtHasCore(read: (p: string) => string): boolean {
+  if (importsCore(read(join(REPO_ROOT, 'dist', 'cli', 'serve.js')))) return true;
+  const dir = join(REPO_ROOT, 'dist', 'bin');
+  return existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.mjs') && /\binjectPod\b/.test(read(join(dir, f))));
+}
+
 export function benchEnv(): BenchEnv {
   const list = cpus();
   const read = (p: string): string => (existsSync(p) ? readFileSync(p, 'utf8') : '');
@@ -52,6 +59,6 @@ export function benchEnv(): BenchEnv {
     commit: git(['rev-parse', '--short', 'HEAD']),
     dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
     loadStart: loadavg().map((x) => Math.round(x * 100) / 100),
-    coreWired: { source: importsCore(read(join(REPO_ROOT, 'src', 'cli', 'serve.ts'))), built: importsCore(read(join(REPO_ROOT, 'dist', 'cli', 'serve.js'))) },
+    coreWired: { source: importsCore(read(join(REPO_ROOT, 'src', 'cli', 'serve.ts'))), built: builtHasCore(read) },
   };
 }

@@ -6,7 +6,7 @@
  * SIGTERM (SIGKILL after a grace period). Output is kept (the tail) for error messages.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,11 +144,17 @@ export async function waitReady(server: SpawnedServer, body: Buffer | string, op
 /** Repository root (this file is src/testing/server-process.ts). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** `dist/cli/main.js`; throws with what to do when it is not built. */
+/**
+ * The built CLI as it ships: package.json's `bin` (the bundle) when built, else
+ * `dist/cli/main.js`; throws with what to do when neither exists.
+ */
 export function builtCli(): string {
-  const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (the scripts measure the built server)`);
-  return main;
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : Object.values(pkg.bin ?? {})[0];
+  const candidates = [...(bin !== undefined ? [join(REPO_ROOT, bin)] : []), join(REPO_ROOT, 'dist', 'cli', 'main.js')];
+  const found = candidates.find((c) => existsSync(c));
+  if (found === undefined) throw new Error(`${candidates.join(' and ')} missing: run \`npm run build\` first (the scripts measure the built server)`);
+  return found;
 }
 
 /** Build the project (`npm run build`); throws with the compiler output when it fails to emit. */
@@ -156,7 +162,11 @@ export function buildProject(): void {
   const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
   // tsc emits even with type errors in files still being written by others; only a missing
   // output is fatal here.
-  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) throw new Error(`npm run build produced no dist/cli/main.js:\n${r.stdout}\n${r.stderr}`);
+  try {
+    builtCli();
+  } catch {
+    throw new Error(`npm run build produced no CLI:\n${r.stdout}\n${r.stderr}`);
+  }
 }
 
 export interface ServeProcessOptions {
