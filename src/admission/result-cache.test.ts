@@ -77,6 +77,17 @@ test('a body in which the uid also appears elsewhere is not cached (the key woul
   assert.equal(calls(), 2);
 });
 
+test('keys are short digests: equal for bodies that differ only in the uid, different otherwise', () => {
+  const cache = new ResultCache();
+  const a = cache.key(Buffer.from('{"uid":"u-aaaa","pod":1}'), 'u-aaaa', '/inject')!;
+  const b = cache.key(Buffer.from('{"uid":"u-bbbb","pod":1}'), 'u-bbbb', '/inject')!;
+  assert.equal(a, b);
+  assert.ok(a.length < 64);
+  assert.notEqual(cache.key(Buffer.from('{"uid":"u-aaaa","pod":2}'), 'u-aaaa', '/inject'), a);
+  assert.notEqual(cache.key(Buffer.from('{"uid":"u-aaaa","pod":1}'), 'u-aaaa', '/inject/x'), a);
+  assert.notEqual(cache.key(Buffer.from('{"uid":"u-aaaa"  ,"pod":1}'), 'u-aaaa', '/inject'), a, 'every byte of the body counts');
+});
+
 test('the cache is bounded: the least recently used entry goes first', () => {
   const cache = new ResultCache({ maxEntries: 2 });
   const config = {};
@@ -90,7 +101,10 @@ test('the cache is bounded: the least recently used entry goes first', () => {
   assert.equal(cache.get(config, keyFor(2)), undefined);
   assert.ok(cache.get(config, keyFor(1)));
   assert.ok(cache.get(config, keyFor(3)));
-  const tiny = new ResultCache({ maxKeyBytes: 10 });
-  tiny.set(config, keyFor(4), skipped);
-  assert.equal(tiny.size(config), 0, 'a key over the byte bound is never stored');
+  const injected = { kind: 'injected' as const, decision: skipped.decision, warnings: [], patch: [{ op: 'add' as const, path: '/metadata/labels', value: { big: 'x'.repeat(100) } }] };
+  const tiny = new ResultCache({ maxBytes: 50 });
+  tiny.set(config, keyFor(4), injected);
+  assert.equal(tiny.size(config), 0, 'a patch over the byte bound is answered but not remembered');
+  tiny.set(config, keyFor(5), skipped);
+  assert.equal(tiny.size(config), 1);
 });

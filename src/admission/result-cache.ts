@@ -6,12 +6,14 @@
  * admission a pod has no uid or name of its own yet). So a rollout of 50 replicas renders the
  * templates once, not 50 times.
  *
- * The key is the request body with the review's uid cut out, plus the path. That is sound only
- * when the uid's bytes occur exactly once in the body: then two bodies with equal keys differ
- * at most in that one string, the review uid, which the core never sees. Any other body (uid
- * absent, escaped, or repeated) is simply not cached. Results are kept per config object, so a
- * reload starts a new cache, and the cache is bounded by entries and by key bytes.
+ * The key is a SHA-256 digest of the path and the request body with the review's uid cut out.
+ * That is sound only when the uid's bytes occur exactly once in the body: then two bodies with
+ * equal keys differ at most in that one string, the review uid, which the core never sees. Any
+ * other body (uid absent, escaped, or repeated) is simply not cached. A digest, not the body
+ * itself, so a hit neither builds nor compares a string as long as the pod. Results are kept per
+ * config object, so a reload starts a new cache, bounded by entries and by patch bytes.
  */
+import { createHash } from 'node:crypto';
 import type { Decision, JsonPatchOperation } from '../inject/types.js';
 import { DEFAULT_CACHE_ENTRIES } from './defaults.js';
 
@@ -23,26 +25,31 @@ export type CachedResult =
 export interface ResultCacheOptions {
   /** Most entries kept per config (least recently used are dropped). */
   maxEntries?: number;
-  /** Most key bytes kept per config (request bodies are the keys). */
-  maxKeyBytes?: number;
+  /** Most patch bytes (JSON) kept per config: a huge pod's patch is answered, not remembered. */
+  maxBytes?: number;
 }
 
-export const DEFAULT_CACHE_KEY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+
+interface Entry {
+  result: CachedResult;
+  bytes: number;
+}
 
 interface Bucket {
-  entries: Map<string, CachedResult>;
-  keyBytes: number;
+  entries: Map<string, Entry>;
+  bytes: number;
 }
 
 export class ResultCache {
   readonly #maxEntries: number;
-  readonly #maxKeyBytes: number;
+  readonly #maxBytes: number;
   // Keyed by the config object: a reloaded config gets a fresh bucket, the old one is collected.
   #buckets = new WeakMap<object, Bucket>();
 
   constructor(options: ResultCacheOptions = {}) {
     this.#maxEntries = options.maxEntries ?? DEFAULT_CACHE_ENTRIES;
-    this.#maxKeyBytes = options.maxKeyBytes ?? DEFAULT_CACHE_KEY_BYTES;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;
   }
 
   /** The cache key for a request, or undefined when this body cannot be cached soundly. */
@@ -51,8 +58,12 @@ export class ResultCache {
     const needle = Buffer.from(uid, 'utf8');
     const at = body.indexOf(needle);
     if (at === -1 || body.indexOf(needle, at + needle.length) !== -1) return undefined;
-    // latin1 maps bytes 1:1 to chars: cheap, and equal strings mean equal bytes.
-    return `${path}\n${at}\n${body.toString('latin1', 0, at)}${body.toString('latin1', at + needle.length)}`;
+    // The path has no newline and the offset is digits, so the framing is unambiguous.
+    return createHash('sha256')
+      .update(`${path}\n${at}\n`)
+      .update(body.subarray(0, at))
+      .update(body.subarray(at + needle.length))
+      .digest('base64');
   }
 
   get(config: object, key: string): CachedResult | undefined {
@@ -63,23 +74,24 @@ export class ResultCache {
       bucket!.entries.delete(key);
       bucket!.entries.set(key, hit);
     }
-    return hit;
+    return hit?.result;
   }
 
   set(config: object, key: string, result: CachedResult): void {
-    if (key.length > this.#maxKeyBytes) return;
+    const bytes = result.kind === 'injected' ? JSON.stringify(result.patch).length : 0;
+    if (bytes > this.#maxBytes) return;
     let bucket = this.#buckets.get(config);
     if (bucket === undefined) {
-      bucket = { entries: new Map(), keyBytes: 0 };
+      bucket = { entries: new Map(), bytes: 0 };
       this.#buckets.set(config, bucket);
     }
     if (bucket.entries.has(key)) return;
-    bucket.entries.set(key, result);
-    bucket.keyBytes += key.length;
-    for (const oldest of bucket.entries.keys()) {
-      if (bucket.entries.size <= this.#maxEntries && bucket.keyBytes <= this.#maxKeyBytes) break;
+    bucket.entries.set(key, { result, bytes });
+    bucket.bytes += bytes;
+    for (const [oldest, entry] of bucket.entries) {
+      if (bucket.entries.size <= this.#maxEntries && bucket.bytes <= this.#maxBytes) break;
       bucket.entries.delete(oldest);
-      bucket.keyBytes -= oldest.length;
+      bucket.bytes -= entry.bytes;
     }
   }
 
