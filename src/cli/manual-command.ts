@@ -1,0 +1,54 @@
+/**
+ * @module cli/manual-command
+ * What `inject` and `uninject` share: the same flags (manifest, config, output, namespace,
+ * quiet), KRM function mode on a ResourceList, the whole stream done before anything is
+ * written, notes on stderr. Each command supplies its texts and its operation.
+ */
+import type { Command } from 'commander';
+import { writeOutput, type CliIO } from './io.js';
+import { MANUAL_HELP } from './manual-help.js';
+
+export interface ManualCommandSpec {
+  operation: 'inject' | 'uninject';
+  description: string;
+  filenameHelp: string;
+  configHelp: string;
+  namespaceHelp: string;
+  quietHelp: string;
+}
+
+interface ManualCommandOptions {
+  filename: string;
+  config?: string;
+  output?: string;
+  namespace?: string;
+  quiet?: boolean;
+}
+
+export function registerManualCommand(program: Command, io: CliIO, spec: ManualCommandSpec): void {
+  const { operation } = spec;
+  program
+    .command(operation)
+    .description(spec.description)
+    .requiredOption('-f, --filename <file>', spec.filenameHelp)
+    .option('-c, --config <path>', spec.configHelp)
+    .option('-o, --output <file>', 'write the result to FILE (replaced only when everything succeeded) instead of stdout')
+    .option('-n, --namespace <namespace>', spec.namespaceHelp, 'default')
+    .option('-q, --quiet', spec.quietHelp)
+    .addHelpText('after', MANUAL_HELP[operation])
+    .action(async (opts: ManualCommandOptions) => {
+      // The manifest, config and injection code loads only when the command runs (start-up time).
+      const [manual, { loadInjectorConfig, maybeRunKrm, printNotes, readManifestInput }] = await Promise.all([
+        import('../manual/index.js'),
+        import('./manual-io.js'),
+      ]);
+      const docs = await readManifestInput(io, opts.filename);
+      if (await maybeRunKrm(io, docs, { operation, configPath: opts.config, namespace: opts.namespace, output: opts.output })) return;
+      const quiet = opts.quiet === true;
+      const config = await loadInjectorConfig(io, opts.config, quiet);
+      const run = operation === 'inject' ? manual.injectDocuments : manual.uninjectDocuments;
+      const result = run(docs, config, { namespace: opts.namespace });
+      await writeOutput(io, opts.output, result.text);
+      printNotes(io, result.notes, quiet);
+    });
+}
