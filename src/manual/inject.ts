@@ -15,7 +15,6 @@ import {
   readManifest,
   withPodTemplate,
   type ManifestDocument,
-  type PodTemplateRef,
 } from '../manifests/index.js';
 import type { SourceLocation } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
@@ -56,7 +55,7 @@ export function injectObject(
     try {
       injected = injectPod(podInput(value, ref), ctx, config);
     } catch (err) {
-      throw locatedError(err, errorWhere(where, doc, ref), describeWorkload(subject));
+      throw locatedError(err, templateLocation(where, doc, ref.path), describeWorkload(subject));
     }
     const warnings = new Set([...injected.decision.warnings, ...injected.warnings]);
     for (const message of warnings) result.notes.push({ ...subject, severity: 'warning', type: 'warning', message });
@@ -74,9 +73,4 @@ export function injectObject(
     result.value = withPodTemplate(result.value, ref.path, templateFromPod(ref.template, injected.pod));
   }
   return result;
-}
-
-/** Only computed on the error path: finding a line re-reads the document. */
-function errorWhere(where: SourceLocation, doc: ManifestDocument | undefined, ref: PodTemplateRef): SourceLocation {
-  return doc === undefined ? where : templateLocation(doc, ref.path);
 }

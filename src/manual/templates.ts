@@ -68,9 +68,11 @@ export function templateFromPod(original: JsonObject, pod: JsonObject): JsonObje
 
 /**
  * Where in the file an error about the template at `path` belongs: the line of the template if
- * it can be found (only computed on this error path), else the document's first line.
+ * it can be found (only computed on this error path), else the document's first line; `where`
+ * when there is no document text (a KRM item).
  */
-export function templateLocation(doc: ManifestDocument, path: ReadonlyArray<string | number>): SourceLocation {
+export function templateLocation(where: SourceLocation, doc: ManifestDocument | undefined, path: ReadonlyArray<string | number>): SourceLocation {
+  if (doc === undefined) return where;
   const base: SourceLocation = { file: doc.source, document: doc.index, line: doc.line };
   if (doc.format !== 'yaml' || path.length === 0) return base;
   const pos = locate(doc.text, path);

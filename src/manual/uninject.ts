@@ -36,7 +36,7 @@ export function uninjectObject(
     try {
       undone = uninjectPod(podInput(value, ref), config);
     } catch (err) {
-      throw locatedError(err, doc === undefined ? where : templateLocation(doc, ref.path), describeWorkload(subject));
+      throw locatedError(err, templateLocation(where, doc, ref.path), describeWorkload(subject));
     }
     if (undone.kind === 'not-injected') {
       result.unchanged++;
