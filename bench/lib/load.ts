@@ -154,29 +154,14 @@ export async function fixedRate(tools: Tools, target: Target, bodyFile: string, 
     const log = join(options.workDir, `h2load-${target.name}.log`);
     rmSync(log, { force: true });
     const perClient = options.rate / options.connections;
-    const args = ['--h1', `-c${options.connections}`, '-t1', `--rps=${perClient}`, `-D`, String(options.warmupS + options.durationS), `--log-file=${log}`, '-H', 'Content-Type: application/json', '-d', bodyFile, `https://127.0.0.1:${target.port}${target.path}`];
+    const args = h2loadArgs(options.connections, perClient, options.warmupS + options.durationS, log, bodyFile, target);
     let before: ReturnType<typeof procSample> | undefined;
     const timer = setTimeout(() => (before = procSample(target.pid)), options.warmupS * 1000);
     const r = await run('h2load', args);
     const after = procSample(target.pid);
     clearTimeout(timer);
     if (r.code !== 0) throw new Error(`h2load failed (${r.code}): ${r.stderr || r.stdout}`);
-    const rows = parseH2loadLog(readFileSync(log, 'utf8'), options.warmupS);
-    const ok = rows.filter((x) => x.status === 200).map((x) => x.ms);
-    const p = percentiles(ok, [50, 90, 99, 99.9]);
-    return {
-      targetRps: options.rate,
-      achievedRps: rows.length / options.durationS,
-      count: rows.length,
-      non200: rows.length - ok.length,
-      p50Ms: p.p50,
-      p90Ms: p.p90,
-      p99Ms: p.p99,
-      p999Ms: p['p99.9'],
-      maxMs: p.max,
-      serverCpu: cpuShare(before, after),
-      tool: 'h2load --h1 --rps',
-    };
+    return fromH2loadLog(readFileSync(log, 'utf8'), options, cpuShare(before, after), 'h2load --h1 --rps');
   }
   const body = readFileSync(bodyFile);
   const next = reviewRequest(body, target.path);
@@ -217,7 +202,7 @@ export async function pacedRate(tools: Tools, target: Target, bodyFile: string, 
   const runs = logs.map(
     (log, i) =>
       new Promise<void>((resolve) => setTimeout(resolve, (i * 1000) / options.rate)).then(() =>
-        run('h2load', ['--h1', '-c1', '-t1', `--rps=${perClient}`, '-D', String(options.warmupS + options.durationS), `--log-file=${log}`, '-H', 'Content-Type: application/json', '-d', bodyFile, `https://127.0.0.1:${target.port}${target.path}`]),
+        run('h2load', h2loadArgs(1, perClient, options.warmupS + options.durationS, log, bodyFile, target)),
       ),
   );
   const results = await Promise.all(runs);
@@ -225,7 +210,17 @@ export async function pacedRate(tools: Tools, target: Target, bodyFile: string, 
   clearTimeout(timer);
   const failed = results.find((r) => r.code !== 0);
   if (failed) throw new Error(`h2load failed (${failed.code}): ${failed.stderr || failed.stdout}`);
-  const rows = parseH2loadLog(logs.map((l) => readFileSync(l, 'utf8')).join('\n'), options.warmupS);
+  return fromH2loadLog(logs.map((l) => readFileSync(l, 'utf8')).join('\n'), options, cpuShare(before, after), `${n} x h2load -c1, staggered`);
+}
+
+/** h2load over HTTP/1.1: `connections` clients at `perClient` requests/s each, POSTing the body. */
+function h2loadArgs(connections: number, perClient: number, seconds: number, log: string, bodyFile: string, target: Target): string[] {
+  return ['--h1', `-c${connections}`, '-t1', `--rps=${perClient}`, '-D', String(seconds), `--log-file=${log}`, '-H', 'Content-Type: application/json', '-d', bodyFile, `https://127.0.0.1:${target.port}${target.path}`];
+}
+
+/** A fixed-rate result from h2load's per-request log, warm-up cut off. */
+function fromH2loadLog(logText: string, options: { rate: number; warmupS: number; durationS: number }, serverCpu: number | undefined, tool: string): FixedRateResult {
+  const rows = parseH2loadLog(logText, options.warmupS);
   const ok = rows.filter((x) => x.status === 200).map((x) => x.ms);
   const p = percentiles(ok, [50, 90, 99, 99.9]);
   return {
@@ -238,7 +233,7 @@ export async function pacedRate(tools: Tools, target: Target, bodyFile: string, 
     p99Ms: p.p99,
     p999Ms: p['p99.9'],
     maxMs: p.max,
-    serverCpu: cpuShare(before, after),
-    tool: `${n} x h2load -c1, staggered`,
+    serverCpu,
+    tool,
   };
 }
