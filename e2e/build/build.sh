@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the real control plane (kube-apiserver, kube-controller-manager, etcd), kubectl and helm from
+# pinned Go module versions into a cache outside the repository, keyed by those versions.
+# A second run with the cache present only checks the binaries and takes seconds.
+#
+#   e2e/build/build.sh            build what is missing, print the bin directory last
+#   e2e/build/build.sh --regen    rewrite the wrapper go.mod/go.sum from the pins below (maintainers)
+#
+# Why wrapper modules: `go install k8s.io/kubernetes/cmd/...@v` is refused because that module
+# replaces its staging modules (k8s.io/api, ... at v0.0.0) with ./staging paths. The wrapper in
+# kubernetes/ replaces each of them with the published v0.<minor>.<patch>; the list is derived
+# from the kubernetes go.mod itself (--regen), never written by hand.
+set -euo pipefail
+
+K8S_VERSION=v1.36.3
+STAGING_VERSION=v0.36.3
+ETCD_VERSION=v3.6.16
+HELM_VERSION=v3.22.0
+
+here="$(cd "$(dirname "$0")" && pwd)"
+key="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM_VERSION}"
+cache_root="${SIDECAR_INJECTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sidecar-injector}/e2e"
+bin="$cache_root/$key/bin"
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+k8s_minor="${K8S_VERSION#v1.}"; k8s_minor="${k8s_minor%%.*}"
+
+die() { echo "e2e build: $*" >&2; exit 1; }
+command -v go >/dev/null || die "Go is not installed (need Go 1.26+ and the Go module proxy)"
+
+regen() {
+  local m gomod
+  # kubernetes: replace every staging module with its published version
+  m="$here/kubernetes"
+  gomod="$(cd "$m" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+  [ -f "$gomod" ] || die "cannot download k8s.io/kubernetes@$K8S_VERSION from the Go module proxy"
+  (cd "$m"
+    printf 'module sidecar-injector.local/e2e/kubernetes\n\ngo 1.26.0\n\n' > go.mod
+    # The main module's go and godebug lines set the binary's GODEBUG defaults: copy upstream's.
+    grep -E '^godebug ' "$gomod" >> go.mod || true
+    rm -f go.sum
+    for s in $(grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk '{print $1}'); do
+      go mod edit "-replace=$s=$s@$STAGING_VERSION"
+    done
+    go get "k8s.io/kubernetes@$K8S_VERSION"
+    go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION"
+    go mod tidy)
+  m="$here/etcd"
+  (cd "$m"; printf 'module sidecar-injector.local/e2e/etcd\n\ngo 1.26.0\n' > go.mod; rm -f go.sum
+    go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION"; go mod tidy)
+  m="$here/helm"
+  (cd "$m"; printf 'module sidecar-injector.local/e2e/helm\n\ngo 1.26.0\n' > go.mod; rm -f go.sum
+    go get -tool "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"; go mod tidy)
+}
+
+if [ "${1:-}" = "--regen" ]; then regen; fi
+
+stamp_k8s() {
+  local v
+  for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    printf -- '-X %s.gitVersion=%s -X %s.gitMajor=1 -X %s.gitMinor=%s -X %s.gitTreeState=clean ' \
+      "$v" "$K8S_VERSION" "$v" "$v" "$k8s_minor" "$v"
+  done
+}
+
+build() { # name, wrapper dir, package, ldflags
+  local name="$1" dir="$2" pkg="$3" ldflags="$4" t0 rc
+  if [ -x "$bin/$name" ]; then return 0; fi
+  echo "e2e build: building $name ($pkg) ... (cold builds take minutes)" >&2
+  t0=$(date +%s)
+  mkdir -p "$bin"
+  # -mod=readonly: the committed go.sum is the pin; a missing entry is an error, never a silent update.
+  if ! (cd "$here/$dir" && /usr/bin/time -f "%M" -o "$bin/.$name.maxrss" \
+        go build -mod=readonly -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg"); then
+    die "building $name failed; is the Go module proxy reachable? (go env GOPROXY: $(go env GOPROXY))"
+  fi
+  mv "$bin/$name.tmp" "$bin/$name"
+  echo "$name $(( $(date +%s) - t0 ))s maxrss_kb=$(cat "$bin/.$name.maxrss")" >> "$bin/BUILD-TIMES"
+  echo "e2e build: $name done in $(( $(date +%s) - t0 ))s" >&2
+}
+
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+build etcd etcd go.etcd.io/etcd/server/v3 ""
+build helm helm helm.sh/helm/v3/cmd/helm \
+  "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$k8s_minor"
+build kube-apiserver kubernetes k8s.io/kubernetes/cmd/kube-apiserver "$(stamp_k8s)"
+build kube-controller-manager kubernetes k8s.io/kubernetes/cmd/kube-controller-manager "$(stamp_k8s)"
+# kubectl of the same minor: the machine's kubectl may be outside the supported version skew.
+build kubectl kubernetes k8s.io/kubernetes/cmd/kubectl "$(stamp_k8s)"
+echo "$bin"
