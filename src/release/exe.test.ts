@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, spawnServer, waitReady } from '../testing/server-process.js';
-import { buildExe, commandPaths, decodedPatch, EXAMPLE, EXAMPLE_GOLDEN, postReview, REVIEW_FILE, reviewUid, ROOT } from './test-support.js';
+import { freePort } from '../testing/server-process.js';
+import { buildExe, commandPaths, EXAMPLE, EXAMPLE_GOLDEN, ROOT, serveOneReview } from './test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-exe-test-'));
 // No directory on this PATH holds node (or anything else).
@@ -72,17 +72,5 @@ test('the executable writes install manifests with the built-in config', () => {
 
 test('the executable serves one admission request with a development certificate', async () => {
   const port = await freePort();
-  const spawnedAt = performance.now();
-  const server = spawnServer({ command: exe, args: ['serve', '--port', String(port), '--address', '127.0.0.1'], env, cwd: dir });
-  server.port = port;
-  try {
-    await waitReady(server, readFileSync(REVIEW_FILE), { spawnedAt, timeoutMs: 30_000 });
-    const answer = await postReview(port);
-    assert.equal(answer.status, 200);
-    assert.equal(answer.review.response?.uid, reviewUid());
-    assert.equal(answer.review.response?.allowed, true);
-    assert.ok(decodedPatch(answer).some((op) => op.path.startsWith('/spec/containers')), 'the patch adds no container');
-  } finally {
-    assert.equal(await server.stop(), 0, server.output());
-  }
+  await serveOneReview({ command: exe, args: ['serve', '--port', String(port), '--address', '127.0.0.1'], env, cwd: dir, port, timeoutMs: 30_000 });
 });

@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { defaultImage, RUN_AS_USER } from '../install/options.js';
-import { freePort, spawnServer, waitReady } from '../testing/server-process.js';
+import { freePort } from '../testing/server-process.js';
 import { buildImage, type BuiltImage } from './image.js';
 import { IMAGE_CMD, IMAGE_ENTRYPOINT, IMAGE_PORTS, IMAGE_SOURCE, IMAGE_USER } from './image-spec.js';
-import { buildExe, decodedPatch, postReview, REVIEW_FILE, reviewUid, ROOT } from './test-support.js';
+import { buildExe, ROOT, serveOneReview } from './test-support.js';
 
 function skipReason(): string | false {
   if (process.platform !== 'linux') return 'the image smoke test needs Linux';
@@ -176,23 +176,11 @@ test('the container serves one admission request with the development certificat
   const id = `si-image-test-${process.pid}-serve`;
   containers.push(id);
   const pidFile = join(dir, 'serve.pid');
-  const spawnedAt = performance.now();
-  const server = spawnServer({ command: 'runc', args: ['run', '--bundle', bundle, '--pid-file', pidFile, id] });
-  server.port = port;
-  try {
-    await waitReady(server, readFileSync(REVIEW_FILE), { spawnedAt, timeoutMs: 60_000 });
-    const answer = await postReview(port);
-    assert.equal(answer.status, 200);
-    assert.equal(answer.review.response?.uid, reviewUid());
-    assert.equal(answer.review.response?.allowed, true);
-    assert.ok(decodedPatch(answer).some((op) => op.path.startsWith('/spec/containers')), 'the patch adds no container');
+  await serveOneReview({ command: 'runc', args: ['run', '--bundle', bundle, '--pid-file', pidFile, id], port, timeoutMs: 60_000 }, () => {
     const pid = readFileSync(pidFile, 'utf8').trim();
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     assert.match(status, /^Uid:\s+65532\s+65532\s+65532\s+65532$/m);
     assert.match(status, /^Gid:\s+65532\s+65532\s+65532\s+65532$/m);
     assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /^\/usr\/local\/bin\/sidecar-injector\0serve\0/);
-  } finally {
-    // runc forwards SIGTERM to the container: the webhook drains and exits 0.
-    assert.equal(await server.stop(10_000), 0, server.output());
-  }
+  });
 });

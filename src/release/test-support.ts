@@ -4,6 +4,7 @@
  * list of every CLI command (so a new command is covered without editing the tests), and one
  * admission request against a served webhook with its answer checked.
  */
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../cli/program.js';
 import type { Command } from 'commander';
+import { spawnServer, waitReady, type SpawnOptions } from '../testing/server-process.js';
 import { EXE_NAME } from './image-spec.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,13 +70,36 @@ export function postReview(port: number): Promise<ReviewAnswer> {
 }
 
 /** The review's uid, for checking that the answer belongs to the request. */
-export function reviewUid(): string {
+function reviewUid(): string {
   return (JSON.parse(readFileSync(REVIEW_FILE, 'utf8')) as { request: { uid: string } }).request.uid;
 }
 
 /** The JSON patch of an answer, decoded. */
-export function decodedPatch(answer: ReviewAnswer): { op: string; path: string }[] {
+function decodedPatch(answer: ReviewAnswer): { op: string; path: string }[] {
   const patch = answer.review.response?.patch;
   if (patch === undefined) throw new Error(`no patch in ${JSON.stringify(answer.review)}`);
   return JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as { op: string; path: string }[];
+}
+
+/**
+ * Start a `serve` process listening on 127.0.0.1:`port`, wait until it answers, send the
+ * example review and check the answer (same uid, allowed, a patch that adds a container), run
+ * `whileServing`, then stop it with SIGTERM and expect a clean exit.
+ */
+export async function serveOneReview(spawn: SpawnOptions & { port: number; timeoutMs: number }, whileServing: () => void = () => undefined): Promise<void> {
+  const spawnedAt = performance.now();
+  const server = spawnServer(spawn);
+  server.port = spawn.port;
+  try {
+    await waitReady(server, readFileSync(REVIEW_FILE), { spawnedAt, timeoutMs: spawn.timeoutMs });
+    const answer = await postReview(spawn.port);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.review.response?.uid, reviewUid());
+    assert.equal(answer.review.response?.allowed, true);
+    assert.ok(decodedPatch(answer).some((op) => op.path.startsWith('/spec/containers')), 'the patch adds no container');
+    whileServing();
+  } finally {
+    // A container runtime forwards SIGTERM too: the webhook drains and exits 0.
+    assert.equal(await server.stop(10_000), 0, server.output());
+  }
 }
