@@ -101,11 +101,14 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
     await exited;
     clearTimeout(timer);
   };
-  await start();
+  // The configuration first, as an install applies it: the server (and its caBundle
+  // reconciler) then finds it from its first moment.
+  if (options.install !== false) await apply(manifest);
   try {
-    if (options.install !== false) await apply(manifest);
+    await start();
   } catch (err) {
-    await stop();
+    await kubectl(['delete', 'mutatingwebhookconfiguration', options.name, '--ignore-not-found'], { allowFail: true });
+    await rm(certsDir, { recursive: true, force: true });
     throw err;
   }
   return {
