@@ -44,6 +44,20 @@ test('the package ships nothing from the tests, the sources, the release tooling
   assert.deepEqual(files.filter((f) => forbidden.some((re) => re.test(f))), []);
 });
 
+test('every bundle file the package ships is reachable from the bin (no chunks left over from earlier builds)', { skip }, () => {
+  const shipped = files.filter((f) => f.startsWith('dist/bin/'));
+  const reached = new Set<string>();
+  const visit = (file: string): void => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"\.\/([\w.-]+\.mjs)"/g)) visit(`dist/bin/${m[1]}`);
+  };
+  visit('dist/bin/sidecar-injector.mjs');
+  assert.deepEqual(shipped.filter((f) => !reached.has(f)), []);
+  assert.ok(reached.size > 3, `only ${reached.size} bundle files reached: the import pattern no longer matches esbuild's output`);
+});
+
 test('npm install -g of the tarball into a fresh prefix gives a working sidecar-injector', { skip }, async () => {
   // Tarballs from the cache `npm ci` filled; a fresh cache for the install, so every
   // dependency comes through the loopback registry.
