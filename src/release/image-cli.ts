@@ -49,7 +49,8 @@ function main(): void {
   archive ${archive}
 push: crane push ${layout} ${image.reference}
   or: skopeo copy oci:${layout}:${image.tag} docker://${image.reference}
-load: podman load -i ${archive}   (docker load -i ${archive} with Docker 25 or later)`);
+load: podman load -i ${archive}
+  or: skopeo copy oci-archive:${archive} docker-daemon:${image.reference}`);
 }
 
 try {

@@ -19,7 +19,7 @@ export interface BuildImageOptions {
   exe: string;
   /** The OCI image layout directory to (re)create. */
   layout: string;
-  /** The OCI archive to write (a tar of the layout: `podman load`, `skopeo copy oci-archive:`). */
+  /** The OCI archive to write (a tar of the layout: `podman load`, `skopeo copy oci-archive:...`). */
   archive: string;
   /** Seconds since the epoch for every timestamp. */
   epoch: number;
