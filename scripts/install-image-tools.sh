@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the daemonless container tools the image build and its smoke test use, from Debian:
-# umoci (builds the OCI image) and runc (runs it in the smoke test). skopeo is optional (push).
+# umoci (builds the OCI image), skopeo (writes the Docker archive; also pushes) and runc (runs
+# the image in the smoke test).
 # Needs root or passwordless sudo; does nothing for tools already on PATH.
 set -euo pipefail
 missing=()
-for tool in umoci runc; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+for tool in umoci skopeo runc; do command -v "$tool" >/dev/null || missing+=("$tool"); done
 [ ${#missing[@]} -eq 0 ] && exit 0
 command -v apt-get >/dev/null || { echo "install-image-tools: no apt-get; install ${missing[*]} with your package manager" >&2; exit 1; }
 sudo=()

@@ -1,8 +1,9 @@
 /**
  * @module release/image-cli
  * `npm run image`: builds the OCI image around the single executable that `npm run build:exe`
- * has just written to out/: an OCI layout (out/image/, tagged with the package version) and the
- * same as an OCI archive (out/sidecar-injector-VERSION.oci.tar). Timestamps come from
+ * has just written to out/: an OCI layout (out/image/, tagged with the package version), the
+ * same as an OCI archive (out/sidecar-injector-VERSION.oci.tar) and as a Docker archive
+ * (out/sidecar-injector-VERSION.docker.tar, for `docker load`). Timestamps come from
  * SOURCE_DATE_EPOCH, else from the last commit, so rebuilding a commit gives the same digest.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -29,8 +30,8 @@ function sourceEpoch(): number {
 function main(): void {
   const exe = join(ROOT, 'out', EXE_NAME);
   if (!existsSync(exe)) throw new Error(`${exe} is missing: run \`npm run build:exe\` first (\`npm run image\` does)`);
-  if (spawnSync('umoci', ['--version']).status !== 0) {
-    console.error('image: umoci is not installed; installing it with scripts/install-image-tools.sh');
+  if (spawnSync('umoci', ['--version']).status !== 0 || spawnSync('skopeo', ['--version']).status !== 0) {
+    console.error('image: umoci or skopeo is not installed; installing them with scripts/install-image-tools.sh');
     execFileSync(join(ROOT, 'scripts', 'install-image-tools.sh'), { stdio: 'inherit' });
   }
   const { tag } = imageReference();
@@ -38,19 +39,21 @@ function main(): void {
     exe,
     layout: join(ROOT, 'out', 'image'),
     archive: join(ROOT, 'out', `sidecar-injector-${tag}.oci.tar`),
+    dockerArchive: join(ROOT, 'out', `sidecar-injector-${tag}.docker.tar`),
     epoch: sourceEpoch(),
     revision: git(['rev-parse', 'HEAD']) ?? 'unknown',
   });
   const layout = relative(process.cwd(), image.layout) || '.';
   const archive = relative(process.cwd(), image.archive);
+  const dockerArchive = relative(process.cwd(), image.dockerArchive ?? '');
   console.log(`image ${image.reference}
   digest  ${image.digest}
   layout  ${layout} (tag ${image.tag})
-  archive ${archive}
+  archive ${archive} (OCI), ${dockerArchive} (Docker)
 push: crane push ${layout} ${image.reference}
   or: skopeo copy oci:${layout}:${image.tag} docker://${image.reference}
 load: podman load -i ${archive}
-  or: skopeo copy oci-archive:${archive} docker-daemon:${image.reference}`);
+  or: docker load -i ${dockerArchive}`);
 }
 
 try {

@@ -22,8 +22,8 @@ import { buildExe, ROOT, serveOneReview } from './test-support.js';
 function skipReason(): string | false {
   if (process.platform !== 'linux') return 'the image smoke test needs Linux';
   if (process.getuid?.() !== 0) return 'needs root (umoci writes root-owned files, runc runs the container)';
-  for (const tool of ['umoci', 'runc', 'tar', 'ldd']) {
-    if (spawnSync(tool, ['--version']).error !== undefined) return `${tool} is not installed (scripts/install-image-tools.sh installs umoci and runc)`;
+  for (const tool of ['umoci', 'skopeo', 'runc', 'tar', 'ldd']) {
+    if (spawnSync(tool, ['--version']).error !== undefined) return `${tool} is not installed (scripts/install-image-tools.sh installs umoci, skopeo and runc)`;
   }
   return false;
 }
@@ -41,7 +41,7 @@ let pristine = '';
 before(() => {
   if (skip !== false) return;
   const exe = buildExe(join(dir, 'out'));
-  const build = (name: string) => buildImage({ exe, layout: join(dir, name), archive: join(dir, `${name}.oci.tar`), epoch: EPOCH, revision: 'test-revision' });
+  const build = (name: string) => buildImage({ exe, layout: join(dir, name), archive: join(dir, `${name}.oci.tar`), dockerArchive: join(dir, `${name}.docker.tar`), epoch: EPOCH, revision: 'test-revision' });
   a = build('a');
   b = build('b');
   const r = spawnSync('umoci', ['unpack', '--image', `${a.layout}:${a.tag}`, bundle], { encoding: 'utf8' });
@@ -60,6 +60,18 @@ test('same inputs, same image: two builds give one digest and identical archives
   assert.match(a.digest, /^sha256:[0-9a-f]{64}$/);
   assert.equal(b.digest, a.digest);
   assert.equal(sha256(b.archive), sha256(a.archive));
+  assert.equal(sha256(b.dockerArchive ?? ''), sha256(a.dockerArchive ?? ''));
+});
+
+test('the Docker archive (for docker load) names the image and holds the same config', { skip }, () => {
+  const list = spawnSync('tar', ['-xOf', a.dockerArchive ?? '', 'manifest.json'], { encoding: 'utf8' });
+  assert.equal(list.status, 0, list.stderr);
+  const [entry] = JSON.parse(list.stdout) as { RepoTags: string[]; Config: string }[];
+  assert.deepEqual(entry.RepoTags, [a.reference]);
+  const index = JSON.parse(readFileSync(join(a.layout, 'index.json'), 'utf8')) as { manifests: { digest: string }[] };
+  const manifest = blob(a.layout, index.manifests[0].digest) as { config: { digest: string } };
+  // Docker's image ID is the config digest: the same image.
+  assert.equal(`sha256:${entry.Config.replace(/\.json$/, '')}`, manifest.config.digest);
 });
 
 test('the image is tagged with the manifests default and the Helm chart default', { skip }, () => {

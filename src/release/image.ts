@@ -1,9 +1,9 @@
 /**
  * @module release/image
  * Builds the webhook's OCI image with umoci (opencontainers' daemonless image tool; Debian
- * package `umoci`): an empty image, the rootfs (release/rootfs.ts) inserted as its one layer,
- * then the config (entrypoint, user, ports, labels). umoci writes every OCI structure; this
- * module only decides the contents. Reproducible: every timestamp is `epoch` (the commit time
+ * package `umoci`): an empty image, the rootfs (release/rootfs.ts) added as its one layer,
+ * then the config (entrypoint, user, ports, labels). umoci writes every OCI structure (and
+ * skopeo the optional Docker archive); this module only decides the contents. Reproducible: every timestamp is `epoch` (the commit time
  * unless SOURCE_DATE_EPOCH says otherwise), files are added in sorted order, and the archive is
  * written by GNU tar with sorted names, fixed owner and mtime.
  */
@@ -21,6 +21,8 @@ export interface BuildImageOptions {
   layout: string;
   /** The OCI archive to write (a tar of the layout: `podman load`, `skopeo copy oci-archive:...`). */
   archive: string;
+  /** Also this Docker archive (`docker load`, which reads OCI archives only with the containerd image store), written by skopeo. */
+  dockerArchive?: string;
   /** Seconds since the epoch for every timestamp. */
   epoch: number;
   /** git commit of the sources. */
@@ -32,6 +34,7 @@ export interface BuildImageOptions {
 export interface BuiltImage {
   layout: string;
   archive: string;
+  dockerArchive?: string;
   /** The layout's tag (the package version) and the full reference it stands for. */
   tag: string;
   reference: string;
@@ -78,7 +81,11 @@ export function buildImage(o: BuildImageOptions): BuiltImage {
   }
   mkdirSync(dirname(o.archive), { recursive: true });
   execFileSync('tar', ['--sort=name', `--mtime=@${o.epoch}`, '--owner=0', '--group=0', '--numeric-owner', '--mode=u=rwX,go=rX', '--format=gnu', '-C', o.layout, '-cf', o.archive, '.']);
-  return { layout: o.layout, archive: o.archive, tag, reference, digest: manifestDigest(o.layout, tag) };
+  if (o.dockerArchive !== undefined) {
+    rmSync(o.dockerArchive, { force: true });
+    execFileSync('skopeo', ['copy', '--quiet', `oci:${o.layout}:${tag}`, `docker-archive:${o.dockerArchive}:${reference}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  }
+  return { layout: o.layout, archive: o.archive, dockerArchive: o.dockerArchive, tag, reference, digest: manifestDigest(o.layout, tag) };
 }
 
 /** The digest of the manifest tagged `tag` in an OCI layout's index.json. */
