@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../testing/server-process.js';
+import { PACKAGE_FILES } from '../util/package-file-names.js';
 import { buildExe, commandPaths, EXAMPLE, EXAMPLE_GOLDEN, ROOT, serveOneReview } from './test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-exe-test-'));
@@ -35,6 +36,11 @@ function runBundle(args: string[]) {
 test('the PATH the executable runs with finds no node', () => {
   const r = spawnSync('/bin/sh', ['-c', 'command -v node'], { env, encoding: 'utf8' });
   assert.notEqual(r.status, 0, `node found at ${r.stdout}`);
+});
+
+test('the executable embeds exactly the files the code reads from its package (util/package-file-names.ts)', () => {
+  const config = JSON.parse(readFileSync(join(dir, 'out', 'sea', 'sea-config.json'), 'utf8')) as { assets: Record<string, string> };
+  assert.deepEqual(Object.keys(config.assets).sort(), [...PACKAGE_FILES].sort());
 });
 
 test('the executable prints the package version (package.json embedded as an asset)', () => {
