@@ -1,7 +1,8 @@
 /**
  * The OCI image, built twice from a fresh single executable with umoci, then unpacked into an
  * OCI runtime bundle (umoci derives config.json from the image config: entrypoint, cmd, user)
- * and run by runc, as a container engine would, with a read-only root filesystem. Needs root,
+ * and run by runc, as a container engine would, with the Deployment's read-only root filesystem
+ * and no capabilities. Needs root,
  * umoci and runc (scripts/install-image-tools.sh): without them every test is SKIPPED, never
  * passed. Takes about half a minute.
  */
@@ -137,19 +138,25 @@ test('the image holds nothing outside the allow-list: no shell, no package manag
 });
 
 interface RuntimeConfig {
-  process: { args: string[]; terminal: boolean; user: { uid: number; gid: number } };
+  process: { args: string[]; terminal: boolean; user: { uid: number; gid: number }; capabilities?: Record<string, string[]>; noNewPrivileges?: boolean };
   root: { path: string; readonly?: boolean };
   linux: { namespaces: { type: string }[] };
 }
 
 const derived = (): RuntimeConfig => JSON.parse(pristine) as RuntimeConfig;
 
-/** Write the bundle's config.json changed as a kubelet would: read-only root, host network (reachable on loopback), `args`. */
+/**
+ * Write the bundle's config.json changed as the Deployment asks (read-only root, all
+ * capabilities dropped, no privilege escalation) plus the host network (reachable on
+ * loopback) and `args`.
+ */
 function useArgs(args: (original: string[]) => string[]): void {
   const config = derived();
   config.process.args = args(config.process.args);
   config.process.terminal = false;
   config.root.readonly = true;
+  config.process.capabilities = { bounding: [], effective: [], permitted: [], inheritable: [], ambient: [] };
+  config.process.noNewPrivileges = true;
   config.linux.namespaces = config.linux.namespaces.filter((n) => n.type !== 'network');
   writeFileSync(join(bundle, 'config.json'), JSON.stringify(config));
 }
@@ -167,7 +174,7 @@ test('umoci derives the container process from the image: `sidecar-injector serv
   assert.deepEqual(config.process.user, { uid: 65532, gid: 65532 });
 });
 
-test('the container runs the entrypoint with --help (runc, read-only root)', { skip }, () => {
+test('the container runs the entrypoint with --help (runc, read-only root, no capabilities)', { skip }, () => {
   useArgs((args) => [args[0], '--help']);
   const r = runContainer('help');
   assert.equal(r.status, 0, r.stderr);
