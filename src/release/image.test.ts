@@ -2,9 +2,8 @@
  * The OCI image, built twice from a fresh single executable with umoci, then unpacked into an
  * OCI runtime bundle (umoci derives config.json from the image config: entrypoint, cmd, user)
  * and run by runc, as a container engine would, with the Deployment's read-only root filesystem
- * and no capabilities. Needs root,
- * umoci and runc (scripts/install-image-tools.sh): without them every test is SKIPPED, never
- * passed. Takes about half a minute.
+ * and no capabilities. Needs root, umoci, skopeo and runc (scripts/install-image-tools.sh):
+ * without them every test is SKIPPED, never passed. Takes about half a minute.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
