@@ -48,14 +48,16 @@ await build({
 });
 
 const assets = Object.fromEntries(ASSETS.map((name) => [name, join(root, name)]));
+// `main` is relative (to the working directory below): Node stores it in the blob, and an
+// absolute path would make the executable depend on where the repository was checked out.
 writeFileSync(join(work, 'sea-config.json'), `${JSON.stringify({
-  main: join(work, 'sidecar-injector.cjs'),
-  output: join(work, 'sea-prep.blob'),
+  main: 'sidecar-injector.cjs',
+  output: 'sea-prep.blob',
   disableExperimentalSEAWarning: true,
   useCodeCache: false,
   assets,
 }, null, 2)}\n`);
-execFileSync(process.execPath, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, ['--experimental-sea-config', 'sea-config.json'], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
 
 rmSync(exe, { force: true });
 copyFileSync(process.execPath, exe);

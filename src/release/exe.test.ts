@@ -43,6 +43,11 @@ test('the executable embeds exactly the files the code reads from its package (u
   assert.deepEqual(Object.keys(config.assets).sort(), [...PACKAGE_FILES].sort());
 });
 
+test('the executable does not depend on where it was built (no path of the checkout or the output directory inside)', () => {
+  const bytes = readFileSync(exe);
+  for (const path of [ROOT.replace(/\/$/, ''), dir]) assert.equal(bytes.indexOf(path), -1, `${path} is inside the executable`);
+});
+
 test('the executable prints the package version (package.json embedded as an asset)', () => {
   const r = runExe(['--version']);
   assert.equal(r.status, 0, r.stderr);
