@@ -78,7 +78,6 @@ function syntheticPod(fields: Probe['fields'], values: Values, shape: Shape): Js
     else if (field.kind === 'label') labels[field.key] = v;
     else annotations[field.key] = v;
   }
-  if (meta.name === undefined) meta.name = 'si-policy-probe';
   if (Object.keys(labels).length > 0) meta.labels = labels;
   if (shape.annotations) meta.annotations = { 'si-policy-probe/annotation': 'x', ...annotations };
   else if (Object.keys(annotations).length > 0) throw new Error('internal: annotation fields need the annotations shape');
@@ -217,7 +216,7 @@ export function probe(config: LoadedConfig, uses: readonly FieldUse[]): Probe {
     values.set(fieldKey(f.field), undefined);
     const got = run(config, syntheticPod(fields, values, full), nsOf(values));
     f.missing = missingText(base.items, got.items, f.sentinel);
-    if (f.missing === undefined) throw refusal(f.use.template, f.use.line, f.use.construct, `prints ${fieldText(f.field)} in a way that changes the output's shape when it is missing`);
+    if (f.missing === undefined) throw refusal(f.use.template, f.use.line, f.use.construct, `prints ${fieldText(f.field)} where the rendered YAML changes shape when it is missing (quote it, e.g. with | quote)`);
     expectSame(got, values, f, undefined);
   }
   // Every field stays text, whatever its value.
