@@ -64,7 +64,7 @@ export function compilePolicy(config: LoadedConfig, options: PolicyOptions): Com
     uses.push(...analyzeTemplate(name, trees));
   }
   const p = probe(config, uses);
-  const policy: JsonObject = {
+  const policy = {
     apiVersion: POLICY_API_VERSION,
     kind: 'MutatingAdmissionPolicy',
     metadata: { name: options.name },
@@ -78,7 +78,7 @@ export function compilePolicy(config: LoadedConfig, options: PolicyOptions): Com
       variables: statusVariables(p),
       mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: patchExpression(p, config.injectionKeys.status) } }],
     },
-  };
+  } as unknown as JsonObject;
   const scopes = webhookScopes(config.injectionKeys, {
     injectorNamespace: '',
     excludedNamespaces: config.ignoredNamespaces,
@@ -93,7 +93,7 @@ export function compilePolicy(config: LoadedConfig, options: PolicyOptions): Com
       policyName: options.name,
       matchResources: { namespaceSelector: s.namespaceSelector, objectSelector: s.objectSelector },
     },
-  }));
+  })) as unknown as JsonObject[];
   return { policy, bindings, templates: names };
 }
 
@@ -146,8 +146,11 @@ function patchExpression(p: Probe, statusKey: string): string {
     if (l === 'containers') {
       groups.push(`[${present.join(',\n ')}]`);
     } else {
-      const whole = jsonPatch('add', `/spec/${l}`, `[${[...before, ...after].map(item).join(', ')}]`);
-      groups.push(`(has(object.spec.${l}) ? [${present.join(',\n ')}] : [${whole}])`);
+      // A missing list is created empty, then filled item by item: a JSONPatch value that is a
+      // list of typed objects panics kube-apiserver 1.36.3's CEL conversion (structpb.Struct is not
+      // assignable to structpb.Value), while typed objects on their own convert fine.
+      const create = [jsonPatch('add', `/spec/${l}`, '[]'), ...[...before, ...after].map((it) => jsonPatch('add', `/spec/${l}/-`, item(it)))];
+      groups.push(`(has(object.spec.${l}) ? [${present.join(',\n ')}] : [${create.join(',\n ')}])`);
     }
   }
   groups.push(

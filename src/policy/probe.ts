@@ -83,7 +83,7 @@ function syntheticPod(fields: Probe['fields'], values: Values, shape: Shape): Js
   else if (Object.keys(annotations).length > 0) throw new Error('internal: annotation fields need the annotations shape');
   spec.containers = [cloneJson(USER_ITEMS.containers)];
   for (const l of OPTIONAL_LISTS) if (shape.lists.has(l)) spec[l] = [cloneJson(USER_ITEMS[l])];
-  return { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec };
+  return { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec } as JsonObject;
 }
 
 interface Outcome {
