@@ -133,3 +133,18 @@ describe('compilePolicy', () => {
     assert.equal((c.policy.spec as any).failurePolicy, 'Ignore');
   });
 });
+
+describe('policy examples', () => {
+  it('the committed policy YAMLs are what the compiler writes for the example configs', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { stringifyObject } = await import('../manifests/emit.js');
+    for (const [cfg, name, out] of [
+      ['nginx-sidecar/config.yaml', 'nginx-sidecar', 'policy-nginx-sidecar/nginx-policy.yaml'],
+      ['policy-log-shipper/config.yaml', 'log-shipper', 'policy-log-shipper/policy.yaml'],
+    ]) {
+      const c = compilePolicy(await loadConfig(example(cfg)), { name });
+      const text = [c.policy, ...c.bindings].map((d) => stringifyObject(d)).join('---\n');
+      assert.equal(readFileSync(example(out), 'utf8'), text, `${out} is stale: sidecar-injector policy -c examples/${cfg} --name ${name} -o examples/${out}`);
+    }
+  });
+});
