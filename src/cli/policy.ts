@@ -5,7 +5,7 @@
  * or refuses with SI_POLICY_UNSUPPORTED naming the template, line and construct it cannot
  * express. The work is in `policy/`.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { writeOutput, type CliIO } from './io.js';
 import { loadInjectorConfig } from './manual-io.js';
 
@@ -24,7 +24,7 @@ export function register(program: Command, io: CliIO): void {
     .option('-c, --config <path>', 'injector config: a directory with "config" and "values", or one YAML file (default: built-in)')
     .option('--name <name>', 'name of the policy (bindings are <name>-namespace, <name>-object)', 'sidecar-injector')
     .option('--failure-policy <policy>', 'Fail (default): a pod the policy cannot mutate is rejected; Ignore: it starts without the sidecar', (v: string) => {
-      if (v !== 'Fail' && v !== 'Ignore') throw new Error('expected Fail or Ignore');
+      if (v !== 'Fail' && v !== 'Ignore') throw new InvalidArgumentError('expected Fail or Ignore (case matters)');
       return v;
     }, 'Fail')
     .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')

@@ -107,7 +107,7 @@ class Analyzer {
   }
 
   private refuse(n: Node, why: string): never {
-    throw refusal(this.template, this.lineOf(n), `{{${n.type === NodeType.Action ? nodeString(n.pipe) : nodeString(n)}}}`.replace(/^\{\{\{\{(.*)\}\}\}\}$/s, '{{$1}}'), why);
+    throw refusal(this.template, this.lineOf(n), construct(n), why);
   }
 
   private node(n: Node, ctx: Ctx): void {
@@ -244,6 +244,22 @@ class Analyzer {
     if (a.type === NodeType.Field && ctx === 'root') return a.ident;
     if (a.type === NodeType.Variable && this.lookup(a.ident[0]) === 'root') return a.fields;
     return undefined;
+  }
+}
+
+/** The action as written, without the body of a branch: `{{range .Spec.Containers}}`. */
+function construct(n: Node): string {
+  switch (n.type) {
+    case NodeType.Action:
+      return `{{${nodeString(n.pipe)}}}`;
+    case NodeType.If:
+    case NodeType.Range:
+    case NodeType.With:
+      return `{{${n.type === NodeType.If ? 'if' : n.type === NodeType.Range ? 'range' : 'with'} ${nodeString(n.pipe)}}}`;
+    case NodeType.Template:
+      return n.pipe === null ? `{{template ${JSON.stringify(n.name)}}}` : `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}`;
+    default:
+      return nodeString(n);
   }
 }
 
