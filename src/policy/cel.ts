@@ -81,8 +81,3 @@ export function celValue(value: unknown, path: readonly string[], str: (s: strin
   }
   throw new InjectorError('SI_POLICY_UNSUPPORTED', `${where}: a null value cannot be written in a JSONPatch value; use the webhook for this config`);
 }
-
-/** A JSON Pointer token as CEL: a literal when static (escaped ~0/~1 as RFC 6901). */
-export function pointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}

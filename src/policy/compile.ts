@@ -18,12 +18,13 @@ import { InjectorError } from '../errors.js';
 import { selectTemplates } from '../inject/select.js';
 import { istioPostProcessingEnabled } from '../inject/istio-postprocess.js';
 import { webhookScopes } from '../install/webhook-rules.js';
+import { escapePointerToken } from '../patch/index.js';
 import { BUILTINS } from '../template/builtins.js';
 import { templateFuncs } from '../template/funcs/index.js';
 import { parseText } from '../template/parse.js';
 import type { JsonObject } from '../util/json.js';
 import { analyzeTemplate, type FieldUse } from './analyze.js';
-import { celString, celValue, mapValueOr, pointerToken } from './cel.js';
+import { celString, celValue, mapValueOr } from './cel.js';
 import { policyMatchConditions } from './match.js';
 import { LISTS, probe, type Probe } from './probe.js';
 
@@ -154,7 +155,7 @@ function patchExpression(p: Probe, statusKey: string): string {
     }
   }
   groups.push(
-    `(has(object.metadata.annotations) ? [${jsonPatch('add', `/metadata/annotations/${pointerToken(statusKey)}`, 'variables.status')}]` +
+    `(has(object.metadata.annotations) ? [${jsonPatch('add', `/metadata/annotations/${escapePointerToken(statusKey)}`, 'variables.status')}]` +
       ` : [${jsonPatch('add', '/metadata/annotations', `{${celString(statusKey)}: variables.status}`)}])`,
   );
   return groups.join(' +\n');

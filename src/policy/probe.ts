@@ -37,9 +37,6 @@ export interface ListPlan {
   after: JsonObject[];
 }
 
-/** One piece of the status annotation: static text, or text present only when a pod part is absent. */
-export type StatusPart = { text: string } | { absent: 'annotations' | ListName; text: string };
-
 export interface Probe {
   lists: Record<ListName, ListPlan>;
   /** The fields printed, each with its sentinel and the text a missing value prints. */
