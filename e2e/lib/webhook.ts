@@ -21,6 +21,12 @@ export interface WebhookOptions {
   config?: string;
   serveArgs?: string[];
   manifestsArgs?: string[];
+  /** Extra environment for serve (e.g. the in-cluster variables). */
+  env?: NodeJS.ProcessEnv;
+  /** Run serve through a wrapper (e.g. a private mount namespace): gets and returns the command line. */
+  wrap?: (command: string, args: string[]) => [string, string[]];
+  /** Apply the webhook configuration (default true). */
+  install?: boolean;
 }
 
 export interface RunningWebhook {
@@ -72,8 +78,10 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   let out = '';
   const start = async (): Promise<void> => {
     out = '';
-    const c = spawn(process.execPath, [cliPath(), 'serve', '--tls-dir', certsDir, '--port', String(port), '--address', '127.0.0.1',
-      '--log-level', 'warn', ...configArgs, ...(options.serveArgs ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line: [string, string[]] = [process.execPath, [cliPath(), 'serve', '--tls-dir', certsDir, '--port', String(port), '--address', '127.0.0.1',
+      '--log-level', 'warn', ...configArgs, ...(options.serveArgs ?? [])]];
+    const [command, args] = options.wrap ? options.wrap(...line) : line;
+    const c = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(options.env ?? {}) } });
     child = c;
     const keep = (chunk: Buffer): void => { out = (out + chunk.toString('utf8')).slice(-20_000); };
     c.stdout?.on('data', keep);
@@ -93,11 +101,14 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
     await exited;
     clearTimeout(timer);
   };
-  await start();
+  // The configuration first, as an install applies it: the server (and its caBundle
+  // reconciler) then finds it from its first moment.
+  if (options.install !== false) await apply(manifest);
   try {
-    await apply(manifest);
+    await start();
   } catch (err) {
-    await stop();
+    await kubectl(['delete', 'mutatingwebhookconfiguration', options.name, '--ignore-not-found'], { allowFail: true });
+    await rm(certsDir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -110,6 +121,26 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
       await rm(certsDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One counter of serve's /metrics (summed over its label sets matching `labels`). */
+export async function metric(hook: RunningWebhook, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const ca = await readFile(join(hook.certsDir, 'ca.crt'), 'utf8');
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = request(`${hook.url}/metrics`, { ca, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => resolve(body));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
 }
 
 /** A minimal pod with one container (the app the sidecar joins). */
