@@ -15,6 +15,7 @@ import { after, before, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../cluster/paths.js';
 import { cli, createNamespace, deleteNamespaces, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
+import { startWebhook } from '../lib/webhook.js';
 
 const LABEL = 'i17-e2e';
 const tmp = mkdtempSync(join(tmpdir(), 'i17-policy-'));
@@ -221,6 +222,66 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
     } finally {
       await deletePolicy(c.name);
     }
+  }
+});
+
+/** The pod without the ServiceAccount token mounts of the injected containers (see the migration scenario). */
+function withoutSidecarTokenMounts(pod: Obj, injected: readonly string[]): Obj {
+  const p = comparable(pod);
+  for (const list of ['containers', 'initContainers']) {
+    for (const c of p.spec[list] ?? []) {
+      if (!injected.includes(c.name)) continue;
+      c.volumeMounts = (c.volumeMounts ?? []).filter((m: Obj) => m.name !== 'kube-api-access-*');
+      if (c.volumeMounts.length === 0) delete c.volumeMounts;
+    }
+  }
+  return p;
+}
+
+test('17: policy and webhook both installed (a migration): one sidecar per pod; webhook and policy differ only in the ServiceAccount token mount of the sidecars', async () => {
+  const config = join(tmp, 'both.yaml');
+  writeFileSync(config, WORKLOAD_CONFIG);
+  const ns = await namespace('i17-policy-both', { 'i17-injection': 'enabled' });
+  const pod = app('both', { initContainers: [{ name: 'setup', image: 'registry.example/setup:1' }] });
+  const count = (list: Obj[] | undefined, name: string) => (list ?? []).filter((c) => c.name === name).length;
+  const injected = ['i17-agent', 'i17-native'];
+
+  // The webhook alone. The apiserver calls it twice: after its patch the ServiceAccount plugin
+  // (re-run on reinvocation) mounts the token into the sidecars, and the webhook, reinvoked,
+  // re-injects from a clean strip, which takes those mounts out again.
+  const alone = await startWebhook({ name: 'i17-both', config });
+  let webhookOnly: Obj;
+  try {
+    await waitActive(ns, app('probe'), 'i17-agent');
+    webhookOnly = await admit(ns, pod);
+  } finally {
+    await alone.remove();
+  }
+  await applyPolicy(config, 'i17-both');
+  try {
+    await waitActive(ns, app('probe'), 'i17-agent');
+    const policyOnly = await admit(ns, pod);
+    // The policy runs once (it skips the pod once the status annotation is there), so its sidecars keep the token mount.
+    assert.deepEqual(withoutSidecarTokenMounts(policyOnly, injected), withoutSidecarTokenMounts(webhookOnly, injected));
+    const hook = await startWebhook({ name: 'i17-both', config, serveArgs: ['--log-level', 'info'] });
+    try {
+      const calls = () => hook.output().split('\n').filter((l) => l.includes(`"namespace":"${ns}"`) && l.includes('"decision":"injected"')).length;
+      await waitFor('the webhook to be called', async () => (await admit(ns, pod), calls() > 0), 30_000, 300);
+      for (let i = 0; i < 3; i++) {
+        const before = calls();
+        const both = await admit(ns, pod);
+        assert.ok(calls() > before, 'the webhook was called for this pod too');
+        for (const name of injected) {
+          assert.equal(count(both.spec.containers, name) + count(both.spec.initContainers, name), 1, `one ${name}`);
+        }
+        // The policy injects first (MutatingAdmissionPolicy runs before webhooks), the webhook re-injects: the webhook's pod.
+        assert.deepEqual(comparable(both), comparable(webhookOnly));
+      }
+    } finally {
+      await hook.remove();
+    }
+  } finally {
+    await deletePolicy('i17-both');
   }
 });
 
