@@ -48,8 +48,12 @@ export interface CompiledPolicy {
 
 export const DEFAULT_POLICY_NAME = 'sidecar-injector';
 
-/** Compile `config`; throws SI_POLICY_UNSUPPORTED naming what cannot be expressed. */
-export function compilePolicy(config: LoadedConfig, options: PolicyOptions): CompiledPolicy {
+/**
+ * What the policy must add to a pod (the items, their places, the printed fields, the status
+ * annotation model), learned from the core; throws SI_POLICY_UNSUPPORTED naming what cannot be
+ * expressed. `compilePolicy` writes it as CEL; tests also apply it directly to compare with the core.
+ */
+export function planPolicy(config: LoadedConfig): { plan: Probe; templates: string[] } {
   if (istioPostProcessingEnabled(config)) {
     throw new InjectorError('SI_POLICY_UNSUPPORTED', "values.istioPostProcessing is on: Istio's post-processing reads the whole pod; use the webhook for this config");
   }
@@ -64,7 +68,12 @@ export function compilePolicy(config: LoadedConfig, options: PolicyOptions): Com
     const trees = parseText(name, config.templates[name] ?? '', { funcs, builtins: BUILTINS });
     uses.push(...analyzeTemplate(name, trees));
   }
-  const p = probe(config, uses);
+  return { plan: probe(config, uses), templates: names };
+}
+
+/** Compile `config`; throws SI_POLICY_UNSUPPORTED naming what cannot be expressed. */
+export function compilePolicy(config: LoadedConfig, options: PolicyOptions): CompiledPolicy {
+  const { plan: p, templates: names } = planPolicy(config);
   const policy = {
     apiVersion: POLICY_API_VERSION,
     kind: 'MutatingAdmissionPolicy',
