@@ -18,6 +18,7 @@ import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT } from './defaults.js';
 import { ResultCache } from './result-cache.js';
+import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -98,6 +99,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
   let config: C | undefined;
   let configReloader: Reloader | undefined;
   let pair: KeyPairPem | undefined;
+  const statusKeys = new StatusKeys();
   let certNotAfter: Date | undefined;
   let certReloader: Reloader | undefined;
 
@@ -128,6 +130,8 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
   }
 
   function applyPair(value: ServedCertificate): void {
+    // The status key rotates with the certificate; the previous keys still verify.
+    statusKeys.rotate(statusKeyFromTlsKey(value.keyPem));
     pair = value;
     certNotAfter = value.notAfter;
     metrics.certExpiry(value.notAfter);
@@ -202,6 +206,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
       metrics,
       logger,
       deadline: options.deadline,
+      statusKeys,
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
     });
     const served = pair as KeyPairPem;

@@ -29,6 +29,7 @@ import { renderOverlay } from './render.js';
 import { INIT_BEFORE_PROXY_ANNOTATION, reorderPod } from './reorder.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash } from './status.js';
+import { signStatus } from './status-mac.js';
 import { stripPod } from './strip.js';
 import type { InjectionContext, InjectionResult, InjectionStatus } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
@@ -47,7 +48,8 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
 
   const warnings: string[] = [];
   const work = input.pod;
-  const { previous } = stripPod(work, config, warnings);
+  const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
+  const { previous } = stripPod(work, config, warnings, trust);
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }
@@ -110,7 +112,8 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   // Undo: what turns the injected pod, minus the listed items, back into the user's pod.
   const undo = computeUndo(user, withoutInjected(merged, status, config.injectionKeys.status));
   if (undo.length > 0) status.undo = undo;
-  setMember(mergedAnnotations, config.injectionKeys.status, formatStatus(status));
+  const statusText = formatStatus(status);
+  setMember(mergedAnnotations, config.injectionKeys.status, trust !== undefined ? signStatus(statusText, trust.namespace, trust.ring) : statusText);
 
   const final = withManagedFields(merged, pod as Obj, input.hasManagedFields);
   let patch;
