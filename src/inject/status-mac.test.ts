@@ -181,7 +181,7 @@ describe('the status annotation is signed by the webhook and trusted only when t
     const handler = createHandler({ inject: injectPod, getConfig: defaultConfig, statusKeys: RING });
     const answer = (pod: unknown) => {
       const review = podReview(pod, { uid: 'u-1', namespace: 'shop' });
-      const reply = JSON.parse(handler({ body: Buffer.from(JSON.stringify(review)), path: '/inject', query: '', startedAt: 0 }).body) as {
+      const reply = JSON.parse(handler({ body: Buffer.from(JSON.stringify(review)), path: '/inject', query: '', startedAt: performance.now() }).body) as {
         response: { allowed: boolean; patch?: string; warnings?: string[] };
       };
       assert.equal(reply.response.allowed, true);
