@@ -19,6 +19,7 @@ import { createWebhookServer, type ServerLimits, type WebhookServer } from './se
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT } from './defaults.js';
 import { ResultCache } from './result-cache.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
+import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -56,6 +57,8 @@ export interface StartOptions<C> {
   metrics?: WebhookMetrics;
   limits?: Partial<ServerLimits>;
   deadline?: DeadlinePolicy;
+  /** Per-request limits of the pod; default DEFAULT_POD_LIMITS. */
+  podLimits?: Readonly<PodLimits>;
   /** Entries of the injection result cache per config (0 turns it off). Default DEFAULT_CACHE_ENTRIES. */
   resultCacheEntries?: number;
   reload?: { debounceMs?: number; pollMs?: number };
@@ -207,6 +210,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
       logger,
       deadline: options.deadline,
       statusKeys,
+      podLimits: options.podLimits ?? DEFAULT_POD_LIMITS,
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
     });
     const served = pair as KeyPairPem;

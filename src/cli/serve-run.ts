@@ -127,6 +127,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
         shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
         onCertificate,
         resultCacheEntries: options.resultCacheEntries,
+        podLimits: options.limit,
       });
     } catch (err) {
       await reconciler?.stop();

@@ -31,7 +31,8 @@ import { selectTemplates } from './select.js';
 import { formatStatus, templateHash } from './status.js';
 import { signStatus } from './status-mac.js';
 import { stripPod } from './strip.js';
-import type { InjectionContext, InjectionResult, InjectionStatus } from './types.js';
+import { checkAnnotationLimit, checkPatchLimit, checkSpecLimits, type PodLimits } from './limits.js';
+import type { InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
 
 type Obj = Record<string, unknown>;
@@ -42,6 +43,10 @@ type Obj = Record<string, unknown>;
  * patch from the pod as received, the status and warnings. Throws InjectorError.
  */
 export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedConfig): InjectionResult {
+  if (ctx.limits !== undefined) {
+    const skipped = overLimits(pod, ctx, config, ctx.limits);
+    if (skipped !== undefined) return skipped;
+  }
   const input = readPodInput(pod);
   const decision = decide(input.pod, ctx, config);
   if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
@@ -123,7 +128,27 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
     if (err instanceof InjectorError) throw err;
     throw new InjectorError('SI_PATCH', `the JSON patch could not be built: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+  if (ctx.limits !== undefined) checkPatchLimit(patch, ctx.limits);
   return { kind: 'injected', decision, pod: final, patch, status, warnings: [...decision.warnings, ...warnings] };
+}
+
+/**
+ * The per-request limits, checked before any work that grows with the pod. A pod over a list
+ * limit is still decided on from its metadata alone (cheap), so a pod that would be skipped is
+ * skipped, not refused; one that would be injected gets SI_INJECT_LIMIT.
+ */
+function overLimits(pod: unknown, ctx: InjectionContext, config: LoadedConfig, limits: Readonly<PodLimits>): SkippedResult | undefined {
+  checkAnnotationLimit(pod, limits);
+  try {
+    checkSpecLimits(pod, limits);
+    return undefined;
+  } catch (err) {
+    const p = pod as Obj;
+    const spec = isPlainObject(p.spec) ? p.spec : {};
+    const decision = decide(readPodInput({ metadata: p.metadata, spec: { hostNetwork: spec.hostNetwork, containers: [] } }).pod, ctx, config);
+    if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
+    throw err;
+  }
 }
 
 function ensureMap(obj: Obj, key: string): Obj {

@@ -5,6 +5,7 @@
  * disagree about what happens to a pod.
  */
 import type { JsonObject } from '../util/json.js';
+import type { PodLimits } from './limits.js';
 import type { StatusKeyring } from './status-mac.js';
 
 /** One RFC 6902 operation, as sent to the apiserver (paths already escaped with ~0/~1). */
@@ -69,6 +70,8 @@ export interface InjectionContext {
    * `namespace`. Absent (the CLI): nothing is signed and every status is read.
    */
   statusKeys?: StatusKeyring;
+  /** Per-request limits (the webhook's); over one, SI_INJECT_LIMIT. Absent (the CLI): none. */
+  limits?: Readonly<PodLimits>;
   /** For pods built from a workload template: the workload's kind/name (Istio's DeploymentMeta). */
   owner?: { kind: string; name: string; apiVersion?: string };
 }
