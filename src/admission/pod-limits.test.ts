@@ -12,9 +12,12 @@ import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits.js';
 import type { InjectFn } from './handler.js';
-import { parseReview, postReview } from '../testing/https-client.js';
+import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
+import { applyPatch } from '../patch/index.js';
+import type { JsonPatchOperation } from '../inject/types.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { startHarness } from '../testing/webhook-harness.js';
+import { templatesConfig } from '../testing/inject-fixtures.js';
 
 const GENEROUS_MS = 5000;
 type Pod = { metadata: { name: string; annotations: Record<string, string> }; spec: Record<string, unknown[]> & { containers: Record<string, unknown>[] } };
@@ -108,4 +111,40 @@ test("without limits (the CLI) the ordering of 40,000 init containers named in t
   const names = (r.pod.spec as { initContainers: { name: string }[] }).initContainers.map((c) => c.name);
   assert.deepEqual(names.slice(0, 5), ['proxy-init', 'i39999', 'i7', 'sidecar-proxy', 'i0']);
   assert.equal(names.length, 40_002);
+});
+
+test('pathological regexes on pod fields the user controls are answered at once (RE2: linear matching)', async (t) => {
+  const patterns = ['^(a+)+$', '(a|a)*b', '(a*)*$', '^(a|aa)+$', '(.*a){12}', '^(\\w+\\s?)*$'];
+  const config = templatesConfig({
+    probe: [
+      '{{- $v := index .ObjectMeta.Annotations "probe" }}',
+      'metadata:',
+      '  annotations:',
+      ...patterns.map((p, i) => `    r${i}: {{ regexMatch ${JSON.stringify(p)} $v | quote }}`),
+      `    all: {{ regexFindAll "(a+)+b" $v -1 | len | quote }}`,
+      `    repl: {{ regexReplaceAll "(a|a)*c" $v "x" | len | quote }}`,
+      'spec:',
+      '  containers:',
+      '  - {name: probe, image: "probe:1"}',
+    ].join('\n'),
+  });
+  const h = await startHarness<LoadedConfig>({ inject: injectPod, config: { builtin: () => config, load: async () => config } });
+  t.after(() => h.server.shutdown());
+  for (const input of ['a'.repeat(40) + '!', 'a'.repeat(5000) + '!', `${'ab '.repeat(3000)}!`]) {
+    const pod = samplePod('', { annotations: { probe: input } });
+    const started = performance.now();
+    const [res, normal] = await Promise.all([postReview(h.port, podReview(pod)), postReview(h.port, podReview(samplePod()))]);
+    const ms = performance.now() - started;
+    const r = parseReview(res).response;
+    assert.ok(r.patch, `${input.slice(0, 10)}…: injected: ${JSON.stringify(r).slice(0, 300)}`);
+    const patched = applyPatch(pod, decodePatch(parseReview(res)) as JsonPatchOperation[]) as { metadata: { annotations: Record<string, string> } };
+    const annotations = patched.metadata.annotations;
+    // Go's answers: no run of a's reaches the end before "!"; `(a*)*$` matches empty at the end.
+    assert.equal(annotations.r0, 'false');
+    assert.equal(annotations.r2, 'true');
+    assert.equal(annotations.r3, 'false');
+    for (let i = 0; i < patterns.length; i++) assert.match(annotations[`r${i}`], /^(true|false)$/, patterns[i]);
+    assert.ok(parseReview(normal).response.patch, 'the normal admission alongside is answered');
+    assert.ok(ms < GENEROUS_MS, `answered in ${ms.toFixed(0)} ms`);
+  }
 });
