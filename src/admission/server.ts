@@ -17,13 +17,15 @@ import { clip } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
-import { DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
 
 export interface ServerLimits {
   /** Request body cap in bytes (413 above). */
   bodyBytes: number;
   /** Bytes of a refused body read and dropped before the connection is cut. */
   discardBytes: number;
+  /** Request bodies buffered at once, all connections together (503 above). */
+  bodyBudgetBytes: number;
   /** Time to receive the request headers (slowloris on headers). Node answers 408. */
   headersTimeoutMs: number;
   /** Time to receive the whole request, body included (slowloris on bodies). */
@@ -46,6 +48,7 @@ export interface ServerLimits {
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   bodyBytes: DEFAULT_BODY_LIMIT,
   discardBytes: DEFAULT_DISCARD_LIMIT,
+  bodyBudgetBytes: DEFAULT_BODY_BUDGET,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 100_000,
@@ -92,6 +95,8 @@ export interface WebhookServer {
   setCertificate(pair: KeyPair): void;
   /** Requests being answered now. */
   inFlight(): number;
+  /** Bytes of request bodies held now (reserved from the body budget). */
+  bufferedBodyBytes(): number;
   /**
    * From now on every response closes its connection, so clients reconnect (to another replica
    * once this one is out of the Service). Idle connections are left alone until `close`: closing
@@ -110,6 +115,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const ops = { readiness: options.readiness, metrics, logger };
   let draining = false;
   let inFlight = 0;
+  const bodies = new BodyBudget(limits.bodyBudgetBytes);
 
   const server = createServer(
     {
@@ -185,13 +191,13 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (status !== 0) metrics.request(status, outcome, (now() - startedAt) / 1000);
     });
 
-    const refuse = (code: 405 | 413 | 415, reason: string, message: string, extra?: Record<string, string>): void => {
+    const refuse = (code: 405 | 413 | 415 | 503, reason: string, message: string, extra?: Record<string, string>): void => {
       status = code;
       outcome = 'invalid';
       logger.warn({ status: code, reason, error: message, path: clip(path, 64) }, 'admission request refused');
       // A 413's body is not read to the end (the connection is cut past the discard limit), so
       // the client must not reuse this connection: Connection: close.
-      sendStatus(res, code, reason, message, draining || code === 413, extra);
+      sendStatus(res, code, reason, message, draining || code === 413 || code === 503, extra);
     };
 
     if (req.method !== 'POST') {
@@ -209,9 +215,15 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       try {
         if (!result.ok) {
           if (result.status === 413) refuse(413, 'RequestEntityTooLarge', result.message);
+          if (result.status === 503) refuse(503, 'ServiceUnavailable', result.message, { 'Retry-After': '1' });
           return;
         }
-        const reply = handler({ body: result.body, path, query, startedAt });
+        let reply;
+        try {
+          reply = handler({ body: result.body, path, query, startedAt });
+        } finally {
+          result.release();
+        }
         status = reply.status;
         outcome = reply.outcome;
         send(res, reply.status, 'application/json', reply.body, draining);
@@ -220,7 +232,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         outcome = 'error';
         internalError(res, err);
       }
-    });
+    }, bodies);
   }
 
   return {
@@ -239,6 +251,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       server.setSecureContext({ ...TLS_OPTIONS, cert: pair.cert, key: pair.key });
     },
     inFlight: () => inFlight,
+    bufferedBodyBytes: () => bodies.used,
     get draining() {
       return draining;
     },
