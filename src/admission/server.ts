@@ -15,6 +15,7 @@ import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from '../telemetry/log.js';
 import { clip } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
+import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
 import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
@@ -40,6 +41,10 @@ export interface ServerLimits {
   handshakeTimeoutMs: number;
   /** Open connections at most; more are closed on accept. */
   maxConnections: number;
+  /** Open connections from one address at most (connections.ts). */
+  maxConnectionsPerSource: number;
+  /** Idle time of a connection that never carried an admission (probes, scrapers). */
+  probeIdleTimeoutMs: number;
   maxHeadersCount: number;
   /** Total header bytes. */
   maxHeaderSize: number;
@@ -54,6 +59,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   keepAliveTimeoutMs: 100_000,
   handshakeTimeoutMs: 10_000,
   maxConnections: 1000,
+  maxConnectionsPerSource: DEFAULT_CONNECTION_POLICY.maxPerSource,
+  probeIdleTimeoutMs: DEFAULT_CONNECTION_POLICY.probeIdleMs,
   maxHeadersCount: 64,
   maxHeaderSize: 16 * 1024,
 });
@@ -134,6 +141,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     },
     onRequest,
   );
+  const connections = manageConnections(
+    server,
+    limits.maxConnections,
+    { maxPerSource: limits.maxConnectionsPerSource, probeIdleMs: limits.probeIdleTimeoutMs, pressure: DEFAULT_CONNECTION_POLICY.pressure },
+    logger,
+  );
   server.maxHeadersCount = limits.maxHeadersCount;
   server.maxConnections = limits.maxConnections;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
@@ -159,7 +172,9 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
-      if (path === '/inject' || path.startsWith('/inject/')) {
+      const admission = path === '/inject' || path.startsWith('/inject/');
+      res.once('close', connections.requestStarted(req.socket, admission));
+      if (admission) {
         admit(req, res, path, q < 0 ? '' : url.slice(q + 1));
       } else if (!serveOps(path, req, res, ops, draining)) {
         sendStatus(res, 404, 'NotFound', `no such path: ${JSON.stringify(clip(path, 64))}; the webhook listens on /inject`, draining);
@@ -260,6 +275,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     },
     close(graceMs) {
       draining = true;
+      connections.stop();
       return closeGracefully(server, graceMs);
     },
   };
