@@ -11,7 +11,7 @@
  *   (prints a JSON stats line every second; stops on SIGTERM)
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 export type AttackMode = 'idle' | 'slow-headers' | 'slow-body' | 'no-handshake';
@@ -33,6 +33,12 @@ export interface AttackStats {
 export interface Attack {
   stats(): AttackStats;
   stop(): Promise<void>;
+}
+
+/** tls.connect passes socket options such as localAddress on to net.connect; its type omits them. */
+function tlsOptions(port: number, localAddress: string | undefined): ConnectionOptions {
+  const options = { host: '127.0.0.1', port, localAddress, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] };
+  return options;
 }
 
 /** `localAddress`: the attacker's source address (another loopback address stands for another pod). */
@@ -64,7 +70,7 @@ export function startAttack(port: number, sockets: number, trickleMs = 1000, loc
     const s: Socket =
       mode === 'no-handshake'
         ? tcpConnect({ host: '127.0.0.1', port, localAddress }, () => onConnect(s))
-        : tlsConnect({ host: '127.0.0.1', port, localAddress, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => onConnect(s));
+        : tlsConnect(tlsOptions(port, localAddress), () => onConnect(s));
     live.add(s);
     stats.open = live.size;
     s.on('data', (d: Buffer) => {
