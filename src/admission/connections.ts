@@ -11,8 +11,9 @@
  *   reconnect cheaply, so they keep an idle connection `probeIdleMs`, while a connection that
  *   carried a `POST /inject` keeps the long keep-alive timeout (longer than the apiserver's own
  *   idle timeout, so the client closes first and no request races a server close);
- * - under pressure (the table `pressure` full), idle connections are reclaimed before a new one
- *   could be refused: those that never carried an admission first, then the longest idle.
+ * - under pressure (the table `pressure` full), idle keep-alive connections are reclaimed before
+ *   a new one could be refused: those that never carried an admission first, then the longest
+ *   idle (a connection that never completed a request is cut by the header timeout anyway).
  */
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -32,6 +33,8 @@ export const DEFAULT_CONNECTION_POLICY: Readonly<ConnectionPolicy> = Object.free
 
 interface Tracked {
   busy: number;
+  /** Requests begun: a connection that never finished its first request is the timeouts' job. */
+  requests: number;
   admission: boolean;
   idleSince: number;
 }
@@ -70,13 +73,17 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
   });
 
   server.on('secureConnection', (socket: TLSSocket) => {
-    tracked.set(socket, { busy: 0, admission: false, idleSince: now() });
+    tracked.set(socket, { busy: 0, requests: 0, admission: false, idleSince: now() });
     socket.once('close', () => tracked.delete(socket));
   });
 
-  /** Close up to `want` idle connections: never-admission ones first, then the longest idle. */
+  /**
+   * Close up to `want` idle keep-alive connections (answered, waiting for their next request):
+   * never-admission ones first, then the longest idle. A connection still sending its first
+   * request is left to the header and request timeouts, which answer it 408.
+   */
   function reclaim(want: number): void {
-    const idle = [...tracked].filter(([, t]) => t.busy === 0);
+    const idle = [...tracked].filter(([, t]) => t.busy === 0 && t.requests > 0);
     idle.sort(([, a], [, b]) => Number(a.admission) - Number(b.admission) || a.idleSince - b.idleSince);
     const victims = idle.slice(0, want);
     for (const [socket] of victims) socket.destroy();
@@ -86,7 +93,7 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
   // One sweep a second closes probe connections idle past their (short) timeout.
   const sweep = setInterval(() => {
     const limit = now() - policy.probeIdleMs;
-    for (const [socket, t] of tracked) if (!t.admission && t.busy === 0 && t.idleSince <= limit) socket.destroy();
+    for (const [socket, t] of tracked) if (!t.admission && t.busy === 0 && t.requests > 0 && t.idleSince <= limit) socket.destroy();
   }, Math.min(1000, policy.probeIdleMs));
   sweep.unref();
 
@@ -95,6 +102,7 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
       const t = tracked.get(socket as TLSSocket);
       if (t === undefined) return () => undefined;
       t.busy++;
+      t.requests++;
       if (admission) t.admission = true;
       let done = false;
       return () => {
