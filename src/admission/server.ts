@@ -11,10 +11,11 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { SecureContextOptions } from 'node:tls';
+import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import type { Logger } from '../telemetry/log.js';
 import { clip } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
+import { needsClientCertificate, refusal, type ClientAuth } from './client-auth.js';
 import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
@@ -92,6 +93,8 @@ export interface WebhookServerOptions {
   logger: Logger;
   readiness: () => Readiness;
   limits?: Partial<ServerLimits>;
+  /** Serve only callers with an accepted client certificate (client-auth.ts). */
+  clientAuth?: ClientAuth;
   now?: () => number;
 }
 
@@ -100,6 +103,8 @@ export interface WebhookServer {
   listen(port: number, host?: string): Promise<AddressInfo>;
   /** Serve a new key pair to new connections (validated by the caller). */
   setCertificate(pair: KeyPair): void;
+  /** Accept client certificates from a new CA bundle (new connections); only with clientAuth. */
+  setClientCa(caPem: string): void;
   /** Requests being answered now. */
   inFlight(): number;
   /** Bytes of request bodies held now (reserved from the body budget). */
@@ -123,12 +128,17 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   let draining = false;
   let inFlight = 0;
   const bodies = new BodyBudget(limits.bodyBudgetBytes);
+  let served: KeyPair = options.tls;
+  const clientAuth = options.clientAuth === undefined ? undefined : { ...options.clientAuth };
+  const secureContext = (): SecureContextOptions => ({ ...TLS_OPTIONS, cert: served.cert, key: served.key, ...(clientAuth !== undefined ? { ca: clientAuth.caPem } : {}) });
 
   const server = createServer(
     {
-      ...TLS_OPTIONS,
-      cert: options.tls.cert,
-      key: options.tls.key,
+      ...secureContext(),
+      // Ask for a client certificate but finish the handshake either way: a refusal is then a
+      // 403 that says why (and is counted), and the probes stay open (client-auth.ts).
+      requestCert: clientAuth !== undefined,
+      rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
       handshakeTimeout: limits.handshakeTimeoutMs,
       maxHeaderSize: limits.maxHeaderSize,
@@ -174,6 +184,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       const path = q < 0 ? url : url.slice(0, q);
       const admission = path === '/inject' || path.startsWith('/inject/');
       res.once('close', connections.requestStarted(req.socket, admission));
+      if (clientAuth !== undefined && needsClientCertificate(path)) {
+        const refused = refusal(req.socket as TLSSocket, clientAuth);
+        if (refused !== undefined) {
+          metrics.refusedCaller(refused.reason);
+          logger.warn({ reason: refused.reason, source: req.socket.remoteAddress, path: clip(path, 64) }, 'caller refused');
+          discardBody(req, limits.discardBytes);
+          sendStatus(res, 403, 'Forbidden', refused.message, true);
+          return;
+        }
+      }
       if (admission) {
         admit(req, res, path, q < 0 ? '' : url.slice(q + 1));
       } else if (!serveOps(path, req, res, ops, draining)) {
@@ -263,7 +283,13 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       });
     },
     setCertificate(pair) {
-      server.setSecureContext({ ...TLS_OPTIONS, cert: pair.cert, key: pair.key });
+      served = pair;
+      server.setSecureContext(secureContext());
+    },
+    setClientCa(caPem) {
+      if (clientAuth === undefined) return;
+      clientAuth.caPem = caPem;
+      server.setSecureContext(secureContext());
     },
     inFlight: () => inFlight,
     bufferedBodyBytes: () => bodies.used,

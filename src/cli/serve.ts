@@ -34,6 +34,8 @@ export interface ServeOptions {
   shutdownTimeout: number;
   resultCacheEntries: number;
   limit: PodLimits;
+  clientCa?: string;
+  clientName?: string[];
 }
 
 /** What `serve` needs from the rest of the product; tests swap in the fake core. */
@@ -109,6 +111,8 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
       .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
       .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
       .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
+      .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
+      .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
       .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS })
       .action(async (options: ServeOptions) => {
         // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
