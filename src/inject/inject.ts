@@ -30,9 +30,10 @@ import { INIT_BEFORE_PROXY_ANNOTATION, reorderPod } from './reorder.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash } from './status.js';
 import { signStatus } from './status-mac.js';
-import { stripPod } from './strip.js';
+import { stripPod, type StatusTrust } from './strip.js';
+import { injectsAll, removeItems, sharedItems } from './foreign-status.js';
 import { checkAnnotationLimit, checkPatchLimit, checkSpecLimits, type PodLimits } from './limits.js';
-import type { InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
+import type { Decision, InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
 
 type Obj = Record<string, unknown>;
@@ -52,12 +53,37 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
 
   const warnings: string[] = [];
-  const work = input.pod;
   const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
-  const { previous } = stripPod(work, config, warnings, trust);
+  const { previous, foreign } = stripPod(input.pod, config, warnings, trust);
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }
+  const first = injectWorkingCopy(pod, input.pod, input.hasManagedFields, decision, ctx, config, warnings, trust);
+  if (foreign === undefined) return first;
+  // An unsigned status: the items it lists that this injection injects too are replaced.
+  const items = sharedItems(foreign, first.status);
+  if (items === undefined) return first;
+  const again = readPodInput(pod).pod;
+  removeItems(again, items);
+  delete ((again.metadata as Obj).annotations as Obj)[config.injectionKeys.status];
+  const second = injectWorkingCopy(pod, again, input.hasManagedFields, decision, ctx, config, warnings, trust);
+  return injectsAll(second.status, items) ? second : first;
+}
+
+/**
+ * Inject into `work` (a validated working copy of `pod`, an earlier injection already stripped).
+ * The patch is computed against `pod` as received.
+ */
+function injectWorkingCopy(
+  pod: unknown,
+  work: JsonObject,
+  hasManagedFields: boolean,
+  decision: Decision,
+  ctx: InjectionContext,
+  config: LoadedConfig,
+  warnings: readonly string[],
+  trust: StatusTrust | undefined,
+): InjectedResult {
   // The pod as it was before any injection: what undo restores. Nothing below mutates it (the
   // template data is a read-only view, strategic merge copies), so no copy is needed.
   const user = work;
@@ -120,7 +146,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const statusText = formatStatus(status);
   setMember(mergedAnnotations, config.injectionKeys.status, trust !== undefined ? signStatus(statusText, trust.namespace, trust.ring) : statusText);
 
-  const final = withManagedFields(merged, pod as Obj, input.hasManagedFields);
+  const final = withManagedFields(merged, pod as Obj, hasManagedFields);
   let patch;
   try {
     patch = createPatch(pod, final);

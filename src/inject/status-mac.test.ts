@@ -141,6 +141,35 @@ describe('the status annotation is signed by the webhook and trusted only when t
     if (u.kind === 'uninjected') assert.deepEqual(u.pod, clean());
   });
 
+  it('a pod injected by `inject -f` (unsigned status) gets exactly the sidecar the webhook gives the pod it came from', () => {
+    const manual = injectPod(clean(), { namespace: 'shop', mode: 'webhook' }, defaultConfig());
+    assert.equal(manual.kind, 'injected');
+    if (manual.kind !== 'injected') return;
+    const viaWebhook = injected(cloneJson(manual.pod));
+    const direct = injected(clean());
+    const withoutStatus = (p: JsonObject) => {
+      const c = cloneJson(p);
+      delete ((c.metadata as Obj).annotations as Obj)[STATUS];
+      return c;
+    };
+    assert.deepEqual(withoutStatus(viaWebhook.pod), withoutStatus(direct.pod));
+    const listed = (r: InjectedResult) => [r.status.containers, r.status.initContainers, r.status.volumes];
+    assert.deepEqual(listed(viaWebhook), listed(direct));
+    assert.match(viaWebhook.warnings.join('\n'), /not written by this injector/);
+  });
+
+  it('an unsigned status listing a name the injection uses replaces that item; other names stay', () => {
+    const pod = victim(JSON.stringify({ containers: ['sidecar-proxy', 'log-shipper'], volumes: ['data'] }));
+    ((pod.spec as Obj).containers as Obj[]).push({ name: 'sidecar-proxy', image: 'someone-elses:1', env: [{ name: 'X', value: '1' }] });
+    const r = injected(pod);
+    const containers = (r.pod.spec as Obj).containers as Obj[];
+    const proxy = containers.find((c) => c.name === 'sidecar-proxy')!;
+    assert.equal(proxy.image, 'docker.io/istio/proxyv2:1.24.2');
+    assert.ok(!((proxy.env as Obj[]) ?? []).some((e) => e.name === 'X'), 'replaced, not merged');
+    assert.ok(containers.some((c) => c.name === 'log-shipper'));
+    assert.ok(((r.pod.spec as Obj).volumes as Obj[]).some((v) => v.name === 'data'));
+  });
+
   it('key rotation: statuses signed with a recent key still verify, older ones become foreign', () => {
     const keys = new StatusKeys();
     keys.rotate(key('k0'));

@@ -11,6 +11,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectionError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
+import type { InjectionStatus } from './types.js';
 import { parseStatus, type ParsedStatus } from './status.js';
 import { verifyStatus, type StatusKeyring } from './status-mac.js';
 import { restoreAppProbes } from './istio-probes.js';
@@ -22,8 +23,12 @@ export const ISTIO_OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
 export interface Stripped {
   /** The status that was found and trusted, if any. */
   previous: ParsedStatus | undefined;
-  /** A status was present but not signed by this injector: it was ignored (and dropped). */
-  foreign?: true;
+  /**
+   * A status was present but not signed by this injector: it was not acted on (and was dropped).
+   * What it lists, when it could be read (the caller may replace those items only if its own
+   * injection injects them too: see foreign-status.ts).
+   */
+  foreign?: InjectionStatus;
 }
 
 /** Only statuses signed by one of these keys for this namespace are acted on (the webhook). */
@@ -54,10 +59,16 @@ export function stripPod(pod: JsonObject, config: Pick<LoadedConfig, 'injectionK
   if (trust !== undefined && !verifyStatus(text, trust.namespace, trust.ring)) {
     delete ((pod.metadata as JsonObject).annotations as JsonObject)[key];
     warnings.push(
-      `annotation ${key} was not written by this injector (no valid signature for namespace ${JSON.stringify(trust.namespace)}): it was ignored, ` +
-        'nothing it lists was removed or restored, and it was replaced',
+      `annotation ${key} was not written by this injector (no valid signature for namespace ${JSON.stringify(trust.namespace)}): it was ignored ` +
+        'and replaced; nothing was restored from it, and of what it lists only the containers and volumes this injector injects itself were replaced',
     );
-    return { previous: undefined, foreign: true };
+    let listed: InjectionStatus | undefined;
+    try {
+      listed = parseStatus(text, key).status;
+    } catch {
+      listed = undefined;
+    }
+    return { previous: undefined, foreign: listed ?? { initContainers: null, containers: null, volumes: null, imagePullSecrets: null, revision: '' } };
   }
   const previous = parseStatus(text, key);
   // Istio rewrote the app's probes and kept the originals on its proxy: read them before it goes.
