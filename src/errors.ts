@@ -32,6 +32,7 @@ const CATALOGUE = {
   SI_INJECT_ANNOTATION: [6, 400, 'a pod annotation has an invalid value'],
   SI_INJECT_CONFLICT: [6, 400, 'the pod conflicts with the sidecar (name or port)'],
   SI_INJECT_STATUS: [6, 400, 'the sidecar status annotation cannot be read'],
+  SI_INJECT_LIMIT: [6, 400, 'the pod is over a per-request limit of the injector'],
   SI_PATCH: [6, 500, 'the JSON patch could not be built'],
 
   // Policy mode (MutatingAdmissionPolicy compiler)
