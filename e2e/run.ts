@@ -33,7 +33,7 @@ async function main(filters: string[]): Promise<number> {
   const t0 = Date.now();
   const state = reuse ? existing! : await up();
   process.stderr.write(`e2e: control plane ${reuse ? 'reused' : 'started'} (${exportLine(state)}) in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
-  const env = { ...process.env, KUBECONFIG: state.kubeconfig, PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath };
+  const env = { ...process.env, KUBECONFIG: state.kubeconfig, SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir, PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath };
   const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     `--test-reporter=${join(repoRoot, 'e2e/lib/table-reporter.mjs')}`, '--test-reporter-destination=stdout', ...files];

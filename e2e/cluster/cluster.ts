@@ -27,10 +27,15 @@ export interface ClusterState {
   daemons: Daemon[];
   /** Extra apiserver arguments this cluster was started with (e.g. an admission config). */
   apiserverExtraArgs: string[];
+  /** The client certificate the apiserver presents to webhooks (ca.crt, client.crt, client.key). */
+  webhookClientDir: string;
 }
 
 export interface UpOptions {
-  /** `--admission-control-config-file` for the apiserver (webhook client credentials). */
+  /**
+   * `--admission-control-config-file` for the apiserver. By default the cluster's own, which
+   * presents the client certificate in `webhookClientDir` to every webhook.
+   */
   admissionConfigFile?: string;
   log?: (line: string) => void;
 }
@@ -103,10 +108,10 @@ export async function healthy(state: ClusterState): Promise<boolean> {
 
 export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const extra = options.admissionConfigFile ? [`--admission-control-config-file=${options.admissionConfigFile}`] : [];
+  const custom = options.admissionConfigFile ? [`--admission-control-config-file=${options.admissionConfigFile}`] : [];
   const existing = readState();
   if (existing) {
-    const sameArgs = JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(extra);
+    const sameArgs = options.admissionConfigFile === undefined || JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom);
     if (sameArgs && await healthy(existing)) {
       log(`cluster: reusing the running control plane at ${existing.server}`);
       return existing;
@@ -119,13 +124,14 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const dir = stateDir();
   mkdirSync(dir, { recursive: true });
   const pki = createPki(join(dir, 'pki'));
+  const extra = options.admissionConfigFile ? custom : [`--admission-control-config-file=${pki.admissionConfig}`];
   const ports = { etcd: await freePort(), etcdPeer: await freePort(), apiserver: await freePort(), controllerManager: await freePort() };
   const server = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfig, kubeconfigYaml(server, pki.caCert, pki.admin.cert, pki.admin.key, 'e2e-admin'), { mode: 0o600 });
   const kcmKubeconfig = join(dir, 'kube-controller-manager.kubeconfig');
   writeFileSync(kcmKubeconfig, kubeconfigYaml(server, pki.caCert, pki.controllerManager.cert, pki.controllerManager.key, 'kube-controller-manager'), { mode: 0o600 });
-  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra };
+  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir };
   const save = (): void => writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`);
   try {
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;

@@ -19,20 +19,23 @@ export interface Pki {
   saPub: string;
   admin: { cert: string; key: string };
   controllerManager: { cert: string; key: string };
+  /** What the apiserver presents to webhooks: ca.crt, client.crt, client.key, admission.yaml. */
+  webhookClientDir: string;
+  admissionConfig: string;
 }
 
 function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-function clientCert(dir: string, name: string, subject: string): { cert: string; key: string } {
+function clientCert(dir: string, name: string, subject: string, ca = 'ca'): { cert: string; key: string } {
   const key = join(dir, `${name}.key`);
   const cert = join(dir, `${name}.crt`);
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key], dir);
   openssl(['req', '-new', '-key', key, '-subj', subject, '-out', `${name}.csr`], dir);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial',
     '-days', '30', '-sha256', '-extfile', ext, '-out', cert], dir);
   return { cert, key };
 }
@@ -57,6 +60,7 @@ export function createPki(dir: string): Pki {
     openssl(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
     clientCert(dir, 'admin', '/O=system:masters/CN=e2e-admin');
     clientCert(dir, 'kube-controller-manager', '/CN=system:kube-controller-manager');
+    webhookClient(join(dir, 'webhook-client'));
   }
   return {
     dir,
@@ -65,5 +69,27 @@ export function createPki(dir: string): Pki {
     saKey: p('sa.key'), saPub: p('sa.pub'),
     admin: { cert: p('admin.crt'), key: p('admin.key') },
     controllerManager: { cert: p('kube-controller-manager.crt'), key: p('kube-controller-manager.key') },
+    webhookClientDir: p('webhook-client'),
+    admissionConfig: p('webhook-client/admission.yaml'),
   };
+}
+
+/**
+ * The apiserver's identity towards webhooks (`serve --client-ca`): its own CA, a client
+ * certificate named kube-apiserver, and the AdmissionConfiguration whose kubeconfig presents it
+ * to every webhook (user "*"), as docs/install.md describes for a self-managed apiserver.
+ */
+function webhookClient(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
+  openssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=sidecar-injector-e2e-webhook-client-ca', '-days', '30', '-sha256',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.crt'], dir);
+  clientCert(dir, 'client', '/CN=kube-apiserver');
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  writeFileSync(kubeconfig, ['apiVersion: v1', 'kind: Config', 'users:', '- name: "*"', '  user:',
+    `    client-certificate: ${join(dir, 'client.crt')}`, `    client-key: ${join(dir, 'client.key')}`, ''].join('\n'));
+  const plugin = (name: string): string[] => [`- name: ${name}`, '  configuration:', '    apiVersion: apiserver.config.k8s.io/v1',
+    '    kind: WebhookAdmissionConfiguration', `    kubeConfigFile: ${kubeconfig}`];
+  writeFileSync(join(dir, 'admission.yaml'), ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:',
+    ...plugin('MutatingAdmissionWebhook'), ...plugin('ValidatingAdmissionWebhook'), ''].join('\n'));
 }
