@@ -77,7 +77,7 @@ export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
   const [{ loadConfig, defaultConfig }, { injectPod }] = await Promise.all([import('../config/load.js'), import('../inject/inject.js')]);
   return {
     inject: injectPod,
-    config: { load: (path) => loadConfig(path), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings }) },
+    config: { load: (path) => loadConfig(path), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
   };
 };
 

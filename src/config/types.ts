@@ -7,6 +7,7 @@
  * selectors, a content hash, where it came from and the load-time warnings.
  */
 import type { Template } from '../template/index.js';
+import type { Compatibility } from './compat.js';
 import type { JsonObject } from '../util/json.js';
 import type { CompiledSelector, LabelSelector } from './selector.js';
 
@@ -63,6 +64,11 @@ export interface InjectorConfig {
   ignoredNamespaces: string[];
   /** `.NativeSidecars` in template data (Istio's templates read it to inject the proxy as a native sidecar). */
   nativeSidecars: boolean;
+  /**
+   * Istio's behaviour (probe rewriting, Prometheus merge, native sidecars from Istio's values)
+   * or ours alone: the `compatibility` key, else detected from the config (config/compat).
+   */
+  compatibility: Compatibility;
 }
 
 /** Where a config came from. */

@@ -7,6 +7,7 @@
  * are kept and skipped at decision time, exactly as Istio does.
  */
 import { isPlainObject } from '../util/json.js';
+import { COMPATIBILITY_MODES, type CompatibilityMode } from './compat.js';
 import { DEFAULT_TEMPLATE_OPTIONS, ISTIO_IGNORED_NAMESPACES, ISTIO_INJECTION_KEYS, POLICY_DISABLED, POLICY_ENABLED } from './defaults.js';
 import { closest, joinPath, quoteHint, typeName, unknownKeyMessage, type ConfigIssue } from './issues.js';
 import { namespaceNameError, qualifiedNameError } from './k8s-names.js';
@@ -16,7 +17,7 @@ import type { InjectionKeys, InjectorConfig, TemplateOptions } from './types.js'
 /** Istio's `inject.Config` keys. */
 export const ISTIO_CONFIG_KEYS = ['policy', 'defaultTemplates', 'templates', 'aliases', 'neverInjectSelector', 'alwaysInjectSelector', 'injectedAnnotations'];
 /** Our extensions (and `values` for the single-file form). */
-export const EXTENSION_CONFIG_KEYS = ['values', 'injectionKeys', 'templateOptions', 'ignoredNamespaces', 'nativeSidecars'];
+export const EXTENSION_CONFIG_KEYS = ['values', 'injectionKeys', 'templateOptions', 'ignoredNamespaces', 'nativeSidecars', 'compatibility'];
 /** Istio's legacy key: present in every Istio ConfigMap, ignored by istiod since 1.9. */
 export const LEGACY_TEMPLATE_KEY = 'template';
 
@@ -30,8 +31,12 @@ export interface ValidateOptions {
 }
 
 export interface ValidatedConfig {
-  /** Everything but `values`, which the caller resolves (it may come from a separate file). */
-  config: Omit<InjectorConfig, 'values'>;
+  /** Everything but `values` and what depends on them, which the caller resolves (values may come from a separate file). */
+  config: Omit<InjectorConfig, 'values' | 'compatibility'>;
+  /** `compatibility:` when given. */
+  compatibility?: CompatibilityMode;
+  /** `nativeSidecars:` was given (otherwise Istio mode decides it from the values). */
+  nativeSidecarsExplicit: boolean;
   selectors: { never: CompiledSelector[]; always: CompiledSelector[] };
   errors: ConfigIssue[];
   warnings: ConfigIssue[];
@@ -93,6 +98,8 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
       nativeSidecars,
     },
     selectors: { never, always },
+    compatibility: readCompatibility(root.compatibility, errors),
+    nativeSidecarsExplicit: root.nativeSidecars !== undefined && root.nativeSidecars !== null,
     errors,
     warnings,
   };
@@ -301,4 +308,12 @@ function readBoolean(raw: unknown, path: string, fallback: boolean, errors: Conf
   if (typeof raw === 'boolean') return raw;
   errors.push({ path, message: `must be true or false, got ${typeName(raw)}` });
   return fallback;
+}
+
+function readCompatibility(raw: unknown, errors: ConfigIssue[]): CompatibilityMode | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === 'string' && (COMPATIBILITY_MODES as readonly string[]).includes(raw)) return raw as CompatibilityMode;
+  const guess = typeof raw === 'string' ? closest(raw, COMPATIBILITY_MODES) : undefined;
+  errors.push({ path: 'compatibility', message: `must be ${COMPATIBILITY_MODES.map((m) => `"${m}"`).join(' or ')} (leave it out to detect Istio's config), got ${typeof raw === 'string' ? `"${raw}"` : typeName(raw)}${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}` });
+  return undefined;
 }
