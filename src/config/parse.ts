@@ -133,8 +133,15 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
   });
 }
 
+/** The data key of the tutorial's ConfigMap (sidecar-injector-webhook-configmap). */
+export const TUTORIAL_CONFIG_KEY = 'sidecarconfig.yaml';
+
 function fromConfigMap(root: Record<string, unknown>, data: Record<string, unknown>, texts: ConfigTexts, source: ConfigSource, options: BuildOptions): LoadedConfig {
   const file = texts.configFile;
+  // The tutorial's ConfigMap holds its sidecar under sidecarconfig.yaml: the static form.
+  if (data.config === undefined && typeof data[TUTORIAL_CONFIG_KEY] === 'string') {
+    return build({ ...texts, config: data[TUTORIAL_CONFIG_KEY] as string, configFile: `${file} (data["${TUTORIAL_CONFIG_KEY}"])` }, source, options);
+  }
   if (typeof data.config !== 'string') {
     throw invalid([{ file, path: 'data.config', message: 'the ConfigMap has no "config" key (a string holding the injector config)' }]);
   }

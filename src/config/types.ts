@@ -28,6 +28,14 @@ export interface InjectionKeys {
   revisionLabel: string;
 }
 
+/** The values of the injection keys, where they differ from Istio's (config/validate readInjectionValues). */
+export interface InjectionValues {
+  /** Opt-in values of the inject key, lower case, compared without case; null: exactly "true" (Istio). */
+  inject: string[] | null;
+  /** Status annotation values that mean the pod was injected by another webhook (skip it). */
+  injected: string[];
+}
+
 /** Options for compiling and running templates. */
 export interface TemplateOptions {
   /** Allow the `env` function (reads the injector's environment). Off by default: templates are config, not code. */
@@ -59,6 +67,7 @@ export interface InjectorConfig {
   /** The `values` document (`.Values` in templates). */
   values: JsonObject;
   injectionKeys: InjectionKeys;
+  injectionValues: InjectionValues;
   templateOptions: TemplateOptions;
   /** Namespaces never injected: Istio's four plus any the config adds. */
   ignoredNamespaces: string[];
