@@ -55,26 +55,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   // template data is a read-only view, strategic merge copies), so no copy is needed.
   const user = work;
 
-  const meta = (isPlainObject(work.metadata) ? work.metadata : {}) as Obj;
-  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
-  validateIstioAnnotations(annotations);
-
-  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
-  const selection = selectTemplates(annotations, config);
-  const mesh = meshSettings(config);
-  const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
-  const data = new TemplateData({
-    pod: work,
-    namespace,
-    meta: deployMetaOf(work, namespace, ctx.owner),
-    proxyConfig: proxy.object,
-    proxyConfigJson: proxy.json,
-    meshConfig: mesh.meshObject,
-    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
-    config,
-    cloneValues: templatesMayMutate(config),
-  });
-
+  const { selection, data, proxy, mesh } = prepareRender(work, ctx, config);
   const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data) }));
   const { pod: merged, injected, overrides, sidecars } = mergeOverlays(user, overlays);
 
@@ -121,6 +102,50 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
     throw new InjectorError('SI_PATCH', `the JSON patch could not be built: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   return { kind: 'injected', decision, pod: final, patch, status, warnings: [...decision.warnings, ...warnings] };
+}
+
+/** Validate the pod's annotations, select its templates and build the template data: what rendering sees. */
+function prepareRender(work: JsonObject, ctx: InjectionContext, config: LoadedConfig) {
+  const meta = (isPlainObject(work.metadata) ? work.metadata : {}) as Obj;
+  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
+  validateIstioAnnotations(annotations);
+
+  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
+  const selection = selectTemplates(annotations, config);
+  const mesh = meshSettings(config);
+  const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
+  const data = new TemplateData({
+    pod: work,
+    namespace,
+    meta: deployMetaOf(work, namespace, ctx.owner),
+    proxyConfig: proxy.object,
+    proxyConfigJson: proxy.json,
+    meshConfig: mesh.meshObject,
+    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
+    config,
+    cloneValues: templatesMayMutate(config),
+  });
+
+  return { selection, data, proxy, mesh, annotations };
+}
+
+/**
+ * Render templates for a pod exactly as injection does (same stripping, annotation checks, data
+ * and engine) and return each overlay before the merge: `template render --config`. `names`
+ * defaults to the templates injection would select. Throws InjectorError.
+ */
+export function renderPodTemplates(pod: unknown, ctx: InjectionContext, config: LoadedConfig, names?: readonly string[]): { name: string; overlay: JsonObject }[] {
+  const work = readPodInput(pod).pod;
+  stripPod(work, config, []);
+  const { selection, data } = prepareRender(work, ctx, config);
+  const chosen = names ?? selection.names;
+  return chosen.map((name) => {
+    const compiled = config.compiledTemplates.get(name);
+    if (compiled === undefined) {
+      throw new InjectorError('SI_INJECT_TEMPLATE_MISSING', `no template named "${name}" in the config; it has: ${[...config.compiledTemplates.keys()].join(', ') || 'none'}`);
+    }
+    return { name, overlay: renderOverlay(name, compiled, data) as JsonObject };
+  });
 }
 
 function ensureMap(obj: Obj, key: string): Obj {
