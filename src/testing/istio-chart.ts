@@ -15,8 +15,13 @@ import { parseConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';
 
-/** ../shared/conformance/istio, next to the repository. */
-export const ISTIO_CONFORMANCE_DIR = fileURLToPath(new URL('../../../shared/conformance/istio/', import.meta.url));
+/** $SI_ISTIO_CONFORMANCE_DIR, else ../shared/conformance/istio next to the repository. */
+export const ISTIO_CONFORMANCE_DIR = conformanceDir(process.env.SI_ISTIO_CONFORMANCE_DIR);
+
+function conformanceDir(fromEnv: string | undefined): string {
+  if (fromEnv === undefined || fromEnv === '') return fileURLToPath(new URL('../../../shared/conformance/istio/', import.meta.url));
+  return fromEnv.endsWith('/') ? fromEnv : `${fromEnv}/`;
+}
 export const ISTIO_CHART_DIR = `${ISTIO_CONFORMANCE_DIR}chart/`;
 export const ISTIO_INJECT_DIR = `${ISTIO_CONFORMANCE_DIR}inject/`;
 
