@@ -61,7 +61,7 @@ export function register(program: Command, io: CliIO): void {
     .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f')
     .option('--namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
     .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
-    .option('--config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
+    .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
     .option('--image <image>', `server image (default: ${defaultImage()})`)
     .option('--image-pull-policy <policy>', 'Always, IfNotPresent or Never', oneOf('Always', 'IfNotPresent', 'Never'), 'IfNotPresent')
     .option('--replicas <n>', 'server replicas (2+ for a PodDisruptionBudget)', integer(1, 100), 2)

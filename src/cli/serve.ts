@@ -86,7 +86,7 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
     program
       .command('serve')
       .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
-      .option('--config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
+      .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
       .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
       .option('--tls-key <file>', 'its private key (PEM)')
       .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)
