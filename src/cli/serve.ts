@@ -74,10 +74,15 @@ function parseLevel(value: string): LogLevel {
  * the CLI does not load the template engine for nothing) and the injection core.
  */
 export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
-  const [{ loadConfig, defaultConfig }, { injectPod }] = await Promise.all([import('../config/load.js'), import('../inject/inject.js')]);
+  const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
+    import('../config/load.js'),
+    import('../inject/inject.js'),
+    import('../check/serve-gate.js'),
+  ]);
   return {
     inject: injectPod,
-    config: { load: (path) => loadConfig(path), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
+    // A config invalid for every pod is refused at load and reload (check/serve-gate).
+    config: { load: async (path) => assertServable(await loadConfig(path)), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
   };
 };
 

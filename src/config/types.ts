@@ -40,6 +40,12 @@ export interface InjectionValues {
 export interface TemplateOptions {
   /** Allow the `env` function (reads the injector's environment). Off by default: templates are config, not code. */
   allowEnv: boolean;
+  /**
+   * Go's `missingkey` option: `default` (a missing map key prints `<no value>` / is empty, as
+   * Istio and Helm run), `zero`, or `error` (a missing `.Values` key fails the render, so a typo
+   * such as `.Values.imag` is caught instead of injecting a container with no image).
+   */
+  missingKey: 'default' | 'zero' | 'error';
 }
 
 /**

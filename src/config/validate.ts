@@ -305,7 +305,8 @@ function readTemplateOptions(raw: unknown, errors: ConfigIssue[]): TemplateOptio
   for (const [k, v] of Object.entries(raw)) {
     const path = joinPath('templateOptions', k);
     if (!(TEMPLATE_OPTION_NAMES as string[]).includes(k)) errors.push({ path, message: unknownKeyMessage(k, TEMPLATE_OPTION_NAMES) });
-    else opts[k as keyof TemplateOptions] = readBoolean(v, path, false, errors);
+    else if (k === 'missingKey') opts.missingKey = readMissingKey(v, path, errors);
+    else opts.allowEnv = readBoolean(v, path, false, errors);
   }
   return opts;
 }
@@ -377,4 +378,13 @@ function readInjectionValues(raw: unknown, errors: ConfigIssue[]): InjectionValu
     } else out.injected = list;
   }
   return out;
+}
+
+const MISSING_KEY_MODES = ['default', 'zero', 'error'] as const;
+
+function readMissingKey(raw: unknown, path: string, errors: ConfigIssue[]): TemplateOptions['missingKey'] {
+  if (raw === undefined || raw === null) return 'default';
+  if (typeof raw === 'string' && (MISSING_KEY_MODES as readonly string[]).includes(raw)) return raw as TemplateOptions['missingKey'];
+  errors.push({ path, message: `must be ${MISSING_KEY_MODES.map((m) => `"${m}"`).join(', ')} (Go's missingkey option), got ${typeof raw === 'string' ? `"${raw}"` : typeName(raw)}` });
+  return 'default';
 }

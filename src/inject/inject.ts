@@ -56,7 +56,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const user = work;
 
   const { selection, data, proxy, mesh } = prepareRender(work, ctx, config);
-  const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data) }));
+  const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data, renderOptions(config)) }));
   const { pod: merged, injected, overrides, sidecars } = mergeOverlays(user, overlays);
 
   if (istioPostProcessingEnabled(config)) {
@@ -134,7 +134,13 @@ function prepareRender(work: JsonObject, ctx: InjectionContext, config: LoadedCo
  * and engine) and return each overlay before the merge: `template render --config`. `names`
  * defaults to the templates injection would select. Throws InjectorError.
  */
-export function renderPodTemplates(pod: unknown, ctx: InjectionContext, config: LoadedConfig, names?: readonly string[]): { name: string; overlay: JsonObject }[] {
+export function renderPodTemplates(
+  pod: unknown,
+  ctx: InjectionContext,
+  config: LoadedConfig,
+  names?: readonly string[],
+  missingKey: LoadedConfig['templateOptions']['missingKey'] = config.templateOptions.missingKey,
+): { name: string; overlay: JsonObject }[] {
   const work = readPodInput(pod).pod;
   stripPod(work, config, []);
   const { selection, data } = prepareRender(work, ctx, config);
@@ -144,8 +150,14 @@ export function renderPodTemplates(pod: unknown, ctx: InjectionContext, config: 
     if (compiled === undefined) {
       throw new InjectorError('SI_INJECT_TEMPLATE_MISSING', `no template named "${name}" in the config; it has: ${[...config.compiledTemplates.keys()].join(', ') || 'none'}`);
     }
-    return { name, overlay: renderOverlay(name, compiled, data) as JsonObject };
+    return { name, overlay: renderOverlay(name, compiled, data, { missingKey }) as JsonObject };
   });
+}
+
+/** The config's execute options; undefined for the defaults (Istio's behaviour). */
+function renderOptions(config: LoadedConfig): { missingKey: 'zero' | 'error' } | undefined {
+  const m = config.templateOptions.missingKey;
+  return m === 'default' ? undefined : { missingKey: m };
 }
 
 function ensureMap(obj: Obj, key: string): Obj {
