@@ -122,4 +122,10 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
   const result = await generateInstall(request);
   await writeOutput(io, flags.output, result.yaml);
   for (const note of result.notes) io.stderr(`${note}\n`);
+  if (flags.image === undefined) io.stderr(DEFAULT_IMAGE_WARNING);
 }
+
+/** The default image is a name, not a published image: say so, and how to make one. */
+export const DEFAULT_IMAGE_WARNING =
+  `warning: no --image: the manifests use ${defaultImage()}, which is not published yet, so pods would not start. ` +
+  'Build and push one (docker build -f deploy/Dockerfile -t REGISTRY/sidecar-injector:TAG . && docker push REGISTRY/sidecar-injector:TAG), then pass --image REGISTRY/sidecar-injector:TAG\n';
