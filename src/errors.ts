@@ -34,6 +34,9 @@ const CATALOGUE = {
   SI_INJECT_STATUS: [6, 400, 'the sidecar status annotation cannot be read'],
   SI_PATCH: [6, 500, 'the JSON patch could not be built'],
 
+  // Policy mode (MutatingAdmissionPolicy compiler)
+  SI_POLICY_UNSUPPORTED: [4, 500, 'the config uses something a MutatingAdmissionPolicy cannot express; use the webhook for this config'],
+
   // Admission webhook
   SI_ADMISSION_METHOD: [1, 405, 'the webhook only accepts POST'],
   SI_ADMISSION_NOT_FOUND: [1, 404, 'no such path'],

@@ -12,6 +12,7 @@ import { register as registerUninject } from './uninject.js';
 import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
 import { register as registerConfigCheck } from './config-check.js';
+import { register as registerPolicy } from './policy.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -24,4 +25,5 @@ export const COMMANDS: RegisterCommand[] = [
   registerExplain,
   registerManifests,
   registerConfigCheck,
+  registerPolicy,
 ];

@@ -117,3 +117,11 @@ describe('static sidecar config (the tutorial form)', () => {
     fails('container:\n- name: s\n', /did you mean "containers"/);
   });
 });
+
+describe('the tutorial config and policy mode', () => {
+  it('policy refuses a config with injectionValues instead of compiling match conditions that would differ from the webhook', async () => {
+    const { compilePolicy } = await import('../policy/compile.js');
+    const config = await loadConfig(new URL('../../examples/nginx-sidecar/config.yaml', import.meta.url).pathname);
+    assert.throws(() => compilePolicy(config, { name: 'nginx' }), (err: Error & { code?: string }) => err.code === 'SI_POLICY_UNSUPPORTED' && /injectionValues/.test(err.message));
+  });
+});
