@@ -102,6 +102,13 @@ describe('config check', () => {
     assert.equal(restrictedFailures({ name: 'i', securityContext: { runAsUser: 0, capabilities: { add: ['NET_ADMIN'] } } }, { spec: {} }).length, 6);
   });
 
+  it('a template that customises the app container does not make it a sidecar in the restricted report', () => {
+    const config = parseConfig('templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: app\n        env: [{name: X, value: "1"}]\n      - name: helper\n        image: h\n');
+    const r = checkConfig(config, basePods(config));
+    assert.deepEqual(r.failures, []);
+    assert.deepEqual(r.restricted.map((x) => x.container), ['helper']);
+  });
+
   it('serve refuses a config whose sidecar is invalid for every pod, and keeps one that fails only some', () => {
     assert.throws(() => assertServable(parseConfig(BAD)), /default sidecar \(sidecar\) gives a pod the API server would refuse for every representative pod/);
     // Fails only for pods with init containers (its name clashes there): still served.

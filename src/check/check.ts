@@ -85,7 +85,7 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
         add({ field: problem.field, message: problem.message });
       }
       for (const path of noValuePaths(result.pod, result.status)) add({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
-      if (p.guessed !== true) restricted(result.pod, result.status, label, seenRestricted, report);
+      if (p.guessed !== true) restricted(result.pod, result.status, userContainers(p.pod), label, seenRestricted, report);
     }
   }
   return report;
@@ -128,9 +128,27 @@ function missingKeyWarning(config: LoadedConfig, pod: JsonObject, template: stri
   }
 }
 
-function restricted(pod: JsonObject, status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null }, template: string, seen: Set<string>, report: CheckReport): void {
+/** Names of the pod's own containers: a template that customises them does not make them sidecars. */
+function userContainers(pod: JsonObject): Set<string> {
+  const spec = (isPlainObject(pod.spec) ? pod.spec : {}) as Obj;
+  const names = new Set<string>();
+  for (const list of ['initContainers', 'containers']) {
+    const items = spec[list];
+    if (Array.isArray(items)) for (const c of items) if (isPlainObject(c) && typeof c.name === 'string') names.add(c.name);
+  }
+  return names;
+}
+
+function restricted(
+  pod: JsonObject,
+  status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null },
+  user: ReadonlySet<string>,
+  template: string,
+  seen: Set<string>,
+  report: CheckReport,
+): void {
   const spec = pod.spec as Obj;
-  const sidecars = new Set([...(status.containers ?? []), ...(status.initContainers ?? [])]);
+  const sidecars = new Set([...(status.containers ?? []), ...(status.initContainers ?? [])].filter((n) => !user.has(n)));
   for (const list of ['initContainers', 'containers']) {
     const items = spec[list];
     if (!Array.isArray(items)) continue;
