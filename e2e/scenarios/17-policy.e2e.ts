@@ -194,7 +194,7 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
   const workload = join(tmp, 'workload.yaml');
   writeFileSync(workload, WORKLOAD_CONFIG);
   const configs = [
-    { name: 'i17-nginx', path: example('nginx-sidecar/config.yaml'), sidecar: 'sidecar-nginx' },
+    { name: 'i17-nginx', path: example('policy-nginx-sidecar/config.yaml'), sidecar: 'sidecar-nginx' },
     { name: 'i17-logs', path: example('policy-log-shipper/config.yaml'), sidecar: 'log-shipper' },
     { name: 'i17-agent', path: workload, sidecar: 'i17-agent' },
   ];

@@ -11,6 +11,7 @@ import { register as registerInject } from './inject.js';
 import { register as registerUninject } from './uninject.js';
 import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
+import { register as registerConfigCheck } from './config-check.js';
 import { register as registerPolicy } from './policy.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
@@ -23,5 +24,6 @@ export const COMMANDS: RegisterCommand[] = [
   registerUninject,
   registerExplain,
   registerManifests,
+  registerConfigCheck,
   registerPolicy,
 ];

@@ -62,7 +62,7 @@ export function register(program: Command, io: CliIO): void {
     .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f')
     .option('--namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
     .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
-    .option('--config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
+    .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
     .option('--image <image>', `server image (default: ${defaultImage()})`)
     .option('--image-pull-policy <policy>', 'Always, IfNotPresent or Never', oneOf('Always', 'IfNotPresent', 'Never'), 'IfNotPresent')
     .option('--replicas <n>', 'server replicas (2+ for a PodDisruptionBudget)', integer(1, 100), 2)
@@ -125,4 +125,10 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
   const result = await generateInstall(request);
   await writeOutput(io, flags.output, result.yaml);
   for (const note of result.notes) io.stderr(`${note}\n`);
+  if (flags.image === undefined) io.stderr(DEFAULT_IMAGE_WARNING);
 }
+
+/** The default image is a name, not a published image: say so, and how to make one. */
+export const DEFAULT_IMAGE_WARNING =
+  `warning: no --image: the manifests use ${defaultImage()}, which is not published yet, so pods would not start. ` +
+  'Build and push one (docker build -f deploy/Dockerfile -t REGISTRY/sidecar-injector:TAG . && docker push REGISTRY/sidecar-injector:TAG), then pass --image REGISTRY/sidecar-injector:TAG\n';

@@ -12,14 +12,14 @@ const example = (p: string) => fileURLToPath(new URL(`../../examples/${p}`, impo
 
 test('policy prints the policy and its bindings as YAML, or writes them with -o', async () => {
   const io = memoryIO();
-  assert.equal(await runCli(['policy', '-c', example('nginx-sidecar/config.yaml'), '--name', 'web'], io), 0);
+  assert.equal(await runCli(['policy', '-c', example('policy-nginx-sidecar/config.yaml'), '--name', 'web'], io), 0);
   const docs = parseAllDocuments(io.out).map((d) => d.toJSON() as { kind: string; metadata: { name: string } });
   assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['MutatingAdmissionPolicy/web', 'MutatingAdmissionPolicyBinding/web-namespace', 'MutatingAdmissionPolicyBinding/web-object']);
   const dir = mkdtempSync(join(tmpdir(), 'si-policy-'));
   try {
     const out = join(dir, 'p.yaml');
     const io2 = memoryIO();
-    assert.equal(await runCli(['policy', '-c', example('nginx-sidecar/config.yaml'), '--name', 'web', '-o', out], io2), 0);
+    assert.equal(await runCli(['policy', '-c', example('policy-nginx-sidecar/config.yaml'), '--name', 'web', '-o', out], io2), 0);
     assert.equal(readFileSync(out, 'utf8'), io.out);
     assert.equal(io2.out, '');
   } finally {

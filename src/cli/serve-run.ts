@@ -54,6 +54,32 @@ function devNotice(port: number, dev: { caPem: string; hosts: string[] }): strin
   ].join('\n');
 }
 
+/**
+ * The address actually bound: with no --address, every interface (IPv4 and IPv6), said so, with
+ * a local URL to try; an IPv6 literal in brackets.
+ */
+export function banner(address: string | undefined, port: number, monitoringPort: number | undefined): string {
+  const host = address === undefined ? '0.0.0.0' : address.includes(':') ? `[${address}]` : address;
+  const scope = address === undefined ? ` (all interfaces, IPv4 and IPv6; choose one with --address; from this host: https://127.0.0.1:${port}/inject)` : '';
+  const monitoring = monitoringPort !== undefined ? `; monitoring on http://${host}:${monitoringPort}/metrics` : '';
+  return `sidecar-injector webhook listening on https://${host}:${port}/inject${scope}${monitoring}\n`;
+}
+
+/** A port in use (or below 1024 without the right): one line saying which flag to change, not a stack trace. */
+export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'monitoringPort'>): InjectorError | undefined {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e === null || typeof e !== 'object' || (e.code !== 'EADDRINUSE' && e.code !== 'EACCES' && e.code !== 'EADDRNOTAVAIL')) return undefined;
+  const port = typeof e.port === 'number' ? e.port : options.port;
+  const flag = options.monitoringPort !== undefined && port === options.monitoringPort && port !== options.port ? '--monitoring-port' : '--port';
+  const why =
+    e.code === 'EADDRINUSE'
+      ? `port ${port} is in use: choose another with ${flag}`
+      : e.code === 'EACCES'
+        ? `port ${port} needs privileges this process does not have: choose one above 1023 with ${flag}`
+        : `the address to listen on is not on this host: choose another with --address`;
+  return new InjectorError('SI_SERVE_PORT', why, { cause: err });
+}
+
 /** Start the caBundle reconciler when asked; it follows the served CA. */
 async function startReconciler(name: string, resyncSeconds: number, logger: Logger, metrics: WebhookMetrics) {
   const cluster = await import('../cluster/index.js');
@@ -134,13 +160,12 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
       });
     } catch (err) {
       await reconciler?.stop();
-      throw err;
+      throw portError(err, options) ?? err;
     }
     reconciler?.start();
 
-    const where = `https://${options.address ?? '127.0.0.1'}:${server.port}/inject`;
     if (dev) io.stdout(devNotice(server.port, dev));
-    io.stdout(`sidecar-injector webhook listening on ${where}${server.monitoringPort !== undefined ? ` (monitoring on http://${options.address ?? '127.0.0.1'}:${server.monitoringPort}/metrics)` : ''}\n`);
+    io.stdout(banner(options.address, server.port, server.monitoringPort));
 
     if (requested === undefined) await new Promise<void>((resolve) => (wake = resolve));
     logger.info({ signal: requested }, 'shutdown requested');

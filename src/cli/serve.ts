@@ -92,10 +92,15 @@ function parseLevel(value: string): LogLevel {
  * the CLI does not load the template engine for nothing) and the injection core.
  */
 export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
-  const [{ loadConfig, defaultConfig }, { injectPod }] = await Promise.all([import('../config/load.js'), import('../inject/inject.js')]);
+  const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
+    import('../config/load.js'),
+    import('../inject/inject.js'),
+    import('../check/serve-gate.js'),
+  ]);
   return {
     inject: injectPod,
-    config: { load: (path) => loadConfig(path), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings }) },
+    // A config invalid for every pod is refused at load and reload (check/serve-gate).
+    config: { load: async (path) => assertServable(await loadConfig(path)), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
   };
 };
 
@@ -104,7 +109,7 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
     program
       .command('serve')
       .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
-      .option('--config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
+      .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
       .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
       .option('--tls-key <file>', 'its private key (PEM)')
       .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)

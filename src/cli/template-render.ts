@@ -6,9 +6,15 @@
  * it: JSON, or YAML 1.1, with every number a float64 as after Go's YAML -> JSON decode.
  */
 import type { Command } from 'commander';
+import { InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
 
 export interface RenderOptions {
+  config?: string;
+  template?: string;
+  filename?: string;
+  merged?: boolean;
+  namespace?: string;
   data?: string;
   name?: string;
   allowEnv?: boolean;
@@ -22,15 +28,26 @@ export function register(program: Command, io: CliIO): void {
     program.command('template').description('work with Go text/template templates (Istio and Helm style)');
   parent
     .command('render')
-    .description('render a template with the injector\'s engine and functions; prints the output exactly')
-    .argument('<template-file>', 'template file, or - for stdin')
+    .description('render a template with the injector\'s engine and functions; prints the output exactly. With -f POD: render the config\'s template for that pod exactly as injection does')
+    .argument('[template-file]', 'template file, or - for stdin (not with -f)')
+    .option('-c, --config <path>', 'with -f: the injector config whose template to render (default: the built-in one)')
+    .option('-f, --filename <file>', 'a pod or workload (YAML or JSON; its first pod template): render with the same typed data the injector uses')
+    .option('--template <name>', 'with -f: the config\'s template to render (default: those injection would select)')
+    .option('--merged', 'with -f: print the final injected pod instead of the overlay')
+    .option('--namespace <namespace>', 'with -f: namespace for a pod without metadata.namespace', 'default')
     .option('-d, --data <file>', 'data as JSON or YAML (YAML 1.1, as Kubernetes reads it), or - for stdin; none means nil data')
     .option('-n, --name <name>', 'execute this {{define}}d template instead of the file\'s main template')
     .option('--allow-env', 'provide the env function (reads this process\'s environment)')
     .option('-o, --output <file>', 'write the output to a file instead of stdout')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
-    .action(async (templateFile: string, opts: RenderOptions) => {
+    .action(async (templateFile: string | undefined, opts: RenderOptions) => {
+      if (opts.filename !== undefined) {
+        const { renderForPod } = await import('./template-render-pod.js');
+        await writeOutput(io, opts.output, await renderForPod(io, templateFile, opts));
+        return;
+      }
+      if (templateFile === undefined) throw new InjectorError('SI_USAGE', 'give a template file, or -f POD (with --config) to render a config\'s template for a pod');
       // The YAML reader and the template engine load only when the command runs.
       const { renderFiles } = await import('./template-render-run.js');
       await writeOutput(io, opts.output, await renderFiles(io, templateFile, opts));

@@ -16,7 +16,7 @@ export const ISTIO_INJECTION_KEYS: Readonly<InjectionKeys> = Object.freeze({
 /** Istio's IgnoredNamespaces: always ignored, whatever the config adds. */
 export const ISTIO_IGNORED_NAMESPACES: readonly string[] = Object.freeze(['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage']);
 
-export const DEFAULT_TEMPLATE_OPTIONS: Readonly<TemplateOptions> = Object.freeze({ allowEnv: false });
+export const DEFAULT_TEMPLATE_OPTIONS: Readonly<TemplateOptions> = Object.freeze({ allowEnv: false, missingKey: 'default' as const });
 
 /** The kubelet sets this annotation on the API copy of a static pod; such pods cannot be mutated. */
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';

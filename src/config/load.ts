@@ -13,6 +13,7 @@ import { templateFuncs } from '../template/funcs/index.js';
 import { parseTemplate } from '../template/index.js';
 import { meshSettings } from '../inject/mesh-config.js';
 import { buildConfig as buildUnchecked, type BuildOptions, type TemplateCompilerFactory } from './parse.js';
+import { selectConfigDocument, splitPick } from './select-document.js';
 import type { ConfigSource, LoadedConfig } from './types.js';
 
 /**
@@ -41,7 +42,11 @@ export const compileWithEngine: TemplateCompilerFactory = (options) => {
  * ConfigMap is mounted (its `..data` symlink is resolved once so both files come from the same
  * version), or a single YAML file. Throws `ConfigError` SI_CONFIG_READ / SI_CONFIG_INVALID.
  */
-export async function loadConfig(path: string, options: LoadOptions = {}): Promise<LoadedConfig> {
+export async function loadConfig(given: string, options: LoadOptions = {}): Promise<LoadedConfig> {
+  // `FILE#NAME` picks a ConfigMap out of a multi-document file (unless a file has that very name).
+  const split = splitPick(given);
+  const pick = split.pick !== undefined && !(await exists(given)) ? split.pick : undefined;
+  const path = pick !== undefined ? split.file : given;
   const info = await statOrThrow(path);
   if (info.isDirectory()) {
     // A mounted ConfigMap: `config -> ..data/config`, `..data -> ..2024_01_01_...`; read one snapshot.
@@ -56,8 +61,9 @@ export async function loadConfig(path: string, options: LoadOptions = {}): Promi
     return Object.freeze({ ...loaded, warnings: Object.freeze([...loaded.warnings, `${valuesFile}: no values file; .Values is empty`]) as string[] });
   }
   if (!info.isFile()) throw new ConfigError('SI_CONFIG_READ', `${path} is not a regular file or a directory; --config takes a directory or a YAML file`);
-  const config = (await readText(path, path, undefined)) as string;
-  return buildConfig({ config, configFile: path }, { kind: 'file', path, files: [path] }, { ...options, compile: compileWithEngine });
+  const text = (await readText(path, path, undefined)) as string;
+  const selected = selectConfigDocument(text, path, pick);
+  return buildConfig({ config: selected.text, configFile: selected.name, mesh: selected.mesh }, { kind: 'file', path, files: [path] }, { ...options, compile: compileWithEngine });
 }
 
 /**
@@ -89,6 +95,13 @@ export function defaultConfig(): LoadedConfig {
     { compile: compileWithEngine },
   );
   return cachedDefault;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function statOrThrow(path: string) {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError, TemplateError } from '../errors.js';
 import type { Template } from '../template/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
+import { detectCompatibility, istioNativeSidecars } from './compat.js';
 import { joinPath, typeName, type ConfigIssue } from './issues.js';
 import type { ConfigSource, InjectorConfig, LoadedConfig, TemplateOptions } from './types.js';
 import { validateConfig, type ValidateOptions } from './validate.js';
@@ -30,6 +31,10 @@ export interface ConfigTexts {
   /** The separate values document; undefined when there is none. */
   values?: string;
   valuesFile?: string;
+  /** metadata.name of the ConfigMap the texts came from (detects Istio's own ConfigMap). */
+  configMapName?: string;
+  /** Istio's mesh config (`data.mesh` of the `istio` ConfigMap found beside it): values.meshConfig unless the values set one. */
+  mesh?: string;
 }
 
 interface FileIssue extends ConfigIssue {
@@ -59,7 +64,7 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
     throw invalid([{ file: texts.configFile, path: '', message: `the config must be a map of keys (policy, templates, ...), got ${typeName(root)}` }]);
   }
   // A ConfigMap manifest (`kubectl get cm istio-sidecar-injector -o yaml`): read its data keys.
-  if (root.kind === 'ConfigMap' && isPlainObject(root.data)) return fromConfigMap(root.data, texts.configFile, source, options);
+  if (root.kind === 'ConfigMap' && isPlainObject(root.data)) return fromConfigMap(root, root.data, texts, source, options);
 
   const at = (doc: ParsedYaml, file: string, list: FileIssue[]) => (issue: ConfigIssue) =>
     list.push({ ...issue, file, line: issue.line ?? doc.lineOf(pathSegments(issue.path)) });
@@ -89,7 +94,14 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
     if (isPlainObject(inline)) values = inline as JsonObject;
   }
 
-  const config: InjectorConfig = { ...validated.config, values };
+  if (texts.mesh !== undefined && values.meshConfig === undefined) {
+    const mesh = parseYamlOrThrow(texts.mesh, `${texts.configFile} (the istio ConfigMap's data.mesh)`, 'mesh config').value;
+    if (isPlainObject(mesh)) values = { ...values, meshConfig: mesh as JsonObject };
+  }
+  const compatibility = detectCompatibility({ explicit: validated.compatibility, configMapName: texts.configMapName, values });
+  const config: InjectorConfig = { ...validated.config, values, compatibility };
+  // Istio's ConfigMap has no nativeSidecars key: in Istio mode istiod's switch in the values decides.
+  if (compatibility.mode === 'istio' && !validated.nativeSidecarsExplicit) config.nativeSidecars = istioNativeSidecars(values).value;
   for (const ns of options.extraIgnoredNamespaces ?? []) if (!config.ignoredNamespaces.includes(ns)) config.ignoredNamespaces.push(ns);
 
   // Compile every template even after other errors, so one load reports all of them.
@@ -121,7 +133,15 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
   });
 }
 
-function fromConfigMap(data: Record<string, unknown>, file: string, source: ConfigSource, options: BuildOptions): LoadedConfig {
+/** The data key of the tutorial's ConfigMap (sidecar-injector-webhook-configmap). */
+export const TUTORIAL_CONFIG_KEY = 'sidecarconfig.yaml';
+
+function fromConfigMap(root: Record<string, unknown>, data: Record<string, unknown>, texts: ConfigTexts, source: ConfigSource, options: BuildOptions): LoadedConfig {
+  const file = texts.configFile;
+  // The tutorial's ConfigMap holds its sidecar under sidecarconfig.yaml: the static form.
+  if (data.config === undefined && typeof data[TUTORIAL_CONFIG_KEY] === 'string') {
+    return build({ ...texts, config: data[TUTORIAL_CONFIG_KEY] as string, configFile: `${file} (data["${TUTORIAL_CONFIG_KEY}"])` }, source, options);
+  }
   if (typeof data.config !== 'string') {
     throw invalid([{ file, path: 'data.config', message: 'the ConfigMap has no "config" key (a string holding the injector config)' }]);
   }
@@ -129,7 +149,8 @@ function fromConfigMap(data: Record<string, unknown>, file: string, source: Conf
   if (values !== undefined && typeof values !== 'string') {
     throw invalid([{ file, path: 'data.values', message: `must be a string holding JSON or YAML, got ${typeName(values)}` }]);
   }
-  return build({ config: data.config, configFile: `${file} (data.config)`, values, valuesFile: `${file} (data.values)` }, source, options);
+  const name = isPlainObject(root.metadata) && typeof root.metadata.name === 'string' ? root.metadata.name : undefined;
+  return build({ config: data.config, configFile: `${file} (data.config)`, values, valuesFile: `${file} (data.values)`, configMapName: name, mesh: texts.mesh }, source, options);
 }
 
 function parseYamlOrThrow(text: string, file: string, what: string): ParsedYaml {

@@ -7,6 +7,7 @@
  * selectors, a content hash, where it came from and the load-time warnings.
  */
 import type { Template } from '../template/index.js';
+import type { Compatibility } from './compat.js';
 import type { JsonObject } from '../util/json.js';
 import type { CompiledSelector, LabelSelector } from './selector.js';
 
@@ -27,10 +28,24 @@ export interface InjectionKeys {
   revisionLabel: string;
 }
 
+/** The values of the injection keys, where they differ from Istio's (config/validate readInjectionValues). */
+export interface InjectionValues {
+  /** Opt-in values of the inject key, lower case, compared without case; null: exactly "true" (Istio). */
+  inject: string[] | null;
+  /** Status annotation values that mean the pod was injected by another webhook (skip it). */
+  injected: string[];
+}
+
 /** Options for compiling and running templates. */
 export interface TemplateOptions {
   /** Allow the `env` function (reads the injector's environment). Off by default: templates are config, not code. */
   allowEnv: boolean;
+  /**
+   * Go's `missingkey` option: `default` (a missing map key prints `<no value>` / is empty, as
+   * Istio and Helm run), `zero`, or `error` (a missing `.Values` key fails the render, so a typo
+   * such as `.Values.imag` is caught instead of injecting a container with no image).
+   */
+  missingKey: 'default' | 'zero' | 'error';
 }
 
 /**
@@ -58,11 +73,17 @@ export interface InjectorConfig {
   /** The `values` document (`.Values` in templates). */
   values: JsonObject;
   injectionKeys: InjectionKeys;
+  injectionValues: InjectionValues;
   templateOptions: TemplateOptions;
   /** Namespaces never injected: Istio's four plus any the config adds. */
   ignoredNamespaces: string[];
   /** `.NativeSidecars` in template data (Istio's templates read it to inject the proxy as a native sidecar). */
   nativeSidecars: boolean;
+  /**
+   * Istio's behaviour (probe rewriting, Prometheus merge, native sidecars from Istio's values)
+   * or ours alone: the `compatibility` key, else detected from the config (config/compat).
+   */
+  compatibility: Compatibility;
 }
 
 /** Where a config came from. */

@@ -7,20 +7,24 @@
  * are kept and skipped at decision time, exactly as Istio does.
  */
 import { isPlainObject } from '../util/json.js';
+import { COMPATIBILITY_MODES, type CompatibilityMode } from './compat.js';
+import { otherFormHint, readStaticSidecar, STATIC_NAME_KEY, STATIC_SIDECAR_KEYS } from './static-sidecar.js';
 import { DEFAULT_TEMPLATE_OPTIONS, ISTIO_IGNORED_NAMESPACES, ISTIO_INJECTION_KEYS, POLICY_DISABLED, POLICY_ENABLED } from './defaults.js';
 import { closest, joinPath, quoteHint, typeName, unknownKeyMessage, type ConfigIssue } from './issues.js';
 import { namespaceNameError, qualifiedNameError } from './k8s-names.js';
 import { compileSelector, parseLabelSelector, type CompiledSelector, type LabelSelector } from './selector.js';
-import type { InjectionKeys, InjectorConfig, TemplateOptions } from './types.js';
+import type { InjectionKeys, InjectionValues, InjectorConfig, TemplateOptions } from './types.js';
 
 /** Istio's `inject.Config` keys. */
 export const ISTIO_CONFIG_KEYS = ['policy', 'defaultTemplates', 'templates', 'aliases', 'neverInjectSelector', 'alwaysInjectSelector', 'injectedAnnotations'];
 /** Our extensions (and `values` for the single-file form). */
-export const EXTENSION_CONFIG_KEYS = ['values', 'injectionKeys', 'templateOptions', 'ignoredNamespaces', 'nativeSidecars'];
+export const EXTENSION_CONFIG_KEYS = ['values', 'injectionKeys', 'injectionValues', 'templateOptions', 'ignoredNamespaces', 'nativeSidecars', 'compatibility'];
+/** The static sidecar form (config/static-sidecar): the tutorial's plain containers/volumes, and its name. */
+export const STATIC_FORM_KEYS = [...STATIC_SIDECAR_KEYS, STATIC_NAME_KEY];
 /** Istio's legacy key: present in every Istio ConfigMap, ignored by istiod since 1.9. */
 export const LEGACY_TEMPLATE_KEY = 'template';
 
-const KNOWN_KEYS = [...ISTIO_CONFIG_KEYS, ...EXTENSION_CONFIG_KEYS];
+const KNOWN_KEYS = [...ISTIO_CONFIG_KEYS, ...EXTENSION_CONFIG_KEYS, ...STATIC_FORM_KEYS];
 const INJECTION_KEY_NAMES = Object.keys(ISTIO_INJECTION_KEYS) as (keyof InjectionKeys)[];
 const TEMPLATE_OPTION_NAMES = Object.keys(DEFAULT_TEMPLATE_OPTIONS) as (keyof TemplateOptions)[];
 
@@ -30,8 +34,12 @@ export interface ValidateOptions {
 }
 
 export interface ValidatedConfig {
-  /** Everything but `values`, which the caller resolves (it may come from a separate file). */
-  config: Omit<InjectorConfig, 'values'>;
+  /** Everything but `values` and what depends on them, which the caller resolves (values may come from a separate file). */
+  config: Omit<InjectorConfig, 'values' | 'compatibility'>;
+  /** `compatibility:` when given. */
+  compatibility?: CompatibilityMode;
+  /** `nativeSidecars:` was given (otherwise Istio mode decides it from the values). */
+  nativeSidecarsExplicit: boolean;
   selectors: { never: CompiledSelector[]; always: CompiledSelector[] };
   errors: ConfigIssue[];
   warnings: ConfigIssue[];
@@ -41,19 +49,33 @@ export interface ValidatedConfig {
 export function validateConfig(root: Record<string, unknown>, options: ValidateOptions = {}): ValidatedConfig {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
+  const staticSidecar = readStaticSidecar(root, errors);
   for (const key of Object.keys(root)) {
-    if (!KNOWN_KEYS.includes(key) && key !== LEGACY_TEMPLATE_KEY) errors.push({ path: key, message: unknownKeyMessage(key, KNOWN_KEYS) });
+    if (KNOWN_KEYS.includes(key) || key === LEGACY_TEMPLATE_KEY) continue;
+    const hint = otherFormHint(key, staticSidecar !== undefined, root.templates !== undefined);
+    errors.push({ path: key, message: hint !== undefined ? `unknown key "${key}": ${hint}` : unknownKeyMessage(key, KNOWN_KEYS) });
   }
 
   const policy = readPolicy(root.policy, errors, warnings);
   const templates = readStringMap(root.templates, 'templates', 'the template text', errors);
+  if (staticSidecar !== undefined) {
+    if (Object.hasOwn(templates, staticSidecar.name)) {
+      errors.push({ path: STATIC_NAME_KEY, message: `the static sidecar's name "${staticSidecar.name}" is also a key under templates; give one of them another name` });
+    } else {
+      templates[staticSidecar.name] = staticSidecar.template;
+    }
+  }
   for (const name of Object.keys(templates)) {
     const nameErr = templateNameError(name);
     if (nameErr) errors.push({ path: joinPath('templates', name), message: nameErr });
     else if (templates[name].trim() === '') warnings.push({ path: joinPath('templates', name), message: 'template is empty; it injects nothing' });
   }
   const aliases = readAliases(root.aliases, templates, errors, warnings);
-  const defaultTemplates = readDefaultTemplates(root.defaultTemplates, templates, aliases, errors, warnings);
+  // A static sidecar is injected by default, as the tutorial's only sidecar is.
+  const defaultTemplates =
+    staticSidecar !== undefined && (root.defaultTemplates === undefined || root.defaultTemplates === null) && !Object.hasOwn(templates, 'sidecar')
+      ? [staticSidecar.name]
+      : readDefaultTemplates(root.defaultTemplates, templates, aliases, errors, warnings);
 
   if (Object.keys(templates).length === 0) {
     warnings.push(
@@ -74,6 +96,7 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
   }
 
   const injectionKeys = readInjectionKeys(root.injectionKeys, errors);
+  const injectionValues = readInjectionValues(root.injectionValues, errors);
   const templateOptions = readTemplateOptions(root.templateOptions, errors);
   const ignoredNamespaces = readIgnoredNamespaces(root.ignoredNamespaces, errors);
   const nativeSidecars = readBoolean(root.nativeSidecars, 'nativeSidecars', false, errors);
@@ -88,11 +111,14 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
       alwaysInjectSelector: always.map((c) => c.selector).filter((s): s is LabelSelector => s !== null),
       injectedAnnotations,
       injectionKeys,
+      injectionValues,
       templateOptions,
       ignoredNamespaces,
       nativeSidecars,
     },
     selectors: { never, always },
+    compatibility: readCompatibility(root.compatibility, errors),
+    nativeSidecarsExplicit: root.nativeSidecars !== undefined && root.nativeSidecars !== null,
     errors,
     warnings,
   };
@@ -279,7 +305,8 @@ function readTemplateOptions(raw: unknown, errors: ConfigIssue[]): TemplateOptio
   for (const [k, v] of Object.entries(raw)) {
     const path = joinPath('templateOptions', k);
     if (!(TEMPLATE_OPTION_NAMES as string[]).includes(k)) errors.push({ path, message: unknownKeyMessage(k, TEMPLATE_OPTION_NAMES) });
-    else opts[k as keyof TemplateOptions] = readBoolean(v, path, false, errors);
+    else if (k === 'missingKey') opts.missingKey = readMissingKey(v, path, errors);
+    else opts.allowEnv = readBoolean(v, path, false, errors);
   }
   return opts;
 }
@@ -301,4 +328,63 @@ function readBoolean(raw: unknown, path: string, fallback: boolean, errors: Conf
   if (typeof raw === 'boolean') return raw;
   errors.push({ path, message: `must be true or false, got ${typeName(raw)}` });
   return fallback;
+}
+
+function readCompatibility(raw: unknown, errors: ConfigIssue[]): CompatibilityMode | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === 'string' && (COMPATIBILITY_MODES as readonly string[]).includes(raw)) return raw as CompatibilityMode;
+  const guess = typeof raw === 'string' ? closest(raw, COMPATIBILITY_MODES) : undefined;
+  errors.push({ path: 'compatibility', message: `must be ${COMPATIBILITY_MODES.map((m) => `"${m}"`).join(' or ')} (leave it out to detect Istio's config), got ${typeof raw === 'string' ? `"${raw}"` : typeName(raw)}${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}` });
+  return undefined;
+}
+
+/** An unquoted y/yes/true/on is YAML 1.1's true, and the word is lost: it stands for all of them. */
+const YAML_TRUE_WORDS = ['y', 'yes', 'true', 'on'];
+const INJECTION_VALUE_NAMES: (keyof InjectionValues)[] = ['inject', 'injected'];
+
+/**
+ * `injectionValues.inject`: the opt-in values of the inject key, compared without case (the
+ * tutorial takes y, yes, true, on); unset: exactly "true" (Istio). `injectionValues.injected`:
+ * status values that mean "injected by another webhook" (the tutorial writes `injected`).
+ */
+function readInjectionValues(raw: unknown, errors: ConfigIssue[]): InjectionValues {
+  const out: InjectionValues = { inject: null, injected: [] };
+  if (raw === undefined || raw === null) return out;
+  if (!isPlainObject(raw)) {
+    errors.push({ path: 'injectionValues', message: `must be a map (inject: [y, yes, true, on], injected: [injected]), got ${typeName(raw)}` });
+    return out;
+  }
+  for (const [k, v] of Object.entries(raw)) {
+    const path = joinPath('injectionValues', k);
+    if (!(INJECTION_VALUE_NAMES as string[]).includes(k)) {
+      errors.push({ path, message: unknownKeyMessage(k, INJECTION_VALUE_NAMES) });
+      continue;
+    }
+    if (!Array.isArray(v)) {
+      errors.push({ path, message: `must be a list of values, got ${typeName(v)}` });
+      continue;
+    }
+    let list: string[] = [];
+    v.forEach((item: unknown, i) => {
+      // YAML 1.1 reads unquoted y/yes/on/true as booleans: take them back as the word meant.
+      if (typeof item === 'string' && item !== '') list.push(item.toLowerCase());
+      else if (item === true) list.push(...YAML_TRUE_WORDS);
+      else errors.push({ path: joinPath(path, i), message: `must be a non-empty string, got ${typeName(item)}${quoteHint(item)}` });
+    });
+    list = [...new Set(list)];
+    if (k === 'inject') {
+      if (list.includes('false')) errors.push({ path, message: '"false" cannot be an opt-in value (it is how a pod opts out)' });
+      out.inject = list;
+    } else out.injected = list;
+  }
+  return out;
+}
+
+const MISSING_KEY_MODES = ['default', 'zero', 'error'] as const;
+
+function readMissingKey(raw: unknown, path: string, errors: ConfigIssue[]): TemplateOptions['missingKey'] {
+  if (raw === undefined || raw === null) return 'default';
+  if (typeof raw === 'string' && (MISSING_KEY_MODES as readonly string[]).includes(raw)) return raw as TemplateOptions['missingKey'];
+  errors.push({ path, message: `must be ${MISSING_KEY_MODES.map((m) => `"${m}"`).join(', ')} (Go's missingkey option), got ${typeof raw === 'string' ? `"${raw}"` : typeName(raw)}` });
+  return 'default';
 }

@@ -177,7 +177,7 @@ describe('decide: reasons and robustness', () => {
     const union = {
       'host-network': 1, 'ignored-namespace': 1, 'mirror-pod': 1, 'explicit-enabled': 1, 'explicit-disabled': 1,
       'never-inject-selector': 1, 'always-inject-selector': 1, 'policy-enabled': 1, 'policy-disabled': 1,
-      'policy-invalid': 1, 'not-a-pod': 1, 'namespace-not-selected': 1, 'object-not-selected': 1,
+      'policy-invalid': 1, 'already-injected': 1, 'not-a-pod': 1, 'namespace-not-selected': 1, 'object-not-selected': 1,
     } satisfies Record<DecisionReason, 1>;
     const sel = decisionConfig({ policy: 'enabled', neverInjectSelector: [{ matchLabels: { a: 'n' } }], alwaysInjectSelector: [{ matchLabels: { a: 'y' } }] });
     const seen = new Set<DecisionReason>([
@@ -192,6 +192,7 @@ describe('decide: reasons and robustness', () => {
       decide(pod(), webhook, enabled).reason,
       decide(pod(), webhook, disabled).reason,
       decide(pod(), webhook, decisionConfig({ policy: '' })).reason,
+      decide(pod({ annotations: { 'sidecar.istio.io/status': 'injected' } }), webhook, { ...enabled, injectionValues: { inject: null, injected: ['injected'] } }).reason,
     ]);
     assert.deepEqual([...seen].sort(), [...DECIDE_REASONS].sort());
     for (const r of DECIDE_REASONS) assert.ok(Object.hasOwn(union, r), r);

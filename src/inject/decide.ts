@@ -20,7 +20,7 @@ import { quote, readPod, type PodView } from './decide-input.js';
 import type { Decision, DecisionReason, DecisionStep, InjectionContext } from './types.js';
 
 /** The parts of a loaded config the decision reads. */
-export type DecisionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'>;
+export type DecisionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'> & Partial<Pick<LoadedConfig, 'injectionValues'>>;
 
 /** Every reason `decide` can return (the rest of the union belongs to other layers). */
 export const DECIDE_REASONS = [
@@ -35,6 +35,7 @@ export const DECIDE_REASONS = [
   'policy-enabled',
   'policy-disabled',
   'policy-invalid',
+  'already-injected',
 ] as const satisfies readonly DecisionReason[];
 
 type Choice = { inject: boolean; reason: DecisionReason; why: string } | undefined;
@@ -76,10 +77,23 @@ export function decide(pod: unknown, ctx: Pick<InjectionContext, 'namespace' | '
   }
   steps.push({ check: 'namespace', found: nsFound, effect: 'not ignored' });
 
+  // Ours (the tutorial's rule): a status value the config lists means another webhook injected the pod.
+  const injectedValues = config.injectionValues?.injected ?? [];
+  if (injectedValues.length > 0) {
+    const statusKey = config.injectionKeys.status;
+    const status = view.annotations.values.get(statusKey);
+    if (status !== undefined && injectedValues.includes(status.toLowerCase())) {
+      steps.push({ check: `annotation ${statusKey}`, found: quote(status), effect: 'already injected: skip' });
+      return done(false, 'already-injected', `annotation ${statusKey} is ${quote(status)}: the pod is already injected`);
+    }
+    steps.push({ check: `annotation ${statusKey}`, found: status === undefined ? 'absent' : 'not an injected marker', effect: 'continue' });
+  }
+
   warnings.push(...keyHints({ view, injectKey: config.injectionKeys.inject, namespaceLabel: config.injectionKeys.namespaceLabel }));
 
   // 3-4. The pod's own choice: the label if present at all, else the annotation.
-  let choice = explicitChoice(view, config.injectionKeys.inject, steps, warnings);
+  const yes = config.injectionValues?.inject ?? null;
+  let choice = explicitChoice(view, config.injectionKeys.inject, steps, warnings, yes);
 
   // 5-6. Selectors, only when the pod made no choice (and never in manual mode).
   if (choice === undefined && !manual) {
@@ -109,13 +123,16 @@ export function decide(pod: unknown, ctx: Pick<InjectionContext, 'namespace' | '
     : done(false, 'policy-disabled', `no explicit choice; policy is disabled, so no sidecar (opt in with label ${key}: "true")`);
 }
 
-function explicitChoice(view: PodView, key: string, steps: DecisionStep[], warnings: string[]): Choice {
+function explicitChoice(view: PodView, key: string, steps: DecisionStep[], warnings: string[], yes: readonly string[] | null): Choice {
+  // The config's opt-in values (any case), else exactly "true" as Istio.
+  const isYes = (v: string | undefined) => v !== undefined && (yes === null ? v === 'true' : yes.includes(v.toLowerCase()));
+  const effectOf = (v: string | undefined) => (isYes(v) ? 'explicit yes' : effectOfValue(v));
   const label = lookup(view.labels, key);
   const annotation = lookup(view.annotations, key);
   steps.push({ check: `label ${key}`, found: label.found, effect: label.present ? effectOf(label.value) : 'absent: read the annotation' });
   if (label.present) {
     steps.push({ check: `annotation ${key}`, found: annotation.found, effect: 'not read: the label wins' });
-    if (annotation.present && isChoice(annotation.value) && label.value !== annotation.value) {
+    if (annotation.present && (isChoice(annotation.value) || isYes(annotation.value)) && label.value !== annotation.value) {
       warnings.push(`label ${key}=${label.found} overrides annotation ${key}=${annotation.found} (the label wins)`);
     }
   } else {
@@ -127,9 +144,9 @@ function explicitChoice(view: PodView, key: string, steps: DecisionStep[], warni
     warnings.push(`${where} ${key} is ${from.found}, not a string; ignored, so the default applies`);
     return undefined;
   }
-  if (from.value === 'true') return { inject: true, reason: 'explicit-enabled', why: `${where} ${key} is "true"` };
+  if (isYes(from.value)) return { inject: true, reason: 'explicit-enabled', why: `${where} ${key} is ${quote(from.value!)}` };
   if (from.value === 'false') return { inject: false, reason: 'explicit-disabled', why: `${where} ${key} is "false"; the pod opted out` };
-  if (from.value !== undefined && from.value !== '') warnings.push(invalidValueHint(where, key, from.value));
+  if (from.value !== undefined && from.value !== '' && yes === null) warnings.push(invalidValueHint(where, key, from.value));
   return undefined;
 }
 
@@ -152,7 +169,7 @@ function isChoice(value: string | undefined): boolean {
   return value === 'true' || value === 'false';
 }
 
-function effectOf(value: string | undefined): string {
+function effectOfValue(value: string | undefined): string {
   if (value === 'true') return 'explicit yes';
   if (value === 'false') return 'explicit no';
   if (value === '') return 'empty: no explicit choice';

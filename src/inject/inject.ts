@@ -88,27 +88,8 @@ function injectWorkingCopy(
   // template data is a read-only view, strategic merge copies), so no copy is needed.
   const user = work;
 
-  const meta = (isPlainObject(work.metadata) ? work.metadata : {}) as Obj;
-  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
-  validateIstioAnnotations(annotations);
-
-  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
-  const selection = selectTemplates(annotations, config);
-  const mesh = meshSettings(config);
-  const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
-  const data = new TemplateData({
-    pod: work,
-    namespace,
-    meta: deployMetaOf(work, namespace, ctx.owner),
-    proxyConfig: proxy.object,
-    proxyConfigJson: proxy.json,
-    meshConfig: mesh.meshObject,
-    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
-    config,
-    cloneValues: templatesMayMutate(config),
-  });
-
-  const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data) }));
+  const { selection, data, proxy, mesh } = prepareRender(work, ctx, config);
+  const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data, renderOptions(config)) }));
   const { pod: merged, injected, overrides, sidecars } = mergeOverlays(user, overlays);
 
   if (istioPostProcessingEnabled(config)) {
@@ -175,6 +156,62 @@ function overLimits(pod: unknown, ctx: InjectionContext, config: LoadedConfig, l
     if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
     throw err;
   }
+}
+
+/** Validate the pod's annotations, select its templates and build the template data: what rendering sees. */
+function prepareRender(work: JsonObject, ctx: InjectionContext, config: LoadedConfig) {
+  const meta = (isPlainObject(work.metadata) ? work.metadata : {}) as Obj;
+  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
+  validateIstioAnnotations(annotations);
+
+  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
+  const selection = selectTemplates(annotations, config);
+  const mesh = meshSettings(config);
+  const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
+  const data = new TemplateData({
+    pod: work,
+    namespace,
+    meta: deployMetaOf(work, namespace, ctx.owner),
+    proxyConfig: proxy.object,
+    proxyConfigJson: proxy.json,
+    meshConfig: mesh.meshObject,
+    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
+    config,
+    cloneValues: templatesMayMutate(config),
+  });
+
+  return { selection, data, proxy, mesh, annotations };
+}
+
+/**
+ * Render templates for a pod exactly as injection does (same stripping, annotation checks, data
+ * and engine) and return each overlay before the merge: `template render --config`. `names`
+ * defaults to the templates injection would select. Throws InjectorError.
+ */
+export function renderPodTemplates(
+  pod: unknown,
+  ctx: InjectionContext,
+  config: LoadedConfig,
+  names?: readonly string[],
+  missingKey: LoadedConfig['templateOptions']['missingKey'] = config.templateOptions.missingKey,
+): { name: string; overlay: JsonObject }[] {
+  const work = readPodInput(pod).pod;
+  stripPod(work, config, []);
+  const { selection, data } = prepareRender(work, ctx, config);
+  const chosen = names ?? selection.names;
+  return chosen.map((name) => {
+    const compiled = config.compiledTemplates.get(name);
+    if (compiled === undefined) {
+      throw new InjectorError('SI_INJECT_TEMPLATE_MISSING', `no template named "${name}" in the config; it has: ${[...config.compiledTemplates.keys()].join(', ') || 'none'}`);
+    }
+    return { name, overlay: renderOverlay(name, compiled, data, { missingKey }) as JsonObject };
+  });
+}
+
+/** The config's execute options; undefined for the defaults (Istio's behaviour). */
+function renderOptions(config: LoadedConfig): { missingKey: 'zero' | 'error' } | undefined {
+  const m = config.templateOptions.missingKey;
+  return m === 'default' ? undefined : { missingKey: m };
 }
 
 function ensureMap(obj: Obj, key: string): Obj {

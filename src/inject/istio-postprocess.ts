@@ -2,8 +2,9 @@
  * @module inject/istio-postprocess
  * Istio's post-processing (webhook.go postProcessPod), kept apart from the general pipeline
  * because it is about Istio's proxy (`istio-proxy`, its status port and agent), not sidecars
- * in general. Enabled by `values.istioPostProcessing: true` (the Istio conformance config sets
- * it; the built-in config does not). Steps, in Istio's order:
+ * in general. On in Istio compatibility mode (config/compat: Istio's own ConfigMap or values is
+ * detected, or `compatibility: istio`); `values.istioPostProcessing: true|false`, the older
+ * explicit switch, still wins when set. Steps, in Istio's order:
  *
  * 1. cluster/network: ISTIO_META_CLUSTER_ID / ISTIO_META_NETWORK from values.global
  *    (multiCluster.clusterName, network), the webhook path (`/inject/cluster/c1/net/n1`) and the
@@ -48,8 +49,10 @@ export interface PostProcessContext {
 }
 
 /** Whether the config turns Istio's post-processing on. */
-export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values'>): boolean {
-  return config.values.istioPostProcessing === true;
+export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values' | 'compatibility'>): boolean {
+  const explicit = config.values.istioPostProcessing;
+  if (typeof explicit === 'boolean') return explicit;
+  return config.compatibility.mode === 'istio';
 }
 
 /** Apply Istio's post-processing to the merged pod (in place). `user` is the pod before injection. */

@@ -7,7 +7,7 @@
  */
 import { InjectionError, InjectorError, TemplateError } from '../errors.js';
 import { parseYamlDocument } from '../manifests/index.js';
-import type { Template } from '../template/index.js';
+import type { ExecuteOptions, Template } from '../template/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { quote } from './decide-input.js';
 
@@ -15,10 +15,10 @@ import { quote } from './decide-input.js';
 const OVERLAY_KEYS = new Set(['metadata', 'spec']);
 
 /** Render `template` with `data` and parse the result. Empty output is an empty overlay. */
-export function renderOverlay(name: string, template: Template, data: unknown): JsonObject {
+export function renderOverlay(name: string, template: Template, data: unknown, options?: ExecuteOptions): JsonObject {
   let text: string;
   try {
-    text = template.execute(data);
+    text = template.execute(data, options);
   } catch (err) {
     if (err instanceof TemplateError) throw err;
     if (err instanceof RangeError) {

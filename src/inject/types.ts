@@ -32,6 +32,7 @@ export type DecisionReason =
   | 'policy-enabled'
   | 'policy-disabled'
   | 'policy-invalid'
+  | 'already-injected'
   | 'not-a-pod'
   | 'namespace-not-selected'
   | 'object-not-selected';

@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
+import { selectConfigDocument, splitPick } from '../config/select-document.js';
 import { parseKubeYaml } from '../config/yaml.js';
 import { ConfigError } from '../errors.js';
 import { stringifyObject } from '../manifests/index.js';
@@ -39,7 +40,15 @@ export async function configMapData(path?: string): Promise<ConfigMapData> {
     const [configFile, valuesFile] = loaded.source.files;
     return { config: await read(configFile), values: valuesFile === undefined ? '{}\n' : await read(valuesFile), loaded };
   }
-  return { ...splitSingleFile(await read(path), path), loaded };
+  // The file may be FILE#NAME or hold several objects: ship the document the loader chose.
+  const { file, pick } = splitPick(path);
+  const usePick = pick !== undefined && loaded.source.path !== path;
+  const selected = selectConfigDocument(await read(usePick ? file : path), usePick ? file : path, usePick ? pick : undefined);
+  const data = splitSingleFile(selected.text, selected.name);
+  // The data keys go verbatim: Istio's values carry global.proxy, so the server, which sees only
+  // the mounted keys (not the ConfigMap's name), detects Istio mode from them as the CLI did.
+  const values = loaded.values.meshConfig !== undefined && selected.mesh !== undefined ? `${JSON.stringify(loaded.values, null, 2)}\n` : data.values;
+  return { config: data.config, values, loaded };
 }
 
 /**

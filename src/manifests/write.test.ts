@@ -51,8 +51,9 @@ describe('writeManifest', () => {
   it('writes replaced documents of a CRLF file with CRLF', () => {
     const input = 'kind: A\r\n---\r\nkind: B\r\nlist: [1, 2]\r\n';
     const docs = readManifest(input, 'f');
-    const out = writeManifest([docs[0], replaceDocument(docs[1], docs[1].value)]);
-    assert.equal(out, 'kind: A\r\n---\r\nkind: B\r\nlist:\r\n- 1\r\n- 2\r\n');
+    // Unchanged lines keep their text (edit in place); the changed part is written with CRLF too.
+    const out = writeManifest([docs[0], replaceDocument(docs[1], { kind: 'B', list: [1, 2], more: [3] })]);
+    assert.equal(out, 'kind: A\r\n---\r\nkind: B\r\nlist: [1, 2]\r\nmore:\r\n- 3\r\n');
   });
 
   it('adds a line break after a last document that had none', () => {

@@ -1,13 +1,15 @@
 /**
  * @module manifests/write
  * Puts a manifest stream back together. A document nobody replaced is written exactly as it was
- * read (separator line and text, byte for byte). A replaced one is re-serialised in its own
- * format (YAML, or JSON inside a JSON stream) and keeps its separator, the comment and blank
- * lines that led it, and anything after its body (trailing comments, a `...` marker).
+ * read (separator line and text, byte for byte). A replaced YAML one is edited in place where its
+ * data changed (edit-in-place.ts); when that is not possible, and for JSON, it is re-serialised
+ * in its own format and keeps its separator, the comment and blank lines that led it, and
+ * anything after its body (trailing comments, a `...` marker).
  */
 import { InputError } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
 import type { ManifestDocument } from './documents.js';
+import { editInPlace } from './edit-in-place.js';
 import { stringifyObject } from './emit.js';
 
 /** A copy of `doc` that writeManifest serialises from `value` instead of its original text. */
@@ -33,6 +35,11 @@ export function writeManifest(docs: readonly ManifestDocument[]): string {
 /** The text of one document (without its separator line). */
 export function documentText(doc: ManifestDocument): string {
   if (doc.replacement === undefined) return doc.text;
+  // YAML: edit only what changed, so every other line keeps its text, quoting and comments.
+  if (doc.format === 'yaml') {
+    const edited = editInPlace(doc.text, doc.value, doc.replacement, doc.eol);
+    if (edited !== undefined) return edited;
+  }
   const { lead, trail } = doc.format === 'json' ? jsonTrivia(doc.text) : yamlTrivia(doc.text);
   const body =
     doc.format === 'json'

@@ -17,8 +17,8 @@ export function formatExplainText(entries: readonly ExplainEntry[]): string {
 function formatEntry(e: ExplainEntry): string {
   const lines: string[] = [];
   const where = `document ${e.document}${e.item === undefined ? '' : `, ${e.item}`}`;
-  const verdict = e.injected ? 'INJECTED' : 'NOT INJECTED';
-  lines.push(`${e.kind} "${e.namespace}/${e.name}" (${where}): ${verdict} (${e.reason})`);
+  const verdict = e.outcome === 'rejected' ? 'REJECTED' : e.injected ? 'INJECTED' : 'NOT INJECTED';
+  lines.push(`${e.kind} "${e.namespace}/${e.name}" (${where}): ${verdict} (${e.outcome === 'rejected' ? e.error?.code : e.reason})`);
   lines.push(`  ${e.message}`);
   const labels = Object.entries(e.namespaceLabels).map(([k, v]) => `${k}=${v}`).join(',') || 'none';
   const via = e.reached ? `reached via ${e.via ?? '?'}` : 'not reached';

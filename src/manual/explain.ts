@@ -12,6 +12,9 @@
  * different answer, a warning says so.
  */
 import { decide } from '../inject/decide.js';
+import { injectPod } from '../inject/inject.js';
+import { istioPostProcessingEnabled } from '../inject/istio-postprocess.js';
+import { InjectorError } from '../errors.js';
 import type { DecisionReason } from '../inject/types.js';
 import type { LoadedConfig } from '../config/types.js';
 import { compileSelector, selectorMatches } from '../config/selector.js';
@@ -19,7 +22,7 @@ import { evaluateScopes, NAMESPACE_NAME_LABEL, webhookScopes, type WebhookScope 
 import { findResourceList, podTemplates, readManifest, type PodTemplateRef } from '../manifests/index.js';
 import { isPlainObject, type JsonValue } from '../util/json.js';
 import { manifestLints } from './explain-lints.js';
-import { podInput, subjectOf } from './templates.js';
+import { ownerFor, podInput, subjectOf } from './templates.js';
 import type { ManualOptions } from './types.js';
 
 import { DEFAULT_NAME } from '../install/options.js';
@@ -65,8 +68,15 @@ export interface ExplainEntry {
   reached: boolean;
   /** The webhook entry that sends it. */
   via?: string;
-  /** Reached, and the injector's rules say yes. */
+  /** Reached, the injector's rules say yes, and the injection succeeds. */
   injected: boolean;
+  /**
+   * `rejected`: the rules say inject but the injection fails (unknown template, template error,
+   * bad annotation...), so the webhook denies the pod (with --on-error deny, the default).
+   */
+  outcome: 'injected' | 'not-injected' | 'rejected';
+  /** For `rejected`: the error the webhook answers with. */
+  error?: { code: string; message: string };
   reason: ExplainReason;
   /** One sentence: why. */
   message: string;
@@ -112,6 +122,7 @@ function explainTemplate(root: JsonValue, ref: PodTemplateRef, index: number, sc
   for (const s of webhook.steps) steps.push({ layer: 'webhook', ...s });
 
   const decision = decide(pod, { namespace: subject.namespace, mode: 'webhook' }, config);
+  steps.push({ layer: 'injector', ...compatibilityStep(config) });
   for (const s of decision.steps) steps.push({ layer: 'injector', ...s });
 
   const warnings = [...decision.warnings, ...manifestLints(ref, config, { namespaceLabels: options.namespaceLabels })];
@@ -140,12 +151,46 @@ function explainTemplate(root: JsonValue, ref: PodTemplateRef, index: number, sc
     steps,
     warnings: [...new Set(warnings)],
   };
-  if (webhook.reached) return { ...base, injected: decision.inject, reason: decision.reason, message: decision.message };
+  if (webhook.reached) {
+    if (!decision.inject) return { ...base, injected: false, outcome: 'not-injected', reason: decision.reason, message: decision.message };
+    // The rules say yes: run the injection itself, so a failure is the headline, not a footnote.
+    const error = injectionError(pod, subject.namespace, ownerFor(ref), config);
+    if (error === undefined) return { ...base, injected: true, outcome: 'injected', reason: decision.reason, message: decision.message };
+    steps.push({ layer: 'injector', check: 'injection', found: `${error.code}: ${error.message}`, effect: 'the webhook rejects the pod' });
+    return {
+      ...base,
+      injected: false,
+      outcome: 'rejected',
+      error,
+      reason: decision.reason,
+      message: `the injector would inject it (${decision.message}), but the injection fails, so the webhook rejects the pod: ${error.message}`,
+    };
+  }
   const notReached = whyNotReached(scopes, ns, podLabels, config);
-  if (notReached !== undefined) return { ...base, injected: false, ...notReached };
+  if (notReached !== undefined) return { ...base, injected: false, outcome: 'not-injected', ...notReached };
   // Selectors matched but a match condition did not: the injector's own rule (host network,
   // mirror pod) gives the same answer and the clearer message.
-  return { ...base, injected: false, reason: decision.reason, message: `the webhook is not called: ${decision.message}` };
+  return { ...base, injected: false, outcome: 'not-injected', reason: decision.reason, message: `the webhook is not called: ${decision.message}` };
+}
+
+function injectionError(pod: JsonValue, namespace: string, owner: ReturnType<typeof ownerFor>, config: LoadedConfig): { code: string; message: string } | undefined {
+  try {
+    injectPod(pod, { namespace, mode: 'webhook', ...(owner !== undefined ? { owner } : {}) }, config);
+    return undefined;
+  } catch (err) {
+    if (err instanceof InjectorError) return { code: err.code, message: err.message };
+    throw err;
+  }
+}
+
+/** Which behaviour the config is in, and why (config/compat). */
+export function compatibilityStep(config: LoadedConfig): Omit<ExplainStep, 'layer'> {
+  const c = config.compatibility;
+  const effects =
+    c.mode === 'istio'
+      ? `Istio's behaviour: probe rewriting and Prometheus merge ${istioPostProcessingEnabled(config) ? 'on' : 'off (values.istioPostProcessing: false)'}, native sidecars ${config.nativeSidecars ? 'on' : 'off'} (the pod annotation sidecar.istio.io/nativeSidecar decides per pod in Istio's template)`
+      : `no Istio post-processing${istioPostProcessingEnabled(config) ? ' except values.istioPostProcessing: true' : ''}; templates render as written`;
+  return { check: 'compatibility', found: `${c.mode} (${c.source}: ${c.reason})`, effect: effects };
 }
 
 /** Which selector layer turned the pod away, as a reason and a message telling what to change. */

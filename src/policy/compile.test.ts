@@ -26,7 +26,7 @@ const expr = (c: ReturnType<typeof compilePolicy>) => (c.policy.spec as any).mut
 
 describe('compilePolicy', () => {
   it('compiles the tutorial nginx config unchanged: v1 shapes, bindings per webhook scope, annotation default in CEL', async () => {
-    const c = compilePolicy(await loadConfig(example('nginx-sidecar/config.yaml')), { name: 'nginx' });
+    const c = compilePolicy(await loadConfig(example('policy-nginx-sidecar/config.yaml')), { name: 'nginx' });
     const spec = c.policy.spec as any;
     assert.equal(c.policy.apiVersion, 'admissionregistration.k8s.io/v1');
     assert.equal(c.policy.kind, 'MutatingAdmissionPolicy');
@@ -53,7 +53,7 @@ describe('compilePolicy', () => {
   });
 
   it('writes the status annotation with the template hash the webhook writes', async () => {
-    const cfg = await loadConfig(example('nginx-sidecar/config.yaml'));
+    const cfg = await loadConfig(example('policy-nginx-sidecar/config.yaml'));
     const c = compilePolicy(cfg, { name: 'nginx' });
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'n', labels: { 'sidecar-injector-webhook.morven.me/inject': 'true' }, annotations: { a: 'b' } }, spec: { containers: [{ name: 'app', image: 'x' }], volumes: [{ name: 'v', emptyDir: {} }] } };
     const r = injectPod(pod, { namespace: 'n', mode: 'webhook' }, cfg);
@@ -139,7 +139,7 @@ describe('policy examples', () => {
     const { readFileSync } = await import('node:fs');
     const { stringifyObject } = await import('../manifests/emit.js');
     for (const [cfg, name, out] of [
-      ['nginx-sidecar/config.yaml', 'nginx-sidecar', 'policy-nginx-sidecar/nginx-policy.yaml'],
+      ['policy-nginx-sidecar/config.yaml', 'nginx-sidecar', 'policy-nginx-sidecar/nginx-policy.yaml'],
       ['policy-log-shipper/config.yaml', 'log-shipper', 'policy-log-shipper/policy.yaml'],
     ]) {
       const c = compilePolicy(await loadConfig(example(cfg)), { name });

@@ -129,8 +129,8 @@ describe('the policy plan applied to random pods == the webhook injection', () =
     assert.deepEqual(planPolicy(config).plan.fields.map((f) => fieldKey(f.field)).sort(), ['annotation:example.com/team', 'label:app', 'name', 'namespace', 'serviceAccountName']);
     check(config, ['app'], ['example.com/team']);
   });
-  it('the tutorial nginx sidecar (examples/nginx-sidecar)', async () => {
-    check(await loadConfig(example('nginx-sidecar/config.yaml')), [], ['sidecar-injector-webhook.morven.me/nginx-config'], { 'sidecar-injector-webhook.morven.me/inject': 'true' });
+  it('the tutorial nginx sidecar as a template (examples/policy-nginx-sidecar)', async () => {
+    check(await loadConfig(example('policy-nginx-sidecar/config.yaml')), [], ['sidecar-injector-webhook.morven.me/nginx-config'], { 'sidecar-injector-webhook.morven.me/inject': 'true' });
   });
   it('the policy log shipper (examples/policy-log-shipper)', async () => {
     check(await loadConfig(example('policy-log-shipper/config.yaml')), ['app'], [], { 'logging.example.com/ship-logs': 'true' });

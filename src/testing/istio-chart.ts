@@ -15,8 +15,13 @@ import { parseConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';
 
-/** ../shared/conformance/istio, next to the repository. */
-export const ISTIO_CONFORMANCE_DIR = fileURLToPath(new URL('../../../shared/conformance/istio/', import.meta.url));
+/** $SI_ISTIO_CONFORMANCE_DIR, else ../shared/conformance/istio next to the repository. */
+export const ISTIO_CONFORMANCE_DIR = conformanceDir(process.env.SI_ISTIO_CONFORMANCE_DIR);
+
+function conformanceDir(fromEnv: string | undefined): string {
+  if (fromEnv === undefined || fromEnv === '') return fileURLToPath(new URL('../../../shared/conformance/istio/', import.meta.url));
+  return fromEnv.endsWith('/') ? fromEnv : `${fromEnv}/`;
+}
 export const ISTIO_CHART_DIR = `${ISTIO_CONFORMANCE_DIR}chart/`;
 export const ISTIO_INJECT_DIR = `${ISTIO_CONFORMANCE_DIR}inject/`;
 
@@ -99,6 +104,30 @@ export function istioChartValues(options: IstioChartOptions = {}): Obj {
 
 /** A LoadedConfig as istiod would have it for the given options. */
 export function istioChartConfig(options: IstioChartOptions = {}): LoadedConfig {
+  const { config, values } = istioChartTexts(options, false);
+  return parseConfig(config, values, 'istio-sidecar-injector');
+}
+
+/**
+ * The `istio-sidecar-injector` ConfigMap as `kubectl get configmap -o yaml` prints it, with no
+ * key of ours besides `values.meshConfig` (the mesh config Istio keeps in another ConfigMap):
+ * no `nativeSidecars`, no `values.istioPostProcessing`. Native sidecars off is said the way
+ * Istio says it, `values.pilot.env.ENABLE_NATIVE_SIDECARS: "false"`.
+ */
+export function istioChartConfigMap(options: IstioChartOptions = {}): string {
+  const { config, values } = istioChartTexts(options, true);
+  return stringify(
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'istio-sidecar-injector', namespace: 'istio-system', labels: { 'istio.io/rev': 'default', release: 'istio' } },
+      data: { config, values },
+    },
+    { blockQuote: 'literal', lineWidth: 0 },
+  );
+}
+
+function istioChartTexts(options: IstioChartOptions, plain: boolean): { config: string; values: string } {
   const v = istioChartValues(options);
   const sidecarWebhook = (v.sidecarInjectorWebhook ?? {}) as Obj;
   const templates: Record<string, string> = {};
@@ -113,22 +142,25 @@ export function istioChartConfig(options: IstioChartOptions = {}): LoadedConfig 
     '  []',
     'injectedAnnotations:',
     'template: "{{ Template_Version_And_Istio_Version_Mismatched_Check_Installation }}"',
-    `nativeSidecars: ${options.nativeSidecars ?? true}`,
+    ...(plain ? [] : [`nativeSidecars: ${options.nativeSidecars ?? true}`]),
     stringify({ templates }, { blockQuote: 'literal', lineWidth: 0 }),
   ].join('\n');
   const gateways = (v.gateways ?? {}) as Obj;
   const global = { ...(v.global as Obj) };
   if (options.compliancePolicy !== undefined) global.compliancePolicy = options.compliancePolicy;
   const mesh = deepMerge({ ...(v.meshConfig as Obj), trustDomain: 'cluster.local' }, options.mesh ?? {});
+  const env = { ...((v.env ?? {}) as Obj) };
+  if (plain && options.nativeSidecars === false) env.ENABLE_NATIVE_SIDECARS = 'false';
   const values = {
     global,
     sidecarInjectorWebhook: sidecarWebhook,
     revision: v.revision ?? '',
-    pilot: { cni: v.cni, env: v.env },
+    pilot: { cni: v.cni, env },
     gateways: { securityContext: gateways.securityContext, seccompProfile: gateways.seccompProfile },
-    // Our extensions: the mesh config istiod reads from its own ConfigMap, and Istio's post-processing.
+    // Our extension: the mesh config istiod reads from its own ConfigMap.
     meshConfig: mesh,
-    istioPostProcessing: options.postProcessing ?? true,
+    // The older explicit switch for Istio's post-processing (the plain ConfigMap relies on detection).
+    ...(plain ? {} : { istioPostProcessing: options.postProcessing ?? true }),
   };
-  return parseConfig(config, JSON.stringify(values, null, 2), 'istio-sidecar-injector');
+  return { config, values: JSON.stringify(values, null, 2) };
 }

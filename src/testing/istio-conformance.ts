@@ -204,8 +204,8 @@ function inject(ref: PodTemplateRef, doc: JsonValue, config: LoadedConfig) {
 }
 
 /** Run one case. */
-export function runIstioCase(c: IstioCase, dir = ISTIO_INJECT_DIR): CaseResult {
-  const config = configFor(c.options);
+export function runIstioCase(c: IstioCase, dir = ISTIO_INJECT_DIR, configOf: (options: IstioChartOptions) => LoadedConfig = configFor): CaseResult {
+  const config = configOf(c.options);
   const inputs = documents(dir + c.in);
   if (c.expectedError !== undefined) {
     let error: string | undefined;

@@ -1,0 +1,213 @@
+/**
+ * @module check/check
+ * `config check`: inject every template of a config into representative pods (and the user's)
+ * with the real pipeline, then validate each injected pod as the API server would. A failure
+ * names the template, the pod, the field and (best effort) the config line that made it;
+ * missing `.Values` keys are warnings whatever `templateOptions.missingKey` says; sidecar
+ * containers that would fail Pod Security "restricted" are reported. Pure: no file access
+ * (the caller passes the config text for line numbers).
+ */
+import type { LoadedConfig } from '../config/types.js';
+import { InjectorError } from '../errors.js';
+import { injectPod, renderPodTemplates } from '../inject/inject.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import type { CheckPod } from './pods.js';
+import { restrictedFailures, restrictedVolumeFailures } from './restricted.js';
+import { podProblems } from './validate-pod.js';
+
+export interface CheckFinding {
+  template: string;
+  pod: string;
+  field: string;
+  message: string;
+  /** 1-based line in `file`, when it could be found. */
+  line?: number;
+  file?: string;
+}
+
+export interface CheckReport {
+  templates: string[];
+  pods: string[];
+  renders: number;
+  failures: CheckFinding[];
+  warnings: CheckFinding[];
+  restricted: { template: string; container: string; reasons: string[] }[];
+}
+
+export interface CheckOptions {
+  /** Templates to check (default: all of the config's). `null`: the ones injection selects by default. */
+  templates?: readonly string[] | null;
+  /** The config's text and file name, to turn a failing container into a line. */
+  source?: { file: string; text: string };
+}
+
+type Obj = Record<string, unknown>;
+
+export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], options: CheckOptions = {}): CheckReport {
+  const templates = options.templates === null ? [null] : (options.templates ?? Object.keys(config.templates));
+  const report: CheckReport = { templates: templates.map((t) => t ?? config.defaultTemplates.join(',')), pods: pods.map((p) => p.name), renders: 0, failures: [], warnings: [], restricted: [] };
+  const seenWarnings = new Set<string>();
+  const seenRestricted = new Set<string>();
+  for (const template of templates) {
+    const label = template ?? config.defaultTemplates.join(',');
+    for (const p of pods) {
+      report.renders++;
+      const input = template === null ? p.pod : withAnnotation(p.pod, config.injectionKeys.templates, template);
+      const ctx = { namespace: 'check', mode: 'manual' as const };
+      const add = (finding: Omit<CheckFinding, 'template' | 'pod'>, warning = p.guessed === true) => {
+        const f = { template: label, pod: p.name, ...finding, ...locate(options.source, template, finding.field, finding.message) };
+        if (!warning) report.failures.push(f);
+        else if (!seenWarnings.has(`${label}\0${f.field}\0${f.message}`)) {
+          seenWarnings.add(`${label}\0${f.field}\0${f.message}`);
+          report.warnings.push(f);
+        }
+      };
+      missingKeyWarning(config, input, template, add);
+      let result;
+      try {
+        result = injectPod(input, ctx, config);
+      } catch (err) {
+        if (!(err instanceof InjectorError)) throw err;
+        // A guessed annotation value the injector refuses says nothing about the sidecar.
+        if (p.guessed === true && err.code === 'SI_INJECT_ANNOTATION') continue;
+        add({ field: err.code, message: err.message });
+        continue;
+      }
+      if (result.kind === 'skipped') {
+        add({ field: 'decision', message: `not injected: ${result.decision.message}` }, true);
+        continue;
+      }
+      const before = new Set(podProblems(p.pod).map((x) => `${x.field}\0${x.message}`));
+      for (const problem of podProblems(result.pod)) {
+        if (before.has(`${problem.field}\0${problem.message}`)) continue;
+        // The guessed value itself landing in a field (a quantity annotation set to "true") is not the sidecar's fault.
+        if (p.guessed === true && problem.message.includes('"true"')) continue;
+        add({ field: problem.field, message: problem.message });
+      }
+      for (const path of noValuePaths(result.pod, result.status)) add({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
+      if (p.guessed !== true) restricted(result.pod, result.status, userContainers(p.pod), label, seenRestricted, report);
+    }
+  }
+  return report;
+}
+
+/** Fields of the injected containers and volumes whose text is Go's `<no value>` (a missing key printed). */
+function noValuePaths(pod: JsonObject, status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null }): string[] {
+  const spec = pod.spec as Obj;
+  const out: string[] = [];
+  const walk = (v: unknown, path: string, depth: number) => {
+    if (depth > 20) return;
+    if (typeof v === 'string' && v.includes('<no value>')) out.push(path);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, depth + 1));
+    else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, depth + 1);
+  };
+  const lists: [string, string[] | null][] = [['initContainers', status.initContainers], ['containers', status.containers], ['volumes', status.volumes]];
+  for (const [list, names] of lists) {
+    const items = spec[list];
+    if (!Array.isArray(items) || names === null) continue;
+    for (const c of items) if (isPlainObject(c) && typeof c.name === 'string' && names.includes(c.name)) for (const [k, x] of Object.entries(c)) walk(x, `spec.${list}[name=${c.name}].${k}`, 0);
+  }
+  return out;
+}
+
+function withAnnotation(pod: JsonObject, key: string, value: string): JsonObject {
+  const meta = (isPlainObject(pod.metadata) ? pod.metadata : {}) as Obj;
+  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Obj;
+  return { ...pod, metadata: { ...meta, annotations: { ...annotations, [key]: value } } } as JsonObject;
+}
+
+/** Render once with Go's missingkey=error: a missing `.Values` key is a likely typo. */
+function missingKeyWarning(config: LoadedConfig, pod: JsonObject, template: string | null, add: (f: Omit<CheckFinding, 'template' | 'pod'>, warning?: boolean) => void): void {
+  if (config.templateOptions.missingKey === 'error') return; // the injection reports it as a failure
+  try {
+    renderPodTemplates(pod, { namespace: 'check', mode: 'manual' }, config, template === null ? undefined : [template], 'error');
+  } catch (err) {
+    if (err instanceof InjectorError && /map has no entry for key|no entry for key/.test(err.message)) {
+      add({ field: 'missing key', message: `${err.message.split('\n')[0]} (renders as empty; templateOptions.missingKey: error makes it an error)` }, true);
+    }
+  }
+}
+
+/** Names of the pod's own containers: a template that customises them does not make them sidecars. */
+function userContainers(pod: JsonObject): Set<string> {
+  const spec = (isPlainObject(pod.spec) ? pod.spec : {}) as Obj;
+  const names = new Set<string>();
+  for (const list of ['initContainers', 'containers']) {
+    const items = spec[list];
+    if (Array.isArray(items)) for (const c of items) if (isPlainObject(c) && typeof c.name === 'string') names.add(c.name);
+  }
+  return names;
+}
+
+function restricted(
+  pod: JsonObject,
+  status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null },
+  user: ReadonlySet<string>,
+  template: string,
+  seen: Set<string>,
+  report: CheckReport,
+): void {
+  const spec = pod.spec as Obj;
+  const sidecars = new Set([...(status.containers ?? []), ...(status.initContainers ?? [])].filter((n) => !user.has(n)));
+  for (const list of ['initContainers', 'containers']) {
+    const items = spec[list];
+    if (!Array.isArray(items)) continue;
+    for (const c of items) {
+      if (!isPlainObject(c) || typeof c.name !== 'string' || !sidecars.has(c.name) || seen.has(`${template}\0${c.name}`)) continue;
+      seen.add(`${template}\0${c.name}`);
+      const reasons = restrictedFailures(c, pod);
+      if (reasons.length > 0) report.restricted.push({ template, container: c.name, reasons });
+    }
+  }
+  const volumes = new Set(status.volumes ?? []);
+  if (Array.isArray(spec.volumes)) {
+    for (const v of spec.volumes) {
+      if (!isPlainObject(v) || typeof v.name !== 'string' || !volumes.has(v.name) || seen.has(`${template}\0volume ${v.name}`)) continue;
+      seen.add(`${template}\0volume ${v.name}`);
+      const reason = restrictedVolumeFailures(v);
+      if (reason !== undefined) report.restricted.push({ template, container: `volume ${v.name}`, reasons: [reason] });
+    }
+  }
+}
+
+/**
+ * The config line of a failing item, best effort: the line naming the container or volume
+ * (`name: ITEM`) at or after the template's own line; else the template's line.
+ */
+function locate(source: CheckOptions['source'], template: string | null, field: string, message: string): { file?: string; line?: number } {
+  if (source === undefined) return {};
+  const lines = source.text.split('\n');
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let start = 0;
+  if (template !== null) {
+    const at = lines.findIndex((l) => new RegExp(`^\\s*["']?${escape(template)}["']?:\\s*[|>]?[-+]?\\s*$`).test(l));
+    if (at >= 0) start = at;
+  }
+  // Go's `template: NAME:LINE:COL:` in a message: that line of the block under the template's key.
+  const templateLine = template !== null && start > 0 ? new RegExp(`template: ${escape(template)}:(\\d+):`).exec(message)?.[1] : undefined;
+  if (templateLine !== undefined) return { file: source.file, line: start + 1 + Number(templateLine) };
+  const item = /\[name=([^\]]+)\]/.exec(field)?.[1];
+  if (item !== undefined) {
+    const re = new RegExp(`(^|[\\s{,-])"?name"?:\\s*["']?${escape(item)}["']?\\s*(,|}|$)`);
+    for (let i = start; i < lines.length; i++) if (re.test(lines[i])) return { file: source.file, line: i + 1 };
+  }
+  return start > 0 ? { file: source.file, line: start + 1 } : { file: source.file };
+}
+
+/** One line per finding: `FILE:LINE: template T, pod P: FIELD: MESSAGE`. */
+export function formatFinding(f: CheckFinding): string {
+  const where = f.file !== undefined ? `${f.file}${f.line !== undefined ? `:${f.line}` : ''}: ` : '';
+  return `${where}template ${f.template}, pod ${f.pod}: ${f.field}: ${f.message}`;
+}
+
+export function formatReport(r: CheckReport): string {
+  const out: string[] = [];
+  for (const f of r.failures) out.push(`FAIL ${formatFinding(f)}`);
+  for (const f of r.warnings) out.push(`warning: ${formatFinding(f)}`);
+  for (const x of r.restricted) out.push(`restricted: template ${x.template}: ${x.container} would fail Pod Security "restricted": ${x.reasons.join('; ')}`);
+  out.push(
+    `${r.failures.length === 0 ? 'ok' : 'FAILED'}: ${r.templates.length} template(s) x ${r.pods.length} pod(s) = ${r.renders} injections, ` +
+      `${r.failures.length} failure(s), ${r.warnings.length} warning(s), ${r.restricted.length} not "restricted"`,
+  );
+  return `${out.join('\n')}\n`;
+}

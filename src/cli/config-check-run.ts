@@ -1,0 +1,41 @@
+/** The running part of `config check` (loaded only when the command runs). */
+import { readFile } from 'node:fs/promises';
+import { checkConfig, formatFinding, formatReport } from '../check/check.js';
+import { representativePods, type CheckPod } from '../check/pods.js';
+import { ConfigError, InjectorError } from '../errors.js';
+import { podTemplates, readManifest } from '../manifests/index.js';
+import { ownerFor, podInput } from '../manual/templates.js';
+import type { JsonObject } from '../util/json.js';
+import { readInput, type CliIO } from './io.js';
+import { loadInjectorConfig, sourceName } from './manual-io.js';
+
+export async function runConfigCheck(io: CliIO, opts: { config?: string; filename?: string[]; output: string }): Promise<void> {
+  if (opts.output !== 'text' && opts.output !== 'json') throw new InjectorError('SI_USAGE', `--output must be text or json, got ${JSON.stringify(opts.output)}`);
+  const config = await loadInjectorConfig(io, opts.config, false);
+  const pods: CheckPod[] = representativePods(config);
+  for (const file of opts.filename ?? []) {
+    for (const doc of readManifest(await readInput(io, file), sourceName(file))) {
+      if (doc.value === null) continue;
+      for (const ref of podTemplates(doc.value, { file: sourceName(file), document: doc.index, line: doc.line })) {
+        const pod = podInput(doc.value, ref) as JsonObject;
+        const owner = ownerFor(ref);
+        const name = `${sourceName(file)} ${ref.owner.kind}/${ref.owner.name}`;
+        pods.push({ name, pod: owner === undefined ? pod : { apiVersion: 'v1', kind: 'Pod', metadata: { name: ref.owner.name, ...(pod.metadata as object) }, spec: pod.spec } as JsonObject });
+      }
+    }
+  }
+  const file = configFile(config.source);
+  const text = file === undefined ? undefined : await readFile(file, 'utf8').catch(() => undefined);
+  const report = checkConfig(config, pods, { source: file !== undefined && text !== undefined ? { file, text } : undefined });
+  io.stdout(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  if (report.failures.length > 0) {
+    const first = report.failures[0];
+    throw new ConfigError('SI_CONFIG_INVALID', `config check: ${report.failures.length} injection(s) give a pod the API server would refuse; first: ${formatFinding(first)}`);
+  }
+}
+
+function configFile(source: { kind: string; path?: string; files: string[] }): string | undefined {
+  if (source.kind === 'directory' || source.kind === 'file') return source.files[0];
+  if (source.kind === 'builtin') return source.files[0];
+  return undefined;
+}

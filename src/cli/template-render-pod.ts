@@ -1,0 +1,55 @@
+/**
+ * @module cli/template-render-pod
+ * `template render -f POD [--config CFG] [--template NAME] [--merged]`: a config's template
+ * rendered for a real pod with exactly the data, stripping and checks injection uses (the
+ * core's renderPodTemplates), so what a user debugs is what the webhook would render. Prints
+ * the overlay (one YAML document per template), or with `--merged` the injected pod.
+ */
+import { InjectorError, InputError } from '../errors.js';
+import { injectPod } from '../inject/inject.js';
+import { renderPodTemplates } from '../inject/inject.js';
+import { podTemplates, readManifest, stringifyObject } from '../manifests/index.js';
+import { ownerFor, podInput } from '../manual/templates.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
+import { readInput, type CliIO } from './io.js';
+import { loadInjectorConfig, sourceName } from './manual-io.js';
+import type { RenderOptions } from './template-render.js';
+
+export async function renderForPod(io: CliIO, templateFile: string | undefined, opts: RenderOptions): Promise<string> {
+  if (templateFile !== undefined) throw new InjectorError('SI_USAGE', 'give either a template file or -f POD, not both (with -f the template comes from --config; pick one with --template)');
+  const file = opts.filename as string;
+  const config = await loadInjectorConfig(io, opts.config, false);
+  const docs = readManifest(await readInput(io, file), sourceName(file));
+  let found: { root: JsonValue; ref: ReturnType<typeof podTemplates>[number] } | undefined;
+  for (const d of docs) {
+    if (d.value === null) continue;
+    const refs = podTemplates(d.value, { file: sourceName(file), document: d.index, line: d.line });
+    if (refs.length > 0) {
+      found = { root: d.value, ref: refs[0] };
+      break;
+    }
+  }
+  if (found === undefined) throw new InputError('SI_INPUT_OBJECT', `${sourceName(file)} holds no pod or pod template (kinds: Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob, ...)`);
+  const pod = podInput(found.root, found.ref);
+  const owner = ownerFor(found.ref);
+  const namespace = found.ref.owner.namespace ?? opts.namespace ?? 'default';
+  const ctx = { namespace, mode: 'manual' as const, ...(owner !== undefined ? { owner } : {}) };
+  if (opts.merged === true) {
+    // Injection itself, with the template chosen the way a pod chooses it (the templates annotation).
+    const target = opts.template === undefined ? pod : withTemplatesAnnotation(pod, config.injectionKeys.templates, opts.template);
+    const r = injectPod(target, ctx, config);
+    if (r.kind === 'skipped') {
+      io.stderr(`notice: not injected: ${r.decision.message}\n`);
+      return stringifyObject(pod);
+    }
+    return stringifyObject(r.pod);
+  }
+  const overlays = renderPodTemplates(pod, ctx, config, opts.template === undefined ? undefined : [opts.template]);
+  return overlays.map((o) => `# template: ${o.name}\n${stringifyObject(o.overlay)}`).join('---\n');
+}
+
+function withTemplatesAnnotation(pod: JsonObject, key: string, name: string): JsonObject {
+  const meta = isPlainObject(pod.metadata) ? pod.metadata : {};
+  const annotations = isPlainObject(meta.annotations) ? meta.annotations : {};
+  return { ...pod, metadata: { ...meta, annotations: { ...annotations, [key]: name } } } as JsonObject;
+}
