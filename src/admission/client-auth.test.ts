@@ -104,3 +104,34 @@ test('a client CA bundle must hold CA certificates; certs --client issues the ap
   assert.ok(cert.checkIssued(new X509Certificate(await readFile(join(dir, 'ca.crt')))));
   assert.ok(cert.keyUsage?.includes('1.3.6.1.5.5.7.3.2'), 'clientAuth');
 });
+
+test('a keep-alive connection opened under the old client CA is refused once that CA leaves the bundle (the apiserver keeps its connections)', async (t) => {
+  const { Agent, request } = await import('node:https');
+  const dir = await mkdtemp(join(tmpdir(), 'client-ca-keepalive-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const ca = await generateCA();
+  const next = await generateCA();
+  const apiserver = await issueClientCert(ca, { commonName: 'kube-apiserver' });
+  await atomicWrite(dir, { 'client-ca.crt': ca.certPem });
+  const h = await startHarness({ clientCa: { file: join(dir, 'client-ca.crt'), names: [] }, reload: { debounceMs: 50, pollMs: 60_000 } });
+  t.after(() => h.server.shutdown());
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, cert: apiserver.certPem, key: apiserver.keyPem, rejectUnauthorized: false });
+  t.after(() => agent.destroy());
+  const body = JSON.stringify(podReview(samplePod()));
+  const post = () => new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: h.port, path: '/inject', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  assert.equal((await post()).status, 200);
+  const during = await post();
+  assert.deepEqual(during, { status: 200, reused: true }, 'the same connection is kept');
+  await atomicWrite(dir, { 'client-ca.crt': next.certPem });
+  await until(async () => {
+    const r = await post();
+    return r.status === 403 && r.reused;
+  }, 3000);
+});

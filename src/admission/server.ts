@@ -15,7 +15,7 @@ import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import type { Logger } from '../telemetry/log.js';
 import { clip } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
-import { needsClientCertificate, refusal, type ClientAuth } from './client-auth.js';
+import { needsClientCertificate, noteHandshake, refusal, type ClientAuth } from './client-auth.js';
 import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
@@ -158,6 +158,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     logger,
   );
   server.maxHeadersCount = limits.maxHeadersCount;
+  if (clientAuth !== undefined) server.on('secureConnection', (socket: TLSSocket) => noteHandshake(socket, clientAuth.caPem));
   server.maxConnections = limits.maxConnections;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // `Expect: 100-continue` (curl sends it for large bodies): refuse an announced oversize body
