@@ -15,7 +15,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { createPatch } from '../patch/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
 import { TemplateData, templatesMayMutate, revisionOf } from './data.js';
 import { decide } from './decide.js';
 import { deployMetaOf } from './deploy-meta.js';
@@ -35,6 +35,7 @@ import { injectsAll, removeItems, sharedItems } from './foreign-status.js';
 import { checkAnnotationLimit, checkPatchLimit, checkSpecLimits, type PodLimits } from './limits.js';
 import type { Decision, InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
+import { isCurrentInjection } from './current.js';
 
 type Obj = Record<string, unknown>;
 
@@ -55,6 +56,10 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   const warnings: string[] = [];
   const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
   const { previous, foreign } = stripPod(input.pod, config, warnings, trust);
+  // Only a status we signed (the webhook) is taken as proof that the pod is ours and current.
+  if (trust !== undefined && previous?.ours === true && isCurrentInjection(readPodInput(pod).pod, input.pod, previous.status, config)) {
+    return { kind: 'injected', decision, pod: cloneJson(pod as JsonObject), patch: [], status: previous.status, warnings: [...decision.warnings] };
+  }
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }

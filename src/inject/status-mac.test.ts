@@ -177,8 +177,8 @@ describe('the status annotation is signed by the webhook and trusted only when t
     const first = injected(clean(), ctx);
     for (let i = 1; i <= STATUS_KEYS_KEPT; i++) keys.rotate(key(`k${i}`));
     const kept = injected(cloneJson(first.pod), ctx);
-    // Trusted: only the status is re-signed with the current key.
-    assert.deepEqual(kept.patch.map((op) => `${op.op} ${op.path}`), ['replace /metadata/annotations/sidecar.istio.io~1status'], 'signed with a key still kept');
+    // Trusted and current: left exactly as it is (inject/current.ts), signature included.
+    assert.deepEqual(kept.patch, [], 'signed with a key still kept');
     assert.deepEqual(kept.warnings.filter((w) => /not written by this injector/.test(w)), []);
     keys.rotate(key('k-last'));
     const late = injected(cloneJson(first.pod), ctx);
@@ -220,5 +220,25 @@ describe('the status annotation is signed by the webhook and trusted only when t
     for (const op of forged.ops) assertHarmless(op);
     assert.ok(forged.ops.some((op) => op.path.startsWith('/spec/containers')), 'the sidecar is still injected');
     assert.match(forged.warnings.join('\n'), /not written by this injector/);
+  });
+});
+
+describe('a current injection signed by this injector is left as it is (reinvocation)', () => {
+  it('what admission added to the injected pod since (the ServiceAccount token mount) stays; a stale or incomplete one is re-injected', () => {
+    const keys = new StatusKeys();
+    keys.rotate(key('k0'));
+    const ctx: InjectionContext = { namespace: 'shop', mode: 'webhook', statusKeys: keys };
+    const first = injected(clean(), ctx);
+    // The apiserver re-runs the ServiceAccount plugin, which mounts its token into every container.
+    const later = cloneJson(first.pod);
+    const spec = later.spec as Obj;
+    (spec.volumes as Obj[]).push({ name: 'kube-api-access-x1y2z', projected: { sources: [] } });
+    for (const c of spec.containers as Obj[]) c.volumeMounts = [...((c.volumeMounts as Obj[]) ?? []), { name: 'kube-api-access-x1y2z', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
+    const again = injected(later, ctx);
+    assert.deepEqual(again.patch, [], 'nothing to redo');
+    // Without one of the listed items the pod is not what we injected: it is injected again.
+    const broken = cloneJson(first.pod);
+    (broken.spec as Obj).volumes = ((broken.spec as Obj).volumes as Obj[]).filter((v) => v.name !== first.status.volumes![0]);
+    assert.notDeepEqual(injected(broken, ctx).patch, []);
   });
 });
