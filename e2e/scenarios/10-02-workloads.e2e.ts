@@ -69,7 +69,13 @@ test('scenario 2: Deployment, StatefulSet, DaemonSet, Job, ReplicaSet and bare P
       return list.length >= w.count ? list : undefined;
     }, 60_000)));
     assert.equal(on.length, w.count, `${w.obj.kind}: exactly ${w.count} pods`);
-    for (const pod of on) assertInjected(pod, `${w.obj.kind} pod ${pod.metadata.name}`);
+    for (const pod of on) {
+      assertInjected(pod, `${w.obj.kind} pod ${pod.metadata.name}`);
+      // The ServiceAccount plugin mounts its token into the sidecar too (re-run after our patch);
+      // our reinvocation leaves it there (a secrets agent or any API client sidecar needs it).
+      const sidecar = (pod.spec.containers as Obj[]).find((c) => c.name === SIDECAR)!;
+      assert.ok((sidecar.volumeMounts as Obj[]).some((m) => String(m.name).startsWith('kube-api-access-')), `${w.obj.kind}: the sidecar keeps the ServiceAccount token mount`);
+    }
     for (const pod of off) assertNotInjected(pod, `${w.obj.kind} pod in the unlabelled namespace`);
     // The same controller in an unlabelled namespace asked for `off[0]`; ours is that pod plus the sidecar.
     const back = await uninjected(on[0]);
