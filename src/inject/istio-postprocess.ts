@@ -198,9 +198,8 @@ function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | und
   }
   if (sidecar !== undefined && (scrape || port || path || targets.length > 0)) {
     // Istio's PrometheusScrapeConfiguration, in its field order.
-    const cfg: Record<string, unknown> = { scrape: scrape ?? '' };
-    if (path) cfg.path = path;
-    if (port) cfg.port = port;
+    // scrape, path and port have no omitempty: always written, "" when unset.
+    const cfg: Record<string, unknown> = { scrape: scrape ?? '', path: path ?? '', port: port ?? '' };
     if (targets.length > 0) cfg.targets = targets;
     const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
     env.push({ name: PROMETHEUS_ENV, value: JSON.stringify(cfg) });
