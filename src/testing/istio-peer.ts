@@ -10,7 +10,7 @@
  * that fail on their own.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -54,11 +54,27 @@ export function findIstioPeer(dir = istioPeerDir()): IstioPeer | undefined {
  * (`nativeSidecars`, `values.istioPostProcessing`), and the mesh config goes where our config
  * takes it (`values.meshConfig`; Istio reads it from its own ConfigMap).
  */
-export function peerConfig(peer: IstioPeer, options: { nativeSidecars: boolean }): LoadedConfig {
+export function peerConfigTexts(peer: IstioPeer, options: { nativeSidecars: boolean }): { config: string; values: string } {
   const values = JSON.parse(readFileSync(peer.values, 'utf8')) as JsonObject;
   const mesh = (parse(readFileSync(peer.mesh, 'utf8')) ?? {}) as JsonObject;
-  const config = `${readFileSync(peer.injectConfig, 'utf8')}\nnativeSidecars: ${options.nativeSidecars}\n`;
-  return parseConfig(config, JSON.stringify({ ...values, meshConfig: mesh, istioPostProcessing: true }), 'istio-peer');
+  return {
+    config: `${readFileSync(peer.injectConfig, 'utf8')}\nnativeSidecars: ${options.nativeSidecars}\n`,
+    values: JSON.stringify({ ...values, meshConfig: mesh, istioPostProcessing: true }, null, 2),
+  };
+}
+
+export function peerConfig(peer: IstioPeer, options: { nativeSidecars: boolean }): LoadedConfig {
+  const t = peerConfigTexts(peer, options);
+  return parseConfig(t.config, t.values, 'istio-peer');
+}
+
+/** The same config as a directory in the ConfigMap layout (`config`, `values`), for `serve --config`. */
+export function writePeerConfigDir(peer: IstioPeer, dir: string, options: { nativeSidecars: boolean }): string {
+  const t = peerConfigTexts(peer, options);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config'), t.config);
+  writeFileSync(join(dir, 'values'), t.values);
+  return dir;
 }
 
 /** Istio's answer for one document: its output, or the error it refused it with. */
