@@ -10,12 +10,12 @@
  */
 import { join } from 'node:path';
 import { findIstioPeer, ISTIO_MODULE_VERSION, writePeerConfigDir } from '../../src/testing/istio-peer.js';
-import { freePort, REPO_ROOT, spawnServer, waitReady, type SpawnedServer } from '../../src/testing/server-process.js';
+import type { SpawnedServer } from '../../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../../src/testing/load-client.js';
 import type { FixtureName } from '../fixtures.js';
 import { fixedRate, maxThroughput, WEBHOOK_PATH, type FixedRateResult, type Target, type ThroughputResult } from './load.js';
 import { interleave, p99Diff, rpsRatio } from './rounds.js';
-import { SERVER_CPUS, startServer, type CertFiles, type ServerSpec } from './servers.js';
+import { startCommand, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
 import type { Tools } from './tools.js';
 import type { Rounds, ServerName, Settings } from './types.js';
@@ -35,20 +35,16 @@ export interface IstioResults {
   error?: string;
 }
 
-async function startIstio(certs: CertFiles, peer: NonNullable<ReturnType<typeof findIstioPeer>>, body: Buffer): Promise<SpawnedServer> {
-  const port = await freePort();
-  const args = ['-port', String(port), '-cert', certs.cert, '-key', certs.key, '-inject-config', peer.injectConfig, '-values', peer.values, '-mesh', peer.mesh];
-  const spawnedAt = performance.now();
-  // Native sidecars on, as our config has them (istiod's "auto" on Kubernetes >= 1.33).
-  const server = spawnServer({ command: peer.injectorServer, args, cpus: SERVER_CPUS, cwd: REPO_ROOT, env: { ...process.env, ENABLE_NATIVE_SIDECARS: 'true' } });
-  server.port = port;
-  try {
-    await waitReady(server, body, { spawnedAt, path: WEBHOOK_PATH, intervalMs: 2 });
-  } catch (err) {
-    await server.stop(1000);
-    throw err;
-  }
-  return server;
+function startIstio(certs: CertFiles, peer: NonNullable<ReturnType<typeof findIstioPeer>>, body: Buffer): Promise<SpawnedServer> {
+  return startCommand(
+    (port) => ({
+      command: peer.injectorServer,
+      args: ['-port', String(port), '-cert', certs.cert, '-key', certs.key, '-inject-config', peer.injectConfig, '-values', peer.values, '-mesh', peer.mesh],
+      // Native sidecars on, as our config has them (istiod's "auto" on Kubernetes >= 1.33).
+      env: { ...process.env, ENABLE_NATIVE_SIDECARS: 'true' },
+    }),
+    body,
+  );
 }
 
 async function patchOps(port: number, body: Buffer): Promise<number> {
