@@ -46,7 +46,7 @@ ldflags="-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION \
 build() { # name, package
   local name="$1" pkg="$2" t0
   if [ -x "$bin/$name" ]; then return 0; fi
-  echo "istio build: building $name ($pkg) ... (a cold istioctl build takes 10-20 minutes on 2 cores)" >&2
+  echo "istio build: building $name ($pkg) ... (a cold istioctl build takes minutes)" >&2
   t0=$(date +%s)
   mkdir -p "$bin"
   # -mod=readonly: the committed go.sum is the pin; a missing entry is an error, never a silent update.
