@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { injectChecked, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
+import { InjectorError } from '../errors.js';
 import type { JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
 import { istioPostProcessingEnabled } from './istio-postprocess.js';
@@ -106,6 +107,22 @@ describe("Istio's post-processing", () => {
     // Istio's PrometheusScrapeConfiguration has no omitempty on scrape, path and port (found by the live peer).
     const onlyPort = injectChecked(pod({ annotations: { 'prometheus.io/port': '9102' } }), WEBHOOK, config);
     assert.equal(envOf(proxyOf(onlyPort.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"","port":"9102"}');
+    // Scrape targets (current Istio): the first sets port and path, a missing path is /metrics.
+    const targets = injectChecked(pod({ annotations: { 'prometheus.io/port': '1', 'prometheus.istio.io/scrape-targets': ' 9100 , 9102:/m' } }), WEBHOOK, config);
+    assert.equal(envOf(proxyOf(targets.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"/metrics","port":"9100","targets":[{"port":"9100","path":"/metrics"},{"port":"9102","path":"/m"}]}');
+    assert.equal(((targets.pod.metadata as Obj).annotations as Record<string, string>)['prometheus.istio.io/scrape-targets'], undefined);
+    // Ports Istio refuses to scrape fail the injection, naming the annotation.
+    for (const [annotations, want] of [
+      [{ 'prometheus.io/port': 'abc' }, /invalid prometheus scrape configuration: invalid port "abc" \(annotation prometheus\.io\/port\)/],
+      [{ 'prometheus.io/port': '15090' }, /port 15090 is reserved for Istio \(Envoy Prometheus/],
+      [{ 'prometheus.istio.io/scrape-targets': '8080,15021:/x' }, /invalid prometheus scrape targets: target port 15021 is reserved/],
+      [{ 'prometheus.istio.io/scrape-targets': '70000' }, /invalid target port "70000"/],
+    ] as const) {
+      assert.throws(() => injectPod(pod({ annotations: { ...annotations } }), WEBHOOK, config), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_ANNOTATION' && want.test(err.message));
+    }
+    // A target without a port: Istio ignores the annotation.
+    const ignored = injectChecked(pod({ annotations: { 'prometheus.istio.io/scrape-targets': ':/no-port' } }), WEBHOOK, config);
+    assert.equal(envOf(proxyOf(ignored.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, undefined);
     const off = injectChecked(pod({ annotations: { 'prometheus.io/scrape': 'false' } }), WEBHOOK, config);
     assert.equal(((off.pod.metadata as Obj).annotations as Record<string, string>)['prometheus.io/port'], undefined);
   });
