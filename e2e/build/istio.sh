@@ -61,7 +61,11 @@ build() { # name, package
 
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
 build istioctl istio.io/istio/istioctl/cmd/istioctl
+# The injector server is our code: rebuild it when its source or the module pins change.
+src_hash="$(cat "$here/istio/injector-server/"*.go "$here/istio/go.mod" "$here/istio/go.sum" | sha256sum | cut -c1-16)"
+if [ "$(cat "$bin/.istio-injector-server.src" 2>/dev/null)" != "$src_hash" ]; then rm -f "$bin/istio-injector-server"; fi
 build istio-injector-server ./injector-server
+echo "$src_hash" > "$bin/.istio-injector-server.src"
 
 # The three config files, from the ConfigMaps istioctl renders from its embedded charts (default
 # profile, revision "default"). Extracted by our own small Node script (no yq on the machine).
