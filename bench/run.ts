@@ -6,12 +6,13 @@
  * with the cache off (every request runs the core), and reports the median of the per-round
  * ratios to the anchor, every raw number, the server CPU share, and the anchor's spread (a run
  * whose anchor moved more than 10 % is flagged). Then cold start, RSS, F3, the CLI, and Pepr
- * 1.1.4 side by side. See bench/README.md for what each number means.
+ * 1.1.4 and Istio's own injector side by side. See bench/README.md for what each number means.
  *
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
  *                    [--rate 1000] [--cold 7] [--only cold,throughput,latency,f3,cli,pepr]
  *                    [--no-pepr] [--pepr-rate 200] [--no-build] [--no-install] [--write]
- *                    [--no-nocache] [--no-paced] [--ours-flag=--log-level=warn ...]
+ *                    [--no-nocache] [--no-paced] [--no-istio] [--istio-rate 100] [--ours-flag=--log-level=warn ...]
+ *   (--only istio: ours beside Istio's own injector, bench/lib/istio.ts; needs e2e/build/istio.sh)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -24,6 +25,7 @@ import { benchEnv } from './lib/env.js';
 import { fixedRate, maxThroughput, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
 import { measureCli, measureF3, measureHttp } from './lib/micro.js';
 import { runPepr } from './lib/pepr-run.js';
+import { runIstio } from './lib/istio.js';
 import { evaluateTargets, renderMarkdown, writeResultsFile } from './lib/report.js';
 import { coldStart, startServer, writeCertificate, type ServerSpec } from './lib/servers.js';
 import { median } from './lib/stats.js';
@@ -175,6 +177,10 @@ async function main(): Promise<void> {
     log('CLI inject -f M200 and M1000, cold processes');
     results.cli = { m200: measureCli(fx.m200, 200, join(work, 'm200.out.yaml')), m1000: measureCli(fx.m1000, 1000, join(work, 'm1000.out.yaml')) };
     log(`CLI: M200 ${results.cli.m200.medianMs.toFixed(0)} ms, M1000 ${results.cli.m1000.medianMs.toFixed(0)} ms (node -e 0: ${results.cli.m1000.baselineMs.toFixed(0)} ms)`);
+  }
+
+  if (want('istio') && !has('--no-istio')) {
+    results.istio = await runIstio({ tools, certs, anchor: anchorSpec, bodies, files: fx.reviews, settings, rate: num('--istio-rate', 100), work, log });
   }
 
   if (want('pepr')) {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mib } from '../../src/testing/proc-stats.js';
 import type { FixtureName } from '../fixtures.js';
 import type { FixedRateResult, ThroughputResult } from './load.js';
+import { renderIstio } from './istio-report.js';
 import { fmt, fmtInt, median } from './stats.js';
 import { SERVER_LABELS, type BenchResults, type Rounds, type ServerName, type TargetCheck } from './types.js';
 
@@ -59,16 +60,16 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
 
 const yes = (m: boolean | undefined): string => (m === undefined ? 'n/a' : m ? 'met' : '**missed**');
 
-function tp(x: ThroughputResult): string {
+export function tp(x: ThroughputResult): string {
   return `${fmtInt(x.rps)} (cpu ${fmt(x.serverCpu)}, p50 ${fmt(x.p50Ms)} / p99 ${fmt(x.p99Ms)} ms${x.errors > 0 ? `, **${x.errors} errors**` : ''})`;
 }
 
-function fr(x: FixedRateResult): string {
+export function fr(x: FixedRateResult): string {
   return `${fmt(x.p50Ms)} / ${fmt(x.p99Ms)} / ${fmt(x.p999Ms)} / ${fmt(x.maxMs)} (at ${fmtInt(x.achievedRps)}/s, cpu ${fmt(x.serverCpu)}${x.non200 > 0 ? `, **${x.non200} non-200**` : ''})`;
 }
 
 /** One row per server, one column per round, then the median comparison with the anchor. */
-function roundsTable<T>(x: Rounds<T>, show: (v: T) => string, vs: (v: number) => string): string[] {
+export function roundsTable<T>(x: Rounds<T>, show: (v: T) => string, vs: (v: number) => string): string[] {
   const names = Object.keys(x.rounds[0] ?? {}) as ServerName[];
   const head = `| Server | ${x.rounds.map((_, i) => `Round ${i + 1}`).join(' | ')} | vs anchor (median) |`;
   const rows = names.map((n) => `| ${SERVER_LABELS[n]} | ${x.rounds.map((r) => (r[n] !== undefined ? show(r[n]!) : 'n/a')).join(' | ')} | ${n === 'anchor' ? '' : `**${vs(x.vsAnchor[n] ?? Number.NaN)}**`} |`);
@@ -141,6 +142,7 @@ export function renderMarkdown(r: BenchResults): string {
     if (p.latency) L.push(`Fixed rate ${s.peprRate}/s, F1:`, '', ...roundsTable(p.latency, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`), '');
     L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its deliberate 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
   }
+  if (r.istio) L.push(...renderIstio(r.istio));
   if (r.notes.length > 0) L.push('Notes:', '', ...r.notes.map((n) => `- ${n}`), '');
   return L.join('\n');
 }

@@ -53,10 +53,19 @@ function commandFor(spec: ServerSpec, port: number): { command: string; args: st
 
 /** Spawn pinned to core 0, wait for the first 200 to `body`; `readyMs` is the cold start. */
 export async function startServer(spec: ServerSpec, body: Buffer, cpus: string | undefined = SERVER_CPUS): Promise<SpawnedServer> {
+  return startCommand((port) => commandFor(spec, port), body, cpus);
+}
+
+/** Any server command (given its port), started and checked the same way as ours and the anchor. */
+export async function startCommand(
+  command: (port: number) => { command: string; args: string[]; env?: NodeJS.ProcessEnv },
+  body: Buffer,
+  cpus: string | undefined = SERVER_CPUS,
+): Promise<SpawnedServer> {
   const port = await freePort();
-  const { command, args } = commandFor(spec, port);
+  const { command: cmd, args, env } = command(port);
   const spawnedAt = performance.now();
-  const server = spawnServer({ command, args, cpus, cwd: REPO_ROOT });
+  const server = spawnServer({ command: cmd, args, cpus, cwd: REPO_ROOT, env });
   server.port = port;
   try {
     await waitReady(server, body, { spawnedAt, path: WEBHOOK_PATH, intervalMs: 2 });

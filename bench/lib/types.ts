@@ -8,6 +8,7 @@ import type { BenchEnv } from './env.js';
 import type { FixedRateResult, ThroughputResult } from './load.js';
 import type { CliResult, F3Result, Timing } from './micro.js';
 import type { ColdStart } from './servers.js';
+import type { IstioResults } from './istio.js';
 
 export interface Settings {
   pairs: number;
@@ -36,13 +37,14 @@ export interface FixtureCheck {
 }
 
 /** The servers a round measures, in the order they run. */
-export type ServerName = 'anchor' | 'ours' | 'ours-nocache' | 'pepr';
+export type ServerName = 'anchor' | 'ours' | 'ours-nocache' | 'pepr' | 'istio';
 
 export const SERVER_LABELS: Record<ServerName, string> = {
   anchor: 'anchor',
   ours: 'ours, result cache on (replica pods)',
   'ours-nocache': 'ours, cache off (every pod new)',
   pepr: 'Pepr 1.1.4',
+  istio: "Istio's injector (pkg/kube/inject, Go)",
 };
 
 /** One measurement per server per round; rounds alternate the servers. */
@@ -89,6 +91,8 @@ export interface BenchResults {
   f3?: F3Result & { httpAnchor?: Timing };
   cli?: { m200: CliResult; m1000: CliResult };
   pepr?: PeprResults;
+  /** Ours beside Istio's own webhook handler, both with Istio's config (bench/lib/istio.ts). */
+  istio?: IstioResults;
   targets: TargetCheck[];
   notes: string[];
 }

@@ -63,7 +63,7 @@ describe('template data', () => {
     assert.equal(render('{{ annotation .ObjectMeta "sidecar.istio.io/interceptionMode" .ProxyConfig.InterceptionMode }}', POD), 'REDIRECT');
     assert.equal(render('{{ .ProxyConfig.HoldApplicationUntilProxyStarts.GetValue }}', POD), 'false');
     assert.equal(render('[{{ .ProxyConfig.GetTracing.GetTlsSettings.GetCaCertificates }}]', POD), '[]');
-    assert.equal(render('{{ .ProxyConfig.StatusPort }} {{ .ProxyConfig.Concurrency.GetValue }} {{ formatDuration .ProxyConfig.DrainDuration }}', POD), '15020 2 45s');
+    assert.equal(render('{{ .ProxyConfig.StatusPort }} {{ .ProxyConfig.Concurrency.GetValue }} {{ formatDuration .ProxyConfig.DrainDuration }}', POD), '15020 0 45s');
     const annotated: JsonObject = { metadata: { annotations: { 'proxy.istio.io/config': 'holdApplicationUntilProxyStarts: true\ninterceptionMode: TPROXY\ndrainDuration: 23s' } }, spec: { containers: [] } };
     assert.equal(render('{{ .ProxyConfig.HoldApplicationUntilProxyStarts.GetValue }} {{ .ProxyConfig.InterceptionMode }} {{ formatDuration .ProxyConfig.DrainDuration }}', annotated), 'true TPROXY 23s');
   });

@@ -154,10 +154,40 @@ export function goJson(goType: string, json: unknown): unknown {
   const known = new Set<string>();
   for (const [, jsonName, fieldType] of schema.fields) {
     known.add(jsonName);
-    if (Object.hasOwn(obj, jsonName) && obj[jsonName] !== undefined) put(jsonName, goJson(fieldType, obj[jsonName]));
+    const always = ALWAYS_WRITTEN.has(`${goType}.${jsonName}`);
+    const v = obj[jsonName];
+    if (!Object.hasOwn(obj, jsonName) || v === undefined || v === null) {
+      // A nil pointer without omitempty is written as null.
+      if (always && fieldType.startsWith('*')) put(jsonName, null);
+      continue;
+    }
+    if (!always && omittedWhenEmpty(fieldType, v)) continue;
+    put(jsonName, goJson(fieldType, v));
   }
   for (const k of Object.keys(obj)) if (!known.has(k)) put(k, obj[k]);
   return out;
+}
+
+/**
+ * Fields of the Kubernetes types whose JSON tag has no `omitempty` (all others have it): Go
+ * writes them even when zero or nil.
+ */
+const ALWAYS_WRITTEN = new Set([
+  'v1.Container.name', 'v1.EphemeralContainer.name', 'v1.EnvVar.name', 'v1.ContainerPort.containerPort',
+  'v1.VolumeMount.name', 'v1.VolumeMount.mountPath', 'v1.HTTPGetAction.port', 'v1.TCPSocketAction.port',
+  'v1.GRPCAction.port', 'v1.GRPCAction.service', 'v1.HTTPHeader.name', 'v1.HTTPHeader.value', 'v1.Volume.name',
+  'v1.LocalObjectReference.name', 'v1.SeccompProfile.type',
+]);
+
+/** encoding/json's omitempty: false, 0, "", and empty slices and maps are left out; pointers and structs are not. */
+function omittedWhenEmpty(goType: string, v: unknown): boolean {
+  if (goType.startsWith('*') || goType === 'intstr.IntOrString' || goType === 'resource.Quantity') return false;
+  if (goType.startsWith('[]')) return Array.isArray(v) && v.length === 0;
+  if (goType.startsWith('map[')) return isPlainObject(v) && Object.keys(v).length === 0;
+  if (goType === 'string') return v === '';
+  if (goType === 'bool') return v === false;
+  if (INT_TYPES.has(goType) || goType === 'int' || goType.startsWith('float')) return v === 0;
+  return false;
 }
 
 /** Go field name for a JSON name where Kubernetes' Go types use an initialism. */

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { injectChecked, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
+import { InjectorError } from '../errors.js';
 import type { JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
 import { istioPostProcessingEnabled } from './istio-postprocess.js';
@@ -74,16 +75,26 @@ describe("Istio's post-processing", () => {
     assert.equal(
       envOf(proxyOf(r.pod)).ISTIO_KUBE_APP_PROBERS,
       '{"/app-health/app/livez":{"tcpSocket":{"port":9000}},"/app-health/app/readyz":{"httpGet":{"path":"/ready","port":8080,"scheme":"HTTPS"},"timeoutSeconds":5},' +
-        '"/app-health/app/startupz":{"grpc":{"port":9090}},"/app-lifecycle/app/prestopz":{"httpGet":{"path":"/stop","port":8080}}}',
+        '"/app-health/app/startupz":{"grpc":{"port":9090,"service":null}},"/app-lifecycle/app/prestopz":{"httpGet":{"path":"/stop","port":8080}}}',
     );
   });
 
-  it('leaves probes alone when asked, and probes on ports excluded from interception', () => {
+  it('leaves probes alone when asked; otherwise rewrites them whatever their port, as current Istio does', () => {
     const off = injectChecked(pod({ annotations: { 'sidecar.istio.io/rewriteAppHTTPProbers': 'false' } }), WEBHOOK, config);
     assert.deepEqual(app(off.pod).livenessProbe, { tcpSocket: { port: 9000 } });
+    // istioctl kube-inject (the live peer) rewrites a probe on a port excluded from interception too.
     const excluded = injectChecked(pod({ annotations: { 'traffic.sidecar.istio.io/excludeInboundPorts': '9000' } }), WEBHOOK, config);
-    assert.deepEqual(app(excluded.pod).livenessProbe, { tcpSocket: { port: 9000 } });
-    assert.doesNotMatch(envOf(proxyOf(excluded.pod)).ISTIO_KUBE_APP_PROBERS as string, /livez/);
+    assert.deepEqual(app(excluded.pod).livenessProbe, { httpGet: { path: '/app-health/app/livez', port: 15020 } });
+    assert.match(envOf(proxyOf(excluded.pod)).ISTIO_KUBE_APP_PROBERS as string, /livez/);
+  });
+
+  it('records no prober already pointing at the agent, nor a named port the container does not declare', () => {
+    const atAgent = { name: 'side', image: 'x', readinessProbe: { httpGet: { path: '/', port: 15020 } }, livenessProbe: { tcpSocket: { port: 'nope' } }, startupProbe: { httpGet: { path: '/s', port: '8080' } } };
+    const r = injectChecked(pod({ more: [atAgent] }), WEBHOOK, config);
+    assert.doesNotMatch(envOf(proxyOf(r.pod)).ISTIO_KUBE_APP_PROBERS as string, /side/);
+    // ...but the probes themselves are still pointed at the agent.
+    const side = ((r.pod.spec as Obj).containers as Obj[]).find((c) => c.name === 'side')!;
+    assert.deepEqual(side.livenessProbe, { httpGet: { path: '/app-health/side/livez', port: 15020 } });
   });
 
   it('moves the app\'s prometheus annotations into the proxy and points scraping at the agent', () => {
@@ -93,6 +104,25 @@ describe("Istio's post-processing", () => {
     assert.equal(annotations['prometheus.io/path'], '/stats/prometheus');
     assert.equal(annotations['prometheus.io/scrape'], 'true');
     assert.equal(envOf(proxyOf(r.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"/m","port":"9102"}');
+    // Istio's PrometheusScrapeConfiguration has no omitempty on scrape, path and port (found by the live peer).
+    const onlyPort = injectChecked(pod({ annotations: { 'prometheus.io/port': '9102' } }), WEBHOOK, config);
+    assert.equal(envOf(proxyOf(onlyPort.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"","port":"9102"}');
+    // Scrape targets (current Istio): the first sets port and path, a missing path is /metrics.
+    const targets = injectChecked(pod({ annotations: { 'prometheus.io/port': '1', 'prometheus.istio.io/scrape-targets': ' 9100 , 9102:/m' } }), WEBHOOK, config);
+    assert.equal(envOf(proxyOf(targets.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"/metrics","port":"9100","targets":[{"port":"9100","path":"/metrics"},{"port":"9102","path":"/m"}]}');
+    assert.equal(((targets.pod.metadata as Obj).annotations as Record<string, string>)['prometheus.istio.io/scrape-targets'], undefined);
+    // Ports Istio refuses to scrape fail the injection, naming the annotation.
+    for (const [annotations, want] of [
+      [{ 'prometheus.io/port': 'abc' }, /invalid prometheus scrape configuration: invalid port "abc" \(annotation prometheus\.io\/port\)/],
+      [{ 'prometheus.io/port': '15090' }, /port 15090 is reserved for Istio \(Envoy Prometheus/],
+      [{ 'prometheus.istio.io/scrape-targets': '8080,15021:/x' }, /invalid prometheus scrape targets: target port 15021 is reserved/],
+      [{ 'prometheus.istio.io/scrape-targets': '70000' }, /invalid target port "70000"/],
+    ] as const) {
+      assert.throws(() => injectPod(pod({ annotations: { ...annotations } }), WEBHOOK, config), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_ANNOTATION' && want.test(err.message));
+    }
+    // A target without a port: Istio ignores the annotation.
+    const ignored = injectChecked(pod({ annotations: { 'prometheus.istio.io/scrape-targets': ':/no-port' } }), WEBHOOK, config);
+    assert.equal(envOf(proxyOf(ignored.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, undefined);
     const off = injectChecked(pod({ annotations: { 'prometheus.io/scrape': 'false' } }), WEBHOOK, config);
     assert.equal(((off.pod.metadata as Obj).annotations as Record<string, string>)['prometheus.io/port'], undefined);
   });
@@ -108,10 +138,11 @@ describe("Istio's post-processing", () => {
   });
 
   it("records a customised proxy in Istio's overrides annotation (Go JSON) and makes istio-init follow its user", () => {
-    const mine = { name: 'istio-proxy', image: 'auto', securityContext: { runAsUser: 1234 }, resources: { limits: { cpu: '3000m' } } };
+    // Go's omitempty: an empty env value, a false stdin and an empty args list are left out (found by the live peer).
+    const mine = { name: 'istio-proxy', image: 'auto', args: [], env: [{ name: 'EMPTY', value: '' }], stdin: false, securityContext: { runAsUser: 1234 }, resources: { limits: { cpu: '3000m' } } };
     const r = injectChecked(pod({ more: [mine] }), WEBHOOK, config);
     const annotations = (r.pod.metadata as Obj).annotations as Record<string, string>;
-    assert.equal(annotations['proxy.istio.io/overrides'], '{"containers":[{"name":"istio-proxy","resources":{"limits":{"cpu":"3"}},"securityContext":{"runAsUser":1234}}]}');
+    assert.equal(annotations['proxy.istio.io/overrides'], '{"containers":[{"name":"istio-proxy","env":[{"name":"EMPTY"}],"resources":{"limits":{"cpu":"3"}},"securityContext":{"runAsUser":1234}}]}');
     const init = ((r.pod.spec as Obj).initContainers as Obj[])[0];
     assert.deepEqual(init.args, ['istio-iptables', '-u', '1234']);
   });

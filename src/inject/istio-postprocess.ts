@@ -25,6 +25,7 @@ import { isPlainObject, type JsonObject } from '../util/json.js';
 import { rewriteAppProbes } from './istio-probes.js';
 import type { MeshSettings } from './mesh-config.js';
 import { goJson } from './go-struct.js';
+import { checkScrapePorts, parseScrapeTargets, type ScrapeTarget } from './istio-scrape.js';
 import { canonicalQuantity } from './quantity.js';
 import { setMember } from './proto.js';
 import { ISTIO_OVERRIDES_ANNOTATION as OVERRIDES_ANNOTATION } from './strip.js';
@@ -33,7 +34,6 @@ export const ISTIO_PROXY = 'istio-proxy';
 const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
 const NETWORK_LABEL = 'topology.istio.io/network';
-const SCRAPE_TARGETS_ANNOTATION = 'prometheus.istio.io/scrape-targets';
 
 type Obj = Record<string, unknown>;
 
@@ -183,27 +183,22 @@ function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | und
     else if (s === 'prometheus_io_path') path = annotations[k];
   }
   if (port === target) return;
-  // Several scrape targets ("8080:/metrics,9100:/custom"): the first also fills port and path.
-  const targets: { port: string; path: string }[] = [];
-  const targetsText = annotations[SCRAPE_TARGETS_ANNOTATION];
-  if (typeof targetsText === 'string') {
-    for (const item of targetsText.split(',')) {
-      const t = item.trim();
-      if (t === '') continue;
-      const colon = t.indexOf(':');
-      targets.push(colon < 0 ? { port: t, path: '' } : { port: t.slice(0, colon), path: t.slice(colon + 1) });
-    }
-    delete annotations[SCRAPE_TARGETS_ANNOTATION];
+  // Several scrape targets ("8080:/metrics,9100:/custom"): the first sets port and path too.
+  let targets: ScrapeTarget[] = [];
+  for (const k of Object.keys(annotations)) {
+    if (sanitize(k) !== 'prometheus_istio_io_scrape_targets') continue;
+    targets = parseScrapeTargets(annotations[k]) ?? [];
+    delete annotations[k];
   }
   if (targets.length > 0) {
-    port ??= targets[0].port;
-    path ??= targets[0].path;
+    port = targets[0].port;
+    path = targets[0].path;
   }
+  checkScrapePorts(targets, port, target);
   if (sidecar !== undefined && (scrape || port || path || targets.length > 0)) {
     // Istio's PrometheusScrapeConfiguration, in its field order.
-    const cfg: Record<string, unknown> = { scrape: scrape ?? '' };
-    if (path) cfg.path = path;
-    if (port) cfg.port = port;
+    // scrape, path and port have no omitempty: always written, "" when unset.
+    const cfg: Record<string, unknown> = { scrape: scrape ?? '', path: path ?? '', port: port ?? '' };
     if (targets.length > 0) cfg.targets = targets;
     const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
     env.push({ name: PROMETHEUS_ENV, value: JSON.stringify(cfg) });

@@ -6,8 +6,9 @@
  * `/app-lifecycle/<container>/{prestopz,poststartz}`), and the originals go, as JSON, into the
  * proxy's ISTIO_KUBE_APP_PROBERS env (named ports resolved to numbers). Off with annotation
  * `sidecar.istio.io/rewriteAppHTTPProbers: "false"` or values
- * `sidecarInjectorWebhook.rewriteAppHTTPProbe: false`. Ports excluded from interception
- * (`traffic.sidecar.istio.io/includeInboundPorts` / `excludeInboundPorts`) are left alone.
+ * `sidecarInjectorWebhook.rewriteAppHTTPProbe: false`. As in current Istio (checked against the
+ * live peer), every probe is rewritten whatever its port; the record skips only handlers already
+ * pointing at the agent and named ports the container does not declare.
  */
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import type { PostProcessContext } from './istio-postprocess.js';
@@ -45,72 +46,40 @@ function portOf(action: unknown): number | string | undefined {
   return typeof p === 'number' || typeof p === 'string' ? p : undefined;
 }
 
-/** Istio's inclusion map from the pod's include/exclude inbound-port annotations. */
-function portMap(annotations: Record<string, string>): Map<number, boolean> {
-  const include = annotations['traffic.sidecar.istio.io/includeInboundPorts'] ?? '';
-  const exclude = annotations['traffic.sidecar.istio.io/excludeInboundPorts'] ?? '';
-  const parse = (s: string) => {
-    const t = s.trim();
-    return /^\d+$/.test(t) && Number(t) <= 65535 ? Number(t) : 0;
-  };
-  const ports = new Map<number, boolean>();
-  if (include !== '' && include !== '*') {
-    for (const p of include.split(',')) if (parse(p) !== 0) ports.set(parse(p), true);
-    return ports;
-  }
-  if (exclude !== '') for (const p of exclude.split(',')) if (parse(p) !== 0) ports.set(parse(p), false);
-  return ports;
+/** A named port of the container itself (Istio's DumpAppProbers looks nowhere else). */
+function namedPort(c: Obj, name: string): number | undefined {
+  const ports = Array.isArray(c.ports) ? (c.ports as Obj[]) : [];
+  const p = ports.find((x) => isPlainObject(x) && x.name === name);
+  return p !== undefined && typeof p.containerPort === 'number' ? p.containerPort : undefined;
 }
 
-function isPortIncluded(port: number, ports: Map<number, boolean>): boolean {
-  const v = ports.get(port);
-  if (v !== undefined) return v;
-  for (const val of ports.values()) if (val) return false;
-  return true;
-}
-
-/** intstr IntVal: numbers are ints; strings have IntVal 0. */
-function intVal(p: number | string | undefined): number {
-  return typeof p === 'number' ? p : 0;
-}
-
-function namedPort(pod: JsonObject, name: string, container: string): number | undefined {
-  for (const list of ['containers', 'initContainers']) {
-    const c = containersOf(pod, list).find((x) => x.name === container);
-    if (c === undefined) continue;
-    const ports = Array.isArray(c.ports) ? (c.ports as Obj[]) : [];
-    const p = ports.find((x) => isPlainObject(x) && x.name === name);
-    return p !== undefined && typeof p.containerPort === 'number' && p.containerPort > 0 ? p.containerPort : undefined;
-  }
-  return undefined;
-}
-
-/** Prober as Istio stores it: {httpGet|tcpSocket|grpc, timeoutSeconds}, named ports resolved; undefined to skip. */
-function prober(pod: JsonObject, handler: unknown, container: string, ports: Map<number, boolean>, withTimeout: boolean): Obj | undefined {
+/**
+ * Prober as Istio records it: {httpGet|tcpSocket|grpc, timeoutSeconds} (that priority), named
+ * ports resolved; undefined to skip: no handler, a name the container does not declare (a
+ * numeric string is a name too, as intstr sees it), or a port that already is the agent's.
+ */
+function prober(c: Obj, handler: unknown, withTimeout: boolean, targetPort: number): Obj | undefined {
   if (!isPlainObject(handler)) return undefined;
   const timeout = withTimeout && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0 ? handler.timeoutSeconds : undefined;
-  if (withTimeout && isPlainObject(handler.grpc) && !isPlainObject(handler.httpGet) && !isPlainObject(handler.tcpSocket)) {
-    const port = typeof handler.grpc.port === 'number' ? handler.grpc.port : 0;
-    if (!isPortIncluded(port, ports)) return undefined;
-    const grpc: Obj = { port };
-    if (typeof handler.grpc.service === 'string') grpc.service = handler.grpc.service;
-    return timeout !== undefined ? { grpc, timeoutSeconds: timeout } : { grpc };
-  }
-  const kind = isPlainObject(handler.httpGet) ? 'httpGet' : isPlainObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
+  const kind = isPlainObject(handler.httpGet) ? 'httpGet' : isPlainObject(handler.tcpSocket) ? 'tcpSocket' : withTimeout && isPlainObject(handler.grpc) ? 'grpc' : undefined;
   if (kind === undefined) return undefined;
+  const withTimeoutOf = (action: Obj): Obj => (timeout !== undefined ? { [kind]: action, timeoutSeconds: timeout } : { [kind]: action });
   const action = handler[kind] as Obj;
+  if (kind === 'grpc') {
+    // GRPCAction.Service is a *string without omitempty: Go writes `"service":null` when unset.
+    return withTimeoutOf({ port: typeof action.port === 'number' ? action.port : 0, service: typeof action.service === 'string' ? action.service : null });
+  }
   const p = portOf(action);
   let port: number;
   if (typeof p === 'string') {
-    const resolved = namedPort(pod, p, container) ?? (/^-?\d+$/.test(p) ? Number(p) : undefined);
-    if (resolved === undefined || !isPortIncluded(resolved, ports)) return undefined;
+    const resolved = namedPort(c, p);
+    if (resolved === undefined) return undefined;
     port = resolved;
   } else {
     port = p ?? 0;
-    if (!isPortIncluded(port, ports)) return undefined;
+    if (port === targetPort) return undefined; // already rewritten
   }
-  const out: Obj = kind === 'httpGet' ? httpGetJson(action, port) : tcpJson(action, port);
-  return timeout !== undefined ? { [kind]: out, timeoutSeconds: timeout } : { [kind]: out };
+  return withTimeoutOf(kind === 'httpGet' ? httpGetJson(action, port) : tcpJson(action, port));
 }
 
 /** corev1.HTTPGetAction in Go's field order (path, port, host, scheme, httpHeaders). */
@@ -140,8 +109,8 @@ function urls(name: string) {
   };
 }
 
-/** Istio's DumpAppProbers: "" when there is nothing to record. */
-function dumpAppProbers(pod: JsonObject, ports: Map<number, boolean>): Record<string, Obj> {
+/** Istio's DumpAppProbers: init containers then containers, all but the proxy. */
+function dumpAppProbers(pod: JsonObject, targetPort: number): Record<string, Obj> {
   const out: Record<string, Obj> = {};
   for (const c of [...containersOf(pod, 'initContainers'), ...containersOf(pod, 'containers')]) {
     if (c.name === ISTIO_PROXY || typeof c.name !== 'string') continue;
@@ -149,12 +118,12 @@ function dumpAppProbers(pod: JsonObject, ports: Map<number, boolean>): Record<st
     const add = (key: string, p: Obj | undefined) => {
       if (p !== undefined) out[key] = p;
     };
-    add(u.readyz, prober(pod, c.readinessProbe, c.name, ports, true));
-    add(u.livez, prober(pod, c.livenessProbe, c.name, ports, true));
-    add(u.startupz, prober(pod, c.startupProbe, c.name, ports, true));
+    add(u.readyz, prober(c, c.readinessProbe, true, targetPort));
+    add(u.livez, prober(c, c.livenessProbe, true, targetPort));
+    add(u.startupz, prober(c, c.startupProbe, true, targetPort));
     if (isPlainObject(c.lifecycle)) {
-      add(u.prestopz, prober(pod, c.lifecycle.preStop, c.name, ports, false));
-      add(u.poststartz, prober(pod, c.lifecycle.postStart, c.name, ports, false));
+      add(u.prestopz, prober(c, c.lifecycle.preStop, false, targetPort));
+      add(u.poststartz, prober(c, c.lifecycle.postStart, false, targetPort));
     }
   }
   return out;
@@ -164,14 +133,6 @@ function sortedJson(probers: Record<string, Obj>): string {
   const sorted: Record<string, Obj> = {};
   for (const k of Object.keys(probers).sort()) sorted[k] = probers[k];
   return JSON.stringify(sorted);
-}
-
-/** The handler's port for shouldPatch*: IntVal of httpGet/tcpSocket port, or the gRPC port. */
-function handlerPort(h: Obj): number {
-  if (isPlainObject(h.httpGet)) return intVal(portOf(h.httpGet));
-  if (isPlainObject(h.tcpSocket)) return intVal(portOf(h.tcpSocket));
-  if (isPlainObject(h.grpc) && typeof h.grpc.port === 'number') return h.grpc.port;
-  return 0;
 }
 
 /** Point one probe or hook at the agent; returns the new handler or undefined to keep it. */
@@ -194,13 +155,13 @@ function convert(h: unknown, url: string, statusPort: number, allowGrpc: boolean
   return undefined;
 }
 
-function convertContainer(c: Obj, statusPort: number, ports: Map<number, boolean>): void {
+/** Istio's convertProbe: every HTTP, TCP and gRPC probe and HTTP/TCP hook, whatever its port. */
+function convertContainer(c: Obj, statusPort: number): void {
   if (typeof c.name !== 'string') return;
   const u = urls(c.name);
   for (const [field, url] of [['readinessProbe', u.readyz], ['livenessProbe', u.livez], ['startupProbe', u.startupz]] as const) {
     const probe = c[field];
     if (!isPlainObject(probe)) continue;
-    if (ports.size > 0 && !isPortIncluded(handlerPort(probe), ports)) continue;
     const next = convert(probe, url, statusPort, true);
     if (next !== undefined) c[field] = next;
   }
@@ -209,7 +170,6 @@ function convertContainer(c: Obj, statusPort: number, ports: Map<number, boolean
     for (const [field, url] of [['preStop', u.prestopz], ['postStart', u.poststartz]] as const) {
       const hook = lifecycle[field];
       if (!isPlainObject(hook)) continue;
-      if (!isPortIncluded(handlerPort(hook), ports)) continue;
       const next = convert(hook, url, statusPort, false);
       if (next !== undefined) lifecycle[field] = next;
     }
@@ -220,8 +180,8 @@ function convertContainer(c: Obj, statusPort: number, ports: Map<number, boolean
 /** Rewrite the app's probes (in place) and record the originals on the proxy. */
 export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Record<string, string>, ctx: PostProcessContext): void {
   if (!rewriteEnabled(annotations, ctx)) return;
-  const ports = portMap(annotations);
-  const probers = dumpAppProbers(pod, ports);
+  const meshStatusPort = typeof ctx.mesh.proxy.statusPort === 'number' ? ctx.mesh.proxy.statusPort : 15020;
+  const probers = dumpAppProbers(pod, meshStatusPort);
   if (Object.keys(probers).length > 0) {
     const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
     const value = sortedJson(probers);
@@ -230,11 +190,11 @@ export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Rec
     else env.push({ name: APP_PROBERS_ENV, value });
     sidecar.env = env;
   }
-  let statusPort = typeof ctx.mesh.proxy.statusPort === 'number' ? ctx.mesh.proxy.statusPort : 15020;
+  let statusPort = meshStatusPort;
   const fromAnnotation = annotations['status.sidecar.istio.io/port'];
   if (fromAnnotation !== undefined) statusPort = /^-?\d+$/.test(fromAnnotation) ? Number(fromAnnotation) : 0;
   for (const list of ['containers', 'initContainers']) {
-    for (const c of containersOf(pod, list)) if (c.name !== ISTIO_PROXY) convertContainer(c, statusPort, ports);
+    for (const c of containersOf(pod, list)) if (c.name !== ISTIO_PROXY) convertContainer(c, statusPort);
   }
 }
 

@@ -43,6 +43,19 @@ describe("Istio's annotation validation", () => {
     assert.match(problem({ 'readiness.status.sidecar.istio.io/failureThreshold': '-1' })!, /failureThreshold/);
   });
 
+  it('checks the proxy resource and interface annotations as current Istio does (found by the live peer)', () => {
+    const ok = { 'sidecar.istio.io/proxyCPU': '100m', 'sidecar.istio.io/proxyMemory': '1.5Gi', 'sidecar.istio.io/proxyCPULimit': '2', 'sidecar.istio.io/proxyMemoryLimit': '1e9', 'traffic.sidecar.istio.io/kubevirtInterfaces': 'net1, net-2' };
+    assert.equal(problem(ok), undefined);
+    assert.equal(
+      problem({ 'sidecar.istio.io/proxyMemory': 'lots' }),
+      "invalid value 'lots' for annotation 'sidecar.istio.io/proxyMemory': quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    );
+    assert.match(problem({ 'sidecar.istio.io/proxyCPU': '1Ki2' })!, /unable to parse quantity's suffix/);
+    assert.match(problem({ 'sidecar.istio.io/proxyCPU': '1\n' })!, /control characters/);
+    assert.match(problem({ 'traffic.sidecar.istio.io/excludeInterfaces': 'eth0,,eth1' })!, /empty interface name/);
+    assert.match(problem({ 'istio.io/reroute-virtual-interfaces': '1net' })!, /contains invalid characters/);
+  });
+
   it('lists every invalid annotation at once', () => {
     const msg = problem({ 'sidecar.istio.io/interceptionMode': 'X', 'prometheus.istio.io/merge-metrics': 'maybe' })!;
     assert.match(msg, /^2 annotations are invalid:/);

@@ -56,7 +56,38 @@ function cidrList(v: string): string | undefined {
   return undefined;
 }
 
+/** resource.ParseQuantity's format check (validateResourceQuantity), with Go's error texts. */
+const quantity: Check = (v) => {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(v)) return 'value contains control characters';
+  const m = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(v);
+  if (m === null) return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  const suffix = m[2];
+  if (suffix !== '' && !/^(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][-+]?\d+)$/.test(suffix)) return "unable to parse quantity's suffix";
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(m[1])) return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  return undefined;
+};
+
+/** netutil.ValidateInterfaceNames (excludeInterfaces, kubevirtInterfaces, reroute-virtual-interfaces). */
+const interfaces: Check = (v) => {
+  if (v.length === 0) return undefined;
+  for (const raw of v.split(',')) {
+    const name = raw.trim();
+    if (name.length === 0) return 'empty interface name';
+    if (name.length > 15) return `interface name "${name}" too long (max 15 chars)`;
+    if (!/^[a-zA-Z][a-zA-Z0-9_.-]*$/.test(name)) return `interface name "${name}" contains invalid characters`;
+  }
+  return undefined;
+};
+
 const CHECKS: Record<string, Check> = {
+  'sidecar.istio.io/proxyCPU': quantity,
+  'sidecar.istio.io/proxyMemory': quantity,
+  'sidecar.istio.io/proxyCPULimit': quantity,
+  'sidecar.istio.io/proxyMemoryLimit': quantity,
+  'traffic.sidecar.istio.io/excludeInterfaces': interfaces,
+  'traffic.sidecar.istio.io/kubevirtInterfaces': interfaces,
+  'istio.io/reroute-virtual-interfaces': interfaces,
   'sidecar.istio.io/interceptionMode': (v) => (['REDIRECT', 'TPROXY', 'NONE'].includes(v) ? undefined : `interceptionMode invalid, use REDIRECT,TPROXY,NONE: ${v}`),
   'status.sidecar.istio.io/port': (v) => {
     const e = parsePort(v);

@@ -17,6 +17,14 @@ describe('mesh and proxy config', () => {
     assert.deepEqual(pod.object.toJSON(), { drainDuration: '10s', concurrency: 4, proxyMetadata: { A: '1', B: '2' } });
   });
 
+  it('current Istio has no concurrency or tracing default: an explicit concurrency 2 stays in the cleaned proxy config', () => {
+    // Found by differential testing against istioctl kube-inject (PROXY_CONFIG kept {"concurrency":2}).
+    const s = meshSettings(defaultConfigWith({}));
+    assert.equal(s.proxy.concurrency, undefined);
+    assert.equal(s.proxy.tracing, undefined);
+    assert.deepEqual(podProxyConfig(s, 'concurrency: 2').object.toJSON(), { concurrency: 2 });
+  });
+
   it('an invalid proxy.istio.io/config is SI_INJECT_ANNOTATION naming the annotation and the field', () => {
     for (const [text, want] of [
       ['{', /not valid YAML or JSON/],

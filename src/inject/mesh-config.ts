@@ -156,7 +156,11 @@ export const MESH_CONFIG_SCHEMA: MessageSchema = {
   ],
 };
 
-/** Istio's DefaultProxyConfig (pkg/config/mesh), in protojson. */
+/**
+ * Istio's DefaultProxyConfig (pkg/config/mesh), in protojson. Current Istio sets no concurrency
+ * and no tracing default (older releases had 2 and a zipkin address; the live peer showed a pod's
+ * explicit `concurrency: 2` kept in PROXY_CONFIG, which only holds with no default).
+ */
 export const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
   configPath: './etc/istio/proxy',
   binaryPath: '/usr/local/bin/envoy',
@@ -164,10 +168,8 @@ export const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = Object.fr
   drainDuration: '45s',
   terminationDrainDuration: '5s',
   proxyAdminPort: 15000,
-  concurrency: 2,
   controlPlaneAuthPolicy: 'MUTUAL_TLS',
   discoveryAddress: 'istiod.istio-system.svc:15012',
-  tracing: { zipkin: { address: 'zipkin.istio-system:9411' } },
   statNameLength: 189,
   statusPort: 15020,
 });

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the live Istio peer from a pinned istio.io/istio module version into a cache outside the
+# repository, keyed by that version (same build-once behaviour as e2e/build/build.sh):
+#   bin/istioctl                 the real istioctl (kube-inject is the differential-testing peer)
+#   bin/istio-injector-server    our small Go program serving Istio's own injection webhook handler
+#                                (pkg/kube/inject) over HTTPS, for the speed comparison
+#   config/inject-config.yaml    the istio-sidecar-injector ConfigMap's `config` key  } rendered by this
+#   config/values.json           the istio-sidecar-injector ConfigMap's `values` key  } istioctl's
+#   config/mesh.yaml             the istio ConfigMap's `mesh` key                     } `manifest generate`
+# Peer and config come from the same build, so they always match. Istio's files are never committed.
+#
+#   e2e/build/istio.sh           build what is missing, print the cache directory (bin/ and config/) last
+#   e2e/build/istio.sh --regen   rewrite the wrapper go.mod/go.sum from the pin below (maintainers)
+#
+# Pin: the conformance data in ../shared/conformance/istio is from Istio commit 86c9f01fd73
+# (2026-08-22). The module proxy has no pseudo-version for that commit; eed52ebb66ad (2026-08-27,
+# VERSION file 1.31) is the newest listed one and the one known to resolve cleanly, five days later.
+set -euo pipefail
+
+ISTIO_MODULE_VERSION=v0.0.0-20260827124520-eed52ebb66ad
+ISTIO_REVISION=eed52ebb66ad
+ISTIO_VERSION=1.31-dev # upstream's Makefile stamps $(cat VERSION)-dev on untagged builds
+
+here="$(cd "$(dirname "$0")" && pwd)"
+cache_root="${SIDECAR_INJECTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sidecar-injector}/e2e"
+dir="$cache_root/istio-$ISTIO_MODULE_VERSION"
+bin="$dir/bin"
+cfg="$dir/config"
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+
+die() { echo "istio build: $*" >&2; exit 1; }
+command -v go >/dev/null || die "Go is not installed (need Go 1.26+ and the Go module proxy)"
+
+if [ "${1:-}" = "--regen" ]; then
+  (cd "$here/istio"
+    printf 'module sidecar-injector.local/e2e/istio\n\ngo 1.26.0\n' > go.mod; rm -f go.sum
+    go get -tool "istio.io/istio/istioctl/cmd/istioctl@$ISTIO_MODULE_VERSION"
+    go mod tidy)
+fi
+
+ldflags="-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION \
+-X istio.io/istio/pkg/version.buildGitRevision=$ISTIO_REVISION \
+-X istio.io/istio/pkg/version.buildStatus=Clean \
+-X istio.io/istio/pkg/version.buildTag=$ISTIO_MODULE_VERSION"
+
+build() { # name, package
+  local name="$1" pkg="$2" t0
+  if [ -x "$bin/$name" ]; then return 0; fi
+  echo "istio build: building $name ($pkg) ... (a cold istioctl build takes minutes)" >&2
+  t0=$(date +%s)
+  mkdir -p "$bin"
+  # -mod=readonly: the committed go.sum is the pin; a missing entry is an error, never a silent update.
+  if ! (cd "$here/istio" && /usr/bin/time -f "%M" -o "$bin/.$name.maxrss" \
+        go build -mod=readonly -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg"); then
+    die "building $name failed; is the Go module proxy reachable? (go env GOPROXY: $(go env GOPROXY))"
+  fi
+  mv "$bin/$name.tmp" "$bin/$name"
+  echo "$name $(( $(date +%s) - t0 ))s maxrss_kb=$(cat "$bin/.$name.maxrss")" >> "$bin/BUILD-TIMES"
+  echo "istio build: $name done in $(( $(date +%s) - t0 ))s" >&2
+}
+
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+build istioctl istio.io/istio/istioctl/cmd/istioctl
+# The injector server is our code: rebuild it when its source or the module pins change.
+src_hash="$(cat "$here/istio/injector-server/"*.go "$here/istio/go.mod" "$here/istio/go.sum" | sha256sum | cut -c1-16)"
+if [ "$(cat "$bin/.istio-injector-server.src" 2>/dev/null)" != "$src_hash" ]; then rm -f "$bin/istio-injector-server"; fi
+build istio-injector-server ./injector-server
+echo "$src_hash" > "$bin/.istio-injector-server.src"
+
+# The three config files, from the ConfigMaps istioctl renders from its embedded charts (default
+# profile, revision "default"). Extracted by our own small Node script (no yq on the machine).
+if [ ! -s "$cfg/mesh.yaml" ] || [ ! -s "$cfg/values.json" ] || [ ! -s "$cfg/inject-config.yaml" ]; then
+  command -v node >/dev/null || die "node is needed to extract the config files"
+  mkdir -p "$cfg"
+  "$bin/istioctl" manifest generate --set profile=default > "$cfg/manifest.yaml.tmp" \
+    || die "istioctl manifest generate failed"
+  mv "$cfg/manifest.yaml.tmp" "$cfg/manifest.yaml"
+  (cd "$here/../.." && node --import tsx scripts/istio-extract-config.ts "$cfg/manifest.yaml" "$cfg") \
+    || die "extracting the ConfigMaps from $cfg/manifest.yaml failed"
+fi
+echo "$dir"
