@@ -11,6 +11,7 @@ import { register as registerInject } from './inject.js';
 import { register as registerUninject } from './uninject.js';
 import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
+import { register as registerStatus } from './status.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -22,4 +23,5 @@ export const COMMANDS: RegisterCommand[] = [
   registerUninject,
   registerExplain,
   registerManifests,
+  registerStatus,
 ];
