@@ -12,6 +12,7 @@ import { register as registerUninject } from './uninject.js';
 import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
 import { register as registerStatus } from './status.js';
+import { register as registerRestart } from './restart.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -24,4 +25,5 @@ export const COMMANDS: RegisterCommand[] = [
   registerExplain,
   registerManifests,
   registerStatus,
+  registerRestart,
 ];

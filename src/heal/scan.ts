@@ -26,6 +26,8 @@ export interface ScanOptions {
 
 export interface ScanResult {
   report: StatusReport;
+  /** What classified the pods: reused to judge the pods a restart creates. */
+  env: { config: LoadedConfig; scopes: WebhookScope[]; namespaceLabels: Map<string, Record<string, string>>; index: OwnerIndex };
   pods: ClassifiedPod[];
   /** What was assumed (e.g. no webhook configuration found): printed to stderr. */
   notes: string[];
@@ -119,5 +121,5 @@ export async function scanCluster(api: HealApi, config: LoadedConfig, options: S
   const labels = new Map(namespaces.map((n) => [nameOf(n), labelsOfObject(n)]));
   const index: OwnerIndex = { replicaSets: indexControllers(replicaSets.items), jobs: indexControllers(jobs.items) };
   const classified = classifyPods(pods.items, labels, scopes, index, config);
-  return { report: buildReport(classified), pods: classified, notes };
+  return { report: buildReport(classified), pods: classified, notes, env: { config, scopes, namespaceLabels: labels, index } };
 }
