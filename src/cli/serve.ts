@@ -15,8 +15,9 @@ import type { ConfigProvider } from '../admission/start.js';
 import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admission/defaults.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
+import { addReconcileOptions, type ReconcileCliOptions } from './serve-reconcile-options.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends Partial<ReconcileCliOptions> {
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -83,8 +84,7 @@ export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
 
 export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command, io: CliIO) => void {
   return (program, io) => {
-    program
-      .command('serve')
+    addReconcileOptions(program.command('serve'))
       .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
       .option('--config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
       .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')

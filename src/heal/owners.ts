@@ -55,14 +55,21 @@ export function workloadOf(pod: unknown, index: OwnerIndex): WorkloadRef {
   const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
   const podName = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? meta.generateName : '';
   const ref = controllerOf(pod);
-  if (ref === undefined) return { kind: 'Pod', name: podName, namespace, apiVersion: 'v1' };
+  if (ref === undefined) return withUid({ kind: 'Pod', name: podName, namespace, apiVersion: 'v1' }, typeof meta.uid === 'string' ? meta.uid : undefined);
   const parent = (map: ReadonlyMap<string, OwnerRef | undefined>, kind: string): WorkloadRef | undefined => {
     const up = map.get(`${namespace}/${ref.name}`);
-    return up !== undefined && up.kind === kind ? { kind, name: up.name, namespace, apiVersion: up.apiVersion } : undefined;
+    return up !== undefined && up.kind === kind ? withUid({ kind, name: up.name, namespace, apiVersion: up.apiVersion }, up.uid) : undefined;
   };
-  if (ref.kind === 'ReplicaSet') return parent(index.replicaSets, 'Deployment') ?? { kind: ref.kind, name: ref.name, namespace, apiVersion: ref.apiVersion };
-  if (ref.kind === 'Job') return parent(index.jobs, 'CronJob') ?? { kind: ref.kind, name: ref.name, namespace, apiVersion: ref.apiVersion };
-  return { kind: ref.kind, name: ref.name, namespace, apiVersion: ref.apiVersion };
+  const self = withUid({ kind: ref.kind, name: ref.name, namespace, apiVersion: ref.apiVersion }, ref.uid);
+  if (ref.kind === 'ReplicaSet') return parent(index.replicaSets, 'Deployment') ?? self;
+  if (ref.kind === 'Job') return parent(index.jobs, 'CronJob') ?? self;
+  return self;
+}
+
+function withUid(ref: WorkloadRef, uid: string | undefined): WorkloadRef {
+  if (ref.apiVersion === undefined) delete ref.apiVersion;
+  if (uid !== undefined) ref.uid = uid;
+  return ref;
 }
 
 export function workloadKey(w: WorkloadRef): string {

@@ -50,6 +50,7 @@ export function planRestart(report: StatusReport, options: PlanOptions): Restart
 function refOf(w: WorkloadEntry): WorkloadRef {
   const ref: WorkloadRef = { kind: w.kind, name: w.name, namespace: w.namespace };
   if (w.apiVersion !== undefined) ref.apiVersion = w.apiVersion;
+  if (w.uid !== undefined) ref.uid = w.uid;
   return ref;
 }
 

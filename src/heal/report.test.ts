@@ -15,9 +15,9 @@ describe('workloadOf', () => {
   const pod = (owners?: unknown[]) => obj('p', owners);
 
   it('Deployment via its ReplicaSet, CronJob via its Job, the rest as themselves, bare pods as Pod', () => {
-    assert.deepEqual(workloadOf(pod(ref('ReplicaSet', 'web-5d8f')), index), { kind: 'Deployment', name: 'web', namespace: 'shop', apiVersion: 'apps/v1' });
+    assert.deepEqual(workloadOf(pod(ref('ReplicaSet', 'web-5d8f')), index), { kind: 'Deployment', name: 'web', namespace: 'shop', apiVersion: 'apps/v1', uid: 'web-uid' });
     assert.equal(workloadOf(pod(ref('ReplicaSet', 'orphan-rs')), index).kind, 'ReplicaSet');
-    assert.deepEqual(workloadOf(pod(ref('Job', 'nightly-29012345')), index), { kind: 'CronJob', name: 'nightly', namespace: 'shop', apiVersion: 'batch/v1' });
+    assert.deepEqual(workloadOf(pod(ref('Job', 'nightly-29012345')), index), { kind: 'CronJob', name: 'nightly', namespace: 'shop', apiVersion: 'batch/v1', uid: 'nightly-uid' });
     assert.equal(workloadOf(pod(ref('Job', 'once')), index).kind, 'Job');
     assert.equal(workloadOf(pod(ref('StatefulSet', 'db')), index).kind, 'StatefulSet');
     assert.equal(workloadOf(pod(ref('DaemonSet', 'agent')), index).kind, 'DaemonSet');

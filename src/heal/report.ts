@@ -21,6 +21,7 @@ export interface WorkloadEntry {
   kind: string;
   name: string;
   apiVersion?: string;
+  uid?: string;
   /** The worst state among its pods: missing, stale, foreign, current, skipped. */
   state: PodState;
   counts: Record<PodState, number>;
@@ -56,6 +57,7 @@ export function buildReport(pods: readonly ClassifiedPod[]): StatusReport {
     if (w === undefined) {
       w = { namespace: p.workload.namespace, kind: p.workload.kind, name: p.workload.name, state: 'skipped', counts: zeroCounts(), details: [], pods: [] };
       if (p.workload.apiVersion !== undefined) w.apiVersion = p.workload.apiVersion;
+      if (p.workload.uid !== undefined) w.uid = p.workload.uid;
       byKey.set(key, w);
     }
     const c = p.classification;

@@ -61,6 +61,8 @@ export interface WorkloadRef {
   name: string;
   namespace: string;
   apiVersion?: string;
+  /** For Events (`kubectl describe` matches them by uid). */
+  uid?: string;
 }
 
 /** Workload kinds `restart` can roll through the restartedAt annotation. */
