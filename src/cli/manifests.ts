@@ -37,6 +37,7 @@ interface ManifestsFlags {
   logLevel: string;
   drainDelay: number;
   namespaceObject: boolean;
+  webhookUrl?: string;
   output?: string;
 }
 
@@ -84,6 +85,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--log-level <level>', 'server log level', 'info')
     .option('--drain-delay <seconds>', 'seconds the server keeps serving, not ready, after SIGTERM', integer(0, 60), 5)
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
+    .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
     .option('-o, --output <file>', 'write to FILE instead of stdout')
     .action(async (flags: ManifestsFlags) => runManifests(io, flags));
 }
@@ -116,6 +118,7 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     logLevel: flags.logLevel,
     drainDelaySeconds: flags.drainDelay,
     includeNamespace: flags.namespaceObject,
+    webhookUrl: flags.webhookUrl,
   };
   // Loaded here, not at the top: the generator pulls in X.509 and YAML code the rest of the CLI does not need.
   const { generateInstall } = await import('../install/index.js');

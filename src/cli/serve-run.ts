@@ -54,12 +54,13 @@ function devNotice(port: number, dev: { caPem: string; hosts: string[] }): strin
 }
 
 /** Start the caBundle reconciler when asked; it follows the served CA. */
-async function startReconciler(name: string, logger: Logger, metrics: WebhookMetrics) {
+async function startReconciler(name: string, resyncSeconds: number, logger: Logger, metrics: WebhookMetrics) {
   const cluster = await import('../cluster/index.js');
   const config = await cluster.loadInClusterConfig();
   const reconciler = new cluster.CaBundleReconciler({
     api: new cluster.KubeClient(config),
     webhookConfigName: name,
+    intervalMs: resyncSeconds * 1000,
     onEvent: (event) => {
       if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
       else if (event.type === 'failure') {
@@ -121,7 +122,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
     let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
     if (options.webhookConfig !== undefined) {
       if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
-      reconciler = await startReconciler(options.webhookConfig, logger, metrics);
+      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics);
     }
     // Called at startup (before the reconciler starts) and after every certificate reload.
     const onCertificate = (served: ServedCertificate): void => {

@@ -30,6 +30,8 @@ export interface ServeOptions extends Partial<ReconcileCliOptions> {
   logLevel: LogLevel;
   devHost?: string[];
   webhookConfig?: string;
+  /** Seconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
+  caBundleResync: number;
   drainDelay: number;
   shutdownTimeout: number;
   resultCacheEntries: number;
@@ -52,6 +54,12 @@ function parsePort(value: string): number {
 function parseSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 3600) throw new InvalidArgumentError('expected seconds, 0-3600');
+  return n;
+}
+
+function parsePositiveSeconds(value: string): number {
+  const n = parseSeconds(value);
+  if (n < 1) throw new InvalidArgumentError('expected seconds, 1-3600');
   return n;
 }
 
@@ -98,6 +106,7 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
       .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, parseLevel, 'info' as LogLevel)
       .option('--dev-host <host...>', 'extra DNS names or IPs for the development certificate (an address the apiserver can reach)')
       .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
+      .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
       .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
       .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
       .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)

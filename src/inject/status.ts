@@ -93,6 +93,7 @@ function readUndo(raw: unknown, key: string): UndoEntry[] {
       throw bad(key, `has an invalid undo entry ${i}`);
     }
     if (e.o !== undefined && (!Array.isArray(e.o) || e.o.some((n) => typeof n !== 'string'))) throw bad(key, `has an invalid undo entry ${i}`);
+    if (e.e !== undefined && e.e !== 1) throw bad(key, `has an invalid undo entry ${i}`);
     return e as unknown as UndoEntry;
   });
 }

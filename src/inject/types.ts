@@ -92,7 +92,10 @@ export interface InjectionStatus {
  * - `{p, v}`: set the member `p` to `v` (its value before injection), creating parents;
  * - `{p, n, v, i}`: put back the whole item named `n` of the list `p` at index `i`;
  * - `{p, n, s}` / `{p, n, s, v}`: inside the item named `n`, delete / set the member at pointer `s`;
- * - `{p, o}`: reorder the list `p` so the items named in `o` come in that order.
+ * - `{p, o}`: reorder the list `p` so the items named in `o` come in that order;
+ * - `{p, e: 1}`: delete the member `p` if it is an empty map or list. The injection created it;
+ *   whatever is left in it after the steps before was added by someone else since (the
+ *   ServiceAccount admission plugin's token volume, another webhook's annotation) and stays.
  */
 export interface UndoEntry {
   p: string;
@@ -101,6 +104,7 @@ export interface UndoEntry {
   v?: unknown;
   i?: number;
   o?: string[];
+  e?: 1;
 }
 
 export interface SkippedResult {

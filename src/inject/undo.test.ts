@@ -24,12 +24,33 @@ describe('undo', () => {
     };
     const entries = roundTrip(before, after);
     assert.deepEqual(entries, [
-      { p: '/metadata/annotations' },
+      { p: '/metadata/annotations/k' },
+      { p: '/metadata/annotations', e: 1 },
       { p: '/metadata/labels/m~0n' },
       { p: '/metadata/labels/app', v: 'a' },
       { p: '/spec/containers', n: 'a', s: '/env' },
       { p: '/spec/containers', o: ['a', 'b'] },
     ]);
+  });
+
+  it('a map or list the injection created is taken back member by member: what others added since stays (kube-apiserver e2e)', () => {
+    // Injected by `inject -f`, then the ServiceAccount admission plugin adds its token volume and
+    // another webhook an annotation before our webhook sees the pod again.
+    const before: JsonObject = { spec: { containers: [{ name: 'app' }] } };
+    const after: JsonObject = { metadata: { annotations: { ours: '1' } }, spec: { containers: [{ name: 'app' }], volumes: [] } };
+    const entries = roundTrip(before, after);
+    assert.deepEqual(entries, [{ p: '/metadata/annotations/ours' }, { p: '/metadata/annotations', e: 1 }, { p: '/metadata', e: 1 }, { p: '/spec/volumes', e: 1 }]);
+    const later: JsonObject = { metadata: { annotations: { ours: '1', theirs: '2' } }, spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] } };
+    const warnings: string[] = [];
+    applyUndo(later, entries, warnings);
+    assert.deepEqual(later, { metadata: { annotations: { theirs: '2' } }, spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] } });
+    assert.deepEqual(warnings, []);
+  });
+
+  it('a record from before `e` existed that deletes a whole named list keeps the items others added', () => {
+    const pod: JsonObject = { spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }], initContainers: [] } };
+    applyUndo(pod, [{ p: '/spec/volumes' }, { p: '/spec/initContainers' }], []);
+    assert.deepEqual(pod, { spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] } });
   });
 
   it('puts a whole removed user item back at its index (a customised sidecar)', () => {

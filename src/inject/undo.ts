@@ -95,7 +95,10 @@ function push(entries: UndoEntry[], item: ItemRef | undefined, ptr: string, valu
 
 function diffObject(before: Obj, after: Obj, ptr: string, entries: UndoEntry[], item: ItemRef | undefined): void {
   for (const k of Object.keys(after)) {
-    if (!Object.hasOwn(before, k)) push(entries, item, `${ptr}/${escapePointerToken(k)}`);
+    if (Object.hasOwn(before, k)) continue;
+    const child = `${ptr}/${escapePointerToken(k)}`;
+    if (item === undefined) created(child, after[k], entries);
+    else push(entries, item, child);
   }
   for (const k of Object.keys(before)) {
     const child = `${ptr}/${escapePointerToken(k)}`;
@@ -112,6 +115,23 @@ function diffObject(before: Obj, after: Obj, ptr: string, entries: UndoEntry[], 
     } else if (!deepEqual(b, a)) {
       push(entries, item, child, { v: b });
     }
+  }
+}
+
+/**
+ * A member the injection created. A map or a named list is taken back member by member and then
+ * removed only if nothing else was put in it since (a pod changed by later admission: the
+ * ServiceAccount plugin's token volume, another webhook's annotation); anything else whole.
+ */
+function created(ptr: string, value: unknown, entries: UndoEntry[]): void {
+  if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) created(`${ptr}/${escapePointerToken(key)}`, value[key], entries);
+    entries.push({ p: ptr, e: 1 });
+  } else if (Array.isArray(value) && (value.length === 0 || (NAMED_POINTERS.has(ptr) && namesOf(value) !== undefined))) {
+    for (const n of namesOf(value) ?? []) entries.push({ p: ptr, n });
+    entries.push({ p: ptr, e: 1 });
+  } else {
+    entries.push({ p: ptr });
   }
 }
 
@@ -163,6 +183,10 @@ export function applyUndo(pod: JsonObject, entries: readonly UndoEntry[], warnin
 
 function applyEntry(pod: Obj, e: UndoEntry): void {
   const tokens = parsePointer(e.p);
+  if (e.e === 1) {
+    pruneIfEmpty(pod, tokens);
+    return;
+  }
   if (e.n === undefined && e.o === undefined) {
     setOrDelete(pod, tokens, e);
     return;
@@ -203,8 +227,21 @@ function setOrDelete(root: Obj, tokens: string[], e: UndoEntry): void {
     if (e.v === undefined) return; // already absent
     throw new Error('its parent is not a map');
   }
-  if (e.v === undefined) delete parent[key];
-  else setMember(parent, key, cloneJson(e.v));
+  if (e.v === undefined) {
+    // A list the injection added holds only others' items once ours are removed by name
+    // (records written before `e` existed say "delete" for such lists): keep them.
+    const current = Object.hasOwn(parent, key) ? parent[key] : undefined;
+    if (Array.isArray(current) && current.length > 0 && NAMED_POINTERS.has(`/${tokens.map(escapePointerToken).join('/')}`)) return;
+    delete parent[key];
+  } else setMember(parent, key, cloneJson(e.v));
+}
+
+function pruneIfEmpty(root: Obj, tokens: string[]): void {
+  const parent = walk(root, tokens.slice(0, -1), false);
+  const key = tokens[tokens.length - 1];
+  if (parent === undefined || key === undefined || !Object.hasOwn(parent, key)) return;
+  const v = parent[key];
+  if ((Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0)) delete parent[key];
 }
 
 /** The map at `tokens`, creating missing (or null) maps on the way when `create`. */

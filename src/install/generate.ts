@@ -62,6 +62,8 @@ export async function generateInstall(request: InstallRequest = {}): Promise<Gen
 
 /** The objects in apply order. */
 export function buildInstallObjects(ctx: InstallContext, options: { includeNamespace?: boolean } = {}): KubeObject[] {
+  // URL mode: the server runs outside the cluster, so the webhook configuration is all there is.
+  if (ctx.options.webhookUrl !== undefined) return [mutatingWebhookConfiguration(ctx) as unknown as KubeObject];
   const out: unknown[] = [];
   if (options.includeNamespace !== false) out.push(namespaceObject(ctx));
   out.push(serviceAccount(ctx));

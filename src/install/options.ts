@@ -50,6 +50,12 @@ export interface InstallOptions {
   logLevel: string;
   /** Seconds the server keeps serving (not ready) after SIGTERM, so endpoints update first. */
   drainDelaySeconds: number;
+  /**
+   * URL mode: the webhook runs outside the cluster (a laptop, a VM) at this `https://` base URL,
+   * and the apiserver calls `<url>/inject` directly. Only the MutatingWebhookConfiguration is
+   * written; the certificate is issued for the URL's host.
+   */
+  webhookUrl?: string;
 }
 
 export const DEFAULT_NAME = 'sidecar-injector';
@@ -147,10 +153,38 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   }
   if (o.port === o.monitoringPort) throw usage('--port and --monitoring-port must differ');
   if (!Number.isInteger(o.drainDelaySeconds) || o.drainDelaySeconds < 0 || o.drainDelaySeconds > 60) throw usage('--drain-delay must be 0 to 60 seconds');
+  if (o.webhookUrl !== undefined) {
+    o.webhookUrl = webhookBaseUrl(o.webhookUrl);
+    // Nothing runs in the cluster to reconcile the caBundle or to be issued a certificate by cert-manager.
+    if (o.certMode === 'cert-manager') throw usage('--webhook-url and --cert-manager do not go together: cert-manager cannot issue a certificate for a server outside the cluster');
+    o.caBundleReconcile = false;
+  }
   return o;
 }
 
 /** The Secret the serving certificate lives in (the certs command's default name too). */
 export function tlsSecretName(name: string): string {
   return `${name}-tls`;
+}
+
+/**
+ * The apiserver's rules for `clientConfig.url` (admissionregistration validation): https only, a
+ * host, no user info, query or fragment. A trailing slash is dropped so `/inject` can be appended.
+ */
+export function webhookBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usage(`--webhook-url "${text}" is not a URL; expected e.g. https://192.0.2.10:9443`);
+  }
+  if (url.protocol !== 'https:') throw usage(`--webhook-url "${text}" must use https (the apiserver calls webhooks over TLS only)`);
+  if (url.username || url.password) throw usage(`--webhook-url "${text}" must not carry a user or password`);
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) throw usage(`--webhook-url "${text}" must not have a query or fragment`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The URL's host as a certificate SAN: an IP address (brackets dropped) or a DNS name. */
+export function webhookUrlHost(base: string): string {
+  return new URL(base).hostname.replace(/^\[(.*)\]$/, '$1');
 }

@@ -16,10 +16,11 @@ import {
   issueServingCert,
   loadCA,
   serviceDnsNames,
+  splitHosts,
   validateKeyPairFiles,
 } from '../certs/index.js';
 import { CertError, InjectorError } from '../errors.js';
-import type { InstallOptions } from './options.js';
+import { webhookUrlHost, type InstallOptions } from './options.js';
 
 import { TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 
@@ -55,7 +56,8 @@ function usage(message: string): InjectorError {
 }
 
 export async function installCertificates(o: InstallOptions, sources: CertificateSources = {}): Promise<InstallCertificates> {
-  const dnsNames = serviceDnsNames(o.name, o.namespace, o.clusterDomain);
+  // In URL mode the apiserver dials the URL's host (an IP address or a name), not the Service.
+  const dnsNames = o.webhookUrl !== undefined ? [webhookUrlHost(o.webhookUrl)] : serviceDnsNames(o.name, o.namespace, o.clusterDomain);
   if (o.certMode !== 'generate' && sources.certsDir !== undefined) throw usage('--certs-dir only goes with generated certificates; drop it, or drop --no-certs/--cert-manager');
   if (o.certMode !== 'none' && sources.caFile !== undefined) throw usage('--ca-file goes with --no-certs (your own Secret, signed by that CA)');
 
@@ -79,7 +81,7 @@ export async function installCertificates(o: InstallOptions, sources: Certificat
   const now = sources.now ?? new Date();
   if (sources.certsDir === undefined) {
     const ca = await generateCA({ now });
-    const leaf = await issueServingCert(ca, { dnsNames, now });
+    const leaf = await issueServingCert(ca, { ...splitHosts(dnsNames), now });
     return {
       source: 'generated',
       caPem: ca.certPem,
@@ -103,7 +105,7 @@ async function fromDirectory(dir: string, dnsNames: string[], now: Date): Promis
   }
   if (ca === undefined) {
     const fresh = await generateCA({ now });
-    const leaf = await issueServingCert(fresh, { dnsNames, now });
+    const leaf = await issueServingCert(fresh, { ...splitHosts(dnsNames), now });
     await writeFiles(dir, [
       [CA_CERT_FILE, fresh.certPem, 0o644],
       [CA_KEY_FILE, fresh.keyPem, 0o600],
@@ -126,7 +128,7 @@ async function fromDirectory(dir: string, dnsNames: string[], now: Date): Promis
   if (existing.ok && existing.notAfter.getTime() - now.getTime() > LEAF_RENEW_BEFORE_DAYS * DAY_MS) {
     return { source: 'reused', caPem, certPem: existing.certPem, keyPem: existing.keyPem, caBundle: caBundleFor(caPem), dnsNames, notes: [] };
   }
-  const leaf = await issueServingCert(ca, { dnsNames, now });
+  const leaf = await issueServingCert(ca, { ...splitHosts(dnsNames), now });
   await writeFiles(dir, [
     [TLS_CERT_FILE, leaf.certPem, 0o644],
     [TLS_KEY_FILE, leaf.keyPem, 0o600],

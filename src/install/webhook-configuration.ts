@@ -4,7 +4,7 @@
  * definition of which pods reach us), each calling the Service's `/inject` on pod CREATE only.
  * `sideEffects: None` keeps dry-run requests working; `matchPolicy: Equivalent` also catches
  * pods sent through another API version; a short timeout keeps a slow webhook from stalling the
- * control plane.
+ * control plane. In URL mode the apiserver calls `<url>/inject` instead of the Service.
  */
 import type { MutatingWebhook, MutatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
 import { metadata, type InstallContext } from './context.js';
@@ -23,7 +23,9 @@ export function mutatingWebhookConfiguration(ctx: InstallContext): MutatingWebho
   const webhooks: MutatingWebhook[] = scopes.map((scope) => ({
     name: scope.name,
     clientConfig: {
-      service: { name: o.name, namespace: o.namespace, path: WEBHOOK_PATH, port: 443 },
+      ...(o.webhookUrl !== undefined
+        ? { url: `${o.webhookUrl}${WEBHOOK_PATH}` }
+        : { service: { name: o.name, namespace: o.namespace, path: WEBHOOK_PATH, port: 443 } }),
       ...(ctx.certs.caBundle !== undefined ? { caBundle: ctx.certs.caBundle } : {}),
     },
     rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],

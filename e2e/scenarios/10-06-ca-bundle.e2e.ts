@@ -1,0 +1,117 @@
+/**
+ * Scenario 8 of the control-plane issue: the caBundle reconciler (`serve --webhook-config`)
+ * under the real RBAC that `manifests` generates, with a ServiceAccount token, not the admin.
+ * serve runs as in a pod: in a private mount namespace with the token, the apiserver CA and the
+ * namespace mounted at the service-account path, and the KUBERNETES_SERVICE_* variables. It
+ * repairs a caBundle someone overwrote, and keeps the old CA during a rollover.
+ */
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { apply, cli, createNamespace, deleteNamespaces, getJson, kubectl, waitFor, type Obj } from '../lib/kube.js';
+import { metric, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
+import { ENABLED, SIDECAR } from '../lib/injected.js';
+
+const NAME = 'e2e-rec';
+const PROBE = 'e2e-rec-probe';
+const SA_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+const isRoot = process.getuid?.() === 0;
+let hook: RunningWebhook | undefined;
+let saDir: string;
+const clusterObjects: Obj[] = [];
+
+/** The CAs in a webhook's caBundle, as fingerprints. */
+function bundleFingerprints(caBundle: string | undefined): string[] {
+  const pem = Buffer.from(caBundle ?? '', 'base64').toString('utf8');
+  return (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((p) => new X509Certificate(p).fingerprint256);
+}
+const fingerprint = async (file: string): Promise<string> => new X509Certificate(await readFile(file)).fingerprint256;
+const bundles = async (): Promise<string[][]> =>
+  ((await getJson(['mutatingwebhookconfiguration', NAME])).webhooks as Obj[]).map((w) => bundleFingerprints(w.clientConfig.caBundle));
+
+before(async () => {
+  if (!isRoot) return;
+  // RBAC, Namespace and ServiceAccount exactly as manifests generates them for an in-cluster install.
+  const objects = parseAllDocuments((await cli(['manifests', '--name', NAME, '--namespace', NAME])).stdout).map((d) => d.toJS() as Obj);
+  const wanted = objects.filter((o) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind));
+  assert.equal(wanted.length, 4, 'manifests writes the reconciler\'s Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding');
+  await kubectl(['delete', 'namespace', NAME, '--ignore-not-found', '--wait=true', '--timeout=120s']);
+  await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: wanted }));
+  clusterObjects.push(...wanted.filter((o) => o.kind.startsWith('Cluster')));
+  const sa = wanted.find((o) => o.kind === 'ServiceAccount')!;
+  await waitFor('the ServiceAccount', async () => (await kubectl(['-n', NAME, 'get', 'serviceaccount', sa.metadata.name], { allowFail: true })).code === 0);
+  const token = (await kubectl(['-n', NAME, 'create', 'token', sa.metadata.name, '--duration=1h'])).stdout.trim();
+  const kubeconfig = await readFile(process.env.KUBECONFIG!, 'utf8');
+  const caData = /certificate-authority-data: (\S+)/.exec(kubeconfig)![1]!;
+  const server = new URL(/server: (\S+)/.exec(kubeconfig)![1]!);
+  saDir = await mkdtemp(join(tmpdir(), 'si-e2e-sa-'));
+  await writeFile(join(saDir, 'token'), token);
+  await writeFile(join(saDir, 'ca.crt'), Buffer.from(caData, 'base64'));
+  await writeFile(join(saDir, 'namespace'), NAME);
+  await mkdir(SA_PATH, { recursive: true });
+  await createNamespace(PROBE, ENABLED);
+  hook = await startWebhook({
+    name: NAME,
+    serveArgs: ['--webhook-config', NAME, '--ca-bundle-resync', '1'],
+    env: { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port },
+    // As kubelet mounts it: the service-account volume at its fixed path, for this process only.
+    wrap: (command, args) => ['unshare', ['-m', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SA_PATH} && exec "$@"`, saDir, command, ...args]],
+  });
+  await waitUntilInjecting(PROBE, SIDECAR);
+});
+after(async () => {
+  await hook?.remove();
+  for (const o of clusterObjects) await kubectl(['delete', o.kind.toLowerCase(), o.metadata.name, '--ignore-not-found'], { allowFail: true });
+  await deleteNamespaces(NAME, PROBE);
+  if (saDir) await rm(saDir, { recursive: true, force: true });
+});
+
+test('scenario 8a: the reconciler works with the ServiceAccount token under the generated RBAC, which is least privilege', { skip: isRoot ? false : 'needs root for a private mount namespace (unshare -m)' }, async () => {
+  const as = ['--as', `system:serviceaccount:${NAME}:${NAME}`];
+  const can = async (...args: string[]) => (await kubectl(['auth', 'can-i', ...args, ...as], { allowFail: true })).stdout.trim();
+  assert.equal(await can('patch', `mutatingwebhookconfigurations/${NAME}`), 'yes');
+  assert.equal(await can('get', `mutatingwebhookconfigurations/${NAME}`), 'yes');
+  assert.equal(await can('patch', 'mutatingwebhookconfigurations/some-other-webhook'), 'no', 'only its own configuration');
+  assert.equal(await can('list', 'pods', '-A'), 'no');
+  await waitFor('a successful reconcile', async () =>
+    (await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'unchanged' })) + (await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'patched' })) > 0, 30_000);
+  assert.equal(await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'failure' }), 0, `no failed reconcile: ${hook!.output()}`);
+});
+
+test('scenario 8b: a caBundle someone overwrote is repaired', { skip: isRoot ? false : 'needs root' }, async () => {
+  const ours = await fingerprint(join(hook!.certsDir, 'ca.crt'));
+  const mwc = await getJson(['mutatingwebhookconfiguration', NAME]);
+  // Someone re-applies a configuration with a stranger's CA (here: the apiserver's).
+  const stranger = Buffer.from(await readFile(join(saDir, 'ca.crt'))).toString('base64');
+  const patch = (mwc.webhooks as Obj[]).map((_, i) => ({ op: 'replace', path: `/webhooks/${i}/clientConfig/caBundle`, value: stranger }));
+  await kubectl(['patch', 'mutatingwebhookconfiguration', NAME, '--type=json', '-p', JSON.stringify(patch)]);
+  assert.ok((await bundles()).every((b) => !b.includes(ours)), 'the overwrite took effect');
+  await waitFor('the reconciler to put our CA back', async () => (await bundles()).every((b) => b.includes(ours)), 30_000);
+  await waitUntilInjecting(PROBE, SIDECAR);
+});
+
+test('scenario 8c: during a CA rollover the bundle keeps the old CA next to the new one, and admissions keep working', { skip: isRoot ? false : 'needs root' }, async () => {
+  const dir = hook!.certsDir;
+  const oldCa = await fingerprint(join(dir, 'ca.crt'));
+  // A new CA and certificate for the same address, from manifests itself.
+  const fresh = await mkdtemp(join(tmpdir(), 'si-e2e-rollover-'));
+  try {
+    await cli(['manifests', '--webhook-url', hook!.url, '--certs-dir', fresh, '--name', NAME]);
+    const newCa = await fingerprint(join(fresh, 'ca.crt'));
+    assert.notEqual(newCa, oldCa);
+    // As a Secret update reaches a pod: every file replaced by a rename.
+    for (const f of ['tls.key', 'tls.crt', 'ca.crt']) {
+      await copyFile(join(fresh, f), join(dir, `.${f}.new`));
+      await rename(join(dir, `.${f}.new`), join(dir, f));
+    }
+    await waitFor('the bundle to hold the new CA and keep the old one', async () =>
+      (await bundles()).every((b) => b.includes(newCa) && b.includes(oldCa)), 60_000);
+    await waitUntilInjecting(PROBE, SIDECAR);
+  } finally {
+    await rm(fresh, { recursive: true, force: true });
+  }
+});
