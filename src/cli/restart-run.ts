@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectorError } from '../errors.js';
 import { classifyPod } from '../heal/classify.js';
 import { describePlan, planRestart } from '../heal/plan.js';
-import { rollOut, type RolloutOutcome } from '../heal/rollout.js';
+import { rollOut, settledTargets, type RolloutOutcome } from '../heal/rollout.js';
 import type { CliIO } from './io.js';
 import type { RestartCliOptions } from './restart.js';
 import { scanFromCli } from './status-run.js';
@@ -16,6 +16,11 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
   if (opts.yes === true && opts.dryRun === true) throw new InjectorError('SI_USAGE', '--dry-run and --yes exclude each other');
   const { api, scan } = await scanFromCli(io, opts);
   const plan = planRestart(scan.report, { stale: opts.stale === true, missing: opts.missing === true });
+  // A workload still rolling out its current template is not restarted again (that would only
+  // restart the rollout); it is reported with the rest.
+  const { ready, rolling } = await settledTargets(api, plan.restart);
+  plan.restart = ready;
+  for (const p of rolling) plan.reportOnly.push({ ...p, advice: 'still rolling out its current template: not restarted again (see kubectl rollout status)' });
   const dryRun = opts.yes !== true;
   if (dryRun) {
     if (opts.output === 'json') io.stdout(`${JSON.stringify({ kind: 'SidecarRestart', dryRun: true, plan }, null, 2)}\n`);

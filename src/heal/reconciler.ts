@@ -19,7 +19,7 @@ import type { HealApi } from './kube.js';
 import { indexControllers, workloadOf, workloadKey, type OwnerIndex } from './owners.js';
 import { planRestart } from './plan.js';
 import { buildReport, type ClassifiedPod, type StatusReport } from './report.js';
-import { rollOut, type RolloutOptions } from './rollout.js';
+import { rollOut, settledTargets, type RolloutOptions } from './rollout.js';
 import { isLive, labelsOfObject, nameOf, readScopes } from './scan.js';
 import { POD_STATES, type Classification } from './types.js';
 
@@ -185,36 +185,36 @@ export class PodReconciler {
     const now = Date.now();
     const cooldown = this.#o.restartCooldownMs ?? 30 * 60_000;
     const plan = planRestart(report, { stale: true, missing: true });
-    const due = plan.restart.filter((p) => now - (this.#restartedAt.get(workloadKey(p.workload)) ?? -Infinity) >= cooldown);
-    if (due.length === 0) return;
-    for (const p of due) this.#restartedAt.set(workloadKey(p.workload), now);
+    const candidates = plan.restart.filter((p) => now - (this.#restartedAt.get(workloadKey(p.workload)) ?? -Infinity) >= cooldown);
+    if (candidates.length === 0) return;
     const scopes = this.#scopes;
-    this.#rolling = rollOut(
-      due,
-      {
-        api: this.#o.api,
-        classify: (pod) => classifyPod(pod, { config, scopes, namespaceLabels: nsLabels.get((pod as { metadata?: { namespace?: string } }).metadata?.namespace ?? '') ?? {} }),
-        now: () => new Date(),
-        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-        log: (line) => this.#o.log('info', line),
-      },
-      this.#o.rollout,
-    )
-      .then((outcomes) => {
-        for (const o of outcomes) {
-          if (o.result === 'not-started') {
-            this.#restartedAt.delete(workloadKey(o.workload));
-            continue;
-          }
-          const why = due.find((d) => workloadKey(d.workload) === workloadKey(o.workload))?.why.join('; ') ?? '';
-          this.#o.recorder.record(
-            o.workload,
-            'SidecarRestarted',
-            `restarted (kubectl.kubernetes.io/restartedAt=${o.restartedAt ?? ''}) because ${why}: ${o.result}, ${o.detail}`,
-            o.result === 'progressed' ? 'Normal' : 'Warning',
-          );
+    const deps = {
+      api: this.#o.api,
+      classify: (pod: unknown) => classifyPod(pod, { config, scopes, namespaceLabels: nsLabels.get((pod as { metadata?: { namespace?: string } }).metadata?.namespace ?? '') ?? {} }),
+      now: () => new Date(),
+      sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+      log: (line: string) => this.#o.log('info', line),
+    };
+    this.#rolling = (async () => {
+      // A workload still rolling out (restarted by another replica, or by a person) is left alone.
+      const { ready, rolling } = await settledTargets(this.#o.api, candidates);
+      for (const p of [...ready, ...rolling]) this.#restartedAt.set(workloadKey(p.workload), now);
+      if (rolling.length > 0) this.#o.log('info', 'not restarting workloads that are still rolling out', { workloads: rolling.map((p) => workloadKey(p.workload)) });
+      const outcomes = await rollOut(ready, deps, this.#o.rollout);
+      for (const o of outcomes) {
+        if (o.result === 'not-started') {
+          this.#restartedAt.delete(workloadKey(o.workload));
+          continue;
         }
-      })
+        const why = ready.find((d) => workloadKey(d.workload) === workloadKey(o.workload))?.why.join('; ') ?? '';
+        this.#o.recorder.record(
+          o.workload,
+          'SidecarRestarted',
+          `restarted (kubectl.kubernetes.io/restartedAt=${o.restartedAt ?? ''}) because ${why}: ${o.result}, ${o.detail}`,
+          o.result === 'progressed' ? 'Normal' : 'Warning',
+        );
+      }
+    })()
       .catch((err: unknown) => this.#o.log('warn', 'restart failed', { error: String(err) }))
       .finally(() => {
         this.#rolling = undefined;

@@ -162,3 +162,30 @@ function annotation(obj: unknown, key: string): unknown {
   const meta = isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {};
   return isPlainObject(meta.annotations) ? meta.annotations[key] : undefined;
 }
+
+/**
+ * Whether a workload is still rolling out its current template: restarting it again would only
+ * restart the rollout (without a kubelet, or with pods that never get ready, it never ends).
+ */
+export function rolloutInProgress(obj: unknown): boolean {
+  if (!isPlainObject(obj) || !isPlainObject(obj.metadata)) return false;
+  const spec = isPlainObject(obj.spec) ? obj.spec : {};
+  const status = isPlainObject(obj.status) ? obj.status : {};
+  const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+  if (typeof obj.metadata.generation === 'number' && num(status.observedGeneration) < obj.metadata.generation) return true;
+  if (obj.kind === 'DaemonSet') return num(status.updatedNumberScheduled) < num(status.desiredNumberScheduled);
+  if (obj.kind === 'StatefulSet' && typeof status.updateRevision === 'string' && status.currentRevision !== status.updateRevision) return true;
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  return num(status.updatedReplicas) < replicas;
+}
+
+/** Split targets into those to restart now and those whose rollout is still in progress. */
+export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[] }> {
+  const ready: PlannedWorkload[] = [];
+  const rolling: PlannedWorkload[] = [];
+  for (const t of targets) {
+    const obj = await api.get(workloadPath(t.workload));
+    (rolloutInProgress(obj) ? rolling : ready).push(t);
+  }
+  return { ready, rolling };
+}

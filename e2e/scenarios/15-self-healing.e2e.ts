@@ -1,0 +1,275 @@
+/**
+ * Issue 15, part 4, items 1-3: self-healing on the real control plane.
+ * 1. Deployments created while the webhook was down (failurePolicy Ignore) show as missing;
+ *    `restart --missing --yes` restarts them and their new pods are injected.
+ * 2. A new sidecar image makes pods stale; `status` names the image change; `restart --stale
+ *    --yes` rolls one workload at a time (never more than --max-in-flight).
+ * 3. `serve --reconcile` in two processes: exactly one holds the Lease; when it stops the other
+ *    takes over; SidecarMissing and SidecarRestarted Events appear on the workload.
+ *
+ * Isolation on the shared cluster: the config renames the namespace label and the pod opt-in
+ * key (`i15-injection`, `i15.example.com/inject`) and the namespaces also carry
+ * `istio-injection: disabled`, so no other scenario's webhook touches these pods and ours
+ * touches nobody else's. There is no kubelet: pods stay Pending, and "progress" is the new
+ * template's pods being created and injected.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { cli, cliPath, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
+import { freePort, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
+import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
+
+const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease' };
+const LABELS = { 'i15-injection': 'enabled', 'istio-injection': 'disabled' };
+const OLD_TAG = '1.24.2';
+const NEW_TAG = '1.25.0';
+const hooks: RunningWebhook[] = [];
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+/** A config directory (`config` + `values`, as a mounted ConfigMap) with our own keys and the proxy tag. */
+async function configDir(tag: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'i15-heal-config-'));
+  dirs.push(dir);
+  await writeConfig(dir, tag);
+  return dir;
+}
+
+async function writeConfig(dir: string, tag: string): Promise<void> {
+  const root = new URL('../../defaults/', import.meta.url);
+  const config = await readFile(new URL('config.yaml', root), 'utf8');
+  const values = await readFile(new URL('values.yaml', root), 'utf8');
+  await writeFile(join(dir, 'config'), `${config}\ninjectionKeys:\n  namespaceLabel: i15-injection\n  inject: i15.example.com/inject\n`);
+  await writeFile(join(dir, 'values'), values.replace(`tag: "${OLD_TAG}"`, `tag: "${tag}"`));
+}
+
+const deployment = (name: string, replicas: number): Obj => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } },
+});
+
+async function create(ns: string, obj: Obj): Promise<void> {
+  await kubectl(['-n', ns, 'create', '-f', '-'], { input: JSON.stringify(obj) });
+}
+
+async function podsOf(ns: string, app: string, count: number): Promise<Obj[]> {
+  return waitFor(`${count} pods of ${app} in ${ns}`, async () => {
+    const list = await pods(ns, `app=${app}`);
+    return list.length >= count ? list : undefined;
+  }, 60_000, 300);
+}
+
+interface StatusJson {
+  summary: Record<string, number>;
+  workloads: { kind: string; name: string; state: string; counts: Record<string, number>; details: string[]; pods: { name: string; state: string; changes?: Obj[] }[] }[];
+}
+
+async function status(ns: string, config: string, webhook: string): Promise<{ code: number; report: StatusJson; stderr: string }> {
+  const r = await cli(['status', '-n', ns, '--config', config, '--webhook-config', webhook, '-o', 'json'], { allowFail: true });
+  return { code: r.code, report: JSON.parse(r.stdout) as StatusJson, stderr: r.stderr };
+}
+
+const workload = (report: StatusJson, kind: string, name: string) => {
+  const w = report.workloads.find((x) => x.kind === kind && x.name === name);
+  assert.ok(w, `${kind}/${name} in the report: ${JSON.stringify(report.workloads.map((x) => `${x.kind}/${x.name}`))}`);
+  return w;
+};
+
+before(async () => {
+  for (const ns of Object.values(NS)) await createNamespace(ns, LABELS);
+});
+
+after(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const h of hooks) await h.remove();
+  await deleteNamespaces(...Object.values(NS));
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+test('15.1: Deployments created while the webhook was down (Ignore) are missing; restart --missing --yes gives their new pods the sidecar', async () => {
+  const ns = NS.missing;
+  const config = await configDir(OLD_TAG);
+  const hook = await startWebhook({ name: 'i15-heal-missing', failurePolicy: 'Ignore', config });
+  hooks.push(hook);
+  await waitUntilInjecting(ns, SIDECAR);
+  await hook.stop();
+
+  await create(ns, deployment('web', 2));
+  await create(ns, deployment('api', 1));
+  await create(ns, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare', labels: { app: 'bare' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } });
+  for (const p of [...(await podsOf(ns, 'web', 2)), ...(await podsOf(ns, 'api', 1)), ...(await podsOf(ns, 'bare', 1))]) assertNotInjected(p);
+
+  const before = await status(ns, config, hook.name);
+  assert.equal(before.code, 9, `status exits 9 (SI_HEAL_DRIFT) when pods are missing: ${before.stderr}`);
+  assert.match(before.stderr, /SI_HEAL_DRIFT/);
+  assert.deepEqual(workload(before.report, 'Deployment', 'web').counts.missing, 2);
+  assert.deepEqual(workload(before.report, 'Deployment', 'api').counts.missing, 1);
+  assert.equal(workload(before.report, 'Pod', 'bare').state, 'missing');
+  const table = await cli(['status', '-n', ns, '--config', config, '--webhook-config', hook.name], { allowFail: true });
+  assert.match(table.stdout, /^WORKLOAD\s+PODS\s+CURRENT\s+STALE\s+MISSING/m);
+  assert.match(table.stdout, /^deployment\/web\s+2\s+0\s+0\s+2\s+0\s+0\s+missing\s+policy-enabled$/m);
+
+  const dry = await cli(['restart', '--missing', '-n', ns, '--config', config, '--webhook-config', hook.name]);
+  assert.match(dry.stdout, /would restart deployment\/web -n i15-heal-missing: 2 missing/);
+  assert.match(dry.stdout, /not restarted pod\/bare .*a bare pod/);
+  assert.match(dry.stdout, /dry run: nothing was changed/);
+  assert.equal((await pods(ns, 'app=web')).length, 2, 'the dry run changed nothing');
+
+  await hook.start();
+  await waitUntilInjecting(ns, SIDECAR);
+  const run = await cli(['restart', '--missing', '--yes', '-n', ns, '--config', config, '--webhook-config', hook.name, '--interval', '0s', '--timeout', '90s', '-o', 'json'], { timeoutMs: 200_000 });
+  const result = JSON.parse(run.stdout) as { outcomes: Obj[]; reportOnly: Obj[] };
+  assert.deepEqual(result.outcomes.map((o) => [o.workload.name, o.result]).sort(), [['api', 'progressed'], ['web', 'progressed']]);
+  assert.deepEqual(result.reportOnly.map((o) => o.workload.kind), ['Pod']);
+
+  for (const name of ['web', 'api']) {
+    const d = await getJson(['-n', ns, 'deployment', name]);
+    const restartedAt = d.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'] as string;
+    assert.match(restartedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'the annotation kubectl rollout restart writes');
+    const fresh = (await pods(ns, `app=${name}`)).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
+    assert.ok(fresh.length >= 1, `${name}: the new ReplicaSet created pods`);
+    for (const p of fresh) assertInjected(p, `${name}: a pod of the restarted Deployment`);
+  }
+  const afterwards = await status(ns, config, hook.name);
+  assert.ok(workload(afterwards.report, 'Deployment', 'web').counts.current >= 1, 'status sees the new pods as current');
+  await hook.remove();
+});
+
+test('15.2: a new sidecar image makes pods stale; status names the change; restart --stale rolls one workload at a time', async () => {
+  const ns = NS.stale;
+  const config = await configDir(OLD_TAG);
+  const hook = await startWebhook({ name: 'i15-heal-stale', failurePolicy: 'Fail', config });
+  hooks.push(hook);
+  await waitUntilInjecting(ns, SIDECAR);
+  const names = ['one', 'two', 'three'];
+  for (const n of names) await create(ns, deployment(n, 1));
+  for (const n of names) for (const p of await podsOf(ns, n, 1)) assertInjected(p);
+  const current = await status(ns, config, hook.name);
+  assert.equal(current.code, 0, `all current: exit 0 (${current.stderr})`);
+  assert.equal(current.report.summary.current, 3);
+
+  // The config changes (a new proxy image); the webhook serves it after a restart.
+  await writeConfig(config, NEW_TAG);
+  await hook.stop();
+  await hook.start();
+
+  const stale = await status(ns, config, hook.name);
+  assert.equal(stale.code, 9);
+  for (const n of names) {
+    const w = workload(stale.report, 'Deployment', n);
+    assert.equal(w.state, 'stale');
+    assert.ok(
+      w.details.includes(`containers/sidecar-proxy image docker.io/istio/proxyv2:${OLD_TAG} -> docker.io/istio/proxyv2:${NEW_TAG}`),
+      `the image change is shown: ${w.details.join(' | ')}`,
+    );
+  }
+
+  const run = await cli(['restart', '--stale', '--yes', '--max-in-flight', '1', '--interval', '0s', '--timeout', '90s', '-n', ns, '--config', config, '--webhook-config', hook.name, '-o', 'json'], { timeoutMs: 300_000 });
+  const outcomes = (JSON.parse(run.stdout) as { outcomes: Obj[] }).outcomes;
+  assert.deepEqual(outcomes.map((o) => o.result), ['progressed', 'progressed', 'progressed']);
+  // One at a time: each rollout started after the previous one had progressed.
+  const timeline = outcomes.map((o) => ({ start: Date.parse(o.startedAt), end: Date.parse(o.finishedAt) })).sort((a, b) => a.start - b.start);
+  for (let i = 1; i < timeline.length; i++) assert.ok(timeline[i].start >= timeline[i - 1].end, `rollout ${i} started before rollout ${i - 1} progressed`);
+  // And the cluster agrees: every new pod runs the new image, injected once.
+  for (const n of names) {
+    const d = await getJson(['-n', ns, 'deployment', n]);
+    const restartedAt = d.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
+    const fresh = (await pods(ns, `app=${n}`)).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
+    assert.ok(fresh.length >= 1, `${n}: new pods`);
+    for (const p of fresh) {
+      assertInjected(p);
+      assert.equal((p.spec.containers as Obj[]).find((c) => c.name === SIDECAR)!.image, `docker.io/istio/proxyv2:${NEW_TAG}`);
+    }
+  }
+  await hook.remove();
+});
+
+/** `serve --reconcile` (development certificate: it is not the webhook the apiserver calls). */
+async function reconciler(config: string, webhook: string): Promise<{ child: ChildProcess; identity: string; metrics: () => Promise<string>; output: () => string }> {
+  const port = await freePort();
+  const monitoring = await freePort();
+  const child = spawn(process.execPath, [cliPath(), 'serve', '--port', String(port), '--address', '127.0.0.1', '--monitoring-port', String(monitoring), '--log-level', 'info',
+    '--config', config, '--reconcile', '--reconcile-restart', '--reconcile-namespace', NS.lease, '--reconcile-lease-namespace', NS.lease, '--reconcile-lease', 'i15-heal',
+    '--reconcile-webhook-config', webhook, '--reconcile-restart-timeout', '60s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => { out = (out + c.toString()).slice(-50_000); });
+  child.stderr?.on('data', (c: Buffer) => { out = (out + c.toString()).slice(-50_000); });
+  const metrics = async (): Promise<string> => {
+    const res = await fetch(`http://127.0.0.1:${monitoring}/metrics`);
+    return res.text();
+  };
+  await waitFor('serve --reconcile to answer /metrics', async () => (await metrics().catch(() => '')).includes('sidecar_injector_reconcile_leader'), 30_000, 200);
+  return { child, identity: `${hostname()}_${child.pid}`, metrics, output: () => out };
+}
+
+const isLeader = async (r: { metrics: () => Promise<string> }) => /^sidecar_injector_reconcile_leader 1$/m.test(await r.metrics().catch(() => ''));
+
+async function sidecarEvents(ns: string, name: string): Promise<Obj[]> {
+  const list = await getJson(['-n', ns, 'events', '--field-selector', `involvedObject.kind=Deployment,involvedObject.name=${name}`]);
+  return (list.items as Obj[]).filter((e) => String(e.reason).startsWith('Sidecar'));
+}
+
+test('15.3: serve --reconcile in two processes: one Lease holder, takeover when it stops, Events on the workload', async () => {
+  const ns = NS.lease;
+  const config = await configDir(OLD_TAG);
+  const hook = await startWebhook({ name: 'i15-heal-lease', failurePolicy: 'Ignore', config });
+  hooks.push(hook);
+  await waitUntilInjecting(ns, SIDECAR);
+  await hook.stop();
+  await create(ns, deployment('shop', 2));
+  for (const p of await podsOf(ns, 'shop', 2)) assertNotInjected(p);
+  await hook.start();
+  await waitUntilInjecting(ns, SIDECAR);
+
+  const a = await reconciler(config, hook.name);
+  const b = await reconciler(config, hook.name);
+  const lease = () => getJson(['-n', ns, 'lease', 'i15-heal']);
+  const first = await waitFor('one replica to hold the Lease', async () => {
+    const [la, lb] = [await isLeader(a), await isLeader(b)];
+    if (la && lb) throw new Error('both replicas lead');
+    return la ? a : lb ? b : undefined;
+  }, 60_000, 300);
+  const second = first === a ? b : a;
+  assert.equal((await lease()).spec.holderIdentity, first.identity, 'the Lease names the leader');
+  assert.equal(await isLeader(second), false, 'exactly one leader');
+  assert.match(await first.metrics(), /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m);
+  assert.doesNotMatch(await second.metrics(), /^sidecar_injector_pods\{/m, 'the follower does not reconcile');
+
+  const events = await waitFor('SidecarMissing and SidecarRestarted on the Deployment', async () => {
+    const ev = await sidecarEvents(ns, 'shop');
+    const reasons = new Set(ev.map((e) => e.reason));
+    return reasons.has('SidecarMissing') && reasons.has('SidecarRestarted') ? ev : undefined;
+  }, 90_000, 500);
+  const uid = (await getJson(['-n', ns, 'deployment', 'shop'])).metadata.uid;
+  for (const e of events) {
+    assert.equal(e.involvedObject.uid, uid, 'the Event is on the Deployment itself');
+    assert.equal(e.reportingInstance, first.identity, 'recorded by the leader');
+  }
+  const restarted = events.find((e) => e.reason === 'SidecarRestarted')!;
+  assert.match(restarted.message, /progressed/);
+  const d = await getJson(['-n', ns, 'deployment', 'shop']);
+  const restartedAt = d.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
+  const fresh = (await pods(ns, 'app=shop')).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
+  assert.ok(fresh.length >= 1);
+  for (const p of fresh) assertInjected(p, 'a pod the reconcile leader restarted');
+
+  // The leader stops (SIGTERM releases the Lease); the other takes over and reports too.
+  const transitions = (await lease()).spec.leaseTransitions ?? 0;
+  const exited = new Promise((r) => first.child.once('exit', r));
+  first.child.kill('SIGTERM');
+  await exited;
+  assert.equal(first.child.exitCode, 0, `the leader shut down cleanly: ${first.output().slice(-2000)}`);
+  await waitFor('the other replica to take the Lease over', async () => (await isLeader(second)) && (await lease()).spec.holderIdentity === second.identity, 30_000, 300);
+  assert.equal((await lease()).spec.leaseTransitions, transitions + 1);
+  await waitFor('an Event from the new leader on the Deployment', async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reportingInstance === second.identity), 60_000, 500);
+  // It does not restart a Deployment whose rollout is still in progress (no kubelet: it never ends).
+  const restarts = (await sidecarEvents(ns, 'shop')).filter((e) => e.reason === 'SidecarRestarted');
+  assert.equal(restarts.length, 1, `restarted once: ${restarts.map((e) => `${e.reportingInstance}: ${e.message}`).join(' | ')}`);
+  second.child.kill('SIGTERM');
+  await hook.remove();
+});
