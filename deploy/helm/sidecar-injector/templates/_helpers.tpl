@@ -50,6 +50,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if and .Values.caBundleReconcile (not .Values.certManager.enabled) }}true{{ end -}}
 {{- end }}
 
+{{- define "si.healing" -}}
+{{- if or .Values.reconcile.enabled .Values.reconcile.restart }}true{{ end -}}
+{{- end }}
+
 {{- define "si.onError" -}}
 {{- .Values.onError | default (ternary "deny" "allow" (eq .Values.failurePolicy "Fail")) -}}
 {{- end }}
