@@ -6,6 +6,7 @@
  *    --yes` rolls one workload at a time (never more than --max-in-flight).
  * 3. `serve --reconcile` in two processes: exactly one holds the Lease; when it stops the other
  *    takes over; SidecarMissing and SidecarRestarted Events appear on the workload.
+ * And the webhook path's InjectionFailed Event on the Deployment of a pod it refused.
  *
  * Isolation on the shared cluster: the config renames the namespace label and the pod opt-in
  * key (`i15-injection`, `i15.example.com/inject`) and the namespaces also carry
@@ -23,7 +24,7 @@ import { cli, cliPath, createNamespace, deleteNamespaces, getJson, kubectl, pods
 import { freePort, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
 import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
 
-const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease' };
+const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed' };
 const LABELS = { 'i15-injection': 'enabled', 'istio-injection': 'disabled' };
 const OLD_TAG = '1.24.2';
 const NEW_TAG = '1.25.0';
@@ -271,5 +272,33 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   const restarts = (await sidecarEvents(ns, 'shop')).filter((e) => e.reason === 'SidecarRestarted');
   assert.equal(restarts.length, 1, `restarted once: ${restarts.map((e) => `${e.reportingInstance}: ${e.message}`).join(' | ')}`);
   second.child.kill('SIGTERM');
+  await hook.remove();
+});
+
+test('15.3b: the webhook (serve --reconcile) records InjectionFailed on the Deployment whose pod it refused', async () => {
+  const ns = NS.failed;
+  const config = await configDir(OLD_TAG);
+  const name = 'i15-heal-failed';
+  const hook = await startWebhook({
+    name, failurePolicy: 'Fail', config,
+    serveArgs: ['--reconcile', '--reconcile-namespace', ns, '--reconcile-lease-namespace', ns, '--reconcile-lease', name, '--reconcile-webhook-config', name],
+  });
+  hooks.push(hook);
+  await waitUntilInjecting(ns, SIDECAR);
+  const bad = deployment('bad', 1);
+  bad.spec.template.metadata.annotations = { 'inject.istio.io/templates': 'no-such-template' };
+  await create(ns, bad);
+  const event = await waitFor('InjectionFailed on the Deployment', async () => {
+    const list = await getJson(['-n', ns, 'events', '--field-selector', 'involvedObject.kind=Deployment,involvedObject.name=bad,reason=InjectionFailed']);
+    return (list.items as Obj[])[0];
+  }, 60_000, 500);
+  assert.match(event.message, /a pod was refused: SI_INJECT_TEMPLATE_MISSING: template "no-such-template"/);
+  assert.equal(event.involvedObject.uid, (await getJson(['-n', ns, 'deployment', 'bad'])).metadata.uid);
+  assert.equal(event.type, 'Warning');
+  // The ReplicaSet keeps retrying; the Event is recorded once, not once per retry.
+  await new Promise((r) => setTimeout(r, 3000));
+  const all = await getJson(['-n', ns, 'events', '--field-selector', 'involvedObject.name=bad,reason=InjectionFailed']);
+  assert.equal(all.items.length, 1, 'deduplicated');
+  assert.equal((await pods(ns, 'app=bad')).length, 0, 'no pod without its sidecar');
   await hook.remove();
 });
