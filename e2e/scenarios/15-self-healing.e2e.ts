@@ -20,11 +20,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { cli, cliPath, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
 import { freePort, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
 import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
 
-const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed' };
+const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac' };
+/** Cluster-scoped objects a scenario creates (deleted in after()). */
+const clusterObjects: string[] = [];
 const LABELS = { 'i15-injection': 'enabled', 'istio-injection': 'disabled' };
 const OLD_TAG = '1.24.2';
 const NEW_TAG = '1.25.0';
@@ -80,6 +83,25 @@ const workload = (report: StatusJson, kind: string, name: string) => {
   return w;
 };
 
+/** Our webhook for one scenario, with its own config directory, ready (the apiserver calls it). */
+async function webhookFor(ns: string, name: string, failurePolicy: 'Fail' | 'Ignore', serveArgs: string[] = []): Promise<{ hook: RunningWebhook; config: string }> {
+  const config = await configDir(OLD_TAG);
+  const hook = await startWebhook({ name, failurePolicy, config, serveArgs });
+  hooks.push(hook);
+  await waitUntilInjecting(ns, SIDECAR);
+  return { hook, config };
+}
+
+/** The pods a Deployment made from its current template (the restartedAt value restart wrote). */
+async function restartedPods(ns: string, name: string): Promise<Obj[]> {
+  const d = await getJson(['-n', ns, 'deployment', name]);
+  const restartedAt = d.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] as string | undefined;
+  assert.match(restartedAt ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, `${name}: the annotation kubectl rollout restart writes`);
+  const fresh = (await pods(ns, `app=${name}`)).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
+  assert.ok(fresh.length >= 1, `${name}: the new ReplicaSet created pods`);
+  return fresh;
+}
+
 before(async () => {
   for (const ns of Object.values(NS)) await createNamespace(ns, LABELS);
 });
@@ -87,16 +109,14 @@ before(async () => {
 after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const h of hooks) await h.remove();
+  for (const o of clusterObjects) await kubectl(['delete', o, '--ignore-not-found'], { allowFail: true });
   await deleteNamespaces(...Object.values(NS));
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
 test('15.1: Deployments created while the webhook was down (Ignore) are missing; restart --missing --yes gives their new pods the sidecar', async () => {
   const ns = NS.missing;
-  const config = await configDir(OLD_TAG);
-  const hook = await startWebhook({ name: 'i15-heal-missing', failurePolicy: 'Ignore', config });
-  hooks.push(hook);
-  await waitUntilInjecting(ns, SIDECAR);
+  const { hook, config } = await webhookFor(ns, 'i15-heal-missing', 'Ignore');
   await hook.stop();
 
   await create(ns, deployment('web', 2));
@@ -127,14 +147,7 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
   assert.deepEqual(result.outcomes.map((o) => [o.workload.name, o.result]).sort(), [['api', 'progressed'], ['web', 'progressed']]);
   assert.deepEqual(result.reportOnly.map((o) => o.workload.kind), ['Pod']);
 
-  for (const name of ['web', 'api']) {
-    const d = await getJson(['-n', ns, 'deployment', name]);
-    const restartedAt = d.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'] as string;
-    assert.match(restartedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'the annotation kubectl rollout restart writes');
-    const fresh = (await pods(ns, `app=${name}`)).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
-    assert.ok(fresh.length >= 1, `${name}: the new ReplicaSet created pods`);
-    for (const p of fresh) assertInjected(p, `${name}: a pod of the restarted Deployment`);
-  }
+  for (const name of ['web', 'api']) for (const p of await restartedPods(ns, name)) assertInjected(p, `${name}: a pod of the restarted Deployment`);
   const afterwards = await status(ns, config, hook.name);
   assert.ok(workload(afterwards.report, 'Deployment', 'web').counts.current >= 1, 'status sees the new pods as current');
   await hook.remove();
@@ -142,10 +155,7 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
 
 test('15.2: a new sidecar image makes pods stale; status names the change; restart --stale rolls one workload at a time', async () => {
   const ns = NS.stale;
-  const config = await configDir(OLD_TAG);
-  const hook = await startWebhook({ name: 'i15-heal-stale', failurePolicy: 'Fail', config });
-  hooks.push(hook);
-  await waitUntilInjecting(ns, SIDECAR);
+  const { hook, config } = await webhookFor(ns, 'i15-heal-stale', 'Fail');
   const names = ['one', 'two', 'three'];
   for (const n of names) await create(ns, deployment(n, 1));
   for (const n of names) for (const p of await podsOf(ns, n, 1)) assertInjected(p);
@@ -177,11 +187,7 @@ test('15.2: a new sidecar image makes pods stale; status names the change; resta
   for (let i = 1; i < timeline.length; i++) assert.ok(timeline[i].start >= timeline[i - 1].end, `rollout ${i} started before rollout ${i - 1} progressed`);
   // And the cluster agrees: every new pod runs the new image, injected once.
   for (const n of names) {
-    const d = await getJson(['-n', ns, 'deployment', n]);
-    const restartedAt = d.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
-    const fresh = (await pods(ns, `app=${n}`)).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
-    assert.ok(fresh.length >= 1, `${n}: new pods`);
-    for (const p of fresh) {
+    for (const p of await restartedPods(ns, n)) {
       assertInjected(p);
       assert.equal((p.spec.containers as Obj[]).find((c) => c.name === SIDECAR)!.image, `docker.io/istio/proxyv2:${NEW_TAG}`);
     }
@@ -190,12 +196,12 @@ test('15.2: a new sidecar image makes pods stale; status names the change; resta
 });
 
 /** `serve --reconcile` (development certificate: it is not the webhook the apiserver calls). */
-async function reconciler(config: string, webhook: string): Promise<{ child: ChildProcess; identity: string; metrics: () => Promise<string>; output: () => string }> {
+async function reconciler(config: string, webhook: string, where = { ns: NS.lease, lease: 'i15-heal', kubeconfig: process.env.KUBECONFIG }): Promise<{ child: ChildProcess; identity: string; metrics: () => Promise<string>; output: () => string }> {
   const port = await freePort();
   const monitoring = await freePort();
   const child = spawn(process.execPath, [cliPath(), 'serve', '--port', String(port), '--address', '127.0.0.1', '--monitoring-port', String(monitoring), '--log-level', 'info',
-    '--config', config, '--reconcile', '--reconcile-restart', '--reconcile-namespace', NS.lease, '--reconcile-lease-namespace', NS.lease, '--reconcile-lease', 'i15-heal',
-    '--reconcile-webhook-config', webhook, '--reconcile-restart-timeout', '60s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--config', config, '--reconcile', '--reconcile-restart', '--reconcile-namespace', where.ns, '--reconcile-lease-namespace', where.ns, '--reconcile-lease', where.lease,
+    '--reconcile-webhook-config', webhook, '--reconcile-restart-timeout', '60s'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: where.kubeconfig } });
   children.push(child);
   let out = '';
   child.stdout?.on('data', (c: Buffer) => { out = (out + c.toString()).slice(-50_000); });
@@ -217,10 +223,7 @@ async function sidecarEvents(ns: string, name: string): Promise<Obj[]> {
 
 test('15.3: serve --reconcile in two processes: one Lease holder, takeover when it stops, Events on the workload', async () => {
   const ns = NS.lease;
-  const config = await configDir(OLD_TAG);
-  const hook = await startWebhook({ name: 'i15-heal-lease', failurePolicy: 'Ignore', config });
-  hooks.push(hook);
-  await waitUntilInjecting(ns, SIDECAR);
+  const { hook, config } = await webhookFor(ns, 'i15-heal-lease', 'Ignore');
   await hook.stop();
   await create(ns, deployment('shop', 2));
   for (const p of await podsOf(ns, 'shop', 2)) assertNotInjected(p);
@@ -253,11 +256,7 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   }
   const restarted = events.find((e) => e.reason === 'SidecarRestarted')!;
   assert.match(restarted.message, /progressed/);
-  const d = await getJson(['-n', ns, 'deployment', 'shop']);
-  const restartedAt = d.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
-  const fresh = (await pods(ns, 'app=shop')).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
-  assert.ok(fresh.length >= 1);
-  for (const p of fresh) assertInjected(p, 'a pod the reconcile leader restarted');
+  for (const p of await restartedPods(ns, 'shop')) assertInjected(p, 'a pod the reconcile leader restarted');
 
   // The leader stops (SIGTERM releases the Lease); the other takes over and reports too.
   const transitions = (await lease()).spec.leaseTransitions ?? 0;
@@ -277,14 +276,8 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
 
 test('15.3b: the webhook (serve --reconcile) records InjectionFailed on the Deployment whose pod it refused', async () => {
   const ns = NS.failed;
-  const config = await configDir(OLD_TAG);
   const name = 'i15-heal-failed';
-  const hook = await startWebhook({
-    name, failurePolicy: 'Fail', config,
-    serveArgs: ['--reconcile', '--reconcile-namespace', ns, '--reconcile-lease-namespace', ns, '--reconcile-lease', name, '--reconcile-webhook-config', name],
-  });
-  hooks.push(hook);
-  await waitUntilInjecting(ns, SIDECAR);
+  const { hook } = await webhookFor(ns, name, 'Fail', ['--reconcile', '--reconcile-namespace', ns, '--reconcile-lease-namespace', ns, '--reconcile-lease', name, '--reconcile-webhook-config', name]);
   const bad = deployment('bad', 1);
   bad.spec.template.metadata.annotations = { 'inject.istio.io/templates': 'no-such-template' };
   await create(ns, bad);
@@ -301,4 +294,52 @@ test('15.3b: the webhook (serve --reconcile) records InjectionFailed on the Depl
   assert.equal(all.items.length, 1, 'deduplicated');
   assert.equal((await pods(ns, 'app=bad')).length, 0, 'no pod without its sidecar');
   await hook.remove();
+});
+
+test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --reconcile-restart writes (a ServiceAccount token)', async () => {
+  const ns = NS.rbac;
+  const name = 'i15-rbac';
+  const { hook, config } = await webhookFor(ns, name, 'Ignore');
+  await hook.stop();
+  await create(ns, deployment('shop', 2));
+  for (const p of await podsOf(ns, 'shop', 2)) assertNotInjected(p);
+  await hook.start();
+  await waitUntilInjecting(ns, SIDECAR);
+
+  // The ServiceAccount and the reconcile RBAC, as manifests writes them for this name and namespace.
+  const certs = await mkdtemp(join(tmpdir(), 'i15-rbac-certs-'));
+  dirs.push(certs);
+  const yaml = (await cli(['manifests', '--name', name, '--namespace', ns, '--reconcile-restart', '--no-ca-bundle-reconcile', '--certs-dir', certs, '--config', config])).stdout;
+  const docs = parseAllDocuments(yaml).map((d) => d.toJS() as Obj);
+  const wanted = docs.filter((d) => d.kind === 'ServiceAccount' || String(d.metadata?.name) === `${name}-reconcile`);
+  assert.deepEqual(wanted.map((d) => d.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount']);
+  clusterObjects.push(`clusterrole/${name}-reconcile`, `clusterrolebinding/${name}-reconcile`);
+  await kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: wanted }) });
+
+  // A kubeconfig with that ServiceAccount's token and nothing else.
+  const token = (await kubectl(['-n', ns, 'create', 'token', name, '--duration', '1h'])).stdout.trim();
+  const admin = JSON.parse((await kubectl(['config', 'view', '--raw', '--minify', '-o', 'json'])).stdout) as Obj;
+  const cluster = admin.clusters[0].cluster as Obj;
+  const kubeconfig = join(certs, 'sa.kubeconfig');
+  await writeFile(kubeconfig, JSON.stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
+    clusters: [{ name: 'c', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
+    users: [{ name: 'sa', user: { token } }],
+    contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa', namespace: ns } }],
+  }));
+  const can = async (...args: string[]) => (await kubectl(['--kubeconfig', kubeconfig, 'auth', 'can-i', ...args], { allowFail: true })).stdout.trim();
+  assert.equal(await can('patch', 'deployments', '-n', ns), 'yes');
+  assert.equal(await can('delete', 'pods', '-n', ns), 'no', 'least privilege: no pod deletion');
+  assert.equal(await can('get', 'secrets', '-n', ns), 'no', 'least privilege: no secrets');
+  assert.equal(await can('update', `leases/${name}-reconcile`, '-n', ns), 'yes');
+  assert.equal(await can('update', 'leases/other-lease', '-n', ns), 'no', 'least privilege: only its own Lease');
+
+  const r = await reconciler(config, name, { ns, lease: `${name}-reconcile`, kubeconfig });
+  await waitFor('the ServiceAccount-run reconciler to restart the Deployment', async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reason === 'SidecarRestarted'), 90_000, 500);
+  const events = await sidecarEvents(ns, 'shop');
+  assert.ok(events.some((e) => e.reason === 'SidecarMissing'));
+  assert.match(events.find((e) => e.reason === 'SidecarRestarted')!.message, /progressed/);
+  for (const p of await restartedPods(ns, 'shop')) assertInjected(p);
+  assert.doesNotMatch(r.output(), /forbidden|HTTP 403/i, 'no request was refused');
+  r.child.kill('SIGTERM');
 });
