@@ -21,11 +21,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { cli, cliPath, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
+import { cli, cliPath, createNamespace, deleteNamespaces, ensureNode, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
 import { freePort, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
 import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
 
-const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac' };
+const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac', kinds: 'i15-heal-kinds' };
 /** Cluster-scoped objects a scenario creates (deleted in after()). */
 const clusterObjects: string[] = [];
 const LABELS = { 'i15-injection': 'enabled', 'istio-injection': 'disabled' };
@@ -342,4 +342,42 @@ test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --r
   for (const p of await restartedPods(ns, 'shop')) assertInjected(p);
   assert.doesNotMatch(r.output(), /forbidden|HTTP 403/i, 'no request was refused');
   r.child.kill('SIGTERM');
+});
+
+test('15.5: a DaemonSet rolls; a StatefulSet that cannot progress (OrderedReady, no kubelet) stops restart with a report and exit 10', async () => {
+  const ns = NS.kinds;
+  await ensureNode();
+  const { hook, config } = await webhookFor(ns, 'i15-heal-kinds', 'Ignore');
+  await hook.stop();
+  const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } });
+  await create(ns, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') } });
+  for (const name of ['db-a', 'db-b']) {
+    await create(ns, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name }, spec: { replicas: 1, serviceName: name, selector: { matchLabels: { app: name } }, template: template(name) } });
+  }
+  for (const app of ['agent', 'db-a', 'db-b']) for (const p of await podsOf(ns, app, 1)) assertNotInjected(p);
+  await waitFor('the StatefulSets to report their pods', async () => {
+    for (const name of ['db-a', 'db-b']) if ((await getJson(['-n', ns, 'statefulset', name])).status?.updatedReplicas !== 1) return false;
+    return true;
+  }, 30_000);
+  await hook.start();
+  await waitUntilInjecting(ns, SIDECAR);
+
+  const run = await cli(['restart', '--missing', '--yes', '-n', ns, '--config', config, '--webhook-config', hook.name, '--interval', '0s', '--timeout', '10s', '-o', 'json'], { allowFail: true, timeoutMs: 120_000 });
+  assert.equal(run.code, 10, `exit 10 (SI_HEAL_RESTART_STALLED): ${run.stderr}`);
+  assert.match(run.stderr, /SI_HEAL_RESTART_STALLED.*statefulset\/db-a: no progress within 10s/);
+  const outcomes = (JSON.parse(run.stdout) as { outcomes: Obj[] }).outcomes;
+  assert.deepEqual(outcomes.map((o) => [o.workload.kind, o.workload.name, o.result]), [
+    ['DaemonSet', 'agent', 'progressed'],
+    ['StatefulSet', 'db-a', 'timeout'],
+    ['StatefulSet', 'db-b', 'not-started'],
+  ]);
+  assert.match(outcomes[1].detail, /no pod from the new template was created/);
+  const ds = await getJson(['-n', ns, 'daemonset', 'agent']);
+  const restartedAt = ds.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
+  const fresh = (await pods(ns, 'app=agent')).filter((p) => p.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'] === restartedAt);
+  assert.equal(fresh.length, 1);
+  assertInjected(fresh[0], 'the DaemonSet pod made from the restarted template');
+  const dbB = await getJson(['-n', ns, 'statefulset', 'db-b']);
+  assert.equal(dbB.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], undefined, 'db-b was not touched after db-a stalled');
+  await hook.remove();
 });
