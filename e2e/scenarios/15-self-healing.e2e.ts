@@ -8,10 +8,10 @@
  *    takes over; SidecarMissing and SidecarRestarted Events appear on the workload.
  * And the webhook path's InjectionFailed Event on the Deployment of a pod it refused.
  *
- * Isolation on the shared cluster: the config renames the namespace label and the pod opt-in
- * key (`i15-injection`, `i15.example.com/inject`) and the namespaces also carry
- * `istio-injection: disabled`, so no other scenario's webhook touches these pods and ours
- * touches nobody else's. There is no kubelet: pods stay Pending, and "progress" is the new
+ * Isolation on the shared cluster: each scenario's config renames the namespace label (one per
+ * scenario, `<webhook>-injection`) and the pod opt-in key (`i15.example.com/inject`), and the
+ * namespaces also carry `istio-injection: disabled`, so no other webhook (another scenario's,
+ * or another engineer's) touches these pods and ours touch nobody else's. There is no kubelet: pods stay Pending, and "progress" is the new
  * template's pods being created and injected.
  */
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
 const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac', kinds: 'i15-heal-kinds' };
 /** Cluster-scoped objects a scenario creates (deleted in after()). */
 const clusterObjects: string[] = [];
-const LABELS = { 'i15-injection': 'enabled', 'istio-injection': 'disabled' };
+const LABELS = { 'istio-injection': 'disabled' };
 const OLD_TAG = '1.24.2';
 const NEW_TAG = '1.25.0';
 const hooks: RunningWebhook[] = [];
@@ -36,18 +36,18 @@ const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 /** A config directory (`config` + `values`, as a mounted ConfigMap) with our own keys and the proxy tag. */
-async function configDir(tag: string): Promise<string> {
+async function configDir(tag: string, label: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'i15-heal-config-'));
   dirs.push(dir);
-  await writeConfig(dir, tag);
+  await writeConfig(dir, tag, label);
   return dir;
 }
 
-async function writeConfig(dir: string, tag: string): Promise<void> {
+async function writeConfig(dir: string, tag: string, label: string): Promise<void> {
   const root = new URL('../../defaults/', import.meta.url);
   const config = await readFile(new URL('config.yaml', root), 'utf8');
   const values = await readFile(new URL('values.yaml', root), 'utf8');
-  await writeFile(join(dir, 'config'), `${config}\ninjectionKeys:\n  namespaceLabel: i15-injection\n  inject: i15.example.com/inject\n`);
+  await writeFile(join(dir, 'config'), `${config}\ninjectionKeys:\n  namespaceLabel: ${label}\n  inject: i15.example.com/inject\n`);
   await writeFile(join(dir, 'values'), values.replace(`tag: "${OLD_TAG}"`, `tag: "${tag}"`));
 }
 
@@ -84,12 +84,14 @@ const workload = (report: StatusJson, kind: string, name: string) => {
 };
 
 /** Our webhook for one scenario, with its own config directory, ready (the apiserver calls it). */
-async function webhookFor(ns: string, name: string, failurePolicy: 'Fail' | 'Ignore', serveArgs: string[] = []): Promise<{ hook: RunningWebhook; config: string }> {
-  const config = await configDir(OLD_TAG);
+async function webhookFor(ns: string, name: string, failurePolicy: 'Fail' | 'Ignore', serveArgs: string[] = []): Promise<{ hook: RunningWebhook; config: string; label: string }> {
+  const label = `${name}-injection`;
+  await kubectl(['label', 'namespace', ns, `${label}=enabled`, '--overwrite']);
+  const config = await configDir(OLD_TAG, label);
   const hook = await startWebhook({ name, failurePolicy, config, serveArgs });
   hooks.push(hook);
   await waitUntilInjecting(ns, SIDECAR);
-  return { hook, config };
+  return { hook, config, label };
 }
 
 /** The pods a Deployment made from its current template (the restartedAt value restart wrote). */
@@ -155,7 +157,7 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
 
 test('15.2: a new sidecar image makes pods stale; status names the change; restart --stale rolls one workload at a time', async () => {
   const ns = NS.stale;
-  const { hook, config } = await webhookFor(ns, 'i15-heal-stale', 'Fail');
+  const { hook, config, label } = await webhookFor(ns, 'i15-heal-stale', 'Fail');
   const names = ['one', 'two', 'three'];
   for (const n of names) await create(ns, deployment(n, 1));
   for (const n of names) for (const p of await podsOf(ns, n, 1)) assertInjected(p);
@@ -164,7 +166,7 @@ test('15.2: a new sidecar image makes pods stale; status names the change; resta
   assert.equal(current.report.summary.current, 3);
 
   // The config changes (a new proxy image); the webhook serves it after a restart.
-  await writeConfig(config, NEW_TAG);
+  await writeConfig(config, NEW_TAG, label);
   await hook.stop();
   await hook.start();
 
@@ -241,7 +243,8 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   const second = first === a ? b : a;
   assert.equal((await lease()).spec.holderIdentity, first.identity, 'the Lease names the leader');
   assert.equal(await isLeader(second), false, 'exactly one leader');
-  assert.match(await first.metrics(), /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m);
+  // The leader's first list and classification land shortly after it wins.
+  await waitFor('the leader to export sidecar_injector_pods', async () => /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m.test(await first.metrics()), 30_000, 300);
   assert.doesNotMatch(await second.metrics(), /^sidecar_injector_pods\{/m, 'the follower does not reconcile');
 
   const events = await waitFor('SidecarMissing and SidecarRestarted on the Deployment', async () => {
@@ -342,6 +345,7 @@ test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --r
   for (const p of await restartedPods(ns, 'shop')) assertInjected(p);
   assert.doesNotMatch(r.output(), /forbidden|HTTP 403/i, 'no request was refused');
   r.child.kill('SIGTERM');
+  await hook.remove();
 });
 
 test('15.5: a DaemonSet rolls; a StatefulSet that cannot progress (OrderedReady, no kubelet) stops restart with a report and exit 10', async () => {
