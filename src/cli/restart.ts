@@ -4,7 +4,7 @@
  * or missing sidecar, as `kubectl rollout restart` does, a few at a time, waiting for each to
  * progress. A dry run unless `--yes`. Bare pods and Jobs are reported, never restarted.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliIO } from './io.js';
 import { addHealOptions, parseDuration, parsePositive, type HealCliOptions } from './heal-options.js';
 
@@ -28,8 +28,8 @@ export function register(program: Command, io: CliIO): void {
     .option('--stale', 'restart workloads with pods whose sidecar is stale')
     .option('--missing', 'restart workloads with pods that lack their sidecar')
     .option('--max-in-flight <n>', 'workloads rolling at once', parsePositive, 1)
-    .option('--interval <duration>', 'pause between starting two restarts', parseDuration, 2000)
-    .option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time', parseDuration, 300_000)
+    .addOption(new Option('--interval <duration>', 'pause between starting two restarts').argParser(parseDuration).default(2000, '2s'))
+    .addOption(new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time').argParser(parseDuration).default(300_000, '5m'))
     .option('--dry-run', 'only print what would be restarted and why (the default)')
     .option('--yes', 'really restart')
     .option('-o, --output <format>', 'text or json (the outcome of every workload)', parseFormat, 'text')

@@ -3,7 +3,7 @@
  * The `serve --reconcile` flags (self-healing in the injector Deployment). Parsing only: the
  * reconciler and the Kubernetes client load in serve-run, and only with --reconcile.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { DEFAULT_NAME } from '../install/options.js';
 import { parseDuration, parsePositive } from './heal-options.js';
 
@@ -29,5 +29,5 @@ export function addReconcileOptions(cmd: Command): Command {
     .option('--reconcile-lease-namespace <namespace>', "the Lease's namespace (default: the injector's own)")
     .option('--reconcile-webhook-config <name>', 'MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: --webhook-config, else sidecar-injector)')
     .option('--reconcile-max-in-flight <n>', 'with --reconcile-restart: workloads rolling at once', parsePositive, 1)
-    .option('--reconcile-restart-timeout <duration>', 'with --reconcile-restart: stop restarting when a rollout shows no progress in this time', parseDuration, 300_000);
+    .addOption(new Option('--reconcile-restart-timeout <duration>', 'with --reconcile-restart: stop restarting when a rollout shows no progress in this time').argParser(parseDuration).default(300_000, '5m'));
 }

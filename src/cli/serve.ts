@@ -92,7 +92,8 @@ export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
 
 export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command, io: CliIO) => void {
   return (program, io) => {
-    addReconcileOptions(program.command('serve'))
+    const serve = program
+      .command('serve')
       .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
       .option('--config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
       .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
@@ -109,7 +110,8 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
       .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
       .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
       .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
-      .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
+      .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES);
+    addReconcileOptions(serve)
       .action(async (options: ServeOptions) => {
         // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
         const { runServe } = await import('./serve-run.js');
