@@ -4,6 +4,11 @@
 // first answer). The entry sits two directories deep, like the sources, so
 // `new URL('../../defaults/...', import.meta.url)` finds the same files.
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+
+// Chunk names carry content hashes: without a clean start, every rebuild would leave the
+// previous chunks behind, and `npm pack` would ship them.
+rmSync('dist/bin', { recursive: true, force: true });
 
 await build({
   entryPoints: { 'sidecar-injector': 'src/cli/main.ts' },

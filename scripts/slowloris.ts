@@ -9,7 +9,7 @@
  * design (existing keep-alive clients keep working).
  *
  *   npm run slowloris -- [--sockets 500] [--rate 200] [--connections 4] [--seconds 20]
- *                        [--trickle-ms 1000] [--max-ratio 2] [--no-build]
+ *                        [--trickle-ms 1000] [--max-ratio 2] [--attacker-address 127.0.0.2] [--no-build]
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -21,14 +21,18 @@ import { uniqueUidRequests } from '../src/testing/soak-requests.js';
 import { buildProject, pinned, REPO_ROOT, startServeProcess } from '../src/testing/server-process.js';
 
 const argv = process.argv.slice(2);
+const str = (name: string, fallback: string): string => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? String(argv[i + 1]) : fallback;
+};
 const num = (name: string, fallback: number): number => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 ? Number(argv[i + 1]) : fallback;
 };
 
 /** The attacker in its own process, pinned away from the server; its last stats line is kept. */
-function attackerProcess(port: number, sockets: number, trickleMs: number): AttackHandle {
-  const [cmd, args] = pinned('1', process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'testing', 'slowloris-attacker.ts'), String(port), String(sockets), String(trickleMs)]);
+function attackerProcess(port: number, sockets: number, trickleMs: number, source: string): AttackHandle {
+  const [cmd, args] = pinned('1', process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'testing', 'slowloris-attacker.ts'), String(port), String(sockets), String(trickleMs), source]);
   const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let last: AttackStats | undefined;
   let buf = '';
@@ -68,7 +72,8 @@ async function main(): Promise<number> {
       phaseMs: seconds * 1000,
       rampMs: Math.max(3000, sockets * 4),
       next: uniqueUidRequests({ label: 'F1', body: bodies.F1, patch: true }),
-      startAttack: () => attackerProcess(server.port, sockets, num('trickle-ms', 1000)),
+      // The attacker is another pod: its own source address (the webhook caps connections per source).
+      startAttack: () => attackerProcess(server.port, sockets, num('trickle-ms', 1000), str('attacker-address', '127.0.0.2')),
       maxP99Ratio: num('max-ratio', 2),
     });
   } finally {

@@ -32,7 +32,11 @@ const CATALOGUE = {
   SI_INJECT_ANNOTATION: [6, 400, 'a pod annotation has an invalid value'],
   SI_INJECT_CONFLICT: [6, 400, 'the pod conflicts with the sidecar (name or port)'],
   SI_INJECT_STATUS: [6, 400, 'the sidecar status annotation cannot be read'],
+  SI_INJECT_LIMIT: [6, 400, 'the pod is over a per-request limit of the injector'],
   SI_PATCH: [6, 500, 'the JSON patch could not be built'],
+
+  // Policy mode (MutatingAdmissionPolicy compiler)
+  SI_POLICY_UNSUPPORTED: [4, 500, 'the config uses something a MutatingAdmissionPolicy cannot express; use the webhook for this config'],
 
   // Admission webhook
   SI_ADMISSION_METHOD: [1, 405, 'the webhook only accepts POST'],

@@ -5,6 +5,7 @@
 #
 #   e2e/build/build.sh            build what is missing, print the bin directory last
 #   e2e/build/build.sh --regen    rewrite the wrapper go.mod/go.sum from the pins below (maintainers)
+#   e2e/build/build.sh --print-bin-dir   print the bin directory only (no Go needed, builds nothing)
 #
 # Why wrapper modules: `go install k8s.io/kubernetes/cmd/...@v` is refused because that module
 # replaces its staging modules (k8s.io/api, ... at v0.0.0) with ./staging paths. The wrapper in
@@ -23,6 +24,7 @@ cache_root="${SIDECAR_INJECTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sidecar-in
 bin="$cache_root/$key/bin"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 k8s_minor="${K8S_VERSION#v1.}"; k8s_minor="${k8s_minor%%.*}"
+if [ "${1:-}" = "--print-bin-dir" ]; then echo "$bin"; exit 0; fi
 
 die() { echo "e2e build: $*" >&2; exit 1; }
 command -v go >/dev/null || die "Go is not installed (need Go 1.26+ and the Go module proxy)"

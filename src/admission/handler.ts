@@ -10,6 +10,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { AdmissionError, InjectorError, toInjectorError } from '../errors.js';
+import type { PodLimits } from '../inject/limits.js';
+import type { StatusKeyring } from '../inject/status-mac.js';
 import type { InjectionContext, InjectionResult, JsonPatchOperation } from '../inject/types.js';
 import type { Logger } from '../telemetry/log.js';
 import { clip, silentLogger } from '../telemetry/log.js';
@@ -39,6 +41,10 @@ export interface HandlerOptions<C> {
   maxDepth?: number;
   /** Remembers results for repeated pods (replicas); only used when the config is an object. */
   cache?: ResultCache;
+  /** Per-request limits of the pod (inject/limits.ts); absent: none. */
+  podLimits?: Readonly<PodLimits>;
+  /** The status keys (signing and verifying the status annotation); absent: unsigned, all trusted. */
+  statusKeys?: StatusKeyring;
   /** Clock in milliseconds (performance.now); tests move it. */
   now?: () => number;
   /** Told when a pod was refused or admitted without its sidecar (not for dry runs); must not throw. */
@@ -205,6 +211,8 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
     const ctx: InjectionContext = { namespace: req.namespace || podNamespace(object) || 'default', mode: 'webhook' };
     const pathParams = pathParamsFor(call.path);
     if (pathParams !== undefined) ctx.pathParams = pathParams;
+    if (options.statusKeys !== undefined) ctx.statusKeys = options.statusKeys;
+    if (options.podLimits !== undefined) ctx.limits = options.podLimits;
 
     const config = getConfig();
     const cacheKey = cache !== undefined && typeof config === 'object' && config !== null ? cache.key(call.body, req.uid, call.path) : undefined;

@@ -22,20 +22,70 @@ export function isJsonContentType(header: string | undefined): boolean {
   return media === 'application/json';
 }
 
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; status: 413 | 400; message: string } | { ok: false; status: 0; message: string };
+export type BodyResult =
+  | { ok: true; body: Buffer; release: () => void }
+  | { ok: false; status: 413 | 400 | 503; message: string }
+  | { ok: false; status: 0; message: string };
+
+/** Default for all request bodies buffered at once: 60 slow 7 MB bodies took 484 MB (limit 512 Mi). */
+export const DEFAULT_BODY_BUDGET = 64 * 1024 * 1024;
 
 /**
- * Read the whole body, at most `limit` bytes. `done` is called exactly once: with the body, with
- * a 413 as soon as the cap is crossed (or announced by Content-Length), or with status 0 when the
- * client went away (nothing to answer). After a 413 the rest is discarded up to `discardLimit`,
- * then the connection is destroyed.
+ * The bytes of request bodies held in memory at once, over all connections. Each body reserves
+ * what it buffers (its declared Content-Length up front, or chunk by chunk) and gives it back when
+ * its request is answered or its client goes away, so memory held by slow or abandoned bodies is
+ * bounded and comes back; past the budget a request is answered 503 at once, unbuffered.
  */
-export function readBody(req: IncomingMessage, limit: number, discardLimit: number, done: (result: BodyResult) => void): void {
+export class BodyBudget {
+  #used = 0;
+  constructor(readonly limit: number) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  take(bytes: number): boolean {
+    if (this.#used + bytes > this.limit) return false;
+    this.#used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
+  }
+}
+
+/**
+ * Read the whole body, at most `limit` bytes. `done` is called exactly once: with the body (and
+ * `release`, to call once it is no longer needed), with a 413 as soon as the cap is crossed (or
+ * announced by Content-Length), with a 503 when `budget` has no room for it, or with status 0
+ * when the client went away (nothing to answer). After a 413 or 503 the rest is discarded up to
+ * `discardLimit`, then the connection is destroyed.
+ */
+export function readBody(req: IncomingMessage, limit: number, discardLimit: number, done: (result: BodyResult) => void, budget?: BodyBudget): void {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     discardBody(req, discardLimit);
     done({ ok: false, status: 413, message: `request body is ${declared} bytes; the limit is ${limit}` });
     return;
+  }
+  // Reserved from the budget for this body; given back exactly once.
+  let reserved = 0;
+  const giveBack = (): void => {
+    budget?.give(reserved);
+    reserved = 0;
+  };
+  const overBudget = (): void => {
+    discardBody(req, discardLimit);
+    done({ ok: false, status: 503, message: `the webhook is holding ${budget!.limit} bytes of request bodies already; retry shortly` });
+  };
+  const upfront = declared !== undefined ? Number(declared) : 0;
+  if (budget !== undefined && upfront > 0) {
+    if (!budget.take(upfront)) {
+      overBudget();
+      return;
+    }
+    reserved = upfront;
   }
   let chunks: Buffer[] = [];
   let size = 0;
@@ -45,10 +95,22 @@ export function readBody(req: IncomingMessage, limit: number, discardLimit: numb
     if (size > limit) {
       settled = true;
       chunks = [];
+      giveBack();
       req.removeListener('data', onData);
       discardBody(req, discardLimit);
       done({ ok: false, status: 413, message: `request body is over the limit of ${limit} bytes` });
       return;
+    }
+    if (budget !== undefined && size > reserved) {
+      if (!budget.take(size - reserved)) {
+        settled = true;
+        chunks = [];
+        giveBack();
+        req.removeListener('data', onData);
+        overBudget();
+        return;
+      }
+      reserved = size;
     }
     chunks.push(chunk);
   };
@@ -56,14 +118,17 @@ export function readBody(req: IncomingMessage, limit: number, discardLimit: numb
   req.once('end', () => {
     if (settled) return;
     settled = true;
-    done({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+    done({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), release: giveBack });
   });
-  req.once('error', () => {
+  const gone = (): void => {
     if (settled) return;
     settled = true;
     chunks = [];
+    giveBack();
     done({ ok: false, status: 0, message: 'client went away while sending the body' });
-  });
+  };
+  req.once('error', gone);
+  req.once('close', gone);
 }
 
 /** Read and drop the rest of a refused body; cut the connection once `limit` more bytes came. */

@@ -108,3 +108,47 @@ test('the cache is bounded: the least recently used entry goes first', () => {
   tiny.set(config, keyFor(5), skipped);
   assert.equal(tiny.size(config), 1);
 });
+
+/**
+ * The crafted pair: one prefix P and one suffix S around a cut, two different pods, and a uid cut
+ * that crosses string boundaries. Body A's `request.uid` is written escaped and decodes to the raw
+ * bytes of its cut, which close `request` early, so S's second `uid` and `object` land in a
+ * top-level member and A's pod is the first one (opted out). Body B's cut is a plain number, so
+ * S's `uid` and `object` are request members and, being last, win: B's pod is the second one.
+ * Cutting the uid's bytes wherever they occur gave both bodies one key, and A got B's patch.
+ */
+test('a crafted pair whose uid cut crosses string boundaries shares no key: each pod is answered on its own', () => {
+  const podA = { metadata: { name: 'a', namespace: 'shop', labels: { 'sidecar.istio.io/inject': 'false' } }, spec: { containers: [{ name: 'a', image: 'a:1' }] } };
+  const podB = samplePod('');
+  const uidA = '1},"x":{"y":1';
+  const uidB = '1234567';
+  const head = JSON.stringify(podReview(podA, { uid: uidA, namespace: 'shop' }));
+  const P = `${head.slice(0, head.lastIndexOf('}}'))},"zz":`;
+  const S = `,"uid":"123456\\u0037","object":${JSON.stringify(podB)}}}`;
+  const bodyA = Buffer.from(P + uidA + S);
+  const bodyB = Buffer.from(P + uidB + S);
+  const a = JSON.parse(bodyA.toString()) as { request: { uid: string; object: unknown } };
+  const b = JSON.parse(bodyB.toString()) as { request: { uid: string; object: unknown } };
+  assert.equal(a.request.uid, uidA);
+  assert.deepEqual(a.request.object, podA);
+  assert.equal(b.request.uid, uidB);
+  assert.deepEqual(b.request.object, podB);
+  // What the old key did: the uid's bytes occur once in each body, at the same offset, with the
+  // same bytes around them.
+  assert.equal(bodyA.indexOf(uidA), P.length);
+  assert.equal(bodyB.indexOf(uidB), P.length);
+  assert.equal(bodyA.indexOf(uidA, P.length + 1), -1);
+  assert.equal(bodyB.indexOf(uidB, P.length + 1), -1);
+
+  const cache = new ResultCache();
+  assert.equal(cache.key(bodyA, uidA, '/inject'), undefined, 'a cut that is not one whole string is not a key');
+  assert.equal(cache.key(bodyB, uidB, '/inject'), undefined);
+
+  const { handler, calls } = setup(cache);
+  const send = (body: Buffer) => answer(handler({ body, path: '/inject', query: '', startedAt: 0 }).body);
+  assert.ok(send(bodyB).response.patch, 'B is injected');
+  const replyA = send(bodyA);
+  assert.equal(replyA.response.uid, uidA);
+  assert.equal(replyA.response.patch, undefined, "A opted out: it must not get B's patch");
+  assert.equal(calls(), 2);
+});

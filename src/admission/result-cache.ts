@@ -7,15 +7,17 @@
  * templates once, not 50 times.
  *
  * The key is a SHA-256 digest of the path and the request body with the review's uid cut out.
- * That is sound only when the uid's bytes occur exactly once in the body: then two bodies with
- * equal keys differ at most in that one string, the review uid, which the core never sees. Any
- * other body (uid absent, escaped, or repeated) is simply not cached. A digest, not the body
+ * That is sound only when the uid's bytes occur exactly once in the body and are the whole
+ * content of one JSON string (uid-span.ts): then two bodies with equal keys differ at most inside
+ * that one string, the review uid, which the core never sees. Any other body (uid absent,
+ * escaped, repeated, or matching raw JSON structure) is simply not cached. A digest, not the body
  * itself, so a hit neither builds nor compares a string as long as the pod. Results are kept per
  * config object, so a reload starts a new cache, bounded by entries and by patch bytes.
  */
 import { createHash } from 'node:crypto';
 import type { Decision, JsonPatchOperation } from '../inject/types.js';
 import { DEFAULT_CACHE_ENTRIES } from './defaults.js';
+import { isWholeString } from './uid-span.js';
 
 /** What the handler needs of a result (not the final pod: entries stay about the size of their key). */
 export type CachedResult =
@@ -57,12 +59,13 @@ export class ResultCache {
     if (uid.length === 0 || this.#maxEntries === 0) return undefined;
     const needle = Buffer.from(uid, 'utf8');
     const at = body.indexOf(needle);
-    if (at === -1 || body.indexOf(needle, at + needle.length) !== -1) return undefined;
+    const end = at + needle.length;
+    if (at === -1 || body.indexOf(needle, end) !== -1 || !isWholeString(body, at, end)) return undefined;
     // The path has no newline and the offset is digits, so the framing is unambiguous.
     return createHash('sha256')
       .update(`${path}\n${at}\n`)
       .update(body.subarray(0, at))
-      .update(body.subarray(at + needle.length))
+      .update(body.subarray(end))
       .digest('base64');
   }
 

@@ -11,19 +11,23 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { SecureContextOptions } from 'node:tls';
+import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import type { Logger } from '../telemetry/log.js';
 import { clip } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
+import { needsClientCertificate, refusal, type ClientAuth } from './client-auth.js';
+import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
-import { DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
 
 export interface ServerLimits {
   /** Request body cap in bytes (413 above). */
   bodyBytes: number;
   /** Bytes of a refused body read and dropped before the connection is cut. */
   discardBytes: number;
+  /** Request bodies buffered at once, all connections together (503 above). */
+  bodyBudgetBytes: number;
   /** Time to receive the request headers (slowloris on headers). Node answers 408. */
   headersTimeoutMs: number;
   /** Time to receive the whole request, body included (slowloris on bodies). */
@@ -38,6 +42,10 @@ export interface ServerLimits {
   handshakeTimeoutMs: number;
   /** Open connections at most; more are closed on accept. */
   maxConnections: number;
+  /** Open connections from one address at most (connections.ts). */
+  maxConnectionsPerSource: number;
+  /** Idle time of a connection that never carried an admission (probes, scrapers). */
+  probeIdleTimeoutMs: number;
   maxHeadersCount: number;
   /** Total header bytes. */
   maxHeaderSize: number;
@@ -46,11 +54,14 @@ export interface ServerLimits {
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   bodyBytes: DEFAULT_BODY_LIMIT,
   discardBytes: DEFAULT_DISCARD_LIMIT,
+  bodyBudgetBytes: DEFAULT_BODY_BUDGET,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 100_000,
   handshakeTimeoutMs: 10_000,
   maxConnections: 1000,
+  maxConnectionsPerSource: DEFAULT_CONNECTION_POLICY.maxPerSource,
+  probeIdleTimeoutMs: DEFAULT_CONNECTION_POLICY.probeIdleMs,
   maxHeadersCount: 64,
   maxHeaderSize: 16 * 1024,
 });
@@ -82,6 +93,8 @@ export interface WebhookServerOptions {
   logger: Logger;
   readiness: () => Readiness;
   limits?: Partial<ServerLimits>;
+  /** Serve only callers with an accepted client certificate (client-auth.ts). */
+  clientAuth?: ClientAuth;
   now?: () => number;
 }
 
@@ -90,8 +103,12 @@ export interface WebhookServer {
   listen(port: number, host?: string): Promise<AddressInfo>;
   /** Serve a new key pair to new connections (validated by the caller). */
   setCertificate(pair: KeyPair): void;
+  /** Accept client certificates from a new CA bundle (new connections); only with clientAuth. */
+  setClientCa(caPem: string): void;
   /** Requests being answered now. */
   inFlight(): number;
+  /** Bytes of request bodies held now (reserved from the body budget). */
+  bufferedBodyBytes(): number;
   /**
    * From now on every response closes its connection, so clients reconnect (to another replica
    * once this one is out of the Service). Idle connections are left alone until `close`: closing
@@ -110,12 +127,18 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const ops = { readiness: options.readiness, metrics, logger };
   let draining = false;
   let inFlight = 0;
+  const bodies = new BodyBudget(limits.bodyBudgetBytes);
+  let served: KeyPair = options.tls;
+  const clientAuth = options.clientAuth === undefined ? undefined : { ...options.clientAuth };
+  const secureContext = (): SecureContextOptions => ({ ...TLS_OPTIONS, cert: served.cert, key: served.key, ...(clientAuth !== undefined ? { ca: clientAuth.caPem } : {}) });
 
   const server = createServer(
     {
-      ...TLS_OPTIONS,
-      cert: options.tls.cert,
-      key: options.tls.key,
+      ...secureContext(),
+      // Ask for a client certificate but finish the handshake either way: a refusal is then a
+      // 403 that says why (and is counted), and the probes stay open (client-auth.ts).
+      requestCert: clientAuth !== undefined,
+      rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
       handshakeTimeout: limits.handshakeTimeoutMs,
       maxHeaderSize: limits.maxHeaderSize,
@@ -127,6 +150,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       noDelay: true,
     },
     onRequest,
+  );
+  const connections = manageConnections(
+    server,
+    limits.maxConnections,
+    { maxPerSource: limits.maxConnectionsPerSource, probeIdleMs: limits.probeIdleTimeoutMs, pressure: DEFAULT_CONNECTION_POLICY.pressure },
+    logger,
   );
   server.maxHeadersCount = limits.maxHeadersCount;
   server.maxConnections = limits.maxConnections;
@@ -153,7 +182,19 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
-      if (path === '/inject' || path.startsWith('/inject/')) {
+      const admission = path === '/inject' || path.startsWith('/inject/');
+      res.once('close', connections.requestStarted(req.socket, admission));
+      if (clientAuth !== undefined && needsClientCertificate(path)) {
+        const refused = refusal(req.socket as TLSSocket, clientAuth);
+        if (refused !== undefined) {
+          metrics.refusedCaller(refused.reason);
+          logger.warn({ reason: refused.reason, source: req.socket.remoteAddress, path: clip(path, 64) }, 'caller refused');
+          discardBody(req, limits.discardBytes);
+          sendStatus(res, 403, 'Forbidden', refused.message, true);
+          return;
+        }
+      }
+      if (admission) {
         admit(req, res, path, q < 0 ? '' : url.slice(q + 1));
       } else if (!serveOps(path, req, res, ops, draining)) {
         sendStatus(res, 404, 'NotFound', `no such path: ${JSON.stringify(clip(path, 64))}; the webhook listens on /inject`, draining);
@@ -185,13 +226,13 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (status !== 0) metrics.request(status, outcome, (now() - startedAt) / 1000);
     });
 
-    const refuse = (code: 405 | 413 | 415, reason: string, message: string, extra?: Record<string, string>): void => {
+    const refuse = (code: 405 | 413 | 415 | 503, reason: string, message: string, extra?: Record<string, string>): void => {
       status = code;
       outcome = 'invalid';
       logger.warn({ status: code, reason, error: message, path: clip(path, 64) }, 'admission request refused');
       // A 413's body is not read to the end (the connection is cut past the discard limit), so
       // the client must not reuse this connection: Connection: close.
-      sendStatus(res, code, reason, message, draining || code === 413, extra);
+      sendStatus(res, code, reason, message, draining || code === 413 || code === 503, extra);
     };
 
     if (req.method !== 'POST') {
@@ -209,9 +250,15 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       try {
         if (!result.ok) {
           if (result.status === 413) refuse(413, 'RequestEntityTooLarge', result.message);
+          if (result.status === 503) refuse(503, 'ServiceUnavailable', result.message, { 'Retry-After': '1' });
           return;
         }
-        const reply = handler({ body: result.body, path, query, startedAt });
+        let reply;
+        try {
+          reply = handler({ body: result.body, path, query, startedAt });
+        } finally {
+          result.release();
+        }
         status = reply.status;
         outcome = reply.outcome;
         send(res, reply.status, 'application/json', reply.body, draining);
@@ -220,7 +267,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         outcome = 'error';
         internalError(res, err);
       }
-    });
+    }, bodies);
   }
 
   return {
@@ -236,9 +283,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       });
     },
     setCertificate(pair) {
-      server.setSecureContext({ ...TLS_OPTIONS, cert: pair.cert, key: pair.key });
+      served = pair;
+      server.setSecureContext(secureContext());
+    },
+    setClientCa(caPem) {
+      if (clientAuth === undefined) return;
+      clientAuth.caPem = caPem;
+      server.setSecureContext(secureContext());
     },
     inFlight: () => inFlight,
+    bufferedBodyBytes: () => bodies.used,
     get draining() {
       return draining;
     },
@@ -247,6 +301,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     },
     close(graceMs) {
       draining = true;
+      connections.stop();
       return closeGracefully(server, graceMs);
     },
   };

@@ -18,6 +18,9 @@ import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT } from './defaults.js';
 import { ResultCache } from './result-cache.js';
+import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
+import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
+import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -55,6 +58,10 @@ export interface StartOptions<C> {
   metrics?: WebhookMetrics;
   limits?: Partial<ServerLimits>;
   deadline?: DeadlinePolicy;
+  /** Serve only callers whose client certificate chains to this CA file (hot-reloaded), optionally with one of these names. */
+  clientCa?: { file: string; names?: readonly string[] };
+  /** Per-request limits of the pod; default DEFAULT_POD_LIMITS. */
+  podLimits?: Readonly<PodLimits>;
   /** Entries of the injection result cache per config (0 turns it off). Default DEFAULT_CACHE_ENTRIES. */
   resultCacheEntries?: number;
   reload?: { debounceMs?: number; pollMs?: number };
@@ -101,8 +108,10 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
   let config: C | undefined;
   let configReloader: Reloader | undefined;
   let pair: KeyPairPem | undefined;
+  const statusKeys = new StatusKeys();
   let certNotAfter: Date | undefined;
   let certReloader: Reloader | undefined;
+  let clientCaReloader: Reloader | undefined;
 
   const readiness = (): Readiness => {
     const ready = listening && !draining && config !== undefined && pair !== undefined;
@@ -120,6 +129,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
           notAfter: certNotAfter?.toISOString(),
           ...(certReloader?.status() ?? {}),
         },
+        ...(clientCaReloader !== undefined ? { clientCa: { source: options.clientCa?.file, ...clientCaReloader.status() } } : {}),
       },
     };
   };
@@ -131,6 +141,8 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
   }
 
   function applyPair(value: ServedCertificate): void {
+    // The status key rotates with the certificate; the previous keys still verify.
+    statusKeys.rotate(statusKeyFromTlsKey(value.keyPem));
     pair = value;
     certNotAfter = value.notAfter;
     metrics.certExpiry(value.notAfter);
@@ -200,6 +212,20 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
       await certReloader.start();
     }
 
+    let clientCaPem: string | undefined;
+    if (options.clientCa !== undefined) {
+      clientCaReloader = clientCaReloaderFor(
+        options.clientCa.file,
+        (bundle) => {
+          clientCaPem = bundle.pem;
+          webhook?.setClientCa(bundle.pem);
+        },
+        { logger, metrics, reload: options.reload },
+      );
+      reloaders.push(clientCaReloader);
+      await clientCaReloader.start();
+    }
+
     const handler = createHandler({
       inject: options.inject,
       getConfig: () => config as C,
@@ -207,11 +233,14 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
       metrics,
       logger,
       deadline: options.deadline,
+      statusKeys,
+      podLimits: options.podLimits ?? DEFAULT_POD_LIMITS,
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
       onInjectionFailed: options.onInjectionFailed,
     });
     const served = pair as KeyPairPem;
-    webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits });
+    const clientAuth = clientCaPem !== undefined ? { caPem: clientCaPem, names: options.clientCa?.names ?? [] } : undefined;
+    webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits, clientAuth });
     const address = await webhook.listen(options.port ?? DEFAULT_PORT, options.address);
     listening = true;
     const monitoringPort = monitoring ? (monitoring.server.address() as { port: number }).port : undefined;

@@ -95,13 +95,43 @@ export async function generateCA(options: GenerateCAOptions = {}): Promise<Certi
 }
 
 export async function issueServingCert(ca: CertificateAuthority, options: ServingCertOptions): Promise<ServingCertificate> {
-  const now = options.now ?? new Date();
-  const days = checkDays(options.validityDays ?? DEFAULT_LEAF_VALIDITY_DAYS, 'certificate validity');
   const dnsNames = unique((options.dnsNames ?? []).map(normalizeDnsName));
   const ipAddresses = unique((options.ipAddresses ?? []).map(normalizeIp));
   if (dnsNames.length + ipAddresses.length === 0) {
     throw new CertError('SI_CERT_GENERATE', 'a serving certificate needs at least one DNS name or IP address (the apiserver checks SANs only)');
   }
+  const san = [...dnsNames.map((value) => ({ type: 'dns' as const, value })), ...ipAddresses.map((value) => ({ type: 'ip' as const, value }))];
+  const leaf = await signLeaf(ca, { commonName: dnsNames[0] ?? ipAddresses[0], san, usage: x509.ExtendedKeyUsage.serverAuth, what: 'the serving certificate', ...options });
+  return { ...leaf, dnsNames, ipAddresses };
+}
+
+export interface ClientCertOptions {
+  /** Subject CN (and DNS SAN): what `serve --client-name` matches, e.g. `kube-apiserver`. */
+  commonName: string;
+  validityDays?: number;
+  now?: Date;
+}
+
+/** A client certificate (clientAuth) for the caller of the webhook, e.g. the apiserver (`serve --client-ca`). */
+export async function issueClientCert(ca: CertificateAuthority, options: ClientCertOptions): Promise<ServingCertificate> {
+  const name = options.commonName.trim();
+  if (name === '' || name.length > 64) throw new CertError('SI_CERT_GENERATE', `a client certificate needs a name of 1 to 64 characters, got ${JSON.stringify(options.commonName)}`);
+  const leaf = await signLeaf(ca, { ...options, commonName: name, san: [{ type: 'dns', value: name }], usage: x509.ExtendedKeyUsage.clientAuth, what: 'the client certificate' });
+  return { ...leaf, dnsNames: [name], ipAddresses: [] };
+}
+
+interface LeafSpec {
+  commonName: string;
+  san: { type: 'dns' | 'ip'; value: string }[];
+  usage: string;
+  what: string;
+  validityDays?: number;
+  now?: Date;
+}
+
+async function signLeaf(ca: CertificateAuthority, spec: LeafSpec): Promise<Omit<ServingCertificate, 'dnsNames' | 'ipAddresses'>> {
+  const now = spec.now ?? new Date();
+  const days = checkDays(spec.validityDays ?? DEFAULT_LEAF_VALIDITY_DAYS, 'certificate validity');
   const signer = await signerFor(ca);
   if (signer.cert.notAfter.getTime() <= now.getTime()) {
     throw new CertError('SI_CERT_INVALID', `the CA "${ca.subject}" expired on ${signer.cert.notAfter.toISOString()}; create a new CA`);
@@ -109,10 +139,10 @@ export async function issueServingCert(ca: CertificateAuthority, options: Servin
   const wanted = now.getTime() + days * DAY_MS;
   const notAfter = new Date(Math.min(wanted, signer.cert.notAfter.getTime()));
   const notBefore = new Date(Math.max(now.getTime() - CLOCK_SKEW_MS, signer.cert.notBefore.getTime()));
-  const commonName = dnsNames[0] ?? ipAddresses[0];
+  const commonName = spec.commonName;
   try {
     const keys = await generateKeyPair();
-    const san = [...dnsNames.map((value) => ({ type: 'dns' as const, value })), ...ipAddresses.map((value) => ({ type: 'ip' as const, value }))];
+    const san = spec.san;
     const subjectIsEmpty = commonName.length > 64;
     const caKeyId = signer.cert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
     const cert = await x509.X509CertificateGenerator.create({
@@ -130,7 +160,7 @@ export async function issueServingCert(ca: CertificateAuthority, options: Servin
         // ECDSA keys sign the TLS handshake; keyEncipherment is for RSA key transport and
         // RFC 8813 forbids it (and dataEncipherment) on EC keys.
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
+        new x509.ExtendedKeyUsageExtension([spec.usage], false),
         new x509.SubjectAlternativeNameExtension(san, subjectIsEmpty),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
         caKeyId ? new x509.AuthorityKeyIdentifierExtension(caKeyId) : await x509.AuthorityKeyIdentifierExtension.create(signer.key.publicKey),
@@ -142,13 +172,11 @@ export async function issueServingCert(ca: CertificateAuthority, options: Servin
       caPem: ca.certPem,
       notBefore: cert.notBefore,
       notAfter: cert.notAfter,
-      dnsNames,
-      ipAddresses,
       serialNumber: cert.serialNumber.toUpperCase(),
       clampedToCA: wanted > notAfter.getTime(),
     };
   } catch (err) {
-    throw generateFailed('the serving certificate', err);
+    throw generateFailed(spec.what, err);
   }
 }
 

@@ -6,6 +6,7 @@
 export {
   generateCA,
   issueServingCert,
+  issueClientCert,
   devCertificate,
   randomSerial,
   DEFAULT_CA_VALIDITY_DAYS,
@@ -17,6 +18,7 @@ export {
   type DevCertificate,
   type GenerateCAOptions,
   type ServingCertOptions,
+  type ClientCertOptions,
 } from './generate.js';
 export { loadCA, caLoadProblem, CA_CERT_FILE, CA_KEY_FILE, type CALoadProblem } from './load.js';
 export {

@@ -12,6 +12,7 @@ import {
   caLoadProblem,
   generateCA,
   issueServingCert,
+  issueClientCert,
   loadCA,
   serviceDnsNames,
   type CertificateAuthority,
@@ -27,6 +28,10 @@ function usageError(message: string): InjectorError {
 }
 
 // Service names are DNS-1035 labels; namespaces and Secret names DNS-1123 labels/subdomains.
+/** The apiserver's client certificate, beside the serving one (`certs --client NAME`). */
+export const CLIENT_CERT_FILE = 'client.crt';
+export const CLIENT_KEY_FILE = 'client.key';
+
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -62,6 +67,8 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
     [TLS_CERT_FILE, leaf.certPem, 0o644],
   ];
   if (!kept) files.unshift([CA_KEY_FILE, ca.keyPem, 0o600], [CA_CERT_FILE, ca.certPem, 0o644]);
+  const client = options.client !== undefined ? await issueClientCert(ca, { commonName: options.client, validityDays: options.validityDays }) : undefined;
+  if (client !== undefined) files.push([CLIENT_KEY_FILE, client.keyPem, 0o600], [CLIENT_CERT_FILE, client.certPem, 0o644]);
   await writeAll(dir, files);
 
   const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -71,6 +78,12 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
       : `Created a new CA "${ca.subject}", valid until ${day(ca.notAfter)}: ${join(dir, CA_CERT_FILE)}, ${join(dir, CA_KEY_FILE)} (keep ca.key private; it is only needed to renew).\n`,
   );
   io.stderr(`Issued the serving certificate for ${dnsNames.join(', ')}, valid until ${day(leaf.notAfter)}: ${join(dir, TLS_CERT_FILE)}, ${join(dir, TLS_KEY_FILE)}.\n`);
+  if (client !== undefined) {
+    io.stderr(
+      `Issued the client certificate "${options.client}", valid until ${day(client.notAfter)}: ${join(dir, CLIENT_CERT_FILE)}, ${join(dir, CLIENT_KEY_FILE)}; ` +
+        `give it to the apiserver (AdmissionConfiguration, docs/install.md) and run serve --client-ca ${join(dir, CA_CERT_FILE)} --client-name ${options.client}.\n`,
+    );
+  }
   if (leaf.clampedToCA) {
     io.stderr(`Warning: the CA expires on ${day(ca.notAfter)}, so the certificate ends then too; before that date run again with --force to create a new CA.\n`);
   }

@@ -13,6 +13,7 @@ import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
 import { register as registerStatus } from './status.js';
 import { register as registerRestart } from './restart.js';
+import { register as registerPolicy } from './policy.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -26,4 +27,5 @@ export const COMMANDS: RegisterCommand[] = [
   registerManifests,
   registerStatus,
   registerRestart,
+  registerPolicy,
 ];

@@ -23,6 +23,7 @@ async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?:
   const { tlsCert, tlsKey, tlsDir } = options;
   if (tlsDir !== undefined && (tlsCert !== undefined || tlsKey !== undefined)) throw usage('use either --tls-dir or --tls-cert/--tls-key, not both');
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
+  if (options.clientName !== undefined && options.clientCa === undefined) throw usage('--client-name needs --client-ca (the CA the callers\' certificates chain to)');
   if (tlsDir !== undefined) {
     const caFile = options.tlsCa ?? (existsSync(join(tlsDir, CA_CERT_FILE)) ? join(tlsDir, CA_CERT_FILE) : undefined);
     return { tls: { kind: 'files', certFile: join(tlsDir, TLS_CERT_FILE), keyFile: join(tlsDir, TLS_KEY_FILE), caFile } };
@@ -149,6 +150,8 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
         shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
         onCertificate,
         resultCacheEntries: options.resultCacheEntries,
+        podLimits: options.limit,
+        ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),
         ...(heal !== undefined ? { onConfig: (c: C) => heal.setConfig(c as never), onInjectionFailed: heal.injectionFailed } : {}),
       });
     } catch (err) {

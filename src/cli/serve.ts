@@ -13,6 +13,7 @@ import type { LoadedConfig } from '../config/types.js';
 import type { InjectFn, OnError } from '../admission/handler.js';
 import type { ConfigProvider } from '../admission/start.js';
 import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admission/defaults.js';
+import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions, type ReconcileCliOptions } from './serve-reconcile-options.js';
@@ -35,6 +36,9 @@ export interface ServeOptions extends Partial<ReconcileCliOptions> {
   drainDelay: number;
   shutdownTimeout: number;
   resultCacheEntries: number;
+  limit: PodLimits;
+  clientCa?: string;
+  clientName?: string[];
 }
 
 /** What `serve` needs from the rest of the product; tests swap in the fake core. */
@@ -66,6 +70,12 @@ function parsePositiveSeconds(value: string): number {
 function parseCount(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 1_000_000) throw new InvalidArgumentError('expected a whole number, 0-1000000');
   return Number(value);
+}
+
+function collectLimit(value: string, into: PodLimits): PodLimits {
+  const problem = parseLimit(value, into);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return into;
 }
 
 function parseOnError(value: string): OnError {
@@ -110,7 +120,10 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
       .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
       .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
       .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
-      .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES);
+      .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
+      .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
+      .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
+      .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
     addReconcileOptions(serve)
       .action(async (options: ServeOptions) => {
         // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).

@@ -5,11 +5,10 @@
  * the same keys plus `values:`, or a ConfigMap manifest), text in memory (reload, tests), or
  * the default embedded in the package. Templates are compiled here with the real engine.
  */
-import { readFileSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { packageFilePath, readPackageFile } from '../util/package-files.js';
 import { templateFuncs } from '../template/funcs/index.js';
 import { parseTemplate } from '../template/index.js';
 import { meshSettings } from '../inject/mesh-config.js';
@@ -75,17 +74,15 @@ let cachedDefault: LoadedConfig | undefined;
 /** The config embedded in the package (`defaults/config.yaml` + `defaults/values.yaml`), loaded once. */
 export function defaultConfig(): LoadedConfig {
   if (cachedDefault) return cachedDefault;
-  const configUrl = new URL('../../defaults/config.yaml', import.meta.url);
-  const valuesUrl = new URL('../../defaults/values.yaml', import.meta.url);
   let config: string;
   let values: string;
   try {
-    config = readFileSync(configUrl, 'utf8');
-    values = readFileSync(valuesUrl, 'utf8');
+    config = readPackageFile('defaults/config.yaml');
+    values = readPackageFile('defaults/values.yaml');
   } catch (err) {
-    throw new ConfigError('SI_CONFIG_READ', `the built-in default config is missing from the package (${fileURLToPath(configUrl)}): ${errText(err)}; reinstall the package`, { cause: err });
+    throw new ConfigError('SI_CONFIG_READ', `the built-in default config is missing from the package (${packageFilePath('defaults/config.yaml')}): ${errText(err)}; reinstall the package`, { cause: err });
   }
-  const files = [fileURLToPath(configUrl), fileURLToPath(valuesUrl)];
+  const files = [packageFilePath('defaults/config.yaml'), packageFilePath('defaults/values.yaml')];
   cachedDefault = buildConfig(
     { config, configFile: 'built-in defaults/config.yaml', values, valuesFile: 'built-in defaults/values.yaml' },
     { kind: 'builtin', files },

@@ -104,6 +104,22 @@ describe('template data', () => {
     assert.equal(config.values.extra, 'base');
   });
 
+  it('Values: mustMerge and mustMergeOverwrite into .Values work too (their own copy per pod)', () => {
+    for (const fn of ['mustMerge', 'mustMergeOverwrite', 'merge', 'mergeOverwrite']) {
+      const config = templatesConfig(
+        { t: `{{ $_ := ${fn} .Values (dict "extra" .ObjectMeta.Name "more" "m") }}metadata: {annotations: {x: {{ printf "%v-%v" .Values.extra .Values.more | quote }}}}\nspec: {containers: [{name: p, image: p}]}` },
+        {},
+        { other: 'base' },
+      );
+      assert.equal(templatesMayMutate(config), true, fn);
+      for (const name of ['a', 'b']) {
+        const r = injectPod({ metadata: { name }, spec: { containers: [{ name: 'app' }] } }, { namespace: 'x', mode: 'webhook' }, config);
+        assert.equal(r.kind === 'injected' && (r.pod.metadata as { annotations: Record<string, string> }).annotations.x, `${name}-m`, fn);
+      }
+      assert.deepEqual(config.values, { other: 'base' }, `${fn} left the config's values alone`);
+    }
+  });
+
   it('ProxyImage follows Istio: hub/image:tag, image types replace a known suffix', () => {
     const values = { global: { hub: 'reg.io/istio', tag: '1.20-distroless', proxy: { image: 'proxyv2' } } };
     assert.equal(proxyImage(values, {}, {}, 'proxy'), 'reg.io/istio/proxyv2:1.20-distroless');

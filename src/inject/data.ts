@@ -169,7 +169,8 @@ function withImageType(tag: string, imageType: string): string {
 }
 
 /** Functions that modify a map or list argument in place: templates using them get their own values. */
-const MUTATING = /\b(set|unset|merge|mergeOverwrite|push)\b/;
+/** Template functions that write into a map they are given (Sprig's, must- variants included). */
+const MUTATING = /\b(set|unset|merge|mergeOverwrite|mustMerge|mustMergeOverwrite|push)\b/;
 
 const MUTATES = new WeakMap<object, boolean>();
 

@@ -29,8 +29,11 @@ import { renderOverlay } from './render.js';
 import { INIT_BEFORE_PROXY_ANNOTATION, reorderPod } from './reorder.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash } from './status.js';
-import { stripPod } from './strip.js';
-import type { InjectionContext, InjectionResult, InjectionStatus } from './types.js';
+import { signStatus } from './status-mac.js';
+import { stripPod, type StatusTrust } from './strip.js';
+import { injectsAll, removeItems, sharedItems } from './foreign-status.js';
+import { checkAnnotationLimit, checkPatchLimit, checkSpecLimits, type PodLimits } from './limits.js';
+import type { Decision, InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
 
 type Obj = Record<string, unknown>;
@@ -41,16 +44,46 @@ type Obj = Record<string, unknown>;
  * patch from the pod as received, the status and warnings. Throws InjectorError.
  */
 export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedConfig): InjectionResult {
+  if (ctx.limits !== undefined) {
+    const skipped = overLimits(pod, ctx, config, ctx.limits);
+    if (skipped !== undefined) return skipped;
+  }
   const input = readPodInput(pod);
   const decision = decide(input.pod, ctx, config);
   if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
 
   const warnings: string[] = [];
-  const work = input.pod;
-  const { previous } = stripPod(work, config, warnings);
+  const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
+  const { previous, foreign } = stripPod(input.pod, config, warnings, trust);
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }
+  const first = injectWorkingCopy(pod, input.pod, input.hasManagedFields, decision, ctx, config, warnings, trust);
+  if (foreign === undefined) return first;
+  // An unsigned status: the items it lists that this injection injects too are replaced.
+  const items = sharedItems(foreign, first.status);
+  if (items === undefined) return first;
+  const again = readPodInput(pod).pod;
+  removeItems(again, items);
+  delete ((again.metadata as Obj).annotations as Obj)[config.injectionKeys.status];
+  const second = injectWorkingCopy(pod, again, input.hasManagedFields, decision, ctx, config, warnings, trust);
+  return injectsAll(second.status, items) ? second : first;
+}
+
+/**
+ * Inject into `work` (a validated working copy of `pod`, an earlier injection already stripped).
+ * The patch is computed against `pod` as received.
+ */
+function injectWorkingCopy(
+  pod: unknown,
+  work: JsonObject,
+  hasManagedFields: boolean,
+  decision: Decision,
+  ctx: InjectionContext,
+  config: LoadedConfig,
+  warnings: readonly string[],
+  trust: StatusTrust | undefined,
+): InjectedResult {
   // The pod as it was before any injection: what undo restores. Nothing below mutates it (the
   // template data is a read-only view, strategic merge copies), so no copy is needed.
   const user = work;
@@ -110,9 +143,10 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   // Undo: what turns the injected pod, minus the listed items, back into the user's pod.
   const undo = computeUndo(user, withoutInjected(merged, status, config.injectionKeys.status));
   if (undo.length > 0) status.undo = undo;
-  setMember(mergedAnnotations, config.injectionKeys.status, formatStatus(status));
+  const statusText = formatStatus(status);
+  setMember(mergedAnnotations, config.injectionKeys.status, trust !== undefined ? signStatus(statusText, trust.namespace, trust.ring) : statusText);
 
-  const final = withManagedFields(merged, pod as Obj, input.hasManagedFields);
+  const final = withManagedFields(merged, pod as Obj, hasManagedFields);
   let patch;
   try {
     patch = createPatch(pod, final);
@@ -120,7 +154,27 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
     if (err instanceof InjectorError) throw err;
     throw new InjectorError('SI_PATCH', `the JSON patch could not be built: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+  if (ctx.limits !== undefined) checkPatchLimit(patch, ctx.limits);
   return { kind: 'injected', decision, pod: final, patch, status, warnings: [...decision.warnings, ...warnings] };
+}
+
+/**
+ * The per-request limits, checked before any work that grows with the pod. A pod over a list
+ * limit is still decided on from its metadata alone (cheap), so a pod that would be skipped is
+ * skipped, not refused; one that would be injected gets SI_INJECT_LIMIT.
+ */
+function overLimits(pod: unknown, ctx: InjectionContext, config: LoadedConfig, limits: Readonly<PodLimits>): SkippedResult | undefined {
+  checkAnnotationLimit(pod, limits);
+  try {
+    checkSpecLimits(pod, limits);
+    return undefined;
+  } catch (err) {
+    const p = pod as Obj;
+    const spec = isPlainObject(p.spec) ? p.spec : {};
+    const decision = decide(readPodInput({ metadata: p.metadata, spec: { hostNetwork: spec.hostNetwork, containers: [] } }).pod, ctx, config);
+    if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
+    throw err;
+  }
 }
 
 function ensureMap(obj: Obj, key: string): Obj {

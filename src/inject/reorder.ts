@@ -51,9 +51,15 @@ export function reorderPod(
     const nativeAt = ours.findIndex((c) => c.restartPolicy === 'Always');
     let out: Obj[];
     if (nativeAt >= 0) {
-      const before = options.initBeforeProxy.filter((n) => mine.some((c) => c.name === n) && !injected.initContainers.includes(n));
-      const early = before.map((n) => mine.find((c) => c.name === n)!);
-      const rest = mine.filter((c) => !early.includes(c));
+      // Maps and sets, never a scan per name: the annotation and the pod may list 40,000 names.
+      const mineByName = new Map(mine.map((c) => [c.name, c]));
+      const injectedNames = new Set(injected.initContainers);
+      const early = new Set<Obj>();
+      for (const n of options.initBeforeProxy) {
+        const c = mineByName.get(n);
+        if (c !== undefined && !injectedNames.has(n)) early.add(c);
+      }
+      const rest = mine.filter((c) => !early.has(c));
       out = [...ours.slice(0, nativeAt), ...early, ...ours.slice(nativeAt), ...rest, ...other];
     } else {
       const validation = ours.filter((c) => c.name === ISTIO_VALIDATION);

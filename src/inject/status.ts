@@ -62,6 +62,7 @@ export function parseStatus(text: string, key: string): ParsedStatus {
     throw bad(key, 'is not valid JSON');
   }
   if (!isPlainObject(raw)) throw bad(key, 'is not a JSON object');
+  if (hasProtoKey(raw)) throw bad(key, 'has a "__proto__" member');
   const names = (field: (typeof NAME_FIELDS)[number]): string[] | null => {
     const v = raw[field];
     if (v === undefined || v === null) return null;
@@ -85,10 +86,39 @@ export function parseStatus(text: string, key: string): ParsedStatus {
   return { status, ours };
 }
 
+/**
+ * Whether a `__proto__` key occurs anywhere. Never legitimate (Kubernetes field names, label and
+ * annotation keys cannot be `__proto__`), and a pointer through it would address the prototype
+ * in code less careful than ours. Iterative: the depth of a status is the pod's depth.
+ */
+function hasProtoKey(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (isPlainObject(v)) {
+      if (Object.hasOwn(v, '__proto__')) return true;
+      for (const k in v) stack.push(v[k]);
+    }
+  }
+  return false;
+}
+
+/**
+ * A pointer an undo entry may hold: empty or `/...`, without a `__proto__` token. `constructor`
+ * and `prototype` are valid label and annotation keys and stay allowed: undo reads and writes
+ * own members only (Object.hasOwn, setMember), so they are plain data there.
+ */
+function pointerOk(p: unknown): boolean {
+  if (typeof p !== 'string' || (p !== '' && !p.startsWith('/'))) return false;
+  return !p.split('/').includes('__proto__');
+}
+
 function readUndo(raw: unknown, key: string): UndoEntry[] {
   if (!Array.isArray(raw)) throw bad(key, 'has "undo" that is not a list');
   return raw.map((e, i) => {
-    if (!isPlainObject(e) || typeof e.p !== 'string' || (e.p !== '' && !e.p.startsWith('/'))) throw bad(key, `has an invalid undo entry ${i}`);
+    if (!isPlainObject(e) || !pointerOk(e.p) || (e.s !== undefined && !pointerOk(e.s))) throw bad(key, `has an invalid undo entry ${i}`);
     if ((e.n !== undefined && typeof e.n !== 'string') || (e.s !== undefined && typeof e.s !== 'string') || (e.i !== undefined && !Number.isInteger(e.i))) {
       throw bad(key, `has an invalid undo entry ${i}`);
     }

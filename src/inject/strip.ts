@@ -11,7 +11,9 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectionError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
+import type { InjectionStatus } from './types.js';
 import { parseStatus, type ParsedStatus } from './status.js';
+import { verifyStatus, type StatusKeyring } from './status-mac.js';
 import { restoreAppProbes } from './istio-probes.js';
 import { applyUndo, removeInjected } from './undo.js';
 
@@ -19,8 +21,20 @@ import { applyUndo, removeInjected } from './undo.js';
 export const ISTIO_OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
 
 export interface Stripped {
-  /** The status that was found, if any. */
+  /** The status that was found and trusted, if any. */
   previous: ParsedStatus | undefined;
+  /**
+   * A status was present but not signed by this injector: it was not acted on (and was dropped).
+   * What it lists, when it could be read (the caller may replace those items only if its own
+   * injection injects them too: see foreign-status.ts).
+   */
+  foreign?: InjectionStatus;
+}
+
+/** Only statuses signed by one of these keys for this namespace are acted on (the webhook). */
+export interface StatusTrust {
+  ring: StatusKeyring;
+  namespace: string;
 }
 
 /** The status annotation's value on a validated pod, if present. */
@@ -31,11 +45,31 @@ export function statusAnnotation(pod: JsonObject, key: string): string | undefin
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Strip (in place) the injection recorded on a validated working copy. */
-export function stripPod(pod: JsonObject, config: Pick<LoadedConfig, 'injectionKeys'>, warnings: string[]): Stripped {
+/**
+ * Strip (in place) the injection recorded on a validated working copy. With `trust` (the
+ * webhook), a status without a valid signature is foreign: nothing it lists is removed or
+ * restored, it is only dropped (the injection writes its own), so the pod is injected exactly
+ * as if it had never carried it, which any pod author may ask for anyway. Without `trust` (the
+ * CLI, on its user's own files) every status is read.
+ */
+export function stripPod(pod: JsonObject, config: Pick<LoadedConfig, 'injectionKeys'>, warnings: string[], trust?: StatusTrust): Stripped {
   const key = config.injectionKeys.status;
   const text = statusAnnotation(pod, key);
   if (text === undefined) return { previous: undefined };
+  if (trust !== undefined && !verifyStatus(text, trust.namespace, trust.ring)) {
+    delete ((pod.metadata as JsonObject).annotations as JsonObject)[key];
+    warnings.push(
+      `annotation ${key} was not written by this injector (no valid signature for namespace ${JSON.stringify(trust.namespace)}): it was ignored ` +
+        'and replaced; nothing was restored from it, and of what it lists only the containers and volumes this injector injects itself were replaced',
+    );
+    let listed: InjectionStatus | undefined;
+    try {
+      listed = parseStatus(text, key).status;
+    } catch {
+      listed = undefined;
+    }
+    return { previous: undefined, foreign: listed ?? { initContainers: null, containers: null, volumes: null, imagePullSecrets: null, revision: '' } };
+  }
   const previous = parseStatus(text, key);
   // Istio rewrote the app's probes and kept the originals on its proxy: read them before it goes.
   const probers = previous.ours ? undefined : removedProxyProbers(pod, previous);

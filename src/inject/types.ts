@@ -5,6 +5,8 @@
  * disagree about what happens to a pod.
  */
 import type { JsonObject } from '../util/json.js';
+import type { PodLimits } from './limits.js';
+import type { StatusKeyring } from './status-mac.js';
 
 /** One RFC 6902 operation, as sent to the apiserver (paths already escaped with ~0/~1). */
 export type JsonPatchOperation =
@@ -62,6 +64,14 @@ export interface InjectionContext {
   mode: 'webhook' | 'manual';
   /** Key/value parameters from the webhook path (`/inject/cluster/c1/net/n1`), Istio-style. */
   pathParams?: Record<string, string>;
+  /**
+   * The webhook's status keys: the status annotation it writes is signed with the first, and an
+   * earlier status is acted on (stripped, undone) only when signed by one of them for
+   * `namespace`. Absent (the CLI): nothing is signed and every status is read.
+   */
+  statusKeys?: StatusKeyring;
+  /** Per-request limits (the webhook's); over one, SI_INJECT_LIMIT. Absent (the CLI): none. */
+  limits?: Readonly<PodLimits>;
   /** For pods built from a workload template: the workload's kind/name (Istio's DeploymentMeta). */
   owner?: { kind: string; name: string; apiVersion?: string };
 }

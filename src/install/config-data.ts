@@ -7,13 +7,13 @@
  * with an inline `values:` key is split in two.
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { parseKubeYaml } from '../config/yaml.js';
 import { ConfigError } from '../errors.js';
 import { stringifyObject } from '../manifests/index.js';
 import { isPlainObject, type JsonValue } from '../util/json.js';
+import { packageFilePath, readPackageFile } from '../util/package-files.js';
 
 export interface ConfigMapData {
   config: string;
@@ -24,15 +24,15 @@ export interface ConfigMapData {
 
 /** The built-in config files, for the Helm chart's copies and their staleness test. */
 export const BUILTIN_CONFIG_FILES = {
-  config: fileURLToPath(new URL('../../defaults/config.yaml', import.meta.url)),
-  values: fileURLToPath(new URL('../../defaults/values.yaml', import.meta.url)),
+  config: packageFilePath('defaults/config.yaml'),
+  values: packageFilePath('defaults/values.yaml'),
 } as const;
 
 /** Load and validate the config at `path` (the built-in one when undefined) and give its ConfigMap data. */
 export async function configMapData(path?: string): Promise<ConfigMapData> {
   if (path === undefined) {
     const loaded = defaultConfig();
-    return { config: await read(BUILTIN_CONFIG_FILES.config), values: await read(BUILTIN_CONFIG_FILES.values), loaded };
+    return { config: readPackageFile('defaults/config.yaml'), values: readPackageFile('defaults/values.yaml'), loaded };
   }
   const loaded = await loadConfig(path);
   if (loaded.source.kind === 'directory') {

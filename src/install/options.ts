@@ -5,11 +5,11 @@
  * (a bad name here would otherwise surface as an apiserver rejection halfway through
  * `kubectl apply`).
  */
-import { readFileSync } from 'node:fs';
 import { namespaceNameError } from '../config/k8s-names.js';
 import { InjectorError } from '../errors.js';
 import { LOG_LEVELS } from '../telemetry/levels.js';
 import { DEFAULT_PORT } from '../admission/defaults.js';
+import { readPackageFile } from '../util/package-files.js';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 export type ReinvocationPolicy = 'IfNeeded' | 'Never';
@@ -70,7 +70,7 @@ export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/sidecar-injector/sidecar-inject
  * above both src/ and dist/) rather than imported from the CLI, which imports this module.
  */
 export function packageVersion(): string {
-  cachedVersion ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  cachedVersion ??= (JSON.parse(readPackageFile('package.json')) as { version: string }).version;
   return cachedVersion;
 }
 let cachedVersion: string | undefined;

@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
+import type { JsonPatchOperation } from '../inject/types.js';
+import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
 import type { InjectFn } from '../admission/handler.js';
 import { applyPatch } from '../patch/index.js';
 import { HOSTILE, validRequest } from '../testing/hostile-requests.js';
@@ -24,11 +26,12 @@ const realCore = {
   config: { builtin: defaultConfig, load: (p: string) => loadConfig(p) },
 };
 
-function bodies(): { injected: Buffer; skipped: Buffer; already: Buffer } {
+/** The review bodies; the already-injected pod is the webhook's own output (its status is signed by it). */
+async function bodies(port: number): Promise<{ injected: Buffer; skipped: Buffer; already: Buffer }> {
   const pod = samplePod();
-  const result = injectPod(pod, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
-  assert.equal(result.kind, 'injected', 'the sample pod is injected by the built-in config');
-  const injectedPod = applyPatch(pod, result.kind === 'injected' ? result.patch : []);
+  const review = parseReview(await postReview(port, podReview(pod, { uid: '00000000-0000-4000-8000-000000000000' })));
+  assert.ok(review.response.patch, 'the sample pod is injected by the built-in config');
+  const injectedPod = applyPatch(pod, decodePatch(review) as JsonPatchOperation[]);
   const optedOut = samplePod('opted-out', { annotations: { 'sidecar.istio.io/inject': 'false' } });
   return {
     injected: Buffer.from(JSON.stringify(podReview(pod, { uid: '00000000-0000-4000-8000-000000000001' }))),
@@ -40,7 +43,7 @@ function bodies(): { injected: Buffer; skipped: Buffer; already: Buffer } {
 test('soak (bounded): valid requests never fail among hostile ones; hostile ones get their documented answers; descriptors return', async (t) => {
   const h = await startHarness(realCore);
   t.after(() => h.server.shutdown());
-  const b = bodies();
+  const b = await bodies(h.port);
   const fdsBefore = procSample(process.pid)?.fds;
   const report = await runSoak({
     port: h.port,
@@ -70,7 +73,7 @@ test('soak (bounded): valid requests never fail among hostile ones; hostile ones
 test('an oversize body is refused with 413 and Connection: close, so the next request on that client does not hit a cut connection', async (t) => {
   const h = await startHarness(realCore);
   t.after(() => h.server.shutdown());
-  const b = bodies();
+  const b = await bodies(h.port);
   const oversize = HOSTILE.find((x) => x.label === 'oversize-8mib');
   assert.ok(oversize);
   const agent = makeAgent(1, {});

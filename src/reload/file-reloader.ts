@@ -13,8 +13,10 @@ import type { ReloadKind, WebhookMetrics } from '../telemetry/metrics.js';
 import { watchDirectories, type ChangeTrigger, type DirWatcher } from './dir-watcher.js';
 
 export interface Snapshot<R> {
-  /** sha256 (hex) of everything the load will read. */
+  /** sha256 (hex) of everything the load will read: tells changes apart. */
   hash: string;
+  /** What `status()` (so `/readyz`) shows instead of `hash`, when that covers secrets. */
+  shownHash?: string;
   raw: R;
 }
 
@@ -105,7 +107,7 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
     }
     lastSeen = snap.hash;
     options.apply(value);
-    state.inputHash = snap.hash;
+    state.inputHash = snap.shownHash ?? snap.hash;
     state.loadedAt = clock().toISOString();
     state.lastError = undefined;
     if (!initial) {

@@ -45,5 +45,7 @@ export async function keyPairSnapshot(certFile: string, keyFile: string, caFile?
   const [cert, key, ca] = await Promise.all([readFile(certFile), readFile(keyFile), caFile === undefined ? undefined : readFile(caFile)]);
   const raw: KeyPairPem = { certPem: cert.toString('utf8'), keyPem: key.toString('utf8') };
   if (ca !== undefined) raw.caPem = ca.toString('utf8');
-  return { hash: ca === undefined ? sha256(cert, key) : sha256(cert, key, ca), raw };
+  // Changes to any of the three count; what /readyz shows (unauthenticated, on both ports) is a
+  // hash of the public certificate only, never of the private key.
+  return { hash: ca === undefined ? sha256(cert, key) : sha256(cert, key, ca), shownHash: sha256(cert), raw };
 }

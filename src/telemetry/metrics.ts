@@ -21,7 +21,9 @@ export type Outcome = 'injected' | 'skipped' | 'failed' | 'invalid' | 'error';
 /** What the webhook answered when injection failed (`--on-error`). */
 export type FailureAction = 'denied' | 'allowed';
 
-export type ReloadKind = 'config' | 'cert';
+export type ReloadKind = 'config' | 'cert' | 'client-ca';
+/** Why a caller was refused by client-certificate authentication (`serve --client-ca`). */
+export type RefusedCaller = 'no-certificate' | 'untrusted' | 'name';
 export type CaBundleResult = 'patched' | 'unchanged' | 'conflict' | 'failure';
 export type ReloadResult = 'success' | 'failure';
 
@@ -69,6 +71,8 @@ export interface WebhookMetrics {
   caBundle(result: CaBundleResult): void;
   /** A lookup in the injection result cache. */
   resultCache(hit: boolean): void;
+  /** A request refused because its caller did not present an accepted client certificate. */
+  refusedCaller(reason: RefusedCaller): void;
   /** Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -144,6 +148,12 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     name: `${p}result_cache_total`,
     help: 'Lookups in the injection result cache (repeated pods, e.g. replicas), by result.',
     labelNames: ['result'],
+    registers,
+  });
+  const refusedCallers = new Counter({
+    name: `${p}refused_callers_total`,
+    help: 'Requests refused because the caller presented no client certificate, an untrusted one, or one with another name (serve --client-ca).',
+    labelNames: ['reason'],
     registers,
   });
   const cacheHit = cacheLookups.labels({ result: 'hit' });
@@ -228,6 +238,9 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     },
     resultCache(hit) {
       (hit ? cacheHit : cacheMiss).inc();
+    },
+    refusedCaller(reason) {
+      refusedCallers.inc({ reason });
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

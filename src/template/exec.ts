@@ -51,6 +51,22 @@ export interface ExecConfig {
 
 /** Default work limit: far above real templates (the 24 KB sidecar benchmark template takes 568 steps). */
 export const DEFAULT_MAX_STEPS = 10_000_000;
+/**
+ * Functions whose work does not grow with their arguments (Go passes slices, maps and strings
+ * by reference): they cost one step like any node, whatever the size of what they are given.
+ */
+const CONSTANT_COST = new Set([
+  'len', 'index', 'first', 'mustFirst', 'last', 'mustLast', 'get', 'hasKey', 'dig', 'default', 'empty', 'coalesce', 'ternary',
+  'required', 'typeOf', 'typeIs', 'typeIsLike', 'kindOf', 'kindIs', 'not', 'and', 'or', 'call', 'fail',
+]);
+
+/** Steps for a value a function read or built: list elements, or string length / 4. */
+function costOf(v: unknown): number {
+  if (typeof v === 'string') return v.length >>> 2;
+  if (Array.isArray(v)) return v.length;
+  return 0;
+}
+
 /** Default output limit: 64 Mi characters. */
 export const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 
@@ -573,7 +589,25 @@ class State {
       this.node = node;
       this.errorf(`error calling ${name}: ${err instanceof Error ? err.message : String(err)}`, err);
     }
+    if (!CONSTANT_COST.has(name)) this.charge(node, argv, result);
     return result;
+  }
+
+  /**
+   * A function's real work counts against the step budget: the lists and strings it reads or
+   * builds (`append` copies its whole list, `printf "%s%s" $acc .x` its whole string), so a
+   * template that copies a list per element stops with the step error long before it blocks the
+   * process for seconds. Lists count one step per element, strings one per 4 characters.
+   */
+  private charge(node: Node, argv: readonly unknown[], result: unknown): void {
+    let cost = costOf(result);
+    for (const a of argv) cost += costOf(a);
+    if (cost === 0) return;
+    this.stepsLeft -= cost;
+    if (this.stepsLeft < 0) {
+      this.node = node;
+      this.errorf(`exceeded maximum number of execution steps (${this.maxSteps})`);
+    }
   }
 
   /** Go's evalArg: evaluate an argument node for a parameter of type `typ` (null: untyped). */

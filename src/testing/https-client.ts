@@ -24,6 +24,8 @@ export interface RequestOptions {
   servername?: string;
   /** Plain HTTP (the monitoring port). */
   plain?: boolean;
+  /** A client certificate and key (PEM) to present. */
+  clientCert?: { cert: string; key: string };
   timeoutMs?: number;
 }
 
@@ -47,6 +49,7 @@ export function send(options: RequestOptions): Promise<HttpResult> {
           {
             ...common,
             agent: options.agent ?? false,
+            ...(options.clientCert !== undefined ? { cert: options.clientCert.cert, key: options.clientCert.key } : {}),
             ...(options.ca !== undefined ? { ca: options.ca, servername: options.servername ?? 'localhost' } : { rejectUnauthorized: false }),
           },
           onResponse,

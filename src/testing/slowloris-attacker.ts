@@ -7,11 +7,11 @@
  * process (scripts/slowloris.ts, so the attack does not share an event loop with the client
  * whose latency is measured):
  *
- *   node --import tsx src/testing/slowloris-attacker.ts PORT SOCKETS [TRICKLE_MS]
+ *   node --import tsx src/testing/slowloris-attacker.ts PORT SOCKETS [TRICKLE_MS] [SOURCE_ADDRESS]
  *   (prints a JSON stats line every second; stops on SIGTERM)
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 export type AttackMode = 'idle' | 'slow-headers' | 'slow-body' | 'no-handshake';
@@ -35,7 +35,14 @@ export interface Attack {
   stop(): Promise<void>;
 }
 
-export function startAttack(port: number, sockets: number, trickleMs = 1000): Attack {
+/** tls.connect passes socket options such as localAddress on to net.connect; its type omits them. */
+function tlsOptions(port: number, localAddress: string | undefined): ConnectionOptions {
+  const options = { host: '127.0.0.1', port, localAddress, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] };
+  return options;
+}
+
+/** `localAddress`: the attacker's source address (another loopback address stands for another pod). */
+export function startAttack(port: number, sockets: number, trickleMs = 1000, localAddress?: string): Attack {
   const live = new Set<Socket>();
   const stats: AttackStats = { open: 0, opened: 0, closedByServer: 0, got408: 0, failedConnects: 0, byMode: { idle: 0, 'slow-headers': 0, 'slow-body': 0, 'no-handshake': 0 } };
   let stopping = false;
@@ -62,8 +69,8 @@ export function startAttack(port: number, sockets: number, trickleMs = 1000): At
     };
     const s: Socket =
       mode === 'no-handshake'
-        ? tcpConnect({ host: '127.0.0.1', port }, () => onConnect(s))
-        : tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => onConnect(s));
+        ? tcpConnect({ host: '127.0.0.1', port, localAddress }, () => onConnect(s))
+        : tlsConnect(tlsOptions(port, localAddress), () => onConnect(s));
     live.add(s);
     stats.open = live.size;
     s.on('data', (d: Buffer) => {
@@ -104,8 +111,9 @@ export function startAttack(port: number, sockets: number, trickleMs = 1000): At
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [port, sockets, trickle] = process.argv.slice(2).map(Number);
-  const attack = startAttack(port, sockets, trickle || 1000);
+  const [port, sockets, trickle] = process.argv.slice(2, 5).map(Number);
+  const source = process.argv[5];
+  const attack = startAttack(port, sockets, trickle || 1000, source);
   const tick = setInterval(() => process.stdout.write(`${JSON.stringify(attack.stats())}\n`), 1000);
   process.once('SIGTERM', () => {
     clearInterval(tick);

@@ -30,6 +30,7 @@ import { ResultCache } from '../admission/result-cache.js';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
+import type { StatusKeyring } from '../inject/status-mac.js';
 import type { JsonPatchOperation } from '../inject/types.js';
 import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from '../patch/testing/appliers.js';
 import { deepEqual } from '../util/json.js';
@@ -50,12 +51,15 @@ export interface FuzzTarget {
   statusKey: string;
 }
 
+const FUZZ_STATUS_KEYS: StatusKeyring = { keys: [createHash('sha256').update('fuzz status key').digest()] };
+
 function target(name: string, config: LoadedConfig): FuzzTarget {
   return {
     name,
     config,
-    handle: createHandler({ inject: injectPod, getConfig: () => config }),
-    handleCached: createHandler({ inject: injectPod, getConfig: () => config, cache: new ResultCache({ maxEntries: 512 }) }),
+    // Signed statuses, as `serve` runs: re-submissions must be recognised as our own.
+    handle: createHandler({ inject: injectPod, getConfig: () => config, statusKeys: FUZZ_STATUS_KEYS }),
+    handleCached: createHandler({ inject: injectPod, getConfig: () => config, statusKeys: FUZZ_STATUS_KEYS, cache: new ResultCache({ maxEntries: 512 }) }),
     injectKey: config.injectionKeys.inject,
     statusKey: config.injectionKeys.status,
   };

@@ -1,12 +1,16 @@
 /**
  * @module template/funcs/regex
- * Sprig's regex functions with Go's regexp semantics on top of translated JS RegExps
- * ({@link translateRe2}): Go's FindAll/ReplaceAll loops (an empty match right after a previous
+ * Sprig's regex functions with Go's regexp semantics. A pattern is checked by the translator
+ * ({@link translateRe2}: Go's parse order, so Go's error text) and matched by `re2js`, a port
+ * of RE2 like Go's regexp: matching is linear in the input, so a template running
+ * `regexMatch "^(a+)+$"` on a pod field the user controls cannot backtrack for seconds (a JS
+ * RegExp would, and the webhook has one thread). On top: Go's FindAll/ReplaceAll loops (an empty match right after a previous
  * match is skipped; the search always advances by a whole character), `Expand` templates
  * (`$1`, `${1}`, `${name}`; `$1x` names group "1x"), Split, and the panic text of
  * regexp.MustCompile for the non-`must` variants. `regexMatch` ignores a bad pattern (false),
  * as Sprig does.
  */
+import { RE2JS } from 're2js';
 import { canBackquote, quote } from '../quote.js';
 import { goFunc, GoFuncError, type FuncMap } from '../value.js';
 import { isDigit, isLetter } from './unicode.js';
@@ -15,7 +19,7 @@ import { STRING_SLICE, stringSlice } from './string-lists.js';
 import { nilSlice } from './nil.js';
 
 export interface GoRegexp {
-  readonly re: RegExp;
+  readonly re: RE2JS;
   readonly names: readonly string[];
   readonly expr: string;
 }
@@ -29,7 +33,7 @@ export function compileGo(expr: string): GoRegexp {
   if (hit === undefined) {
     try {
       const t: TranslatedRegexp = translateRe2(expr);
-      hit = { re: new RegExp(t.source, 'g' + t.flags), names: t.names, expr };
+      hit = { re: compileRe2(expr), names: t.names, expr };
     } catch (e) {
       if (!(e instanceof Re2SyntaxError)) throw e;
       hit = e;
@@ -39,6 +43,16 @@ export function compileGo(expr: string): GoRegexp {
   }
   if (hit instanceof Re2SyntaxError) throw hit;
   return hit;
+}
+
+/** The linear-time matcher for a pattern the translator accepted (so Go accepts it). */
+function compileRe2(expr: string): RE2JS {
+  try {
+    return RE2JS.compile(expr);
+  } catch (e) {
+    // Not expected: both follow Go's syntax. Reported as Go would report a bad pattern.
+    throw new Re2SyntaxError(e instanceof Error ? e.message : String(e), expr);
+  }
 }
 
 /** regexp's quote(): how MustCompile shows the pattern. */
@@ -66,10 +80,19 @@ function compileOrFail(expr: string): GoRegexp {
   }
 }
 
-/** The match starting the search at `pos` (with the whole string as context), as index pairs. */
+/**
+ * The match starting the search at `pos` (with the whole string as context), shaped like
+ * RegExp.exec's answer: the groups' texts (undefined when a group did not take part) and `index`.
+ */
 function execAt(g: GoRegexp, s: string, pos: number): RegExpExecArray | null {
-  g.re.lastIndex = pos;
-  return g.re.exec(s);
+  const m = g.re.matcher(s);
+  if (!m.find(pos)) return null;
+  const groups: (string | undefined)[] = [];
+  for (let i = 0, n = m.groupCount(); i <= n; i++) {
+    const start = m.start(i);
+    groups.push(start < 0 ? undefined : s.slice(start, m.end(i)));
+  }
+  return Object.assign(groups as string[], { index: m.start(0), input: s, groups: undefined }) as RegExpExecArray;
 }
 
 function charWidth(s: string, pos: number): number {

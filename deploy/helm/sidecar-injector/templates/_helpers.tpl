@@ -1,6 +1,6 @@
 {{/*
 Helpers. Only standard Helm and Sprig functions (include, required, fail, fromYaml, toJson,
-b64enc, ...), so `helm template` renders this chart as the project's test shim does.
+b64enc, ...), so any Helm 3 renders this chart the same way.
 */}}
 
 {{- define "si.name" -}}
@@ -46,8 +46,22 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- toJson (sortAlpha (uniq $all)) -}}
 {{- end }}
 
+{{/*
+URL mode (webhookUrl set, like manifests --webhook-url): the server runs outside the cluster, so
+the webhook configuration is the only object; every other template checks si.inCluster.
+*/}}
+{{- define "si.inCluster" -}}
+{{- if not .Values.webhookUrl }}true{{ end -}}
+{{- end }}
+
+{{/* The URL the apiserver calls: the base URL without trailing slashes, then /inject. */}}
+{{- define "si.webhookUrl" -}}
+{{- regexReplaceAll "/+$" .Values.webhookUrl "" }}/inject
+{{- end }}
+
+{{/* Nothing in the cluster reconciles the caBundle in URL mode, and cainjector does it with cert-manager. */}}
 {{- define "si.reconcile" -}}
-{{- if and .Values.caBundleReconcile (not .Values.certManager.enabled) }}true{{ end -}}
+{{- if and .Values.caBundleReconcile (not .Values.certManager.enabled) (include "si.inCluster" .) }}true{{ end -}}
 {{- end }}
 
 {{- define "si.healing" -}}
@@ -67,4 +81,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if lt (int .Values.monitoringPort) 1024 }}{{ fail "monitoringPort must be 1024 or more: the server runs as non-root" }}{{ end -}}
 {{- if and .Values.onError (not (has .Values.onError (list "deny" "allow"))) }}{{ fail "onError must be deny or allow" }}{{ end -}}
 {{- if and .Values.certManager.enabled .Values.tls.cert }}{{ fail "use either certManager.enabled or tls.cert, not both" }}{{ end -}}
+{{- with .Values.webhookUrl }}
+{{- /* The apiserver's rules for clientConfig.url, checked as manifests --webhook-url checks them. */}}
+{{- $u := urlParse . -}}
+{{- if ne $u.scheme "https" }}{{ fail (printf "webhookUrl %q must be an https URL, e.g. https://192.0.2.10:9443 (the apiserver calls webhooks over TLS only)" .) }}{{ end -}}
+{{- if not $u.hostname }}{{ fail (printf "webhookUrl %q has no host" .) }}{{ end -}}
+{{- if $u.userinfo }}{{ fail (printf "webhookUrl %q must not carry a user or password" .) }}{{ end -}}
+{{- if or (contains "?" .) (contains "#" .) }}{{ fail (printf "webhookUrl %q must not have a query or fragment" .) }}{{ end -}}
+{{- end }}
+{{- if and .Values.webhookUrl (or .Values.reconcile.enabled .Values.reconcile.restart) }}{{ fail "webhookUrl and reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not install" }}{{ end -}}
+{{- if and .Values.webhookUrl .Values.certManager.enabled }}{{ fail "webhookUrl and certManager.enabled do not go together: cert-manager cannot issue a certificate for a server outside the cluster" }}{{ end -}}
+{{- if and .Values.webhookUrl (or .Values.tls.cert .Values.tls.key) }}{{ fail "with webhookUrl the server runs outside the cluster: set only tls.caCert; tls.cert and tls.key stay on that machine (serve --tls-dir), and Helm would store them in the release" }}{{ end -}}
 {{- end }}
