@@ -244,7 +244,8 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   assert.equal((await lease()).spec.holderIdentity, first.identity, 'the Lease names the leader');
   assert.equal(await isLeader(second), false, 'exactly one leader');
   // The leader's first list and classification land shortly after it wins.
-  await waitFor('the leader to export sidecar_injector_pods', async () => /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m.test(await first.metrics()), 30_000, 300);
+  await waitFor('the leader to export sidecar_injector_pods', async () => /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m.test(await first.metrics()), 30_000, 300)
+    .catch((err: Error) => assert.fail(`${err.message}; leader output: ${first.output().slice(-3000)}`));
   assert.doesNotMatch(await second.metrics(), /^sidecar_injector_pods\{/m, 'the follower does not reconcile');
 
   const events = await waitFor('SidecarMissing and SidecarRestarted on the Deployment', async () => {

@@ -51,6 +51,8 @@ export class PodReconciler {
   readonly #cache = new Map<string, Cached>();
   readonly #restartedAt = new Map<string, number>();
   #scopes: WebhookScope[] = [];
+  /** The scopes were read (with a config): before that, nothing can be classified. */
+  #scopesRead = false;
   #configGen = 0;
   #config: LoadedConfig | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -94,6 +96,7 @@ export class PodReconciler {
     clearTimeout(this.#scopeTimer);
     for (const i of [this.#informers.namespaces, ...this.#informers.pods, ...this.#informers.replicaSets, ...this.#informers.jobs]) i.stop();
     this.#cache.clear();
+    this.#scopesRead = false;
     this.#o.gauge.reset();
     await this.#rolling;
   }
@@ -108,7 +111,9 @@ export class PodReconciler {
     const notes: string[] = [];
     try {
       const scopes = await readScopes(this.#o.api, config, { webhookConfig: this.#o.webhookConfig, injectorNamespace: this.#o.injectorNamespace }, notes);
-      if (JSON.stringify(scopes) !== JSON.stringify(this.#scopes)) {
+      const first = !this.#scopesRead;
+      this.#scopesRead = true;
+      if (first || JSON.stringify(scopes) !== JSON.stringify(this.#scopes)) {
         this.#scopes = scopes;
         this.#configGen++;
         this.#schedule();
@@ -132,6 +137,12 @@ export class PodReconciler {
     if (!this.#running) return;
     const config = this.#o.getConfig();
     if (config === undefined) return;
+    if (!this.#scopesRead) {
+      // Leadership can come before the first config (a config file still loading): read the
+      // webhook configuration now; that schedules the first classification.
+      void this.#refreshScopes();
+      return;
+    }
     if (config !== this.#config) {
       this.#config = config;
       this.#configGen++;
