@@ -54,6 +54,10 @@ const CATALOGUE = {
   SI_CLUSTER_CONFIG: [8, 500, 'no usable in-cluster credentials'],
   SI_CLUSTER_REQUEST: [8, 502, 'a Kubernetes API request failed'],
   SI_CLUSTER_WEBHOOK_MISSING: [8, 500, 'the webhook configuration holds none of the webhooks whose caBundle we manage'],
+
+  // Self-healing (status, restart)
+  SI_HEAL_DRIFT: [9, 500, 'status found pods with a stale or missing sidecar'],
+  SI_HEAL_RESTART_STALLED: [10, 500, 'restart stopped: a rollout did not progress within --timeout, or a restart failed'],
 } as const satisfies Record<string, readonly [number, number, string]>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -255,3 +255,21 @@ test('property: any JSON body or any review shape gets 200 or 400, never a 500, 
     { numRuns: 2000 },
   );
 });
+
+test('onInjectionFailed hears of refused pods and pods admitted without the sidecar (not dry runs); a throwing listener changes nothing', () => {
+  const pod = samplePod('p', { annotations: { 'fake.test/fail': 'bad value' } });
+  for (const onError of ['deny', 'allow'] as const) {
+    const heard: unknown[] = [];
+    const handler = createHandler<FakeConfig>({ inject: fakeInject, getConfig: () => fakeConfig(), onError, now: () => 1, onInjectionFailed: (f) => heard.push(f) });
+    handler(call(podReview(pod, { uid: 'u' })));
+    handler(call(podReview(pod, { uid: 'd', dryRun: true })));
+    assert.equal(heard.length, 1, 'dry runs are not reported');
+    const f = heard[0] as { code: string; action: string; namespace: string; object: unknown };
+    assert.deepEqual([f.code, f.action], ['SI_INJECT_ANNOTATION', onError === 'deny' ? 'denied' : 'allowed']);
+    assert.deepEqual(f.object, pod);
+  }
+  const throwing = createHandler<FakeConfig>({ inject: fakeInject, getConfig: () => fakeConfig(), now: () => 1, onInjectionFailed: () => { throw new Error('boom'); } });
+  const out = parse(throwing(call(podReview(pod, { uid: 't' }))).body);
+  assert.equal(out.response.allowed, false);
+  assert.equal(out.response.uid, 't');
+});

@@ -47,6 +47,17 @@ export interface HandlerOptions<C> {
   statusKeys?: StatusKeyring;
   /** Clock in milliseconds (performance.now); tests move it. */
   now?: () => number;
+  /** Told when a pod was refused or admitted without its sidecar (not for dry runs); must not throw. */
+  onInjectionFailed?: (failure: InjectionFailure) => void;
+}
+
+export interface InjectionFailure {
+  namespace: string;
+  /** The pod as received (it has no name yet when it has a generateName). */
+  object: unknown;
+  code: string;
+  message: string;
+  action: 'denied' | 'allowed';
 }
 
 export interface AdmissionCall {
@@ -156,6 +167,13 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
       response = denied(req.uid, `sidecar injection failed (${err.code}): ${text}`, code, STATUS_REASON[code] ?? 'Forbidden');
     }
     const fields: Record<string, unknown> = { decision: action === 'allowed' ? 'allowed-on-error' : 'denied', reason: err.code, error: clip(text, 1024) };
+    if (options.onInjectionFailed !== undefined && req.dryRun !== true) {
+      try {
+        options.onInjectionFailed({ namespace: req.namespace, object: req.object, code: err.code, message: clip(text, 1024) ?? '', action });
+      } catch {
+        // Reporting must never change the answer.
+      }
+    }
     if (err.code === 'SI_INTERNAL') {
       // A bug in the core: keep the stack, the message alone will not find it.
       fields.stack = thrown instanceof Error ? thrown.stack : undefined;

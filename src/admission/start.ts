@@ -12,7 +12,7 @@ import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import { createReloader, type Reloader } from '../reload/file-reloader.js';
 import { configSnapshot, keyPairSnapshot, watchDirsFor, type KeyPairPem } from '../reload/sources.js';
 import type { Readiness } from './endpoints.js';
-import { createHandler, type InjectFn, type OnError } from './handler.js';
+import { createHandler, type HandlerOptions, type InjectFn, type OnError } from './handler.js';
 import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
@@ -68,6 +68,9 @@ export interface StartOptions<C> {
   shutdown?: ShutdownOptions;
   /** Called each time a certificate starts being served (startup and every reload). */
   onCertificate?: (served: ServedCertificate) => void;
+  /** Called each time a config starts being served (startup and every reload). */
+  onConfig?: (config: C) => void;
+  onInjectionFailed?: HandlerOptions<C>['onInjectionFailed'];
 }
 
 export interface ShutdownOptions {
@@ -168,6 +171,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
     const cfg = options.config;
     if (cfg.path === undefined) {
       config = cfg.builtin();
+      options.onConfig?.(config);
       logger.info({ subject: 'config', source: 'built-in', ...cfg.describe?.(config) }, 'config loaded');
     } else {
       const path = cfg.path;
@@ -178,6 +182,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
         load: () => cfg.load(path),
         apply: (value: C) => {
           config = value; // one assignment: a request reads either the old or the new config
+          options.onConfig?.(value);
         },
         describe: cfg.describe,
         ...options.reload,
@@ -231,6 +236,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
       statusKeys,
       podLimits: options.podLimits ?? DEFAULT_POD_LIMITS,
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
+      onInjectionFailed: options.onInjectionFailed,
     });
     const served = pair as KeyPairPem;
     const clientAuth = clientCaPem !== undefined ? { caPem: clientCaPem, names: options.clientCa?.names ?? [] } : undefined;

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,4 +46,34 @@ test('the bundled bin writes install manifests (certificate generation bundled)'
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /kind: MutatingWebhookConfiguration/);
   assert.match(r.stdout, /caBundle: \S{100,}/);
+});
+
+/** Every chunk a bundle file loads before it runs (its static imports, transitively). */
+function staticGraph(entry: string): string[] {
+  const dir = BIN.slice(0, BIN.lastIndexOf('/') + 1);
+  const seen = new Set<string>();
+  const walk = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(dir + file, 'utf8').matchAll(/(?:from|import) ?"\.\/([^"]+)"/g)) walk(m[1]);
+  };
+  walk(entry);
+  return [...seen];
+}
+
+test('the Kubernetes client is bundled, and only commands that need it load it: not serve without --reconcile, not the CLI start-up', { skip }, () => {
+  const dir = BIN.slice(0, BIN.lastIndexOf('/') + 1);
+  const files = readdirSync(dir);
+  // A marker of @kubernetes/client-node: its Lease model's class name.
+  const client = files.filter((f) => readFileSync(dir + f, 'utf8').includes('V1LeaseSpec'));
+  assert.ok(client.length > 0, 'the client is in the bundle (the image ships no node_modules)');
+  const serveRun = files.find((f) => f.startsWith('serve-run-'));
+  assert.ok(serveRun);
+  for (const entry of [BIN.slice(dir.length), serveRun]) {
+    const loaded = staticGraph(entry);
+    assert.deepEqual(loaded.filter((f) => client.includes(f)), [], `${entry} loads the client before it is asked for`);
+  }
+  const status = run(['status', '--kubeconfig', '/nonexistent/kubeconfig']);
+  assert.equal(status.status, 8, status.stderr);
+  assert.match(status.stderr, /SI_CLUSTER_CONFIG/);
 });

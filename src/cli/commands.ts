@@ -12,6 +12,9 @@ import { register as registerUninject } from './uninject.js';
 import { register as registerExplain } from './explain.js';
 import { register as registerManifests } from './manifests.js';
 import { register as registerConfigCheck } from './config-check.js';
+
+import { register as registerStatus } from './status.js';
+import { register as registerRestart } from './restart.js';
 import { register as registerPolicy } from './policy.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
@@ -25,5 +28,8 @@ export const COMMANDS: RegisterCommand[] = [
   registerExplain,
   registerManifests,
   registerConfigCheck,
+
+  registerStatus,
+  registerRestart,
   registerPolicy,
 ];

@@ -31,6 +31,8 @@ interface ManifestsFlags {
   certsDir?: string;
   clusterDomain: string;
   caBundleReconcile: boolean;
+  reconcile?: boolean;
+  reconcileRestart?: boolean;
   priorityClassName?: string;
   port: number;
   monitoringPort: number;
@@ -79,6 +81,8 @@ export function register(program: Command, io: CliIO): void {
     .option('--certs-dir <dir>', 'reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command\'s layout), creating them if absent, so reruns keep the caBundle')
     .option('--cluster-domain <domain>', 'cluster DNS domain for the certificate', 'cluster.local')
     .option('--no-ca-bundle-reconcile', 'do not run the caBundle reconciler (no --webhook-config, no ClusterRole)')
+    .option('--reconcile', 'run serve --reconcile (self-healing: sidecar_injector_pods metrics and Events on workloads with stale or missing sidecars) with its least-privilege RBAC')
+    .option('--reconcile-restart', 'also let it restart those workloads (implies --reconcile; adds get/patch on Deployments, StatefulSets, DaemonSets)')
     .option('--priority-class-name <name>', 'priorityClassName for the server pods (e.g. system-cluster-critical)')
     .option('--port <n>', 'container HTTPS port (unprivileged)', integer(1024, 65535), DEFAULT_WEBHOOK_PORT)
     .option('--monitoring-port <n>', 'container port for /metrics, /healthz, /readyz over HTTP', integer(1024, 65535), DEFAULT_MONITORING_PORT)
@@ -112,6 +116,8 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     certsDir: flags.certsDir,
     clusterDomain: flags.clusterDomain,
     caBundleReconcile: flags.caBundleReconcile,
+    reconcile: flags.reconcile === true,
+    reconcileRestart: flags.reconcileRestart === true,
     priorityClassName: flags.priorityClassName,
     port: flags.port,
     monitoringPort: flags.monitoringPort,

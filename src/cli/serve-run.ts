@@ -100,6 +100,23 @@ async function startReconciler(name: string, resyncSeconds: number, logger: Logg
   return reconciler;
 }
 
+async function startHeal(options: ServeOptions, logger: Logger, metrics: WebhookMetrics) {
+  const { startReconcile } = await import('../heal/serve-reconcile.js');
+  const { DEFAULT_NAME } = await import('../install/options.js');
+  return startReconcile({
+    registry: metrics.registry,
+    log: (level, message, fields) => logger[level]({ subject: 'reconcile', ...fields }, message),
+    webhookConfig: options.reconcileWebhookConfig ?? options.webhookConfig ?? DEFAULT_NAME,
+    injectorNamespace: DEFAULT_NAME,
+    namespaces: options.reconcileNamespace ?? [],
+    leaseName: options.reconcileLease ?? `${DEFAULT_NAME}-reconcile`,
+    leaseNamespace: options.reconcileLeaseNamespace,
+    restart: options.reconcileRestart === true,
+    maxInFlight: options.reconcileMaxInFlight ?? 1,
+    restartTimeoutMs: options.reconcileRestartTimeout ?? 300_000,
+  });
+}
+
 export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: ServeRuntime<C>): Promise<void> {
   const sink = batchedSink((text) => io.stderr(text));
   const logger = createLogger({ level: options.logLevel, destination: sink });
@@ -139,6 +156,10 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
       if (reconciler !== undefined && served.caPem !== undefined) reconciler.setCAs([served.caPem]);
     };
 
+    // Self-healing (--reconcile): loaded only with the flag, so serve alone never loads the Kubernetes client.
+    if (options.reconcileRestart === true && options.reconcile !== true) throw usage('--reconcile-restart needs --reconcile');
+    const heal = options.reconcile === true ? await startHeal(options, logger, metrics) : undefined;
+
     let server: RunningServer;
     try {
       server = await startServer<C>({
@@ -157,9 +178,11 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
         resultCacheEntries: options.resultCacheEntries,
         podLimits: options.limit,
         ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),
+        ...(heal !== undefined ? { onConfig: (c: C) => heal.setConfig(c as never), onInjectionFailed: heal.injectionFailed } : {}),
       });
     } catch (err) {
       await reconciler?.stop();
+      await heal?.stop();
       throw portError(err, options) ?? err;
     }
     reconciler?.start();
@@ -171,6 +194,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
     logger.info({ signal: requested }, 'shutdown requested');
     await server.shutdown();
     await reconciler?.stop();
+    await heal?.stop();
   } finally {
     unlisten();
     sink.flush(); // nothing logged may stay in the batch when serve returns

@@ -16,8 +16,9 @@ import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admiss
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
+import { addReconcileOptions, type ReconcileCliOptions } from './serve-reconcile-options.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends Partial<ReconcileCliOptions> {
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -106,7 +107,7 @@ export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
 
 export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command, io: CliIO) => void {
   return (program, io) => {
-    program
+    const serve = program
       .command('serve')
       .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
       .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
@@ -127,7 +128,8 @@ export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command,
       .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
       .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
       .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
-      .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS })
+      .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
+    addReconcileOptions(serve)
       .action(async (options: ServeOptions) => {
         // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
         const { runServe } = await import('./serve-run.js');

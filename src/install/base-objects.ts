@@ -33,7 +33,7 @@ export function serviceAccount(ctx: InstallContext): ServiceAccount {
     kind: 'ServiceAccount',
     metadata: metadata(ctx, ctx.options.name),
     // The token is needed only by the caBundle reconciler.
-    automountServiceAccountToken: ctx.options.caBundleReconcile,
+    automountServiceAccountToken: ctx.options.caBundleReconcile || ctx.options.reconcile,
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import { stringifyObject } from '../manifests/index.js';
 import type { JsonValue } from '../util/json.js';
+import { reconcileRbacObjects } from './reconcile-rbac.js';
 import { clusterRole, clusterRoleBinding, configMap, certManagerObjects, namespaceObject, serviceAccount, tlsSecret } from './base-objects.js';
 import { configMapData } from './config-data.js';
 import { MANAGED_BY, type InstallContext } from './context.js';
@@ -68,6 +69,7 @@ export function buildInstallObjects(ctx: InstallContext, options: { includeNames
   if (options.includeNamespace !== false) out.push(namespaceObject(ctx));
   out.push(serviceAccount(ctx));
   if (ctx.options.caBundleReconcile) out.push(clusterRole(ctx), clusterRoleBinding(ctx));
+  if (ctx.options.reconcile) out.push(...reconcileRbacObjects(ctx));
   out.push(configMap(ctx));
   if (ctx.options.certMode === 'cert-manager') out.push(...certManagerObjects(ctx));
   else out.push(tlsSecret(ctx));

@@ -102,6 +102,19 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     assert.ok(objects.every((o) => o.metadata.labels['app.kubernetes.io/managed-by'] === 'Helm'));
   });
 
+  it('agrees with manifests --reconcile and --reconcile-restart (self-healing RBAC and flags)', async () => {
+    const release = { name: 'inj', namespace: 'mesh' };
+    const base = { certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh' };
+    const tls = { createNamespace: true, tls: certs };
+    const watching = await compare({ ...base, reconcile: true }, release, { ...tls, reconcile: { enabled: true } });
+    const clusterRole = watching.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'inj-reconcile')!;
+    assert.ok(!clusterRole.rules.some((r: Obj) => r.verbs.includes('patch')), 'without restart: no patch on workloads');
+    assert.ok(watching.some((o) => o.kind === 'Role' && o.metadata.namespace === 'mesh'));
+    const restarting = await compare({ ...base, reconcileRestart: true }, release, { ...tls, reconcile: { restart: true } });
+    const args = restarting.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
+    assert.deepEqual(args.slice(args.indexOf('--reconcile')), ['--reconcile', '--reconcile-restart', '--reconcile-lease', 'inj-reconcile', '--reconcile-webhook-config', 'inj']);
+  });
+
   it('agrees with manifests when every flag is changed', async () => {
     await compare(
       {

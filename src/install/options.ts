@@ -44,6 +44,10 @@ export interface InstallOptions {
   clusterDomain: string;
   /** Run the caBundle reconciler (serve --webhook-config) with its RBAC. Off with cert-manager. */
   caBundleReconcile: boolean;
+  /** Run `serve --reconcile` (self-healing: metrics, Events) with its RBAC. */
+  reconcile: boolean;
+  /** And let it restart workloads (`--reconcile-restart`; implies reconcile; adds get/patch on workloads). */
+  reconcileRestart: boolean;
   priorityClassName?: string;
   port: number;
   monitoringPort: number;
@@ -102,6 +106,8 @@ export function defaultInstallOptions(): InstallOptions {
     certMode: 'generate',
     clusterDomain: 'cluster.local',
     caBundleReconcile: true,
+    reconcile: false,
+    reconcileRestart: false,
     port: DEFAULT_WEBHOOK_PORT,
     monitoringPort: DEFAULT_MONITORING_PORT,
     logLevel: 'info',
@@ -125,6 +131,7 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   const o: InstallOptions = { ...defaultInstallOptions(), ...defined };
   if (defined.onError === undefined) o.onError = o.failurePolicy === 'Fail' ? 'deny' : 'allow';
   if (o.certMode === 'cert-manager') o.caBundleReconcile = false;
+  if (o.reconcileRestart) o.reconcile = true;
 
   // The name is used for the Service (DNS-1035), so that is the strictest rule it must meet;
   // `-tls`, `-selfsigned` are appended, so keep room for them.
@@ -158,6 +165,7 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
     // Nothing runs in the cluster to reconcile the caBundle or to be issued a certificate by cert-manager.
     if (o.certMode === 'cert-manager') throw usage('--webhook-url and --cert-manager do not go together: cert-manager cannot issue a certificate for a server outside the cluster');
     o.caBundleReconcile = false;
+    if (o.reconcile) throw usage('--webhook-url and --reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not write');
   }
   return o;
 }

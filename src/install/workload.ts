@@ -10,6 +10,7 @@ import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Service } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { metadata, commonLabels, selectorLabels, type InstallContext } from './context.js';
+import { reconcileName } from './reconcile-rbac.js';
 import { CONFIG_MOUNT, RUN_AS_USER, TLS_MOUNT, tlsSecretName } from './options.js';
 
 /** The `serve` command line; flags as defined in src/cli/serve.ts. */
@@ -18,6 +19,9 @@ export function serveArgs(ctx: InstallContext): string[] {
   const args = ['serve', '--port', String(o.port), '--tls-dir', TLS_MOUNT, '--config', CONFIG_MOUNT, '--monitoring-port', String(o.monitoringPort)];
   if (o.caBundleReconcile) args.push('--webhook-config', o.name);
   args.push('--on-error', o.onError, '--log-level', o.logLevel, '--drain-delay', String(o.drainDelaySeconds));
+  if (o.reconcile) {
+    args.push('--reconcile', ...(o.reconcileRestart ? ['--reconcile-restart'] : []), '--reconcile-lease', reconcileName(o.name), '--reconcile-webhook-config', o.name);
+  }
   return args;
 }
 
@@ -54,7 +58,7 @@ export function deployment(ctx: InstallContext): Deployment {
         },
         spec: {
           serviceAccountName: o.name,
-          automountServiceAccountToken: o.caBundleReconcile,
+          automountServiceAccountToken: o.caBundleReconcile || o.reconcile,
           enableServiceLinks: false,
           ...(o.priorityClassName !== undefined ? { priorityClassName: o.priorityClassName } : {}),
           // drain delay + serve's 15 s in-flight grace, with margin.

@@ -1,0 +1,42 @@
+/**
+ * @module cli/heal-options
+ * The flags `status` and `restart` share: where the cluster is, which pods, which config and
+ * which webhook configuration decide. Light: the cluster client loads only when a command runs.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_NAME } from '../install/options.js';
+
+export interface HealCliOptions {
+  config?: string;
+  namespace?: string;
+  allNamespaces?: boolean;
+  kubeconfig?: string;
+  context?: string;
+  webhookConfig: string;
+  injectorNamespace: string;
+}
+
+export function addHealOptions(cmd: Command): Command {
+  return cmd
+    .option('-c, --config <path>', 'injector config (the one serve uses); default: the built-in one')
+    .option('-n, --namespace <namespace>', "namespace to look at (default: the context's namespace)")
+    .option('-A, --all-namespaces', 'look at every namespace')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster credentials)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('--webhook-config <name>', 'MutatingWebhookConfiguration whose selectors decide which pods reach the webhook', DEFAULT_NAME)
+    .option('--injector-namespace <namespace>', 'where the injector runs, when the webhook configuration cannot be read', DEFAULT_NAME);
+}
+
+/** `30s`, `2m`, `1h`, `500ms` or plain seconds -> milliseconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (m === null) throw new InvalidArgumentError('expected a duration such as 30s, 2m, 1h or 500ms');
+  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  if (n > 24 * 3_600_000) throw new InvalidArgumentError('at most 24h');
+  return Math.round(n);
+}
+
+export function parsePositive(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) throw new InvalidArgumentError('expected a whole number, 1-1000');
+  return Number(value);
+}

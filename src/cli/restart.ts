@@ -1,0 +1,45 @@
+/**
+ * @module cli/restart
+ * `sidecar-injector restart --stale --missing`: restart the workloads whose pods have a stale
+ * or missing sidecar, as `kubectl rollout restart` does, a few at a time, waiting for each to
+ * progress. A dry run unless `--yes`. Bare pods and Jobs are reported, never restarted.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { CliIO } from './io.js';
+import { addHealOptions, parseDuration, parsePositive, type HealCliOptions } from './heal-options.js';
+
+export interface RestartCliOptions extends HealCliOptions {
+  stale?: boolean;
+  missing?: boolean;
+  maxInFlight: number;
+  interval: number;
+  timeout: number;
+  dryRun?: boolean;
+  yes?: boolean;
+  output: 'text' | 'json';
+}
+
+export function register(program: Command, io: CliIO): void {
+  addHealOptions(
+    program
+      .command('restart')
+      .description('restart (like kubectl rollout restart) the Deployments, StatefulSets and DaemonSets whose pods have a stale or missing sidecar; a dry run unless --yes'),
+  )
+    .option('--stale', 'restart workloads with pods whose sidecar is stale')
+    .option('--missing', 'restart workloads with pods that lack their sidecar')
+    .option('--max-in-flight <n>', 'workloads rolling at once', parsePositive, 1)
+    .addOption(new Option('--interval <duration>', 'pause between starting two restarts').argParser(parseDuration).default(2000, '2s'))
+    .addOption(new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time').argParser(parseDuration).default(300_000, '5m'))
+    .option('--dry-run', 'only print what would be restarted and why (the default)')
+    .option('--yes', 'really restart')
+    .option('-o, --output <format>', 'text or json (the outcome of every workload)', parseFormat, 'text')
+    .action(async (opts: RestartCliOptions) => {
+      const { runRestart } = await import('./restart-run.js');
+      await runRestart(io, opts);
+    });
+}
+
+function parseFormat(value: string): 'text' | 'json' {
+  if (value !== 'text' && value !== 'json') throw new InvalidArgumentError('expected text or json');
+  return value;
+}

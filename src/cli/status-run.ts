@@ -1,0 +1,41 @@
+/**
+ * @module cli/status-run
+ * The running part of `status` (loaded only when it runs: it brings the Kubernetes client).
+ */
+import { InjectorError } from '../errors.js';
+import { connect, type HealApi } from '../heal/kube.js';
+import { formatTable, needsAttention, type StatusReport } from '../heal/report.js';
+import { scanCluster, type ScanResult } from '../heal/scan.js';
+import type { CliIO } from './io.js';
+import { loadInjectorConfig } from './manual-io.js';
+import type { HealCliOptions } from './heal-options.js';
+import type { StatusCliOptions } from './status.js';
+
+/** Connect, read and classify: what status and restart both start with. */
+export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ api: HealApi; scan: ScanResult; namespace: string | undefined }> {
+  if (opts.allNamespaces === true && opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '--namespace and --all-namespaces exclude each other');
+  const config = await loadInjectorConfig(io, opts.config, false);
+  const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });
+  const namespace = opts.allNamespaces === true ? undefined : (opts.namespace ?? api.defaultNamespace);
+  const scan = await scanCluster(api, config, { namespace, webhookConfig: opts.webhookConfig, injectorNamespace: opts.injectorNamespace });
+  for (const note of scan.notes) io.stderr(`note: ${note}\n`);
+  return { api, scan, namespace };
+}
+
+export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void> {
+  const { scan, namespace } = await scanFromCli(io, opts);
+  io.stdout(await formatReport(scan.report, opts.output, namespace === undefined));
+  if (needsAttention(scan.report)) {
+    const s = scan.report.summary;
+    throw new InjectorError('SI_HEAL_DRIFT', `${s.stale} pods with a stale sidecar, ${s.missing} without their sidecar; \`sidecar-injector restart --stale --missing --yes\` restarts their workloads`);
+  }
+}
+
+export async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
+  if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
+  if (format === 'yaml') {
+    const { stringify } = await import('yaml');
+    return stringify(report);
+  }
+  return formatTable(report, allNamespaces);
+}

@@ -1,0 +1,33 @@
+/**
+ * @module cli/status
+ * `sidecar-injector status`: for every pod in scope, is its sidecar current, stale, missing,
+ * skipped or foreign, grouped by owning workload. Exits 9 (SI_HEAL_DRIFT) when something is
+ * stale or missing, so CI and cron can act on it. Read-only.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CliIO } from './io.js';
+import { addHealOptions, type HealCliOptions } from './heal-options.js';
+
+export type StatusFormat = 'table' | 'json' | 'yaml';
+
+export interface StatusCliOptions extends HealCliOptions {
+  output: StatusFormat;
+}
+
+export function register(program: Command, io: CliIO): void {
+  addHealOptions(
+    program
+      .command('status')
+      .description('report, per workload, which pods have a current, stale or missing sidecar (exit 9 when any is stale or missing)'),
+  )
+    .option('-o, --output <format>', 'table, json or yaml', parseFormat, 'table')
+    .action(async (opts: StatusCliOptions) => {
+      const { runStatus } = await import('./status-run.js');
+      await runStatus(io, opts);
+    });
+}
+
+function parseFormat(value: string): StatusFormat {
+  if (value !== 'table' && value !== 'json' && value !== 'yaml') throw new InvalidArgumentError('expected table, json or yaml');
+  return value;
+}

@@ -1,0 +1,119 @@
+/**
+ * @module heal/events
+ * Kubernetes Events on workloads (`kubectl describe deployment web` shows them), deduplicated
+ * and rate-limited: the same reason and message on the same object is recorded once per
+ * `dedupeMs`, and at most `burst` Events go out, refilled at `perMinute`. Dropped Events are
+ * counted, never queued without bound. Sending is asynchronous and never throws into the
+ * caller (the webhook path calls this).
+ */
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
+import type { HealApi } from './kube.js';
+import type { WorkloadRef } from './types.js';
+
+export type EventReason = 'SidecarMissing' | 'SidecarStale' | 'SidecarRestarted' | 'InjectionFailed';
+
+export interface RecorderOptions {
+  api: Pick<HealApi, 'createEvent'>;
+  /** `reportingInstance`: which replica (pod name). */
+  instance: string;
+  dedupeMs?: number;
+  burst?: number;
+  perMinute?: number;
+  now?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+export interface RecordStats {
+  sent: number;
+  deduplicated: number;
+  rateLimited: number;
+  failed: number;
+}
+
+const MAX_MESSAGE = 1024;
+const MAX_REMEMBERED = 10_000;
+
+export class EventRecorder {
+  readonly #o: Required<Omit<RecorderOptions, 'onError'>> & Pick<RecorderOptions, 'onError'>;
+  readonly #last = new Map<string, number>();
+  #tokens: number;
+  #refilledAt: number;
+  readonly stats: RecordStats = { sent: 0, deduplicated: 0, rateLimited: 0, failed: 0 };
+  readonly #pending = new Set<Promise<void>>();
+
+  constructor(options: RecorderOptions) {
+    this.#o = { dedupeMs: 10 * 60_000, burst: 25, perMinute: 60, now: () => Date.now(), ...options };
+    this.#tokens = this.#o.burst;
+    this.#refilledAt = this.#o.now();
+  }
+
+  /**
+   * Record unless recorded recently or over the rate; returns whether it was sent. `same`
+   * identifies a repeat (default: the message), so a message with changing counts still
+   * deduplicates.
+   */
+  record(on: WorkloadRef, reason: EventReason, message: string, type: 'Normal' | 'Warning' = 'Warning', same: string = message): boolean {
+    const now = this.#o.now();
+    const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
+    const key = `${on.namespace}/${on.kind}/${on.name}|${reason}|${same}`;
+    const last = this.#last.get(key);
+    if (last !== undefined && now - last < this.#o.dedupeMs) {
+      this.stats.deduplicated++;
+      return false;
+    }
+    this.#refill(now);
+    if (this.#tokens < 1) {
+      this.stats.rateLimited++;
+      return false;
+    }
+    this.#tokens--;
+    if (this.#last.size >= MAX_REMEMBERED) this.#forgetOld(now);
+    this.#last.set(key, now);
+    const p = this.#send(on, reason, text, type, new Date(now)).finally(() => this.#pending.delete(p));
+    this.#pending.add(p);
+    return true;
+  }
+
+  /** Wait for Events in flight (shutdown, tests). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#pending]);
+  }
+
+  #refill(now: number): void {
+    const add = ((now - this.#refilledAt) / 60_000) * this.#o.perMinute;
+    if (add > 0) {
+      this.#tokens = Math.min(this.#o.burst, this.#tokens + add);
+      this.#refilledAt = now;
+    }
+  }
+
+  #forgetOld(now: number): void {
+    for (const [k, t] of this.#last) if (now - t >= this.#o.dedupeMs) this.#last.delete(k);
+    if (this.#last.size >= MAX_REMEMBERED) this.#last.clear();
+  }
+
+  async #send(on: WorkloadRef, reason: EventReason, message: string, type: 'Normal' | 'Warning', at: Date): Promise<void> {
+    const suffix = createHash('sha256').update(`${reason}|${message}|${at.getTime()}|${this.#o.instance}`).digest('hex').slice(0, 10);
+    const event: CoreV1Event = {
+      metadata: { name: `${on.name.slice(0, 200)}.${suffix}`, namespace: on.namespace },
+      involvedObject: { kind: on.kind, name: on.name, namespace: on.namespace, ...(on.uid ? { uid: on.uid } : {}), ...(on.apiVersion ? { apiVersion: on.apiVersion } : {}) },
+      reason,
+      message,
+      type,
+      count: 1,
+      firstTimestamp: at,
+      lastTimestamp: at,
+      source: { component: 'sidecar-injector' },
+      reportingComponent: 'sidecar-injector',
+      reportingInstance: this.#o.instance,
+    };
+    try {
+      await this.#o.api.createEvent(on.namespace, event);
+      this.stats.sent++;
+    } catch (err) {
+      this.stats.failed++;
+      this.#o.onError?.(err);
+    }
+  }
+}

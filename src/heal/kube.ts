@@ -1,0 +1,215 @@
+/**
+ * @module heal/kube
+ * The cluster access of `status`, `restart` and `serve --reconcile`, on the official client,
+ * `@kubernetes/client-node` 1.x (2.x needs Node 22): it loads kubeconfig or in-cluster
+ * credentials (exec plugins, tokens, client certificates) and does watches, workload patches,
+ * Events and Leases. Lists are read as raw JSON with the same credentials: the typed models
+ * turn timestamps into Dates and drop fields the client's models do not know (pod fields newer
+ * than the client), and a pod must be judged exactly as the webhook receives it.
+ *
+ * This module loads the client (~0.6 s, ~100 MB); only these commands import it, lazily, so
+ * `serve` without `--reconcile` never pays for it.
+ */
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import * as k8s from '@kubernetes/client-node';
+import { ClusterError } from '../errors.js';
+import { isPlainObject } from '../util/json.js';
+import type { WorkloadRef } from './types.js';
+
+/** What healing needs from the cluster; tests pass a fake. */
+export interface HealApi {
+  /** The current context's namespace (kubectl's default), else `default`. */
+  readonly defaultNamespace: string;
+  /** Every item of a collection (paginated), as raw JSON. */
+  list(path: string, query?: Record<string, string>): Promise<{ items: unknown[]; resourceVersion: string }>;
+  /** One object as raw JSON; undefined when it does not exist. */
+  get(path: string): Promise<unknown>;
+  /** Strategic-merge patch of a workload; returns the patched object. */
+  patchWorkload(ref: WorkloadRef, body: unknown): Promise<unknown>;
+  createEvent(namespace: string, event: k8s.CoreV1Event): Promise<void>;
+  /** Watch a collection from a resourceVersion; `done` is called once when the watch ends. */
+  watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void): Promise<{ abort(): void }>;
+  leases: LeaseApi;
+}
+
+export interface LeaseApi {
+  get(namespace: string, name: string): Promise<k8s.V1Lease | undefined>;
+  create(namespace: string, lease: k8s.V1Lease): Promise<k8s.V1Lease>;
+  /** Replace with optimistic concurrency (`metadata.resourceVersion`); a conflict throws a ClusterError with status 409. */
+  replace(namespace: string, lease: k8s.V1Lease): Promise<k8s.V1Lease>;
+}
+
+export interface ConnectOptions {
+  kubeconfig?: string;
+  context?: string;
+}
+
+/** Where the workload kinds live in the API. */
+export function workloadPath(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'name'>): string {
+  const group: Record<string, string> = { Deployment: 'apis/apps/v1/namespaces/%s/deployments', StatefulSet: 'apis/apps/v1/namespaces/%s/statefulsets', DaemonSet: 'apis/apps/v1/namespaces/%s/daemonsets' };
+  const base = group[ref.kind];
+  if (base === undefined) throw new ClusterError('SI_CLUSTER_REQUEST', `cannot address a ${ref.kind}: only Deployments, StatefulSets and DaemonSets are restarted`);
+  return `/${base.replace('%s', encodeURIComponent(ref.namespace))}/${encodeURIComponent(ref.name)}`;
+}
+
+export function loadKubeConfig(options: ConnectOptions = {}): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  try {
+    if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
+    if (options.context !== undefined) kc.setCurrentContext(options.context);
+  } catch (err) {
+    throw new ClusterError('SI_CLUSTER_CONFIG', `cannot load Kubernetes credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null || cluster.server === '') {
+    throw new ClusterError('SI_CLUSTER_CONFIG', 'no Kubernetes cluster configured: set KUBECONFIG, pass --kubeconfig, or run in a pod with a service account');
+  }
+  return kc;
+}
+
+export function connect(options: ConnectOptions = {}): HealApi {
+  return new KubeHealApi(loadKubeConfig(options));
+}
+
+const LIST_PAGE = '500';
+const MAX_PAGES = 10_000;
+
+class KubeHealApi implements HealApi {
+  readonly #kc: k8s.KubeConfig;
+  readonly #server: URL;
+  readonly #core: k8s.CoreV1Api;
+  readonly #coordination: k8s.CoordinationV1Api;
+  readonly leases: LeaseApi;
+  readonly defaultNamespace: string;
+
+  constructor(kc: k8s.KubeConfig) {
+    this.#kc = kc;
+    this.defaultNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+    this.#server = new URL(kc.getCurrentCluster()!.server);
+    this.#core = kc.makeApiClient(k8s.CoreV1Api);
+    this.#coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+    const coordination = this.#coordination;
+    this.leases = {
+      get: async (namespace, name) => {
+        try {
+          return await coordination.readNamespacedLease({ namespace, name });
+        } catch (err) {
+          if (apiStatus(err) === 404) return undefined;
+          throw clusterError(err, `read lease ${namespace}/${name}`);
+        }
+      },
+      create: async (namespace, body) => {
+        try {
+          return await coordination.createNamespacedLease({ namespace, body });
+        } catch (err) {
+          throw clusterError(err, `create lease ${namespace}/${body.metadata?.name ?? ''}`);
+        }
+      },
+      replace: async (namespace, body) => {
+        try {
+          return await coordination.replaceNamespacedLease({ namespace, name: body.metadata!.name!, body });
+        } catch (err) {
+          throw clusterError(err, `update lease ${namespace}/${body.metadata?.name ?? ''}`);
+        }
+      },
+    };
+  }
+
+  async list(path: string, query: Record<string, string> = {}): Promise<{ items: unknown[]; resourceVersion: string }> {
+    const items: unknown[] = [];
+    let cont = '';
+    let resourceVersion = '';
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const q = new URLSearchParams({ ...query, limit: LIST_PAGE, ...(cont ? { continue: cont } : {}) });
+      const body = await this.#json('GET', `${path}?${q}`);
+      if (!isPlainObject(body) || !Array.isArray(body.items)) throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
+      for (const item of body.items) items.push(item);
+      const meta = isPlainObject(body.metadata) ? body.metadata : {};
+      resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : resourceVersion;
+      cont = typeof meta.continue === 'string' ? meta.continue : '';
+      if (cont === '') return { items, resourceVersion };
+    }
+    throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: more than ${MAX_PAGES} pages`);
+  }
+
+  async get(path: string): Promise<unknown> {
+    try {
+      return await this.#json('GET', path);
+    } catch (err) {
+      if (err instanceof ClusterError && err.details?.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  patchWorkload(ref: WorkloadRef, body: unknown): Promise<unknown> {
+    return this.#json('PATCH', workloadPath(ref), JSON.stringify(body), k8s.PatchStrategy.StrategicMergePatch);
+  }
+
+  async createEvent(namespace: string, event: k8s.CoreV1Event): Promise<void> {
+    try {
+      await this.#core.createNamespacedEvent({ namespace, body: event });
+    } catch (err) {
+      throw clusterError(err, `create event in ${namespace}`);
+    }
+  }
+
+  async watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void): Promise<{ abort(): void }> {
+    const w = new k8s.Watch(this.#kc);
+    const controller = await w.watch(path, query, (type: string, obj: unknown) => onEvent(type, obj), done);
+    return { abort: () => controller.abort() };
+  }
+
+  async #json(method: string, path: string, body?: string, contentType?: string): Promise<unknown> {
+    const url = new URL(path.replace(/^\//, ''), this.#server.href.endsWith('/') ? this.#server.href : `${this.#server.href}/`);
+    const opts: RequestOptions = { method, headers: { Accept: 'application/json', ...(contentType ? { 'Content-Type': contentType } : {}) } };
+    await this.#kc.applyToHTTPSOptions(opts);
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(url, { ...opts, timeout: 60_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text === '' ? {} : JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300 && parsed !== undefined) return resolve(parsed);
+          const apiMessage = isPlainObject(parsed) && typeof parsed.message === 'string' ? parsed.message : text.slice(0, 200);
+          reject(new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: HTTP ${status}: ${apiMessage}`, { details: { status, method, path: url.pathname } }));
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('no answer within 60 s')));
+      req.on('error', (err) => reject(new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: ${err.message}`, { cause: err, details: { method, path: url.pathname } })));
+      req.end(body);
+    });
+  }
+}
+
+/** HTTP status of a client-node ApiException (or of our own ClusterError). */
+export function apiStatus(err: unknown): number | undefined {
+  if (err instanceof ClusterError && typeof err.details?.status === 'number') return err.details.status;
+  if (err instanceof k8s.ApiException) return err.code;
+  return undefined;
+}
+
+function clusterError(err: unknown, what: string): ClusterError {
+  const status = apiStatus(err);
+  const body = err instanceof k8s.ApiException ? err.body : undefined;
+  let message = err instanceof Error ? err.message : String(err);
+  if (typeof body === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (isPlainObject(parsed) && typeof parsed.message === 'string') message = parsed.message;
+    } catch {
+      // not JSON: keep the exception's message
+    }
+  }
+  return new ClusterError('SI_CLUSTER_REQUEST', `${what}: ${status !== undefined ? `HTTP ${status}: ` : ''}${message}`, { cause: err, details: { status } });
+}

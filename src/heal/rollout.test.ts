@@ -1,0 +1,142 @@
+/**
+ * rollOut against a fake cluster whose controllers create pods from the new template a few
+ * polls after the restart patch (injected or not, per workload).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { HealApi } from './kube.js';
+import type { PlannedWorkload } from './plan.js';
+import { planRestart } from './plan.js';
+import { buildReport } from './report.js';
+import { RESTARTED_AT, restartedAtValue, rollOut, selectorString } from './rollout.js';
+import type { Classification } from './types.js';
+
+type Obj = Record<string, any>;
+
+interface FakeWorkload {
+  /** Polls after the patch until the controller has made the new pods. */
+  after: number;
+  /** Whether the webhook injects them. */
+  injects: boolean;
+}
+
+function fakeCluster(workloads: Record<string, FakeWorkload>) {
+  const state = new Map<string, { restartedAt?: string; generation: number; polls: number }>();
+  let rolling = 0;
+  let maxRolling = 0;
+  const order: string[] = [];
+  const api: HealApi = {
+    defaultNamespace: 'default',
+    async list(path, query) {
+      const name = /app=(\w+)/.exec(query?.labelSelector ?? '')![1];
+      const s = state.get(name)!;
+      if (s.restartedAt === undefined || s.polls < workloads[name].after) return { items: [], resourceVersion: '1' };
+      const pod = { metadata: { name: `${name}-new`, namespace: 'ns', annotations: { [RESTARTED_AT]: s.restartedAt, injected: String(workloads[name].injects) } } };
+      return { items: [pod], resourceVersion: '1' };
+    },
+    async get(path) {
+      const name = path.split('/').pop()!;
+      const s = state.get(name)!;
+      s.polls++;
+      if (s.polls === workloads[name].after) {
+        // Progress (or not) is decided now: the workload stops "rolling" for the counter.
+        rolling--;
+      }
+      return { metadata: { name, generation: s.generation }, status: { observedGeneration: s.generation } };
+    },
+    async patchWorkload(ref, body) {
+      const s = state.get(ref.name) ?? { generation: 1, polls: 0 };
+      s.generation++;
+      s.polls = 0;
+      s.restartedAt = (body as Obj).spec.template.metadata.annotations[RESTARTED_AT];
+      state.set(ref.name, s);
+      rolling++;
+      maxRolling = Math.max(maxRolling, rolling);
+      order.push(ref.name);
+      return { metadata: { name: ref.name, generation: s.generation }, spec: { selector: { matchLabels: { app: ref.name } } } };
+    },
+    async createEvent() {},
+    async watch() {
+      return { abort() {} };
+    },
+    leases: { get: async () => undefined, create: async (_n, l) => l, replace: async (_n, l) => l },
+  };
+  for (const name of Object.keys(workloads)) state.set(name, { generation: 1, polls: 0 });
+  return { api, stats: () => ({ maxRolling, order }) };
+}
+
+const classify = (pod: unknown): Classification => {
+  const injected = (pod as Obj).metadata.annotations.injected === 'true';
+  return injected ? { state: 'current', reason: 'policy-enabled', message: '' } : { state: 'missing', reason: 'policy-enabled', message: 'no sidecar' };
+};
+
+const target = (name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace: 'ns' }, stale: 1, missing: 0, why: [] });
+
+function deps(api: HealApi, log: string[] = []) {
+  return { api, classify, now: () => new Date(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), log: (l: string) => void log.push(l) };
+}
+
+describe('rollOut', () => {
+  it('rolls one at a time by default, in order, each waited for until its new pods are injected', async () => {
+    const { api, stats } = fakeCluster({ a: { after: 3, injects: true }, b: { after: 2, injects: true }, c: { after: 4, injects: true } });
+    const outcomes = await rollOut([target('a'), target('b'), target('c')], deps(api), { maxInFlight: 1, intervalMs: 0, timeoutMs: 10_000, pollMs: 2 });
+    assert.deepEqual(outcomes.map((o) => o.result), ['progressed', 'progressed', 'progressed']);
+    assert.deepEqual(stats(), { maxRolling: 1, order: ['a', 'b', 'c'] });
+    assert.equal(outcomes[0].newPods, 1);
+    assert.match(outcomes[0].restartedAt!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it('never has more than maxInFlight rolling at once', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const { api, stats } = fakeCluster(Object.fromEntries(names.map((n, i) => [n, { after: 2 + (i % 3), injects: true }])));
+    const outcomes = await rollOut(names.map(target), deps(api), { maxInFlight: 2, intervalMs: 0, timeoutMs: 10_000, pollMs: 2 });
+    assert.ok(outcomes.every((o) => o.result === 'progressed'));
+    assert.equal(stats().maxRolling, 2);
+  });
+
+  it('stops after a workload whose new pods are not injected, and reports the rest as not started', async () => {
+    const { api, stats } = fakeCluster({ a: { after: 1, injects: true }, b: { after: 1, injects: false }, c: { after: 1, injects: true } });
+    const log: string[] = [];
+    const outcomes = await rollOut([target('a'), target('b'), target('c')], deps(api, log), { maxInFlight: 1, intervalMs: 0, timeoutMs: 100, pollMs: 5 });
+    assert.deepEqual(outcomes.map((o) => o.result), ['progressed', 'timeout', 'not-started']);
+    assert.match(outcomes[1].detail, /1 of 1 new pods are not current \(missing: policy-enabled\)/);
+    assert.deepEqual(stats().order, ['a', 'b']);
+    assert.ok(log.some((l) => l.startsWith('timeout deployment/b')));
+  });
+
+  it('a workload whose controller makes no pods times out with that reason', async () => {
+    const { api } = fakeCluster({ a: { after: 1_000_000, injects: true } });
+    const [o] = await rollOut([target('a')], deps(api), { maxInFlight: 1, intervalMs: 0, timeoutMs: 50, pollMs: 5 });
+    assert.equal(o.result, 'timeout');
+    assert.match(o.detail, /no pod from the new template was created/);
+  });
+});
+
+describe('planRestart', () => {
+  it('restarts Deployments, StatefulSets and DaemonSets; reports bare pods and Jobs; honours --stale/--missing', () => {
+    const c = (state: Classification['state']): Classification => ({ state, reason: 'policy-enabled', message: '', ...(state === 'stale' ? { changes: [{ what: 'image', detail: 'image a -> b' }] } : {}) });
+    const report = buildReport([
+      { name: 'w1', workload: { kind: 'Deployment', name: 'web', namespace: 'ns' }, classification: c('stale') },
+      { name: 'd0', workload: { kind: 'StatefulSet', name: 'db', namespace: 'ns' }, classification: c('missing') },
+      { name: 'x', workload: { kind: 'Pod', name: 'x', namespace: 'ns' }, classification: c('missing') },
+      { name: 'j', workload: { kind: 'Job', name: 'j', namespace: 'ns' }, classification: c('stale') },
+      { name: 'ok', workload: { kind: 'DaemonSet', name: 'ok', namespace: 'ns' }, classification: c('current') },
+    ]);
+    const both = planRestart(report, { stale: true, missing: true });
+    assert.deepEqual(both.restart.map((p) => p.workload.name), ['web', 'db']);
+    assert.deepEqual(both.reportOnly.map((p) => p.workload.kind), ['Job', 'Pod']);
+    assert.deepEqual(both.restart[0].why, ['stale: image a -> b']);
+    assert.deepEqual(planRestart(report, { stale: false, missing: true }).restart.map((p) => p.workload.name), ['db']);
+    assert.deepEqual(planRestart(report, { stale: true, missing: false }).restart.map((p) => p.workload.name), ['web']);
+  });
+});
+
+describe('helpers', () => {
+  it("restartedAt is kubectl's RFC 3339 in whole seconds; selectors become label queries", () => {
+    assert.equal(restartedAtValue(new Date('2026-11-25T12:34:56.789Z')), '2026-11-25T12:34:56Z');
+    assert.equal(
+      selectorString({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'DoesNotExist' }, { key: 'y', operator: 'Exists' }, { key: 'z', operator: 'NotIn', values: ['q'] }] }),
+      'app=web,tier in (a,b),!x,y,z notin (q)',
+    );
+  });
+});

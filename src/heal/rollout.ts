@@ -1,0 +1,191 @@
+/**
+ * @module heal/rollout
+ * Restart workloads as `kubectl rollout restart` does (the pod template annotation
+ * `kubectl.kubernetes.io/restartedAt` set to the time, RFC 3339), at most `maxInFlight` rolling
+ * at once, `interval` apart, each waited for until it progresses; stops starting new ones after
+ * the first that does not progress within `timeout`, and reports every outcome.
+ *
+ * "Progress" is the same for Deployments, StatefulSets and DaemonSets: the controller has
+ * observed the new generation, and pods from the new template exist (recognised by the
+ * restartedAt value we wrote, among the pods the workload's selector selects) and every one of
+ * them is injected with the current sidecar (classified `current`, by the same function as
+ * `status`). It needs no kubelet: pods that stay Pending still count. It does not wait for the
+ * whole rollout to finish (with a kubelet that is `kubectl rollout status`'s job); it proves the
+ * new pods come out right before the next workload is touched.
+ */
+import { ClusterError } from '../errors.js';
+import { isPlainObject } from '../util/json.js';
+import { workloadPath, type HealApi } from './kube.js';
+import type { PlannedWorkload } from './plan.js';
+import { isLive } from './scan.js';
+import type { Classification, WorkloadRef } from './types.js';
+
+export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+
+export interface RolloutDeps {
+  api: HealApi;
+  /** Judge one pod as `status` does. */
+  classify(pod: unknown): Classification;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  log(line: string): void;
+}
+
+export interface RolloutOptions {
+  maxInFlight: number;
+  intervalMs: number;
+  timeoutMs: number;
+  /** How often a rolling workload is looked at. Default 1 s. */
+  pollMs?: number;
+}
+
+export interface RolloutOutcome {
+  workload: WorkloadRef;
+  /** progressed; timeout (no progress in time); failed (a request failed); not-started (stopped before). */
+  result: 'progressed' | 'timeout' | 'failed' | 'not-started';
+  detail: string;
+  restartedAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** Pods from the new template seen last, and how many of them had the current sidecar. */
+  newPods: number;
+  injected: number;
+}
+
+/** kubectl's value: RFC 3339 in UTC, whole seconds. */
+export function restartedAtValue(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A LabelSelector as a `labelSelector=` query string. */
+export function selectorString(selector: unknown): string {
+  if (!isPlainObject(selector)) return '';
+  const parts: string[] = [];
+  if (isPlainObject(selector.matchLabels)) for (const [k, v] of Object.entries(selector.matchLabels)) parts.push(`${k}=${String(v)}`);
+  if (Array.isArray(selector.matchExpressions)) {
+    for (const e of selector.matchExpressions) {
+      if (!isPlainObject(e) || typeof e.key !== 'string') continue;
+      const values = Array.isArray(e.values) ? e.values.join(',') : '';
+      if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
+      else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
+      else if (e.operator === 'Exists') parts.push(e.key);
+      else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+    }
+  }
+  return parts.join(',');
+}
+
+export async function rollOut(targets: readonly PlannedWorkload[], deps: RolloutDeps, options: RolloutOptions): Promise<RolloutOutcome[]> {
+  const outcomes: RolloutOutcome[] = targets.map((t) => ({ workload: t.workload, result: 'not-started', detail: 'not started: an earlier rollout did not progress', newPods: 0, injected: 0 }));
+  const inFlight = new Set<Promise<void>>();
+  let stop = false;
+  let lastStart = -Infinity;
+  for (let i = 0; i < targets.length && !stop; i++) {
+    while (inFlight.size >= options.maxInFlight) await Promise.race(inFlight);
+    if (stop) break;
+    const wait = lastStart + options.intervalMs - deps.now().getTime();
+    if (wait > 0) await deps.sleep(wait);
+    lastStart = deps.now().getTime();
+    const index = i;
+    const p: Promise<void> = restartOne(targets[index].workload, deps, options).then((o) => {
+      outcomes[index] = o;
+      if (o.result !== 'progressed') stop = true;
+      inFlight.delete(p);
+    });
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+  return outcomes;
+}
+
+async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: RolloutOptions): Promise<RolloutOutcome> {
+  const name = `${workload.kind.toLowerCase()}/${workload.name} -n ${workload.namespace}`;
+  const startedAt = deps.now();
+  const restartedAt = restartedAtValue(startedAt);
+  const base = { workload, restartedAt, startedAt: startedAt.toISOString() };
+  const done = (result: RolloutOutcome['result'], detail: string, newPods = 0, injected = 0): RolloutOutcome => {
+    deps.log(`${result} ${name}: ${detail}`);
+    return { ...base, result, detail, finishedAt: deps.now().toISOString(), newPods, injected };
+  };
+  let patched: unknown;
+  try {
+    deps.log(`restarting ${name} (${RESTARTED_AT}=${restartedAt})`);
+    patched = await deps.api.patchWorkload(workload, { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: restartedAt } } } } });
+  } catch (err) {
+    return done('failed', `the restart patch failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const meta = isPlainObject(patched) && isPlainObject(patched.metadata) ? patched.metadata : {};
+  const generation = typeof meta.generation === 'number' ? meta.generation : 0;
+  const spec = isPlainObject(patched) && isPlainObject(patched.spec) ? patched.spec : {};
+  const labelSelector = selectorString(spec.selector);
+  const deadline = startedAt.getTime() + options.timeoutMs;
+  const poll = options.pollMs ?? 1000;
+  let seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
+  for (let round = 0; round < 1_000_000; round++) {
+    try {
+      seen = await look(workload, generation, labelSelector, restartedAt, deps);
+    } catch (err) {
+      if (!(err instanceof ClusterError)) throw err;
+      deps.log(`warning: ${name}: ${err.message}`);
+    }
+    if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods) {
+      return done('progressed', `${seen.newPods} new pods created, all with the current sidecar`, seen.newPods, seen.injected);
+    }
+    if (deps.now().getTime() >= deadline) break;
+    await deps.sleep(Math.min(poll, Math.max(0, deadline - deps.now().getTime())));
+  }
+  const why = !seen.observed
+    ? 'the controller has not observed the new generation'
+    : seen.newPods === 0
+      ? 'no pod from the new template was created'
+      : `${seen.newPods - seen.injected} of ${seen.newPods} new pods are not current (${seen.notInjected})`;
+  return done('timeout', `no progress within ${Math.round(options.timeoutMs / 1000)}s: ${why}`, seen.newPods, seen.injected);
+}
+
+async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps) {
+  const current = await deps.api.get(workloadPath(workload));
+  const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
+  const observed = typeof status.observedGeneration === 'number' && status.observedGeneration >= generation;
+  const { items } = await deps.api.list(`/api/v1/namespaces/${encodeURIComponent(workload.namespace)}/pods`, labelSelector ? { labelSelector } : {});
+  const fresh = items.filter((p) => isLive(p) && annotation(p, RESTARTED_AT) === restartedAt);
+  let injected = 0;
+  let notInjected = '';
+  for (const p of fresh) {
+    const c = deps.classify(p);
+    if (c.state === 'current') injected++;
+    else notInjected ||= `${c.state}: ${c.reason}`;
+  }
+  return { observed, newPods: fresh.length, injected, notInjected };
+}
+
+function annotation(obj: unknown, key: string): unknown {
+  const meta = isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {};
+  return isPlainObject(meta.annotations) ? meta.annotations[key] : undefined;
+}
+
+/**
+ * Whether a workload is still rolling out its current template: restarting it again would only
+ * restart the rollout (without a kubelet, or with pods that never get ready, it never ends).
+ */
+export function rolloutInProgress(obj: unknown): boolean {
+  if (!isPlainObject(obj) || !isPlainObject(obj.metadata)) return false;
+  const spec = isPlainObject(obj.spec) ? obj.spec : {};
+  const status = isPlainObject(obj.status) ? obj.status : {};
+  const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+  if (typeof obj.metadata.generation === 'number' && num(status.observedGeneration) < obj.metadata.generation) return true;
+  if (obj.kind === 'DaemonSet') return num(status.updatedNumberScheduled) < num(status.desiredNumberScheduled);
+  if (obj.kind === 'StatefulSet' && typeof status.updateRevision === 'string' && status.currentRevision !== status.updateRevision) return true;
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  return num(status.updatedReplicas) < replicas;
+}
+
+/** Split targets into those to restart now and those whose rollout is still in progress. */
+export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[] }> {
+  const ready: PlannedWorkload[] = [];
+  const rolling: PlannedWorkload[] = [];
+  for (const t of targets) {
+    const obj = await api.get(workloadPath(t.workload));
+    (rolloutInProgress(obj) ? rolling : ready).push(t);
+  }
+  return { ready, rolling };
+}
