@@ -29,7 +29,7 @@ async function main(filters: string[]): Promise<number> {
     return 2;
   }
   const existing = readState();
-  const reuse = existing !== undefined && await healthy(existing);
+  const reuse = existing !== undefined && existing.webhookClientDir !== undefined && await healthy(existing);
   const t0 = Date.now();
   const state = reuse ? existing! : await up();
   process.stderr.write(`e2e: control plane ${reuse ? 'reused' : 'started'} (${exportLine(state)}) in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);

@@ -111,7 +111,10 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const custom = options.admissionConfigFile ? [`--admission-control-config-file=${options.admissionConfigFile}`] : [];
   const existing = readState();
   if (existing) {
-    const sameArgs = options.admissionConfigFile === undefined || JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom);
+    // A cluster from before the webhook client certificate existed lacks what the scenarios need.
+    const sameArgs = options.admissionConfigFile === undefined
+      ? existing.webhookClientDir !== undefined
+      : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom);
     if (sameArgs && await healthy(existing)) {
       log(`cluster: reusing the running control plane at ${existing.server}`);
       return existing;

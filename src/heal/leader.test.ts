@@ -51,14 +51,17 @@ function elector(api: LeaseApi, identity: string, clock: { t: number }, events: 
 }
 
 describe('LeaderElector', () => {
-  it('exactly one of two candidates leads; stopping it releases the Lease and the other takes over at once', async () => {
+  it('exactly one of two candidates leads; stopping it releases the Lease and the other takes over at once', async (t) => {
     const s = store();
     const clock = { t: Date.parse('2026-11-25T12:00:00Z') };
     const events: string[] = [];
     const a = elector(s.api, 'a', clock, events);
     const b = elector(s.api, 'b', clock, events);
+    // Stopped even when an assertion fails: their timers would keep the test process alive.
+    t.after(async () => { await a.stop(); await b.stop(); });
     a.start();
     b.start();
+    for (let i = 0; i < 1000 && !a.leading && !b.leading; i++) await tick(5);
     for (let i = 0; i < 20; i++) await tick(5);
     assert.equal([a.leading, b.leading].filter(Boolean).length, 1, 'one leader');
     const [leader, other] = a.leading ? [a, b] : [b, a];
@@ -67,7 +70,7 @@ describe('LeaderElector', () => {
     assert.equal(s.lease()!.spec!.leaseTransitions, 0);
     await leader.stop();
     assert.equal(s.lease()!.spec!.holderIdentity, '', 'released');
-    for (let i = 0; i < 20 && !other.leading; i++) await tick(5);
+    for (let i = 0; i < 1000 && !other.leading; i++) await tick(5);
     assert.equal(other.leading, true, 'took over without waiting for the lease to expire');
     assert.equal(s.lease()!.spec!.holderIdentity, a.leading ? 'a' : 'b');
     assert.equal(s.lease()!.spec!.leaseTransitions, 1);
@@ -75,15 +78,17 @@ describe('LeaderElector', () => {
     assert.deepEqual(events.length, 4);
   });
 
-  it('a holder that stops renewing (crashed, partitioned) loses the Lease after its duration, and steps down itself after the renew deadline', async () => {
+  it('a holder that stops renewing (crashed, partitioned) loses the Lease after its duration, and steps down itself after the renew deadline', async (t) => {
     const s = store();
     const clock = { t: Date.parse('2026-11-25T12:00:00Z') };
     const events: string[] = [];
     const a = elector(s.api, 'a', clock, events);
+    t.after(() => a.stop());
     a.start();
-    for (let i = 0; i < 10 && !a.leading; i++) await tick(5);
+    for (let i = 0; i < 1000 && !a.leading; i++) await tick(5);
     assert.ok(a.leading);
     const b = elector(s.api, 'b', clock, events);
+    t.after(() => b.stop());
     b.start();
     await tick();
     s.down.add('a'); // a's renewals fail from now on
@@ -93,7 +98,7 @@ describe('LeaderElector', () => {
     clock.t += 11_000;
     await tick();
     assert.equal(a.leading, false, 'a stepped down after its renew deadline');
-    for (let i = 0; i < 20 && !b.leading; i++) await tick(5);
+    for (let i = 0; i < 1000 && !b.leading; i++) await tick(5);
     assert.equal(b.leading, true, 'b took over the expired lease');
     assert.equal(s.lease()!.spec!.holderIdentity, 'b');
     await a.stop();
