@@ -64,23 +64,10 @@ stamp_k8s() {
   done
 }
 
-build() { # name, wrapper dir, package, ldflags
-  local name="$1" dir="$2" pkg="$3" ldflags="$4" t0 rc
-  if [ -x "$bin/$name" ]; then return 0; fi
-  echo "e2e build: building $name ($pkg) ... (cold builds take minutes)" >&2
-  t0=$(date +%s)
-  mkdir -p "$bin"
-  # -mod=readonly: the committed go.sum is the pin; a missing entry is an error, never a silent update.
-  if ! (cd "$here/$dir" && /usr/bin/time -f "%M" -o "$bin/.$name.maxrss" \
-        go build -mod=readonly -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg"); then
-    die "building $name failed; is the Go module proxy reachable? (go env GOPROXY: $(go env GOPROXY))"
-  fi
-  mv "$bin/$name.tmp" "$bin/$name"
-  echo "$name $(( $(date +%s) - t0 ))s maxrss_kb=$(cat "$bin/.$name.maxrss")" >> "$bin/BUILD-TIMES"
-  echo "e2e build: $name done in $(( $(date +%s) - t0 ))s" >&2
-}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+build() { go_build_once "$1" "$here/$2" "$3" "$4" "$bin" "e2e build"; }
 
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
 build etcd etcd go.etcd.io/etcd/server/v3 ""
 build helm helm helm.sh/helm/v3/cmd/helm \
   "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$k8s_minor"

@@ -43,23 +43,10 @@ ldflags="-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION \
 -X istio.io/istio/pkg/version.buildStatus=Clean \
 -X istio.io/istio/pkg/version.buildTag=$ISTIO_MODULE_VERSION"
 
-build() { # name, package
-  local name="$1" pkg="$2" t0
-  if [ -x "$bin/$name" ]; then return 0; fi
-  echo "istio build: building $name ($pkg) ... (a cold istioctl build takes minutes)" >&2
-  t0=$(date +%s)
-  mkdir -p "$bin"
-  # -mod=readonly: the committed go.sum is the pin; a missing entry is an error, never a silent update.
-  if ! (cd "$here/istio" && /usr/bin/time -f "%M" -o "$bin/.$name.maxrss" \
-        go build -mod=readonly -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg"); then
-    die "building $name failed; is the Go module proxy reachable? (go env GOPROXY: $(go env GOPROXY))"
-  fi
-  mv "$bin/$name.tmp" "$bin/$name"
-  echo "$name $(( $(date +%s) - t0 ))s maxrss_kb=$(cat "$bin/.$name.maxrss")" >> "$bin/BUILD-TIMES"
-  echo "istio build: $name done in $(( $(date +%s) - t0 ))s" >&2
-}
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+build() { go_build_once "$1" "$here/istio" "$2" "$ldflags" "$bin" "istio build"; }
 
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
 build istioctl istio.io/istio/istioctl/cmd/istioctl
 # The injector server is our code: rebuild it when its source or the module pins change.
 src_hash="$(cat "$here/istio/injector-server/"*.go "$here/istio/go.mod" "$here/istio/go.sum" | sha256sum | cut -c1-16)"

@@ -1,0 +1,24 @@
+# Shared by e2e/build/build.sh and e2e/build/istio.sh (sourced, not run).
+#
+# go_build_once NAME WRAPPER_DIR PACKAGE LDFLAGS BIN_DIR LABEL
+#   Builds PACKAGE from the wrapper module WRAPPER_DIR into BIN_DIR/NAME unless it is there,
+#   recording the time and peak memory in BIN_DIR/BUILD-TIMES. -mod=readonly: the committed
+#   go.sum is the pin; a missing entry is an error, never a silent update.
+go_build_once() {
+  local name="$1" dir="$2" pkg="$3" ldflags="$4" bin="$5" label="$6" t0 rss=""
+  if [ -x "$bin/$name" ]; then return 0; fi
+  echo "$label: building $name ($pkg) ... (cold builds take minutes)" >&2
+  t0=$(date +%s)
+  mkdir -p "$bin"
+  local timer=()
+  # Peak memory when GNU time is there; the build does not depend on it.
+  if [ -x /usr/bin/time ]; then timer=(/usr/bin/time -f "%M" -o "$bin/.$name.maxrss"); fi
+  if ! (cd "$dir" && "${timer[@]}" go build -mod=readonly -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg"); then
+    echo "$label: building $name failed; is the Go module proxy reachable? (go env GOPROXY: $(go env GOPROXY))" >&2
+    exit 1
+  fi
+  mv "$bin/$name.tmp" "$bin/$name"
+  [ -s "$bin/.$name.maxrss" ] && rss=" maxrss_kb=$(cat "$bin/.$name.maxrss")"
+  echo "$name $(( $(date +%s) - t0 ))s$rss" >> "$bin/BUILD-TIMES"
+  echo "$label: $name done in $(( $(date +%s) - t0 ))s" >&2
+}
