@@ -1,4 +1,4 @@
-// A node:test reporter that prints one row per scenario (a top-level test of an e2e file):
+// A node:test reporter that prints one row per scenario (a test, not a suite, of an e2e file):
 // passed or failed, the time it took, and for a failure the first line of its reason.
 // Plain JavaScript: the test runner loads reporters before any TypeScript loader applies.
 import { basename } from 'node:path';
@@ -8,7 +8,7 @@ export default async function* table(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const d = event.data;
-    if (d.nesting !== 0 || d.details?.type === 'suite') continue;
+    if (d.details?.type === 'suite') continue;
     if (!d.file || !d.file.endsWith('.e2e.ts')) continue;
     const skipped = d.skip !== undefined && d.skip !== false;
     const err = d.details?.error;
