@@ -87,11 +87,19 @@ describe('LeaderElector', () => {
     a.start();
     for (let i = 0; i < 1000 && !a.leading; i++) await tick(5);
     assert.ok(a.leading);
-    const b = elector(s.api, 'b', clock, events);
+    // b must have seen the lease before the clock moves: expiry counts from when it last saw it change.
+    let bReads = 0;
+    const bApi: LeaseApi = { ...s.api, get: (...args) => { bReads++; return s.api.get(...args); } };
+    const b = elector(bApi, 'b', clock, events);
     t.after(() => b.stop());
     b.start();
+    for (let i = 0; i < 1000 && bReads === 0; i++) await tick(5);
     await tick();
     s.down.add('a'); // a's renewals fail from now on
+    // Let b read the last record a wrote while the clock still stands: expiry counts from when
+    // b saw the record last change, and a renewal landing just before `down` must not count later.
+    const seen = bReads;
+    for (let i = 0; i < 1000 && bReads < seen + 2; i++) await tick(5);
     clock.t += 5_000;
     await tick();
     assert.equal(b.leading, false, 'not before the lease duration');
