@@ -256,6 +256,8 @@ test('17: policy and webhook both installed (a migration): one sidecar per pod; 
   // The webhook alone. The apiserver calls it twice: after its patch the ServiceAccount plugin
   // (re-run on reinvocation) mounts the token into the sidecars, and the webhook, reinvoked,
   // finds its own current injection and leaves the pod as it is (inject/current.ts), mounts included.
+  // The apiserver drops deleted policies asynchronously: none of an earlier scenario may still act here.
+  await waitFor(`no policy acting in ${ns}`, async () => !hasContainer(await admit(ns, app('probe')), 'i17-agent'), 30_000, 300);
   const alone = await startWebhook({ name: 'i17-both', config });
   let webhookOnly: Obj;
   try {
