@@ -11,7 +11,7 @@
  */
 import { request } from 'node:https';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../src/testing/server-process.js';
 import { join } from 'node:path';
 import { ensureBinaries, stateDir } from './paths.js';
 import { createPki, type Pki } from './pki.js';
@@ -53,18 +53,6 @@ export function readState(): ClusterState | undefined {
 
 export function exportLine(state: ClusterState): string {
   return `export KUBECONFIG=${state.kubeconfig}`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** GET a path of the apiserver as the admin; resolves with the status code and body. */

@@ -8,10 +8,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../src/testing/server-process.js';
 import { apply, cli, cliPath, kubectl, waitFor, type Obj } from './kube.js';
+
+export { freePort };
 
 export interface WebhookOptions {
   /** Name of the MutatingWebhookConfiguration (cluster-scoped: unique per scenario). */
@@ -44,17 +46,6 @@ export interface RunningWebhook {
   start(): Promise<void>;
   /** Stop the server, delete the configuration and the certificate directory. */
   remove(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 }
 
 function httpsGet(url: string, ca: string): Promise<number> {
