@@ -144,7 +144,9 @@ spec:
       fc.property(name, fc.array(name, { minLength: 1, maxLength: 4 }), fc.option(name, { nil: undefined }), fc.boolean(), (wl, containers, ns, labels) => {
         const uniq = [...new Set(containers)].filter((c) => c !== 'sidecar-proxy' && c !== 'proxy-init');
         fc.pre(uniq.length > 0);
-        const input = `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${wl}\n${ns ? `  namespace: ${ns}\n` : ''}spec:\n  template:\n${labels ? '    metadata:\n      labels: {app: x}\n' : ''}    spec:\n      containers:\n${uniq.map((c) => `      - name: ${c}\n        image: img/${c}:1\n`).join('')}`;
+        // Names are quoted: `on`, `no`, `yes` and `off` match the pattern and are booleans in YAML 1.1.
+        const q = JSON.stringify;
+        const input = `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${q(wl)}\n${ns ? `  namespace: ${q(ns)}\n` : ''}spec:\n  template:\n${labels ? '    metadata:\n      labels: {app: x}\n' : ''}    spec:\n      containers:\n${uniq.map((c) => `      - name: ${q(c)}\n        image: img/${c}:1\n`).join('')}`;
         const once = injectManifest(input, 'f', config).text;
         assert.equal(injectManifest(once, 'f', config).text, once);
         const back = uninjectManifest(once, 'f', config).text;
