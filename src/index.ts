@@ -22,7 +22,7 @@ export type {
 } from './inject/index.js';
 
 // Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file).
-export { defaultConfig, loadConfig, parseConfig } from './config/load.js';
+export { defaultConfig, loadConfig, parseConfig } from './profiles/index.js';
 export type { InjectorConfig, InjectionKeys, LoadedConfig } from './config/types.js';
 
 // Manifests: multi-document YAML/JSON in, injected / uninjected / explained out.

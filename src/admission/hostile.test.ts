@@ -20,7 +20,7 @@ import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from '../
 import { applyPatch as ownApply } from '../patch/apply.js';
 import type { JsonPatchOperation } from '../inject/types.js';
 import type { ServerLimits } from './server.js';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 

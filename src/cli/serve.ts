@@ -94,7 +94,7 @@ function parseLevel(value: string): LogLevel {
  */
 export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
   const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
-    import('../config/load.js'),
+    import('../profiles/index.js'),
     import('../inject/inject.js'),
     import('../check/serve-gate.js'),
   ]);

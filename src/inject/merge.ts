@@ -18,7 +18,9 @@
 import { InjectionError } from '../errors.js';
 import { strategicMerge } from '../patch/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
+import { setOwn } from '../util/own.js';
 import { quote } from './decide-input.js';
+import { asJson, containersIn, itemNames, type Pod } from './pod-types.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
 export const AUTO_IMAGE = 'auto';
@@ -60,8 +62,8 @@ function names(pod: Obj, list: string): string[] {
 }
 
 /** Merge overlays into `user` (the pod without any earlier injection). */
-export function mergeOverlays(user: JsonObject, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
-  let merged: JsonObject = user;
+export function mergeOverlays(user: Pod, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
+  let merged: JsonObject = asJson(user);
   let templatePod: JsonObject = {};
   for (const { overlay } of overlays) {
     templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay));
@@ -76,7 +78,7 @@ export function mergeOverlays(user: JsonObject, overlays: readonly { name: strin
   };
   const overrides = { containers: [] as Obj[], initContainers: [] as Obj[] };
   merged = reapplyUserContainers(merged, user, injected, overrides);
-  const userNames = new Set([...names(user, 'containers'), ...names(user, 'initContainers')]);
+  const userNames = new Set([...itemNames(user, 'containers'), ...itemNames(user, 'initContainers')]);
   const sidecarsIn = (list: string) =>
     listOf(templatePod, list)
       .filter((c) => typeof c.name === 'string' && !(userNames.has(c.name) && (c.image === undefined || c.image === null)))
@@ -120,9 +122,9 @@ function moveToInit(pod: JsonObject, initNames: readonly string[]): JsonObject {
 }
 
 /** Istio's reapplyOverwrittenContainers: the user's own container of an injected name wins. */
-function reapplyUserContainers(merged: JsonObject, user: JsonObject, injected: Injected, record: MergeResult['overrides']): JsonObject {
-  const userContainers = listOf(user, 'containers');
-  const userInits = listOf(user, 'initContainers');
+function reapplyUserContainers(merged: JsonObject, user: Pod, injected: Injected, record: MergeResult['overrides']): JsonObject {
+  const userContainers = containersIn(user, 'containers');
+  const userInits = containersIn(user, 'initContainers');
   const find = (list: Obj[], name: string) => list.find((c) => c.name === name);
   for (const name of injected.containers) {
     const mine = find(userContainers, name);
@@ -154,8 +156,7 @@ function withoutNulls(v: unknown): unknown {
   const out: Obj = {};
   for (const k of Object.keys(v)) {
     if (v[k] === null || k.startsWith('$')) continue;
-    if (k === '__proto__') Object.defineProperty(out, k, { value: withoutNulls(v[k]), enumerable: true, writable: true, configurable: true });
-    else out[k] = withoutNulls(v[k]);
+    setOwn(out, k, withoutNulls(v[k]));
   }
   return out;
 }

@@ -8,23 +8,30 @@
  * non-empty string name, names unique (containers and init containers share one namespace, as
  * in Kubernetes). Each problem is an InjectionError (SI_INPUT_OBJECT) naming the field.
  *
- * `metadata.managedFields` is left out of the working copy (Istio drops it too: it can be huge
- * and nothing reads it) and put back untouched in the result.
+ * The result is typed (pod-types.ts): what was checked here is what the types promise, so later
+ * stages read those fields without checking them again.
+ *
+ * `metadata.managedFields` is handled here and in the patch stage only: it is left out of the
+ * working copy (Istio drops it too: it can be huge and nothing reads it), and the patch stage
+ * puts the received value back, the same reference, so the patch never walks it.
  */
 import { InjectionError } from '../errors.js';
-import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
+import { cloneJson, isPlainObject } from '../util/json.js';
 import { quote } from './decide-input.js';
+import type { NamedList, Pod } from './pod-types.js';
 
 export interface PodInput {
-  /** A deep copy of the pod without `metadata.managedFields`. */
-  pod: JsonObject;
-  /** Whether the input had `metadata.managedFields` (its value is taken from the input again). */
+  /** The pod as received, now known to be a Pod (read-only: never changed, never copied). */
+  received: Pod;
+  /** The working copy: a deep copy of the pod without `metadata.managedFields`. */
+  pod: Pod;
+  /** Whether the input had `metadata.managedFields` (its value is taken from `received` again). */
   hasManagedFields: boolean;
 }
 
 /** Lists of named items in a pod spec, and whether each item must carry a name. */
-export const NAMED_LISTS = ['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'imagePullSecrets'] as const;
-export type NamedList = (typeof NAMED_LISTS)[number];
+export const NAMED_LISTS = ['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'imagePullSecrets'] as const satisfies readonly NamedList[];
+export type { NamedList } from './pod-types.js';
 
 function fail(message: string, field: string): never {
   throw new InjectionError('SI_INPUT_OBJECT', message, { details: { field } });
@@ -88,14 +95,16 @@ export function readPodInput(pod: unknown): PodInput {
       }
     }
   }
+  // Every check above passed: the input is a Pod as pod-types.ts describes it.
+  const received = pod as Pod;
   const hasManagedFields = isPlainObject(meta) && Object.hasOwn(meta, 'managedFields');
-  let copy: JsonObject;
+  let copy: Pod;
   if (hasManagedFields) {
     // Copy everything but managedFields (never cloned: it can be megabytes).
-    const { managedFields: _skip, ...restMeta } = meta as Record<string, unknown>;
-    copy = cloneJson({ ...(pod as JsonObject), metadata: restMeta as JsonObject });
+    const { managedFields: _skip, ...restMeta } = meta;
+    copy = cloneJson({ ...received, metadata: restMeta });
   } else {
-    copy = cloneJson(pod as JsonObject);
+    copy = cloneJson(received);
   }
-  return { pod: copy, hasManagedFields };
+  return { received, pod: copy, hasManagedFields };
 }

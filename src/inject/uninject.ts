@@ -8,9 +8,9 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { createPatch } from '../patch/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { setOwn } from '../util/own.js';
 import { readPodInput } from './pod-input.js';
-import { setMember } from './proto.js';
+import { asJson } from './pod-types.js';
 import { statusAnnotation, stripPod } from './strip.js';
 import type { UninjectResult } from './types.js';
 
@@ -28,8 +28,8 @@ export function uninjectPod(pod: unknown, config: LoadedConfig): UninjectResult 
   }
   if (input.hasManagedFields) {
     // managedFields were set aside unread; the pod had metadata, so it still has it.
-    const meta = isPlainObject(work.metadata) ? work.metadata : ((work as Record<string, unknown>).metadata = {});
-    setMember(meta as Record<string, unknown>, 'managedFields', ((pod as JsonObject).metadata as Record<string, unknown>).managedFields);
+    work.metadata ??= {};
+    setOwn(work.metadata, 'managedFields', input.received.metadata?.managedFields);
   }
-  return { kind: 'uninjected', pod: work, patch: createPatch(pod, work), removed: previous!.status, warnings };
+  return { kind: 'uninjected', pod: asJson(work), patch: createPatch(pod, work), removed: previous!.status, warnings };
 }

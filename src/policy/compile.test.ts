@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, parseConfig } from '../config/load.js';
+import { loadConfig, parseConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
 import { injectPod } from '../inject/index.js';
 import { compilePolicy } from './compile.js';

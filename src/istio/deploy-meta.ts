@@ -1,5 +1,5 @@
 /**
- * @module inject/deploy-meta
+ * @module istio/deploy-meta
  * Which workload a pod belongs to, for `.TypeMeta` and `.DeploymentMeta` (the sidecar reports
  * it as ISTIO_META_WORKLOAD_NAME / ISTIO_META_OWNER). The CLI knows the workload and passes it
  * as `ctx.owner`; the webhook only sees the pod, so the workload is guessed from the controller
@@ -12,7 +12,7 @@
  * trailing dash, rather than "".
  */
 import { isPlainObject } from '../util/json.js';
-import type { InjectionContext } from './types.js';
+import type { InjectionContext } from '../inject/types.js';
 
 export interface DeployMeta {
   typeMeta: { kind: string; apiVersion: string };
