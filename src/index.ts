@@ -20,9 +20,16 @@ export type {
   SkippedResult,
   UninjectResult,
 } from './inject/index.js';
+// The types a consumer meets inside those results and options (and LoadedConfig.profiles).
+export type { DecisionConfig, PodLimits, StatusKeyring, UndoEntry } from './inject/index.js';
+export type { Container, ObjectMeta, Pod, PodSpec, Volume } from './inject/index.js';
+export type { PodHooks, PodProfileInput, Profile, TemplateField } from './inject/index.js';
 
-// Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file).
+// Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file), loaded
+// with the default profiles (Istio emulation) bound.
 export { defaultConfig, loadConfig, parseConfig } from './profiles/index.js';
+export { DEFAULT_PROFILES, withProfiles } from './profiles/index.js';
+export type { ProfileFactory } from './profiles/index.js';
 export type { InjectorConfig, InjectionKeys, LoadedConfig } from './config/types.js';
 
 // Manifests: multi-document YAML/JSON in, injected / uninjected / explained out.

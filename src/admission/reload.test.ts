@@ -224,7 +224,7 @@ test('startup with an unusable certificate or config fails with the catalogue co
 
 test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb in a mounted ConfigMap keep the last good config', async (t) => {
   const { readFile } = await import('node:fs/promises');
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig } = await import('../profiles/index.js');
   const { injectPod } = await import('../inject/inject.js');
   type Loaded = Awaited<ReturnType<typeof loadConfig>>;
   const dir = await tempDir(t);

@@ -24,10 +24,11 @@ import { decide } from './decide.js';
 import { injectsAll, removeItems, sharedItems } from './foreign-status.js';
 import { checkAnnotationLimit, checkSpecLimits, type PodLimits } from './limits.js';
 import { readPodInput } from './pod-input.js';
+import { asJson } from './pod-types.js';
 import { renderOverlay } from './render.js';
 import { annotate, decideStage, merge, order, patch, postProcess, readPod, render, select, strip, type Stripped } from './stages.js';
 import { stripPod } from './strip.js';
-import type { InjectedResult, InjectionContext, InjectionResult, SkippedResult } from './types.js';
+import type { InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 
 /**
  * Inject the sidecar into `pod` (a Pod, or a workload's pod template `{metadata, spec}` with
@@ -39,30 +40,41 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
     const skipped = overLimits(pod, ctx, config, ctx.limits);
     if (skipped !== undefined) return skipped;
   }
-  const decided = decideStage(readPod(pod, ctx, config));
+  const read = readPod(pod, ctx, config);
+  const decided = decideStage(read);
   if (!decided.decision.inject) return { kind: 'skipped', decision: decided.decision, warnings: [] };
   const stripped = strip(decided);
-  if (stripped.current) {
-    return { kind: 'injected', decision: decided.decision, pod: cloneJson(pod as JsonObject), patch: [], status: stripped.previous!.status, warnings: [...decided.decision.warnings] };
+  if (stripped.current !== undefined) {
+    return { kind: 'injected', decision: decided.decision, pod: cloneJson(asJson(stripped.received)), patch: [], status: stripped.current, warnings: [...decided.decision.warnings] };
   }
-  const first = inject(stripped);
-  if (stripped.foreign === undefined) return first;
-  // An unsigned status: the items it lists that this injection injects too are replaced.
-  const items = sharedItems(stripped.foreign, first.status);
+  const injected = injectStripped(stripped);
+  return stripped.foreign === undefined ? injected : replaceForeign(pod, stripped, stripped.foreign, injected);
+}
+
+/** The stages after strip: select -> render -> merge -> postProcess -> order -> annotate -> patch. */
+function injectStripped(stripped: Stripped): InjectedResult {
+  const selected = select(stripped);
+  const rendered = render(selected);
+  const merged = merge(rendered);
+  const processed = postProcess(merged);
+  const ordered = order(processed);
+  const annotated = annotate(ordered);
+  return patch(annotated);
+}
+
+/**
+ * An unsigned status was dropped, not acted on: the items it lists that this injection injects
+ * too are replaced (foreign-status.ts), by injecting again into a copy without them.
+ */
+function replaceForeign(pod: unknown, stripped: Stripped, foreign: InjectionStatus, first: InjectedResult): InjectedResult {
+  const items = sharedItems(foreign, first.status);
   if (items === undefined) return first;
   const again = readPodInput(pod).pod;
   removeItems(again, items);
   const annotations = again.metadata?.annotations;
-  if (annotations !== null && annotations !== undefined) delete annotations[config.injectionKeys.status];
-  const second = inject({ ...stripped, work: again });
+  if (annotations !== null && annotations !== undefined) delete annotations[stripped.config.injectionKeys.status];
+  const second = injectStripped({ ...stripped, work: again });
   return injectsAll(second.status, items) ? second : first;
-}
-
-/** The stages from select on, for a pod whose earlier injection is stripped. */
-function inject(stripped: Stripped): InjectedResult {
-  const rendered = render(select(stripped));
-  const merged = postProcess(merge(rendered));
-  return patch(annotate(order(merged)));
 }
 
 /**

@@ -20,7 +20,8 @@ import { strategicMerge } from '../patch/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { quote } from './decide-input.js';
-import { asJson, containersIn, itemNames, type Pod } from './pod-types.js';
+import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
+import type { Overrides } from './profile.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
 export const AUTO_IMAGE = 'auto';
@@ -43,11 +44,16 @@ export interface MergeResult {
    */
   sidecars: { containers: string[]; initContainers: string[] };
   /** The user containers (as overlays) that customised injected ones. */
-  overrides: { containers: Obj[]; initContainers: Obj[] };
+  overrides: Overrides;
 }
 
 type Obj = Record<string, unknown>;
 
+/**
+ * The maps of a list of a pod the templates produced (the merged pod, the templates' own pod).
+ * Template output is not checked like the input pod (a template may render any YAML the merge
+ * takes), so it is read defensively here; the user's pod is read through its types.
+ */
 function listOf(pod: Obj, list: string): Obj[] {
   const spec = pod.spec;
   if (!isPlainObject(spec)) return [];
@@ -76,7 +82,7 @@ export function mergeOverlays(user: Pod, overlays: readonly { name: string; over
     volumes: names(templatePod, 'volumes'),
     imagePullSecrets: names(templatePod, 'imagePullSecrets'),
   };
-  const overrides = { containers: [] as Obj[], initContainers: [] as Obj[] };
+  const overrides: Overrides = { containers: [], initContainers: [] };
   merged = reapplyUserContainers(merged, user, injected, overrides);
   const userNames = new Set([...itemNames(user, 'containers'), ...itemNames(user, 'initContainers')]);
   const sidecarsIn = (list: string) =>
@@ -125,7 +131,7 @@ function moveToInit(pod: JsonObject, initNames: readonly string[]): JsonObject {
 function reapplyUserContainers(merged: JsonObject, user: Pod, injected: Injected, record: MergeResult['overrides']): JsonObject {
   const userContainers = containersIn(user, 'containers');
   const userInits = containersIn(user, 'initContainers');
-  const find = (list: Obj[], name: string) => list.find((c) => c.name === name);
+  const find = (list: readonly Container[], name: string) => list.find((c) => c.name === name);
   for (const name of injected.containers) {
     const mine = find(userContainers, name);
     if (mine === undefined) continue;
@@ -144,7 +150,7 @@ function reapplyUserContainers(merged: JsonObject, user: Pod, injected: Injected
 }
 
 /** A user container as an overlay: nulls dropped (absent in Go), `$`-keys dropped (not directives), `image: auto` dropped. */
-function overrideOverlay(container: Obj): JsonObject {
+function overrideOverlay(container: Container): JsonObject {
   const out = withoutNulls(container) as Obj;
   if (out.image === AUTO_IMAGE) delete out.image;
   return out as JsonObject;

@@ -58,8 +58,8 @@ export interface Stripped extends Decided {
   readonly previous: ParsedStatus | undefined;
   /** An unsigned status that was dropped, not acted on: what it lists (see foreign-status.ts). */
   readonly foreign: InjectionStatus | undefined;
-  /** `work` carries this injector's signed status, current for this config: nothing to do. */
-  readonly current: boolean;
+  /** The pod carries this injector's signed status, current for this config (nothing to do): that status. */
+  readonly current: InjectionStatus | undefined;
 }
 
 export interface Selected extends Stripped, Selection {}
@@ -106,7 +106,7 @@ export function strip(s: Decided): Stripped {
   const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
   const { previous, foreign } = stripPod(s.work, config, warnings, trust);
   // Only a status we signed (the webhook) is taken as proof that the pod is ours and current.
-  const current = trust !== undefined && previous?.ours === true && isCurrentInjection(s.received, s.work, previous.status, config);
+  const current = trust !== undefined && previous?.ours === true && isCurrentInjection(s.received, s.work, previous.status, config) ? previous.status : undefined;
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }

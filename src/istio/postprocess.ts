@@ -16,7 +16,7 @@
  *    false), the app's `prometheus.io/*` annotations move into the proxy's
  *    ISTIO_PROMETHEUS_ANNOTATIONS env and the annotations point at the agent (status port,
  *    /stats/prometheus).
- * 3. Probe rewrite (app_probe.go; see istio-probes.ts).
+ * 3. Probe rewrite (app_probe.go; see probes.ts).
  * 4. Istio's adjustInitContainerUser: a customised istio-proxy running as another user makes
  *    istio-init's `-u` (and istio-validation's runAsUser/Group) follow it.
  */

@@ -34,6 +34,7 @@ function rewriteEnabled(annotations: Record<string, string>, ctx: PostProcessCon
   return isPlainObject(w) && w.rewriteAppHTTPProbe === true;
 }
 
+/** The maps of a container list of the merged pod (template output: read defensively). */
 function containersOf(pod: JsonObject, list: string): Obj[] {
   const items = (pod.spec as Obj)[list];
   return Array.isArray(items) ? (items.filter(isPlainObject) as Obj[]) : [];

@@ -71,7 +71,7 @@ describe('compilePolicy', () => {
   });
 
   it('refuses the built-in Istio-style config', async () => {
-    const { defaultConfig } = await import('../config/load.js');
+    const { defaultConfig } = await import('../profiles/index.js');
     refused(() => compilePolicy(defaultConfig(), { name: 'x' }), /template "sidecar", line \d+/);
   });
 
