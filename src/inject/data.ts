@@ -23,17 +23,16 @@ import type { PodHooks, TemplateField } from './profile.js';
 export class TemplateData implements GoObject {
   readonly [GO_OBJECT] = true as const;
   readonly goType = '*inject.SidecarTemplateData';
-  readonly #fields: ReadonlyMap<string, TemplateField>;
-  readonly #names: readonly string[];
+  // A handful of fields: a scan is as fast as a map and builds nothing per pod.
+  readonly #fields: readonly TemplateField[];
   #cache = new Map<string, unknown>();
 
   constructor(fields: readonly TemplateField[]) {
-    this.#fields = new Map(fields.map((f) => [f.name, f]));
-    this.#names = fields.map((f) => f.name);
+    this.#fields = fields;
   }
 
   getField(name: string): unknown {
-    const field = this.#fields.get(name);
+    const field = this.#fields.find((f) => f.name === name);
     if (field === undefined) return NO_FIELD;
     if (this.#cache.has(name)) return this.#cache.get(name);
     const v = field.get();
@@ -46,12 +45,12 @@ export class TemplateData implements GoObject {
   }
 
   fieldNames(): readonly string[] {
-    return this.#names;
+    return this.#fields.map((f) => f.name);
   }
 
   toJSON(): unknown {
     const out: Record<string, unknown> = {};
-    for (const f of this.#names) {
+    for (const f of this.fieldNames()) {
       const v = this.getField(f);
       out[f] = typeof v === 'object' && v !== null && 'toJSON' in v ? (v as { toJSON(): unknown }).toJSON() : v;
     }

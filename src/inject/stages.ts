@@ -1,15 +1,16 @@
 /**
  * @module inject/stages
  * The stages of the injection pipeline (inject.ts lists them in order). Every stage has one
- * contract: it takes the pipeline's state and returns the next state, which is the state it
- * was given plus what it produced (plain function calls on small objects: no copies of the pod).
+ * contract: it takes the pipeline's state and returns the next state, that is the same state
+ * with what the stage produced added (`advance`), typed as the next stage's input.
  *
- * The one rule about mutation: the state owns two pods, and a stage may change only those, in
- * place: the working copy `work` until the strip stage is done (after it, `work` is the user's
- * pod as it was before any injection: what undo restores, read by every later stage and changed
- * by none), and the merged pod `merged` from the merge stage on. The received pod, the config,
- * the rendered overlays (cached, shared between requests) and everything a profile hands over
- * are never changed. `warnings` is the state's own list; stages append to it.
+ * The one rule about mutation: a stage changes in place what the pipeline owns, and nothing
+ * else. The pipeline owns the state object (one per injection: stages add to it, never copy it,
+ * so the stage structure costs plain function calls), the working copy `work` until the strip
+ * stage is done (after it, `work` is the user's pod as it was before any injection: what undo
+ * restores, read by every later stage and changed by none), the merged pod `merged` from the
+ * merge stage on, and the `warnings` list. The received pod, the config, the rendered overlays
+ * (cached, shared between requests) and whatever a profile hands over are never changed.
  */
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
@@ -89,6 +90,11 @@ export interface Annotated extends Merged {
   readonly status: InjectionStatus;
 }
 
+/** Add a stage's results to the state (the pipeline's own object) and return it as the next state. */
+function advance<S extends object, T extends object>(s: S, results: T): S & T {
+  return Object.assign(s, results);
+}
+
 /** Read the pod: check its shape (InjectionError otherwise) and make the working copy. */
 export function readPod(pod: unknown, ctx: InjectionContext, config: LoadedConfig): Read {
   const input = readPodInput(pod);
@@ -97,7 +103,7 @@ export function readPod(pod: unknown, ctx: InjectionContext, config: LoadedConfi
 
 /** Decide whether the pod gets the sidecar (decide.ts: Istio's rules). */
 export function decideStage(s: Read): Decided {
-  return { ...s, decision: decide(s.work, s.ctx, s.config) };
+  return advance(s, { decision: decide(s.work, s.ctx, s.config) });
 }
 
 /** Strip an earlier injection from `work` (strip.ts), and tell whether it is current already. */
@@ -110,7 +116,7 @@ export function strip(s: Decided): Stripped {
   if (previous !== undefined && !previous.ours) {
     warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
   }
-  return { ...s, trust, previous, foreign, current };
+  return advance(s, { trust, previous, foreign, current });
 }
 
 /** Validate the annotations (profiles' `validate`), select the templates, and bind the profiles to this pod. */
@@ -124,7 +130,7 @@ export function select<S extends Read>(s: S): S & Selection {
   const input: PodProfileInput = { pod: work, annotations, namespace, owner: ctx.owner, pathParams: ctx.pathParams ?? {} };
   const hooks: PodHooks[] = [];
   for (const profile of config.profiles) if (profile.forPod !== undefined) hooks.push(profile.forPod(input));
-  return { ...s, annotations, names, hooks };
+  return advance(s, { annotations, names, hooks });
 }
 
 /** Render each selected template with the template data (the core's fields + profiles' `templateFields`). */
@@ -133,14 +139,14 @@ export function render(s: Selected): Rendered {
   const options = renderOptions(s.config);
   // select checked every name against the compiled templates.
   const overlays = s.names.map((name) => ({ name, overlay: renderOverlay(name, s.config.compiledTemplates.get(name)!, data, options) }));
-  return { ...s, overlays };
+  return advance(s, { overlays });
 }
 
 /** Strategic-merge the overlays into the user's pod, then the user's own sidecar customisations (merge.ts). */
 export function merge(s: Rendered): Merged {
-  const { pod, ...result } = mergeOverlays(s.work, s.overlays);
+  const { pod, injected, sidecars, overrides } = mergeOverlays(s.work, s.overlays);
   const mergedAnnotations = ensureMap(ensureMap(pod, 'metadata'), 'annotations');
-  return { ...s, ...result, merged: pod, mergedAnnotations };
+  return advance(s, { injected, sidecars, overrides, merged: pod, mergedAnnotations });
 }
 
 /** The profiles' post-processing, then the config's injectedAnnotations (last: they are what the config says). */
@@ -149,7 +155,7 @@ export function postProcess(s: Merged): Merged {
   // Post-processing may have replaced the annotations map; the config's go into the one the pod has.
   const mergedAnnotations = ensureMap(ensureMap(s.merged, 'metadata'), 'annotations');
   for (const [k, v] of Object.entries(s.config.injectedAnnotations)) setOwn(mergedAnnotations, k, v);
-  return { ...s, mergedAnnotations };
+  return advance(s, { mergedAnnotations });
 }
 
 /** Put injected containers where they belong (reorder.ts), then refuse a pod that could not run. */
@@ -181,7 +187,7 @@ export function annotate(s: Merged): Annotated {
   if (undo.length > 0) status.undo = undo;
   const text = formatStatus(status);
   setOwn(s.mergedAnnotations, config.injectionKeys.status, s.trust !== undefined ? signStatus(text, s.trust.namespace, s.trust.ring) : text);
-  return { ...s, status };
+  return advance(s, { status });
 }
 
 /** The result: managedFields put back (the same reference), and the RFC 6902 patch from the pod as received. */
