@@ -74,25 +74,27 @@ export function readPodInput(pod: unknown): PodInput {
     const items = spec[list];
     if (items === undefined || items === null) continue;
     if (!Array.isArray(items)) fail(`spec.${list} is ${describe(items)}; it must be a list`, `spec.${list}`);
-    const needsName = list !== 'imagePullSecrets';
+    const volumeNames: string[] = [];
     items.forEach((item: unknown, i: number) => {
       const at = `spec.${list}[${i}]`;
       if (!isPlainObject(item)) fail(`${at} is ${describe(item)}; it must be a map`, at);
       const name = item.name;
       if (name !== undefined && name !== null && typeof name !== 'string') fail(`${at}.name is ${describe(name)}; it must be a string`, `${at}.name`);
-      if (needsName && (typeof name !== 'string' || name === '')) fail(`${at} has no name; every ${list === 'volumes' ? 'volume' : 'container'} needs one`, `${at}.name`);
-      if (list === 'containers' || list === 'initContainers' || list === 'ephemeralContainers') {
-        const prev = seen.get(name as string);
-        if (prev !== undefined) fail(`container name ${quote(name as string)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
-        seen.set(name as string, at);
+      if (list === 'imagePullSecrets') return;
+      if (typeof name !== 'string' || name === '') fail(`${at} has no name; every ${list === 'volumes' ? 'volume' : 'container'} needs one`, `${at}.name`);
+      if (list === 'volumes') {
+        volumeNames.push(name);
+        return;
       }
+      const prev = seen.get(name);
+      if (prev !== undefined) fail(`container name ${quote(name)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
+      seen.set(name, at);
     });
-    if (list === 'volumes') {
-      const names = new Set<string>();
-      for (const [i, v] of (items as Record<string, unknown>[]).entries()) {
-        if (names.has(v.name as string)) fail(`volume name ${quote(v.name as string)} is used twice (spec.volumes[${i}]); volume names must be unique`, `spec.volumes[${i}].name`);
-        names.add(v.name as string);
-      }
+    // Volume names are compared once every volume is known to be a named map.
+    const names = new Set<string>();
+    for (const [i, name] of volumeNames.entries()) {
+      if (names.has(name)) fail(`volume name ${quote(name)} is used twice (spec.volumes[${i}]); volume names must be unique`, `spec.volumes[${i}].name`);
+      names.add(name);
     }
   }
   // Every check above passed: the input is a Pod as pod-types.ts describes it.

@@ -34,8 +34,6 @@ import { stripPod, type StatusTrust } from './strip.js';
 import type { Decision, InjectedResult, InjectionContext, InjectionStatus } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
 
-type Obj = Record<string, unknown>;
-
 /** After readPod: the pod, checked and typed, and its working copy. */
 export interface Read {
   readonly ctx: InjectionContext;
@@ -83,7 +81,7 @@ export interface Merged extends Rendered, Omit<MergeResult, 'pod'> {
   /** The pod with the overlays merged in: owned by the state from here on. */
   readonly merged: JsonObject;
   /** The merged pod's annotations map (created when missing). */
-  readonly mergedAnnotations: Obj;
+  readonly mergedAnnotations: Record<string, unknown>;
 }
 
 export interface Annotated extends Merged {
@@ -193,8 +191,8 @@ export function annotate(s: Merged): Annotated {
 /** The result: managedFields put back (the same reference), and the RFC 6902 patch from the pod as received. */
 export function patch(s: Annotated): InjectedResult {
   const { received, merged, ctx } = s;
-  // managedFields were set aside unread (pod-input.ts); the merged pod has metadata (ensured above).
-  if (s.hasManagedFields) setOwn(merged.metadata as Obj, 'managedFields', received.metadata?.managedFields);
+  // managedFields were set aside unread (pod-input.ts); metadata is the map the merge stage ensured.
+  if (s.hasManagedFields) setOwn(ensureMap(merged, 'metadata'), 'managedFields', received.metadata?.managedFields);
   let ops;
   try {
     ops = createPatch(received, merged);
@@ -212,10 +210,10 @@ function renderOptions(config: LoadedConfig): { missingKey: 'zero' | 'error' } |
   return m === 'default' ? undefined : { missingKey: m };
 }
 
-function ensureMap(obj: Obj, key: string): Obj {
+function ensureMap(obj: Record<string, unknown>, key: string): Record<string, unknown> {
   const v = Object.hasOwn(obj, key) ? obj[key] : undefined;
   if (isPlainObject(v)) return v;
-  const m: Obj = {};
+  const m: Record<string, unknown> = {};
   setOwn(obj, key, m);
   return m;
 }
@@ -224,7 +222,7 @@ function nullIfEmpty(names: string[]): string[] | null {
   return names.length === 0 ? null : names;
 }
 
-function initBeforeProxy(annotations: Obj): string[] {
+function initBeforeProxy(annotations: Record<string, unknown>): string[] {
   const v = annotations[INIT_BEFORE_PROXY_ANNOTATION];
   if (typeof v !== 'string' || v === '') return [];
   return [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
