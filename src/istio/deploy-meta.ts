@@ -12,6 +12,7 @@
  * trailing dash, rather than "".
  */
 import { isPlainObject } from '../util/json.js';
+import type { ObjectMeta, Pod } from '../inject/pod-types.js';
 import type { InjectionContext } from '../inject/types.js';
 
 export interface DeployMeta {
@@ -25,10 +26,10 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** `pod` is validated (metadata a map or absent; labels a string map). */
-export function deployMetaOf(pod: Record<string, unknown>, namespace: string, owner: InjectionContext['owner']): DeployMeta {
-  const meta = isPlainObject(pod.metadata) ? pod.metadata : {};
-  const labels = isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : {};
+/** `pod` is validated: its metadata, name, generateName and labels are typed (ownerReferences are not). */
+export function deployMetaOf(pod: Pod, namespace: string, owner: InjectionContext['owner']): DeployMeta {
+  const meta: ObjectMeta = pod.metadata ?? {};
+  const labels = meta.labels ?? {};
   if (owner !== undefined && owner.kind !== 'Pod') {
     return {
       typeMeta: { kind: owner.kind, apiVersion: owner.apiVersion ?? '' },
