@@ -22,6 +22,7 @@
  */
 import type { JsonObject } from '../util/json.js';
 import type { Container, Pod, StringMap } from './pod-types.js';
+import type { InjectionContext } from './types.js';
 
 /** One field of the template data (`.Name`): computed when a template first reads it. */
 export interface TemplateField {
@@ -36,8 +37,8 @@ export interface PodProfileInput {
   readonly annotations: Readonly<StringMap>;
   /** The pod's namespace, or the request's when the pod has none. */
   readonly namespace: string;
-  /** The workload the pod template belongs to, when the caller knows it (InjectionContext.owner). */
-  readonly owner: { kind: string; name: string; apiVersion?: string } | undefined;
+  /** The workload the pod template belongs to, when the caller knows it. */
+  readonly owner: InjectionContext['owner'];
   /** Key/value parameters from the webhook path. */
   readonly pathParams: Readonly<Record<string, string>>;
 }
