@@ -98,8 +98,8 @@ function overridesAnnotation(annotations: Record<string, string>, overrides: Pos
   annotations[OVERRIDES_ANNOTATION] = JSON.stringify(out);
 }
 
-/** Istio's FindSidecar: istio-proxy in containers, else in initContainers (native sidecar). */
-export function findSidecar(pod: Record<string, unknown>): Obj | undefined {
+/** Istio's FindSidecar on the merged pod: istio-proxy in containers, else in initContainers (native sidecar). */
+export function findSidecar(pod: JsonObject): Obj | undefined {
   const spec = pod.spec as Obj;
   for (const list of ['containers', 'initContainers']) {
     const items = spec[list];
@@ -202,7 +202,8 @@ function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | und
 }
 
 function adjustInitContainerUser(pod: JsonObject, user: Pod, ctx: PostProcessContext): void {
-  const mine = findSidecar(user);
+  // The user's own istio-proxy (a customisation), found as Istio's FindSidecar looks: containers first.
+  const mine = user.spec.containers.find((c) => c.name === ISTIO_PROXY) ?? user.spec.initContainers?.find((c) => c.name === ISTIO_PROXY);
   const sc = mine !== undefined && isPlainObject(mine.securityContext) ? mine.securityContext : undefined;
   if (sc === undefined || (sc.runAsUser === undefined && sc.runAsGroup === undefined)) return;
   const spec = pod.spec as Obj;
