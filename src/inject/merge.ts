@@ -58,7 +58,7 @@ function listOf(pod: Obj, list: string): Obj[] {
   const spec = pod.spec;
   if (!isPlainObject(spec)) return [];
   const items = spec[list];
-  return Array.isArray(items) ? (items.filter(isPlainObject) as Obj[]) : [];
+  return Array.isArray(items) ? (items.filter(isPlainObject)) : [];
 }
 
 function names(pod: Obj, list: string): string[] {

@@ -37,7 +37,7 @@ function rewriteEnabled(annotations: Record<string, string>, ctx: PostProcessCon
 /** The maps of a container list of the merged pod (template output: read defensively). */
 function containersOf(pod: JsonObject, list: string): Obj[] {
   const items = (pod.spec as Obj)[list];
-  return Array.isArray(items) ? (items.filter(isPlainObject) as Obj[]) : [];
+  return Array.isArray(items) ? (items.filter(isPlainObject)) : [];
 }
 
 /** Port as Go's intstr: a number, or a string (named or numeric text). */
