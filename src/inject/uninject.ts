@@ -2,9 +2,10 @@
  * @module inject/uninject
  * Take an injection back out: the items the status annotation lists are removed by name, and
  * its undo entries restore what the injection changed (labels, annotations, a user's
- * customised sidecar container, ...), so `uninject(inject(x))` is `x`. A pod injected by Istio
- * (status without undo) loses the listed items and gets back the containers saved in
- * `proxy.istio.io/overrides`; the labels and annotations Istio added stay (a warning says so).
+ * customised sidecar container, ...), so `uninject(inject(x))` is `x`. A pod injected by another
+ * injector (status without undo: Istio's) loses the listed items, and the profiles' strip hooks
+ * put back what they know (src/istio: the containers saved in `proxy.istio.io/overrides`, the
+ * rewritten probes); the labels and annotations it added stay (a warning says so).
  */
 import type { LoadedConfig } from '../config/types.js';
 import { createPatch } from '../patch/index.js';
