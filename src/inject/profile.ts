@@ -14,7 +14,7 @@
  * - `forPod`: once per pod, after validation: the per-pod hooks below (closed over what the
  *   profile read from the pod, e.g. its proxy config), so nothing is parsed twice.
  *   - `templateFields`: the template data's fields (extra template data), given the fields so far;
- *   - `holdFirst`: the injected containers go before the app's (order stage);
+ *   - `holdFirst`, `initBeforeSidecar`, `leadingInitContainers`: where containers go (order stage);
  *   - `postProcess`: change the merged pod in place after the merge (the post-process stage).
  *
  * Mutation: hooks may change in place only the pod they are given to change (`strip`,
@@ -53,8 +53,12 @@ export interface Overrides {
 export interface PodHooks {
   /** Extra template data: the fields templates see, in order, given the fields so far. */
   templateFields?(fields: readonly TemplateField[]): readonly TemplateField[];
-  /** Put the injected containers before the app's containers. */
+  /** Order: put the injected containers before the app's containers. */
   readonly holdFirst?: boolean;
+  /** Order: user init containers to run just before the first native sidecar, read from the merged pod's annotations. */
+  initBeforeSidecar?(annotations: Readonly<Record<string, unknown>>): readonly string[];
+  /** Order: injected init containers that go before the user's when no native sidecar is injected. */
+  readonly leadingInitContainers?: readonly string[];
   /** Post-process the merged pod in place. `user` is the pod before injection (read-only). */
   postProcess?(merged: JsonObject, user: Pod, overrides: Overrides): void;
 }

@@ -26,7 +26,7 @@ import { readPodInput } from './pod-input.js';
 import { annotationsOf, itemNames, type Pod, type StringMap } from './pod-types.js';
 import type { PodHooks, PodProfileInput } from './profile.js';
 import { renderOverlay } from './render.js';
-import { INIT_BEFORE_PROXY_ANNOTATION, reorderPod } from './reorder.js';
+import { reorderPod } from './reorder.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash, type ParsedStatus } from './status.js';
 import { signStatus } from './status-mac.js';
@@ -159,9 +159,17 @@ export function postProcess(s: Merged): Merged {
 /** Put injected containers where they belong (reorder.ts), then refuse a pod that could not run. */
 export function order(s: Merged): Merged {
   const { merged, sidecars, names } = s;
-  const holdFirst = s.hooks.some((h) => h.holdFirst === true);
+  let holdFirst = false;
+  // A set, never a scan per name: an annotation may list 40,000 names.
+  const initBeforeProxy = new Set<string>();
+  const leadingInit: string[] = [];
+  for (const h of s.hooks) {
+    holdFirst ||= h.holdFirst === true;
+    for (const n of h.initBeforeSidecar?.(s.mergedAnnotations) ?? []) initBeforeProxy.add(n);
+    if (h.leadingInitContainers !== undefined) leadingInit.push(...h.leadingInitContainers);
+  }
   const userOrder = { containers: itemNames(s.work, 'containers'), initContainers: itemNames(s.work, 'initContainers') };
-  reorderPod(merged, sidecars, userOrder, { holdFirst, initBeforeProxy: initBeforeProxy(s.mergedAnnotations) });
+  reorderPod(merged, sidecars, userOrder, { holdFirst, initBeforeProxy: [...initBeforeProxy], leadingInit });
   assertUniqueNames(merged, names);
   assertHasAppContainer(merged, names);
   assertNoPortConflicts(merged, sidecars);
@@ -220,10 +228,4 @@ function ensureMap(obj: Record<string, unknown>, key: string): Record<string, un
 
 function nullIfEmpty(names: string[]): string[] | null {
   return names.length === 0 ? null : names;
-}
-
-function initBeforeProxy(annotations: Record<string, unknown>): string[] {
-  const v = annotations[INIT_BEFORE_PROXY_ANNOTATION];
-  if (typeof v !== 'string' || v === '') return [];
-  return [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
 }

@@ -7,7 +7,9 @@
  * - validate: Istio's check of the annotations that steer injection (validate.ts);
  * - templateFields: the rest of Istio's SidecarTemplateData (template-data.ts), with the pod's
  *   proxy config (mesh default + `proxy.istio.io/config`, parsed once per pod);
- * - holdFirst: holdApplicationUntilProxyStarts (proxy config or values.global.proxy);
+ * - order: holdApplicationUntilProxyStarts (proxy config or values.global.proxy) puts the proxy
+ *   first; `sidecar.istio.io/init-containers-before-proxy` names user init containers to run
+ *   before the native sidecar proxy; Istio's CNI check `istio-validation` leads the init containers;
  * - postProcess: Istio's post-processing, when the config turns it on (postprocess.ts);
  * - strip: what Istio changed besides the items its status lists (strip.ts).
  */
@@ -42,12 +44,27 @@ export function istioProfile(config: LoadedConfig): Profile {
             inboundTrafficPolicyMode: inbound,
           }),
         holdFirst: holdApplicationUntilProxyStarts(proxy.json, config),
+        initBeforeSidecar: initContainersBeforeProxy,
+        leadingInitContainers: LEADING_INIT_CONTAINERS,
         postProcess: postProcessing
           ? (merged, user, overrides) => applyIstioPostProcessing(merged, user, { config, mesh, proxy: proxy.json, pathParams: input.pathParams, overrides })
           : undefined,
       };
     },
   };
+}
+
+/** Istio's annotation: user init containers to run before the native sidecar proxy. */
+export const INIT_BEFORE_PROXY_ANNOTATION = 'sidecar.istio.io/init-containers-before-proxy';
+
+/** Istio's CNI validation init container: first, so it holds everything until the network is ready. */
+const LEADING_INIT_CONTAINERS: readonly string[] = Object.freeze(['istio-validation']);
+
+/** The names in the (merged) pod's init-containers-before-proxy annotation, trimmed, each once. */
+function initContainersBeforeProxy(annotations: Readonly<Record<string, unknown>>): readonly string[] {
+  const v = Object.hasOwn(annotations, INIT_BEFORE_PROXY_ANNOTATION) ? annotations[INIT_BEFORE_PROXY_ANNOTATION] : undefined;
+  if (typeof v !== 'string' || v === '') return [];
+  return [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
 }
 
 /**

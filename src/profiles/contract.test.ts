@@ -59,8 +59,11 @@ for (const bind of DEFAULT_PROFILES) for (const [label, config] of configs()) {
       profile.validate?.(p.metadata!.annotations!);
       const hooks = profile.forPod?.(deepFreeze({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} }));
       if (hooks === undefined) return;
-      for (const key of Object.keys(hooks)) assert.ok(['templateFields', 'holdFirst', 'postProcess'].includes(key), `unknown pod hook ${key}`);
+      for (const key of Object.keys(hooks)) assert.ok(['templateFields', 'holdFirst', 'initBeforeSidecar', 'leadingInitContainers', 'postProcess'].includes(key), `unknown pod hook ${key}`);
       if (hooks.holdFirst !== undefined) assert.equal(typeof hooks.holdFirst, 'boolean');
+      const isNames = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
+      if (hooks.leadingInitContainers !== undefined) assert.ok(isNames(hooks.leadingInitContainers));
+      if (hooks.initBeforeSidecar !== undefined) assert.ok(isNames(hooks.initBeforeSidecar(p.metadata!.annotations!)), 'initBeforeSidecar reads the annotations and gives names');
     });
 
     it('templateFields keeps every field it is given, in order, and adds only new names', () => {
