@@ -16,7 +16,6 @@ export type {
   InjectionContext,
   InjectionResult,
   InjectionStatus,
-  JsonPatchOperation,
   SkippedResult,
   UninjectResult,
 } from './inject/index.js';
@@ -36,6 +35,7 @@ export { sprigFuncs, templateFuncs, injectorFuncs } from './template/funcs/index
 
 // Patch engines: Kubernetes strategic merge (Pod schema) and RFC 6902.
 export { applyPatch, createPatch, strategicMerge } from './patch/index.js';
+export type { JsonPatchOperation } from './patch/index.js';
 
 // Errors: one catalogue with stable codes.
 export {

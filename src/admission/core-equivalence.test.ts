@@ -13,7 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { runCli } from '../cli/program.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { startHarness } from '../testing/webhook-harness.js';

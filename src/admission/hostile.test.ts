@@ -18,7 +18,7 @@ import { fakeConfig, fakeInject, seenPods, SIDECAR_PORT, type FakeConfig } from 
 import { exchange, handshake, tcp, tlsConnect } from '../testing/raw-tls.js';
 import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from '../patch/testing/appliers.js';
 import { applyPatch as ownApply } from '../patch/apply.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import type { ServerLimits } from './server.js';
 import { defaultConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';

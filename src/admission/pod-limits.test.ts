@@ -14,7 +14,7 @@ import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits
 import type { InjectFn } from './handler.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
 import { applyPatch } from '../patch/index.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { startHarness } from '../testing/webhook-harness.js';
 import { templatesConfig } from '../testing/inject-fixtures.js';

@@ -6,7 +6,7 @@ import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { fakeConfig, fakeInject } from '../testing/fake-inject.js';
 import { applyWithFastJsonPatch, applyWithRfc6902 } from '../patch/testing/appliers.js';
 import { handshake, exchange, tcp } from '../testing/raw-tls.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { cloneJson } from '../util/json.js';
 
 /**

@@ -14,7 +14,7 @@
  * Operations carry values from `modified` by reference (no copies); serialize them, or clone
  * before mutating either side.
  */
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from './types.js';
 import { InjectionError } from '../errors.js';
 import { deepEqual } from '../util/json.js';
 import { escapePointerToken } from './json-pointer.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
 import type { InjectFn } from '../admission/handler.js';
 import { applyPatch } from '../patch/index.js';
