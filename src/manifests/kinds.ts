@@ -8,7 +8,7 @@
  */
 import { InputError, type SourceLocation } from '../errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-import { setOwn } from './own.js';
+import { setOwn } from '../util/own.js';
 import { formatPath } from './yaml.js';
 
 export type JsonPath = ReadonlyArray<string | number>;

@@ -8,7 +8,8 @@
 import { InjectionError } from '../errors.js';
 import { cloneJson, deepEqual } from '../util/json.js';
 import { formatPointer, parsePointer } from './json-pointer.js';
-import { describeValue, kindOf, setOwn } from './values.js';
+import { describeValue, kindOf } from './values.js';
+import { setOwn } from '../util/own.js';
 
 type Obj = Record<string, unknown>;
 type Container = Obj | unknown[];

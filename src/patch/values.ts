@@ -44,15 +44,6 @@ export function isScalar(value: unknown): value is string | number | boolean {
   return t === 'string' || t === 'boolean' || (t === 'number' && Number.isFinite(value as number));
 }
 
-/** Write an own data property; a `__proto__` key stays data instead of changing the prototype. */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
-}
-
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `spec.containers` + `env` -> `spec.containers.env`; odd keys are quoted: `annotations["a/b"]`. */
