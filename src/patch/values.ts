@@ -67,14 +67,3 @@ export function tooDeep(path: string, what: string): InjectionError {
   });
 }
 
-/** Describe a value briefly for an error message (never the whole value: it may be large or secret). */
-export function describeValue(value: unknown): string {
-  const kind = kindOf(value);
-  if (kind === 'string') {
-    const s = value as string;
-    return s.length > 40 ? `a string ("${s.slice(0, 37)}...")` : `the string ${JSON.stringify(s)}`;
-  }
-  if (kind === 'number' || kind === 'boolean') return `${kind} ${String(value)}`;
-  if (kind === 'invalid') return value === undefined ? 'undefined' : `a non-JSON ${typeof value}`;
-  return kind === 'array' ? 'a list' : kind === 'object' ? 'a map' : 'null';
-}
