@@ -173,7 +173,7 @@ for (const core of CORES) {
       });
 
     await kase('#1 a body over the cap (8 MiB) is 413', async () => {
-      expectStatus(await post(h, Buffer.alloc(8 * 1024 * 1024, 0x20)), 413, /limit/);
+      expectStatus(await post(h, Buffer.alloc(8 * 1024 * 1024, 0x20)), 413, /limit.*\(SI_ADMISSION_BODY_TOO_LARGE\)$/);
     });
     await kase('#1 an endless chunked stream is 413 and cut off (memory bounded)', async () => {
       const r = await endlessChunked(h.port);
@@ -185,17 +185,17 @@ for (const core of CORES) {
       expectStatus(await post(h, ''), 400, /empty/);
     });
     await kase('#3 a Content-Type other than JSON is 415 (and none at all)', async () => {
-      expectStatus(await post(h, '{}', { 'Content-Type': 'text/plain' }), 415, /application\/json/);
+      expectStatus(await post(h, '{}', { 'Content-Type': 'text/plain' }), 415, /application\/json.*\(SI_ADMISSION_CONTENT_TYPE\)$/);
       expectStatus(await post(h, '{}', { 'Content-Type': 'application/jsonx' }), 415);
       expectStatus(await post(h, '{}', {}), 415);
       expectStatus(await post(h, JSON.stringify(review(pod())), { 'Content-Type': 'Application/JSON; charset=utf-8' }), 200);
     });
     await kase('#4 GET and PUT are 405 with Allow; an unknown path is 404', async () => {
       const get = await send({ port: h.port, path: '/inject' });
-      expectStatus(get, 405);
+      expectStatus(get, 405, /POST.*\(SI_ADMISSION_METHOD\)$/);
       assert.equal(get.headers.allow, 'POST');
       expectStatus(await send({ port: h.port, method: 'PUT', path: '/inject', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 405);
-      expectStatus(await send({ port: h.port, method: 'POST', path: '/mutate', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 404);
+      expectStatus(await send({ port: h.port, method: 'POST', path: '/mutate', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 404, /no such path.*\(SI_ADMISSION_NOT_FOUND\)$/);
     });
     await kase('#5 slowloris on headers and on the body is cut by the timeouts; others are served meanwhile', async () => {
       const slowHeaders = await Promise.all(Array.from({ length: 10 }, () => tlsConnect(h.port)));
