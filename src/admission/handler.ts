@@ -23,12 +23,11 @@ import { allowed, denied, errored, patched, serializeReview, serializeStatus } f
 import { decodeReview } from './review.js';
 import type { CachedResult, ResultCache } from './result-cache.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionVersion } from './types.js';
+import type { OnError } from './defaults.js';
 
 /** The injection core's signature (`injectPod`), generic over the config type it takes. */
 export type InjectFn<C> = (pod: unknown, ctx: InjectionContext, config: C) => InjectionResult;
 
-/** What to answer when injection was wanted but failed. */
-export type OnError = 'deny' | 'allow';
 
 export interface HandlerOptions<C> {
   inject: InjectFn<C>;

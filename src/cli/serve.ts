@@ -10,9 +10,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 import type { LoadedConfig } from '../config/types.js';
-import type { InjectFn, OnError } from '../admission/handler.js';
+import type { InjectFn } from '../admission/handler.js';
 import type { ConfigProvider } from '../admission/start.js';
-import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admission/defaults.js';
+import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
@@ -79,8 +79,8 @@ function collectLimit(value: string, into: PodLimits): PodLimits {
 }
 
 function parseOnError(value: string): OnError {
-  if (value !== 'deny' && value !== 'allow') throw new InvalidArgumentError('expected deny or allow');
-  return value;
+  if (!(ON_ERROR_MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${ON_ERROR_MODES.join(' or ')}`);
+  return value as OnError;
 }
 
 function parseLevel(value: string): LogLevel {
