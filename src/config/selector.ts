@@ -26,7 +26,7 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-interface Requirement {
+export interface Requirement {
   key: string;
   op: SelectorOperator;
   values: ReadonlySet<string>;
