@@ -13,7 +13,41 @@ import { startServer, type RunningServer, type ServedCertificate, type TlsSource
 import { batchedSink, createLogger, type Logger } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import type { CliIO } from './io.js';
-import type { ServeOptions, ServeRuntime } from './serve.js';
+import type { InjectFn } from '../admission/handler.js';
+import type { ConfigProvider } from '../admission/start.js';
+import type { OnError } from '../admission/defaults.js';
+import type { PodLimits } from '../inject/limits.js';
+import type { LogLevel } from '../telemetry/levels.js';
+import type { ReconcileCliOptions } from './serve-reconcile-options.js';
+
+export interface ServeOptions extends Partial<ReconcileCliOptions> {
+  config?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsDir?: string;
+  tlsCa?: string;
+  port: number;
+  address?: string;
+  monitoringPort?: number;
+  onError: OnError;
+  logLevel: LogLevel;
+  devHost?: string[];
+  webhookConfig?: string;
+  /** Seconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
+  caBundleResync: number;
+  drainDelay: number;
+  shutdownTimeout: number;
+  resultCacheEntries: number;
+  limit: PodLimits;
+  clientCa?: string;
+  clientName?: string[];
+}
+
+/** What `serve` needs from the rest of the product; tests swap in the fake core. */
+export interface ServeRuntime<C> {
+  inject: InjectFn<C>;
+  config: Omit<ConfigProvider<C>, 'path'>;
+}
 
 function usage(message: string): InjectorError {
   return new InjectorError('SI_USAGE', message);

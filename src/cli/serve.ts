@@ -17,35 +17,7 @@ import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions, type ReconcileCliOptions } from './serve-reconcile-options.js';
-
-export interface ServeOptions extends Partial<ReconcileCliOptions> {
-  config?: string;
-  tlsCert?: string;
-  tlsKey?: string;
-  tlsDir?: string;
-  tlsCa?: string;
-  port: number;
-  address?: string;
-  monitoringPort?: number;
-  onError: OnError;
-  logLevel: LogLevel;
-  devHost?: string[];
-  webhookConfig?: string;
-  /** Seconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
-  caBundleResync: number;
-  drainDelay: number;
-  shutdownTimeout: number;
-  resultCacheEntries: number;
-  limit: PodLimits;
-  clientCa?: string;
-  clientName?: string[];
-}
-
-/** What `serve` needs from the rest of the product; tests swap in the fake core. */
-export interface ServeRuntime<C> {
-  inject: InjectFn<C>;
-  config: Omit<ConfigProvider<C>, 'path'>;
-}
+import type { ServeOptions, ServeRuntime } from './serve-run.js';
 
 export type LoadRuntime<C> = () => Promise<ServeRuntime<C>>;
 

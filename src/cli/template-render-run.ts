@@ -7,8 +7,19 @@ import { basename } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { InjectorError } from '../errors.js';
 import { readInput, type CliIO } from './io.js';
-import type { RenderOptions } from './template-render.js';
 import { setOwn } from '../util/own.js';
+
+export interface RenderOptions {
+  config?: string;
+  template?: string;
+  filename?: string;
+  merged?: boolean;
+  namespace?: string;
+  data?: string;
+  name?: string;
+  allowEnv?: boolean;
+  output?: string;
+}
 
 export async function renderFiles(io: CliIO, templateFile: string, opts: RenderOptions): Promise<string> {
   if (templateFile === '-' && opts.data === '-') throw new InjectorError('SI_USAGE', 'the template and the data cannot both come from stdin');
