@@ -43,10 +43,10 @@ export interface ServeOptions extends Partial<ReconcileCliOptions> {
   clientName?: string[];
 }
 
-/** What `serve` needs from the rest of the product; tests swap in the fake core. */
-export interface ServeRuntime<C> {
-  inject: InjectFn<C>;
-  config: Omit<ConfigProvider<C>, 'path'>;
+/** What `serve` needs from the rest of the product, imported when it runs (serve.ts productRuntime). */
+export interface ServeRuntime {
+  inject: InjectFn;
+  config: Omit<ConfigProvider, 'path'>;
 }
 
 function usage(message: string): InjectorError {
@@ -151,7 +151,7 @@ async function startHeal(options: ServeOptions, logger: Logger, metrics: Webhook
   });
 }
 
-export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: ServeRuntime<C>): Promise<void> {
+export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeRuntime): Promise<void> {
   const sink = batchedSink((text) => io.stderr(text));
   const logger = createLogger({ level: options.logLevel, destination: sink });
   // Signals are caught from the start: a SIGTERM during startup still ends in a clean exit 0.
@@ -196,7 +196,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
 
     let server: RunningServer;
     try {
-      server = await startServer<C>({
+      server = await startServer({
         inject: runtime.inject,
         config: { ...runtime.config, path: options.config },
         tls,
@@ -212,7 +212,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
         resultCacheEntries: options.resultCacheEntries,
         podLimits: options.limit,
         ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),
-        ...(heal !== undefined ? { onConfig: (c: C) => heal.setConfig(c as never), onInjectionFailed: heal.injectionFailed } : {}),
+        ...(heal !== undefined ? { onConfig: (c) => heal.setConfig(c), onInjectionFailed: heal.injectionFailed } : {}),
       });
     } catch (err) {
       await reconciler?.stop();
