@@ -154,7 +154,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const connections = manageConnections(
     server,
     limits.maxConnections,
-    { maxPerSource: limits.maxConnectionsPerSource, probeIdleMs: limits.probeIdleTimeoutMs, pressure: DEFAULT_CONNECTION_POLICY.pressure },
+    { ...DEFAULT_CONNECTION_POLICY, maxPerSource: limits.maxConnectionsPerSource, probeIdleMs: limits.probeIdleTimeoutMs, handshakeWaitMs: limits.handshakeTimeoutMs },
     logger,
   );
   server.maxHeadersCount = limits.maxHeadersCount;
