@@ -10,6 +10,11 @@ import { memoryReclaimer } from './memory-reclaim.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Wait (bounded, the machine may be busy) until `runs()` reaches `n`. */
+async function until(runs: () => number, n: number): Promise<void> {
+  for (let i = 0; i < 200 && runs() < n; i++) await sleep(25);
+}
+
 test('a drained flood is collected once after a quiet moment, however often it drains meanwhile', async () => {
   const { logger, lines } = captureLogger('info');
   const r = memoryReclaimer(logger, { quietMs: 30, followUpMs: 20, minIntervalMs: 10_000 });
@@ -17,7 +22,8 @@ test('a drained flood is collected once after a quiet moment, however often it d
   await sleep(10);
   r.drained(32 << 20); // drains again before the quiet moment: still one collection
   assert.equal(r.runs(), 0);
-  await sleep(150);
+  await until(r.runs, 1);
+  await sleep(100);
   assert.equal(r.runs(), 1);
   const line = lines.find((l) => l.msg === 'memory reclaimed after a body flood');
   assert.ok(line, 'the collection is logged');
@@ -29,7 +35,7 @@ test('collections are at least minIntervalMs apart; stop cancels a pending one',
   const { logger } = captureLogger('info');
   const r = memoryReclaimer(logger, { quietMs: 10, followUpMs: 10, minIntervalMs: 400 });
   r.drained(1);
-  await sleep(80);
+  await until(r.runs, 1);
   assert.equal(r.runs(), 1);
   r.drained(1);
   await sleep(80);
