@@ -61,3 +61,13 @@ test('the uid limit is 128 characters: 128 is accepted, 129 refused (literal num
   assert.equal(over.ok, false);
   if (!over.ok) assert.match(over.error.message, /request\.uid is 129 characters long; the limit is 128/);
 });
+
+test('a user string echoed in a refusal is quoted ASCII-only and clipped', () => {
+  const base = podReview(samplePod());
+  const r = decodeReview(enc({ ...base, apiVersion: `é\n${'x'.repeat(500)}` }));
+  assert.equal(r.ok, false);
+  if (!r.ok) {
+    assert.match(r.error.message, /^unsupported apiVersion "\\u00e9\\nx+\.\.\."/);
+    assert.match(r.error.message, /^[\x20-\x7e]*$/);
+  }
+});
