@@ -18,7 +18,8 @@ import type { JsonPatchOperation } from './types.js';
 import { InjectionError } from '../errors.js';
 import { deepEqual } from '../util/json.js';
 import { escapePointerToken } from './json-pointer.js';
-import { describeValue, kindOf, MAX_DEPTH, tooDeep } from './values.js';
+import { kindOf, MAX_DEPTH, tooDeep } from './values.js';
+import { describeValue } from '../util/describe.js';
 
 type Obj = Record<string, unknown>;
 
