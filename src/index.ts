@@ -27,8 +27,8 @@ export type { DecisionConfig } from './inject/decide.js';
 export type { PodLimits } from './inject/limits.js';
 export type { StatusKeyring } from './inject/status-mac.js';
 export type { JsonObject, JsonValue } from './util/json.js';
-export type { Container, ObjectMeta, Pod, PodSpec, Volume } from './inject/index.js';
-export type { PodHooks, PodProfileInput, Profile, TemplateField } from './inject/index.js';
+export type { Container, LocalObjectReference, ObjectMeta, Pod, PodSpec, StringMap, Volume } from './inject/index.js';
+export type { Overrides, PodHooks, PodProfileInput, Profile, RemovedItems, TemplateField } from './inject/index.js';
 
 // Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file), loaded
 // with the default profiles (Istio emulation) bound.

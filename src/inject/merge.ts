@@ -19,7 +19,7 @@ import { InjectionError } from '../errors.js';
 import { strategicMerge } from '../patch/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
-import { quote } from './decide-input.js';
+import { quote } from '../util/describe.js';
 import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
 import type { Overrides } from './profile.js';
 

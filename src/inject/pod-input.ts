@@ -17,7 +17,7 @@
  */
 import { InjectionError } from '../errors.js';
 import { cloneJson, isPlainObject } from '../util/json.js';
-import { quote } from './decide-input.js';
+import { describeValue as describe, quote } from '../util/describe.js';
 import type { NamedList, Pod } from './pod-types.js';
 
 export interface PodInput {
@@ -37,12 +37,6 @@ function fail(message: string, field: string): never {
   throw new InjectionError('SI_INPUT_OBJECT', message, { details: { field } });
 }
 
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a map';
-  return `a ${typeof v}`;
-}
 
 export function readPodInput(pod: unknown): PodInput {
   if (!isPlainObject(pod)) fail(`the object to inject is ${describe(pod)}, not a pod (a map with metadata and spec)`, '');
