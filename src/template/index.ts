@@ -37,6 +37,7 @@ import { BUILTINS } from './builtins.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS, executeTree, type ExecConfig, type MissingKey } from './exec.js';
 import { quote } from './quote.js';
 import { parseText } from './parse.js';
+import { Program } from './compile/program.js';
 import type { FuncMap } from './value.js';
 
 export { formatValue, formatForTemplate, sprint, sprintf, sprintln } from './format.js';
@@ -50,7 +51,15 @@ export interface ParseOptions {
   /** Action delimiters (default `{{` and `}}`), as Go's Delims. */
   leftDelim?: string;
   rightDelim?: string;
+  /**
+   * How renders run: `compiled` (default) turns each template into JavaScript closures once,
+   * at parse time; `interpreter` walks the parse tree on every render. The interpreter is the
+   * reference the compiled engine is tested against (same bytes, same errors, same steps).
+   */
+  engine?: TemplateEngine;
 }
+
+export type TemplateEngine = 'compiled' | 'interpreter';
 
 export interface ExecuteOptions {
   /** Go's `missingkey` option: what a missing map key yields (default: the invalid value, printed `<no value>`). */
@@ -107,6 +116,19 @@ function execConfig(options: ExecuteOptions | undefined): ExecConfig {
 class TreeSet implements TemplateSet {
   readonly trees = new Map<string, Tree>();
   private readonly lookupTree = (name: string): Tree | undefined => this.trees.get(name);
+  /** The compiled closures, once the set is complete (null: the interpreter renders). */
+  private program: Program | null = null;
+
+  /** Compile the complete set (no `add` after this). */
+  compile(): void {
+    try {
+      this.program = new Program(this.trees);
+    } catch (err) {
+      // A tree nested too deeply for the compiler's recursion: the interpreter renders it.
+      if (!(err instanceof RangeError)) throw err;
+      this.program = null;
+    }
+  }
 
   /** Go's associate: a later definition replaces an earlier one, unless it is empty. */
   add(trees: Map<string, Tree>): void {
@@ -118,7 +140,9 @@ class TreeSet implements TemplateSet {
   }
 
   render(tree: Tree, data: unknown, options: ExecuteOptions | undefined): string {
-    return executeTree(tree, this.lookupTree, data, execConfig(options));
+    const config = execConfig(options);
+    if (this.program !== null) return this.program.execute(tree, data, config);
+    return executeTree(tree, this.lookupTree, data, config);
   }
 
   executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
@@ -192,10 +216,17 @@ function parseInto(set: TreeSet, name: string, text: string, options: ParseOptio
   set.add(trees);
 }
 
+function seal(set: TreeSet, options: ParseOptions | undefined): void {
+  const engine = options?.engine ?? 'compiled';
+  if (engine === 'compiled') set.compile();
+  else if (engine !== 'interpreter') throw new TemplateError('SI_TEMPLATE_PARSE', `template: unknown engine ${JSON.stringify(engine)}: use compiled or interpreter`);
+}
+
 /** Parse one named text (Go's `template.New(name).Funcs(funcs).Parse(text)`). */
 export function parseTemplate(name: string, text: string, options?: ParseOptions): Template {
   const set = new TreeSet();
   parseInto(set, name, text, options);
+  seal(set, options);
   return new NamedTemplate(name, set);
 }
 
@@ -207,6 +238,7 @@ export function parseTemplate(name: string, text: string, options?: ParseOptions
 export function parseTemplateSet(texts: Iterable<readonly [name: string, text: string]>, options?: ParseOptions): TemplateSet {
   const set = new TreeSet();
   for (const [name, text] of texts) parseInto(set, name, text, options);
+  seal(set, options);
   return set;
 }
 
