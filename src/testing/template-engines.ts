@@ -4,8 +4,9 @@
  * and describe the outcome so two outcomes compare with deepEqual: the output, or the error's
  * class, code and message, and the phase it failed in. Shared by the differential tests.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { TemplateError } from '../errors.js';
-import { parseTemplate, type ExecuteOptions, type FuncMap, type TemplateEngine } from '../template/index.js';
+import { parseTemplate, type ExecuteOptions, type FuncMap, type Template, type TemplateEngine } from '../template/index.js';
 
 export type EngineOutcome =
   | { readonly output: string }
@@ -63,4 +64,56 @@ export function stepsNeeded(text: string, data: unknown, funcs: FuncMap, cap: nu
     else hi = mid;
   }
   return hi;
+}
+
+/** A render where the two engines disagreed. */
+export interface EngineMismatch {
+  readonly template: string;
+  readonly compiled: EngineOutcome;
+  readonly interpreter: EngineOutcome;
+}
+
+/**
+ * A Template that renders with both engines on every execute, records any disagreement in
+ * `mismatches`, and answers as the interpreter does. Swapped into a loaded config, it checks
+ * the engines on real template data (Go structs, proto views, methods) along the real path.
+ */
+export class DualTemplate implements Template {
+  constructor(
+    readonly name: string,
+    private readonly compiled: Template,
+    private readonly interpreter: Template,
+    private readonly log: { renders: number; mismatches: EngineMismatch[] },
+  ) {}
+
+  execute(data: unknown, options?: ExecuteOptions): string {
+    const run = (t: Template): EngineOutcome => {
+      try {
+        return { output: t.execute(data, options) };
+      } catch (err) {
+        return failure('exec', err);
+      }
+    };
+    const interpreter = run(this.interpreter);
+    const compiled = run(this.compiled);
+    this.log.renders++;
+    if (!isDeepStrictEqual(compiled, interpreter)) this.log.mismatches.push({ template: this.name, compiled, interpreter });
+    return this.interpreter.execute(data, options);
+  }
+
+  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
+    return this.interpreter.executeTemplate(name, data, options);
+  }
+
+  definedTemplates(): string[] {
+    return this.interpreter.definedTemplates();
+  }
+
+  has(name: string): boolean {
+    return this.interpreter.has(name);
+  }
+
+  lookup(name: string): Template | undefined {
+    return this.interpreter.lookup(name);
+  }
 }
