@@ -78,6 +78,8 @@ export interface ExecuteOptions {
 
 /** Templates parsed together: they can call each other with {{template}}. */
 export interface TemplateSet {
+  /** The engine that renders this set: `interpreter` when asked for, or when compiling was not possible. */
+  readonly engine: TemplateEngine;
   /** Render the template called `name`; throws TemplateError when there is none. */
   executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string;
   /** Names of all templates in the set, sorted. */
@@ -118,6 +120,10 @@ class TreeSet implements TemplateSet {
   private readonly lookupTree = (name: string): Tree | undefined => this.trees.get(name);
   /** The compiled closures, once the set is complete (null: the interpreter renders). */
   private program: Program | null = null;
+
+  get engine(): TemplateEngine {
+    return this.program === null ? 'interpreter' : 'compiled';
+  }
 
   /** Compile the complete set (no `add` after this). */
   compile(): void {
@@ -170,6 +176,10 @@ class NamedTemplate implements Template {
     private readonly set: TreeSet,
   ) {}
 
+  get engine(): TemplateEngine {
+    return this.set.engine;
+  }
+
   execute(data: unknown, options?: ExecuteOptions): string {
     const tree = this.set.trees.get(this.name);
     if (tree === undefined) {
@@ -216,17 +226,20 @@ function parseInto(set: TreeSet, name: string, text: string, options: ParseOptio
   set.add(trees);
 }
 
-function seal(set: TreeSet, options: ParseOptions | undefined): void {
+function engineOf(options: ParseOptions | undefined): TemplateEngine {
   const engine = options?.engine ?? 'compiled';
-  if (engine === 'compiled') set.compile();
-  else if (engine !== 'interpreter') throw new TemplateError('SI_TEMPLATE_PARSE', `template: unknown engine ${JSON.stringify(engine)}: use compiled or interpreter`);
+  if (engine !== 'compiled' && engine !== 'interpreter') {
+    throw new TemplateError('SI_TEMPLATE_PARSE', `template: unknown engine ${JSON.stringify(engine)}: use compiled or interpreter`);
+  }
+  return engine;
 }
 
 /** Parse one named text (Go's `template.New(name).Funcs(funcs).Parse(text)`). */
 export function parseTemplate(name: string, text: string, options?: ParseOptions): Template {
+  const engine = engineOf(options);
   const set = new TreeSet();
   parseInto(set, name, text, options);
-  seal(set, options);
+  if (engine === 'compiled') set.compile();
   return new NamedTemplate(name, set);
 }
 
@@ -236,9 +249,10 @@ export function parseTemplate(name: string, text: string, options?: ParseOptions
  * later non-empty definition replaces an earlier one. Parse errors name the text they are in.
  */
 export function parseTemplateSet(texts: Iterable<readonly [name: string, text: string]>, options?: ParseOptions): TemplateSet {
+  const engine = engineOf(options);
   const set = new TreeSet();
   for (const [name, text] of texts) parseInto(set, name, text, options);
-  seal(set, options);
+  if (engine === 'compiled') set.compile();
   return set;
 }
 

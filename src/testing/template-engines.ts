@@ -79,6 +79,8 @@ export interface EngineMismatch {
  * the engines on real template data (Go structs, proto views, methods) along the real path.
  */
 export class DualTemplate implements Template {
+  readonly engine = 'interpreter';
+
   constructor(
     readonly name: string,
     private readonly compiled: Template,
