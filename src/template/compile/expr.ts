@@ -162,11 +162,11 @@ function compileChain(node: Node, ident: readonly string[], args: readonly Node[
   const head = ident.slice(0, n - 1);
   const last = ident[n - 1];
   const lastHasArgs = args !== null && args.length > 1;
-  const noArgCall = methodCaller(node, null);
   const lastCall = methodCaller(node, args);
   if (n === 1) {
     return (rt, dot, receiver, iface, final) => rt.evalField(dot, last, node, lastHasArgs || final !== MISSING, lastCall, final, receiver, iface);
   }
+  const noArgCall = methodCaller(node, null);
   return (rt, dot, receiver, iface, final) => {
     for (let i = 0; i < head.length; i++) {
       receiver = rt.evalField(dot, head[i], node, false, noArgCall, MISSING, receiver, iface);
@@ -177,6 +177,16 @@ function compileChain(node: Node, ident: readonly string[], args: readonly Node[
 }
 
 function compileFieldNode(field: FieldNode, args: readonly Node[] | null): CmdFn {
+  if (field.ident.length === 1) {
+    // `.name`, the most common operand: the chain inlined.
+    const name = field.ident[0];
+    const hasArgs = args !== null && args.length > 1;
+    const call = methodCaller(field, args);
+    return (rt, dot, final) => {
+      rt.node = field;
+      return rt.evalField(dot, name, field, hasArgs || final !== MISSING, call, final, dot, rt.dotIface);
+    };
+  }
   const chain = compileChain(field, field.ident, args);
   return (rt, dot, final) => {
     rt.node = field;
@@ -244,6 +254,19 @@ export function compileArg(n: Node, typ: string | null): ArgFn {
       };
     }
     case NodeType.Variable: case NodeType.Chain: {
+      if (n.type === NodeType.Variable && n.ident.length === 1) {
+        // `$x`: the variable node inlined (no arguments to refuse).
+        const name = n.ident[0];
+        return (rt) => {
+          rt.node = n;
+          const i = rt.varIndex(name);
+          rt.lastFrom = rt.ifaces[i];
+          let v = rt.values[i];
+          v = check(v, v === null && rt.lastIsIface());
+          if (v instanceof ArgProblem) rt.errorf(v.message);
+          return v;
+        };
+      }
       const cmd = n.type === NodeType.Variable ? compileVariableNode(n, null) : compileChainNode(n, null);
       return (rt, dot) => {
         rt.node = n;
@@ -287,20 +310,19 @@ function compileFunction(node: IdentifierNode, cmd: Node, args: readonly Node[] 
       rt.errorf(message);
     };
   }
-  const call = compileCall(fn, node.shortCircuit, cmd, node.ident, args, hasFinal);
-  return (rt, dot, final) => {
-    rt.node = node;
-    return call(rt, dot, final, fn);
-  };
+  const call = compileCall(fn, node.shortCircuit, cmd, node.ident, args, hasFinal, node);
+  return (rt, dot, final) => call(rt, dot, final, fn);
 }
 
 /**
  * exec.ts evalCall with the function known: arity checked and argument conversions chosen
  * once. `hasFinal` tells whether a previous pipeline stage passes its value (every stage but
- * the first does).
+ * the first does). `at`: the identifier node made current first (exec.ts evalFunction's
+ * `s.at(node)`), folded in here to save a closure per call; null for methods.
  */
 function compileCall(
   fn: Pick<GoFunc, 'params' | 'variadic'>, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, hasFinal: boolean,
+  at: Node | null = null,
 ): CallFn {
   const nargs = argNodes === null ? 0 : argNodes.length - 1;
   const numIn = nargs + (hasFinal ? 1 : 0);
@@ -316,7 +338,10 @@ function compileCall(
   }
   if (arity !== undefined) {
     const message = arity;
-    return (rt) => rt.errorf(message);
+    return (rt) => {
+      if (at !== null) rt.node = at;
+      return rt.errorf(message);
+    };
   }
   const operands = (argNodes ?? []).slice(1);
 
@@ -324,6 +349,7 @@ function compileCall(
     const isOr = shortCircuit === 2;
     const evals = operands.map((a) => compileArg(a, REFLECT_VALUE));
     return (rt, dot, final) => {
+      if (at !== null) rt.node = at;
       let v: unknown;
       for (let i = 0; i < evals.length; i++) {
         v = evals[i](rt, dot);
@@ -368,9 +394,23 @@ function compileCall(
 
   // The common arities without an argument array.
   const total = evals.length + (hasFinal ? 1 : 0);
+  if (total === 0) {
+    return (rt, _dot, _final, fn) => {
+      if (at !== null) rt.node = at;
+      let result: unknown;
+      try {
+        result = (fn as Callable).call();
+      } catch (err) {
+        failed(rt, err);
+      }
+      if (charged) charge(rt, costOf(result));
+      return result;
+    };
+  }
   if (total === 1) {
     const e0 = hasFinal ? null : evals[0];
     return (rt, dot, final, fn) => {
+      if (at !== null) rt.node = at;
       const a0 = e0 === null ? checkFinal(rt, final) : e0(rt, dot);
       let result: unknown;
       try {
@@ -386,6 +426,7 @@ function compileCall(
     const e0 = evals[0];
     const e1 = hasFinal ? null : evals[1];
     return (rt, dot, final, fn) => {
+      if (at !== null) rt.node = at;
       const a0 = e0(rt, dot);
       const a1 = e1 === null ? checkFinal(rt, final) : e1(rt, dot);
       let result: unknown;
@@ -398,7 +439,27 @@ function compileCall(
       return result;
     };
   }
+  if (total === 3) {
+    const e0 = evals[0];
+    const e1 = evals[1];
+    const e2 = hasFinal ? null : evals[2];
+    return (rt, dot, final, fn) => {
+      if (at !== null) rt.node = at;
+      const a0 = e0(rt, dot);
+      const a1 = e1(rt, dot);
+      const a2 = e2 === null ? checkFinal(rt, final) : e2(rt, dot);
+      let result: unknown;
+      try {
+        result = (fn as Callable).call(a0, a1, a2);
+      } catch (err) {
+        failed(rt, err);
+      }
+      if (charged) charge(rt, costOf(result) + costOf(a0) + costOf(a1) + costOf(a2));
+      return result;
+    };
+  }
   return (rt, dot, final, fn) => {
+    if (at !== null) rt.node = at;
     const argv: unknown[] = [];
     for (let j = 0; j < evals.length; j++) argv.push(evals[j](rt, dot));
     if (hasFinal) argv.push(checkFinal(rt, final));
@@ -425,10 +486,12 @@ type Callable = { call(...a: unknown[]): unknown };
  * signature and name, and kept.
  */
 function methodCaller(node: Node, argNodes: readonly Node[] | null): MethodCaller {
-  const calls = new Map<string, CallFn>();
+  // Made on the first method call: most field chains only ever read maps.
+  let calls: Map<string, CallFn> | undefined;
   return (rt, dot, fn, name, final) => {
     const hasFinal = final !== MISSING;
     const key = `${name}\u0000${fn.params.join('\u0000')}\u0001${fn.variadic ?? ''}\u0001${hasFinal ? 1 : 0}`;
+    calls ??= new Map();
     let call = calls.get(key);
     if (call === undefined) {
       call = compileCall(fn, 0, node, name, argNodes, hasFinal);
