@@ -11,6 +11,10 @@
  * const set = parseTemplateSet([['helpers', '{{define "x"}}X{{end}}'], ['main', '{{template "x"}}']]);
  * set.executeTemplate('main', data);
  *
+ * Each set is compiled to closures when parsed (compile/, the default engine); `engine:
+ * 'interpreter'` keeps the tree-walking executor (exec.ts), the reference the compiled engine
+ * is tested against (compile/differential.test.ts).
+ *
  * Parse and execution failures are TemplateError (codes SI_TEMPLATE_PARSE, SI_TEMPLATE_EXEC)
  * with Go's message text; nothing else escapes. Go writes the output up to an execution
  * error; `execute` returns nothing then.

@@ -1,6 +1,6 @@
 /**
  * @module template/compile/expr
- * Pipelines, commands, arguments, field chains and function calls compiled to closures. Each
+ * Pipelines, commands, arguments and field chains compiled to closures (calls: call.ts). Each
  * closure does what exec.ts does for its node, with everything that depends only on the tree
  * decided once: which kind of command it is, the function and its parameter types, each
  * argument's conversion, constants already converted, the field names of a chain, the cost
@@ -13,49 +13,17 @@ import {
   NodeType, nodeString, type ChainNode, type CommandNode, type FieldNode, type IdentifierNode, type Node, type PipeNode,
   type VariableNode,
 } from '../ast.js';
-import { ArgProblem, constantArg, idealConstant, nilArg, validateType } from '../convert.js';
-import { REFLECT_VALUE, typeKind } from '../kinds.js';
+import { ArgProblem, constantArg, idealConstant, nilArg } from '../convert.js';
 import { quote } from '../quote.js';
-import { isTrue } from '../truth.js';
-import { INTERFACE, type GoFunc } from '../value.js';
-import { DepthExceeded, MISSING, isStackOverflow, type IfaceSource, type MethodCaller, type Runtime } from './runtime.js';
+import { compileCall, methodCaller, validator, type ArgFn } from './call.js';
+import { MISSING, type IfaceSource, type Runtime } from './runtime.js';
 
 /** Evaluates a pipeline (or nothing, for `{{template "x"}}`). */
 export type PipeFn = (rt: Runtime, dot: unknown) => unknown;
 /** Evaluates a command given the previous command's value (MISSING for the first). */
 type CmdFn = (rt: Runtime, dot: unknown, final: unknown) => unknown;
-/** Evaluates an argument for a parameter whose type was fixed at compile time. */
-type ArgFn = (rt: Runtime, dot: unknown) => unknown;
-/** Calls a function of the signature it was compiled for (methods are found per call). */
-type CallFn = (rt: Runtime, dot: unknown, final: unknown, fn: GoFunc) => unknown;
 /** A field chain from a receiver (exec.ts evalFieldChain). */
 type ChainFn = (rt: Runtime, dot: unknown, receiver: unknown, iface: IfaceSource, final: unknown) => unknown;
-
-/**
- * Functions whose work does not grow with their arguments; the others are charged for the
- * lists and strings they read and build. The same set as exec.ts (by name, as there).
- */
-const CONSTANT_COST = new Set([
-  'len', 'index', 'first', 'mustFirst', 'last', 'mustLast', 'get', 'hasKey', 'dig', 'default', 'empty', 'coalesce', 'ternary',
-  'required', 'typeOf', 'typeIs', 'typeIsLike', 'kindOf', 'kindIs', 'not', 'and', 'or', 'call', 'fail',
-]);
-
-function costOf(v: unknown): number {
-  if (typeof v === 'string') return v.length >>> 2;
-  if (Array.isArray(v)) return v.length;
-  return 0;
-}
-
-/** exec.ts validateType for one parameter type, specialised where the answer is known. */
-type Validator = (v: unknown, nilInterface: boolean) => unknown;
-const IDENTITY: Validator = (v) => v;
-const TO_INTERFACE: Validator = (v) => (v === undefined ? null : v);
-
-function validator(typ: string | null): Validator {
-  if (typ === null || typ === REFLECT_VALUE) return IDENTITY;
-  if (typ === INTERFACE || typeKind(typ) === 'interface') return TO_INTERFACE;
-  return (v, nilInterface) => validateType(v, typ, nilInterface);
-}
 
 // ---- pipelines -----------------------------------------------------------------------------
 
@@ -162,11 +130,11 @@ function compileChain(node: Node, ident: readonly string[], args: readonly Node[
   const head = ident.slice(0, n - 1);
   const last = ident[n - 1];
   const lastHasArgs = args !== null && args.length > 1;
-  const lastCall = methodCaller(node, args);
+  const lastCall = methodCaller(compileArg, node, args);
   if (n === 1) {
     return (rt, dot, receiver, iface, final) => rt.evalField(dot, last, node, lastHasArgs || final !== MISSING, lastCall, final, receiver, iface);
   }
-  const noArgCall = methodCaller(node, null);
+  const noArgCall = methodCaller(compileArg, node, null);
   return (rt, dot, receiver, iface, final) => {
     for (let i = 0; i < head.length; i++) {
       receiver = rt.evalField(dot, head[i], node, false, noArgCall, MISSING, receiver, iface);
@@ -181,7 +149,7 @@ function compileFieldNode(field: FieldNode, args: readonly Node[] | null): CmdFn
     // `.name`, the most common operand: the chain inlined.
     const name = field.ident[0];
     const hasArgs = args !== null && args.length > 1;
-    const call = methodCaller(field, args);
+    const call = methodCaller(compileArg, field, args);
     return (rt, dot, final) => {
       rt.node = field;
       return rt.evalField(dot, name, field, hasArgs || final !== MISSING, call, final, dot, rt.dotIface);
@@ -310,193 +278,6 @@ function compileFunction(node: IdentifierNode, cmd: Node, args: readonly Node[] 
       rt.errorf(message);
     };
   }
-  const call = compileCall(fn, node.shortCircuit, cmd, node.ident, args, hasFinal, node);
+  const call = compileCall(compileArg, fn, node.shortCircuit, cmd, node.ident, args, hasFinal, node);
   return (rt, dot, final) => call(rt, dot, final, fn);
-}
-
-/**
- * exec.ts evalCall with the function known: arity checked and argument conversions chosen
- * once. `hasFinal` tells whether a previous pipeline stage passes its value (every stage but
- * the first does). `at`: the identifier node made current first (exec.ts evalFunction's
- * `s.at(node)`), folded in here to save a closure per call; null for methods.
- */
-function compileCall(
-  fn: Pick<GoFunc, 'params' | 'variadic'>, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, hasFinal: boolean,
-  at: Node | null = null,
-): CallFn {
-  const nargs = argNodes === null ? 0 : argNodes.length - 1;
-  const numIn = nargs + (hasFinal ? 1 : 0);
-  const params = fn.params;
-  const variadic = fn.variadic;
-  let numFixed = nargs;
-  let arity: string | undefined;
-  if (variadic !== undefined) {
-    numFixed = params.length;
-    if (numIn < numFixed) arity = `wrong number of args for ${name}: want at least ${params.length} got ${nargs}`;
-  } else if (numIn !== params.length) {
-    arity = `wrong number of args for ${name}: want ${params.length} got ${numIn}`;
-  }
-  if (arity !== undefined) {
-    const message = arity;
-    return (rt) => {
-      if (at !== null) rt.node = at;
-      return rt.errorf(message);
-    };
-  }
-  const operands = (argNodes ?? []).slice(1);
-
-  if (shortCircuit !== 0) {
-    const isOr = shortCircuit === 2;
-    const evals = operands.map((a) => compileArg(a, REFLECT_VALUE));
-    return (rt, dot, final) => {
-      if (at !== null) rt.node = at;
-      let v: unknown;
-      for (let i = 0; i < evals.length; i++) {
-        v = evals[i](rt, dot);
-        if (isTrue(v === null ? undefined : v) === isOr) return v;
-      }
-      // validateType(final, reflect.Value) is the value itself.
-      if (final !== MISSING) v = final;
-      return v;
-    };
-  }
-
-  const evals: ArgFn[] = [];
-  let i = 0;
-  for (; i < numFixed && i < nargs; i++) evals.push(compileArg(operands[i], params[i]));
-  if (variadic !== undefined) for (; i < nargs; i++) evals.push(compileArg(operands[i], variadic));
-  let finalType: string | null = null;
-  if (hasFinal) {
-    finalType = params[params.length - 1];
-    if (variadic !== undefined) finalType = numIn - 1 < numFixed ? params[numIn - 1] : variadic;
-  }
-  const finalCheck = finalType === null ? IDENTITY : validator(finalType);
-  const charged = !CONSTANT_COST.has(name);
-
-  const failed = (rt: Runtime, err: unknown): never => {
-    if (err instanceof DepthExceeded || isStackOverflow(err)) throw err;
-    rt.node = node;
-    rt.errorf(`error calling ${name}: ${err instanceof Error ? err.message : String(err)}`, err);
-  };
-  const charge = (rt: Runtime, cost: number): void => {
-    if (cost === 0) return;
-    rt.stepsLeft -= cost;
-    if (rt.stepsLeft < 0) {
-      rt.node = node;
-      rt.stepError();
-    }
-  };
-  const checkFinal = (rt: Runtime, final: unknown): unknown => {
-    const v = finalCheck(final, false);
-    if (v instanceof ArgProblem) rt.errorf(v.message);
-    return v;
-  };
-
-  // The common arities without an argument array.
-  const total = evals.length + (hasFinal ? 1 : 0);
-  if (total === 0) {
-    return (rt, _dot, _final, fn) => {
-      if (at !== null) rt.node = at;
-      let result: unknown;
-      try {
-        result = (fn as Callable).call();
-      } catch (err) {
-        failed(rt, err);
-      }
-      if (charged) charge(rt, costOf(result));
-      return result;
-    };
-  }
-  if (total === 1) {
-    const e0 = hasFinal ? null : evals[0];
-    return (rt, dot, final, fn) => {
-      if (at !== null) rt.node = at;
-      const a0 = e0 === null ? checkFinal(rt, final) : e0(rt, dot);
-      let result: unknown;
-      try {
-        result = (fn as Callable).call(a0);
-      } catch (err) {
-        failed(rt, err);
-      }
-      if (charged) charge(rt, costOf(result) + costOf(a0));
-      return result;
-    };
-  }
-  if (total === 2) {
-    const e0 = evals[0];
-    const e1 = hasFinal ? null : evals[1];
-    return (rt, dot, final, fn) => {
-      if (at !== null) rt.node = at;
-      const a0 = e0(rt, dot);
-      const a1 = e1 === null ? checkFinal(rt, final) : e1(rt, dot);
-      let result: unknown;
-      try {
-        result = (fn as Callable).call(a0, a1);
-      } catch (err) {
-        failed(rt, err);
-      }
-      if (charged) charge(rt, costOf(result) + costOf(a0) + costOf(a1));
-      return result;
-    };
-  }
-  if (total === 3) {
-    const e0 = evals[0];
-    const e1 = evals[1];
-    const e2 = hasFinal ? null : evals[2];
-    return (rt, dot, final, fn) => {
-      if (at !== null) rt.node = at;
-      const a0 = e0(rt, dot);
-      const a1 = e1(rt, dot);
-      const a2 = e2 === null ? checkFinal(rt, final) : e2(rt, dot);
-      let result: unknown;
-      try {
-        result = (fn as Callable).call(a0, a1, a2);
-      } catch (err) {
-        failed(rt, err);
-      }
-      if (charged) charge(rt, costOf(result) + costOf(a0) + costOf(a1) + costOf(a2));
-      return result;
-    };
-  }
-  return (rt, dot, final, fn) => {
-    if (at !== null) rt.node = at;
-    const argv: unknown[] = [];
-    for (let j = 0; j < evals.length; j++) argv.push(evals[j](rt, dot));
-    if (hasFinal) argv.push(checkFinal(rt, final));
-    let result: unknown;
-    try {
-      result = (fn as Callable).call(...argv);
-    } catch (err) {
-      failed(rt, err);
-    }
-    if (charged) {
-      let cost = costOf(result);
-      for (const a of argv) cost += costOf(a);
-      charge(rt, cost);
-    }
-    return result;
-  };
-}
-
-type Callable = { call(...a: unknown[]): unknown };
-
-/**
- * A method of a Go object, found only at run time (objects make a new function value per
- * lookup): its signature is known then, so the call is compiled on first use for each
- * signature and name, and kept.
- */
-function methodCaller(node: Node, argNodes: readonly Node[] | null): MethodCaller {
-  // Made on the first method call: most field chains only ever read maps.
-  let calls: Map<string, CallFn> | undefined;
-  return (rt, dot, fn, name, final) => {
-    const hasFinal = final !== MISSING;
-    const key = `${name}\u0000${fn.params.join('\u0000')}\u0001${fn.variadic ?? ''}\u0001${hasFinal ? 1 : 0}`;
-    calls ??= new Map();
-    let call = calls.get(key);
-    if (call === undefined) {
-      call = compileCall(fn, 0, node, name, argNodes, hasFinal);
-      if (calls.size < 64) calls.set(key, call);
-    }
-    return call(rt, dot, final, fn);
-  };
 }
