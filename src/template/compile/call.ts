@@ -218,16 +218,26 @@ type Callable = { call(...a: unknown[]): unknown };
  * signature and name, and kept.
  */
 export function methodCaller(compileArg: ArgCompiler, node: Node, argNodes: readonly Node[] | null): MethodCaller {
-  // Made on the first method call: most field chains only ever read maps.
+  // Made on first use: most field chains only ever read maps. Getters (no parameters) are
+  // keyed by name alone; other signatures by name and parameter types.
+  let getters: Map<string, CallFn>[] | undefined;
   let calls: Map<string, CallFn> | undefined;
   return (rt, dot, fn, name, final) => {
     const hasFinal = final !== MISSING;
-    const key = `${name}\u0000${fn.params.join('\u0000')}\u0001${fn.variadic ?? ''}\u0001${hasFinal ? 1 : 0}`;
-    calls ??= new Map();
-    let call = calls.get(key);
+    let cache: Map<string, CallFn>;
+    let key: string;
+    if (fn.params.length === 0 && fn.variadic === undefined) {
+      getters ??= [new Map(), new Map()];
+      cache = getters[hasFinal ? 1 : 0];
+      key = name;
+    } else {
+      cache = calls ??= new Map();
+      key = `${name}\u0000${fn.params.join('\u0000')}\u0001${fn.variadic ?? ''}\u0001${hasFinal ? 1 : 0}`;
+    }
+    let call = cache.get(key);
     if (call === undefined) {
       call = compileCall(compileArg, fn, 0, node, name, argNodes, hasFinal);
-      if (calls.size < 64) calls.set(key, call);
+      if (cache.size < 64) cache.set(key, call);
     }
     return call(rt, dot, final, fn);
   };
