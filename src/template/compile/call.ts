@@ -18,7 +18,7 @@ export type ArgFn = (rt: Runtime, dot: unknown) => unknown;
 /** Compiles an argument node for a parameter type (null: untyped). */
 export type ArgCompiler = (n: Node, typ: string | null) => ArgFn;
 /** Calls a function of the signature it was compiled for (methods are found per call). */
-export type CallFn = (rt: Runtime, dot: unknown, final: unknown, fn: GoFunc) => unknown;
+export type CallFn = (rt: Runtime, dot: unknown, final: unknown, fn?: GoFunc) => unknown;
 
 /**
  * Functions whose work does not grow with their arguments; the others are charged for the
@@ -50,11 +50,13 @@ export function validator(typ: string | null): Validator {
  * exec.ts evalCall with the function known: arity checked and argument conversions chosen
  * once. `hasFinal` tells whether a previous pipeline stage passes its value (every stage but
  * the first does). `at`: the identifier node made current first (exec.ts evalFunction's
- * `s.at(node)`), folded in here to save a closure per call; null for methods.
+ * `s.at(node)`), folded in here to save a closure per call; null for methods. `fixed`: the
+ * function, when known at compile time (else each call passes the method it found).
  */
 export function compileCall(
   compileArg: ArgCompiler, fn: Pick<GoFunc, 'params' | 'variadic'>, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, hasFinal: boolean,
   at: Node | null = null,
+  fixed: GoFunc | null = null,
 ): CallFn {
   const nargs = argNodes === null ? 0 : argNodes.length - 1;
   const numIn = nargs + (hasFinal ? 1 : 0);
@@ -131,7 +133,7 @@ export function compileCall(
       if (at !== null) rt.node = at;
       let result: unknown;
       try {
-        result = (fn as Callable).call();
+        result = ((fixed ?? fn) as Callable).call();
       } catch (err) {
         failed(rt, err);
       }
@@ -146,7 +148,7 @@ export function compileCall(
       const a0 = e0 === null ? checkFinal(rt, final) : e0(rt, dot);
       let result: unknown;
       try {
-        result = (fn as Callable).call(a0);
+        result = ((fixed ?? fn) as Callable).call(a0);
       } catch (err) {
         failed(rt, err);
       }
@@ -163,7 +165,7 @@ export function compileCall(
       const a1 = e1 === null ? checkFinal(rt, final) : e1(rt, dot);
       let result: unknown;
       try {
-        result = (fn as Callable).call(a0, a1);
+        result = ((fixed ?? fn) as Callable).call(a0, a1);
       } catch (err) {
         failed(rt, err);
       }
@@ -182,7 +184,7 @@ export function compileCall(
       const a2 = e2 === null ? checkFinal(rt, final) : e2(rt, dot);
       let result: unknown;
       try {
-        result = (fn as Callable).call(a0, a1, a2);
+        result = ((fixed ?? fn) as Callable).call(a0, a1, a2);
       } catch (err) {
         failed(rt, err);
       }
@@ -197,7 +199,7 @@ export function compileCall(
     if (hasFinal) argv.push(checkFinal(rt, final));
     let result: unknown;
     try {
-      result = (fn as Callable).call(...argv);
+      result = ((fixed ?? fn) as Callable).call(...argv);
     } catch (err) {
       failed(rt, err);
     }

@@ -278,6 +278,6 @@ function compileFunction(node: IdentifierNode, cmd: Node, args: readonly Node[] 
       rt.errorf(message);
     };
   }
-  const call = compileCall(compileArg, fn, node.shortCircuit, cmd, node.ident, args, hasFinal, node);
-  return (rt, dot, final) => call(rt, dot, final, fn);
+  // The function is bound into the call closure: a command is one closure call, not two.
+  return compileCall(compileArg, fn, node.shortCircuit, cmd, node.ident, args, hasFinal, node, fn);
 }
