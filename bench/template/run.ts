@@ -6,67 +6,40 @@
  *
  *   npx tsx bench/template/run.ts [--quick] [--write]     (or: npm run bench:template)
  *
- * Workloads: a small snippet and a large proxy sidecar template (Sprig only, so Go renders them
- * too); the built-in template and Istio's sidecar template (when ../shared/conformance/istio is
- * present) on the template data one injection of the benchmark's F1 pod hands the engine; and
- * the whole injection core (injectPod) for F1 and F2 with the built-in config on each engine.
+ * Workloads (workloads.ts): a small snippet and a large proxy sidecar template (Sprig only, so
+ * Go renders them too); the built-in template and Istio's sidecar template (when
+ * ../shared/conformance/istio is present) on the template data one injection of the benchmark's
+ * F1 pod hands the engine; and the whole injection core (injectPod) for F1 and F2.
  *
- * Method: parse once; warm up; calibrate a batch to about BATCH_MS. Then ROUNDS rounds, each
- * timing one batch of the interpreter, one of the compiled engine (the order alternates by
- * round) and, for the Go workloads, one `gotemplate-ref -bench N` run. Our batches are timed
- * in CPU time of this process (process.cpuUsage), which other processes on a busy machine do
- * not inflate; Go reports its own wall-clock mean. Reported: the median per-call time of each,
- * and the median of the per-round ratios (pairs are measured back to back). Every engine is checked
- * to produce the same bytes first. `--write` records the results in bench/template/RESULTS.md.
+ * Method: each engine is timed in its own child process, as a server runs only one: in one
+ * process the two engines would share the JIT's type feedback of every function they both call
+ * (Sprig functions, Go struct views), which measures neither as deployed. PAIRS pairs of
+ * children, the order alternating; each child warms up, calibrates a batch to about BATCH_MS
+ * and times BATCHES batches per workload in CPU time (process.cpuUsage, which other processes
+ * on a busy machine do not inflate). Reported: each engine's median, and the median over pairs
+ * of the compiled/interpreter ratio of the pair's medians. Outputs are checked to be the same
+ * bytes in the parent first. `--write` records the results in bench/template/RESULTS.md.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultConfig } from '../../src/config/load.js';
-import type { LoadedConfig } from '../../src/config/types.js';
-import { injectPod } from '../../src/inject/index.js';
-import { istioChartConfig, istioChartPresent } from '../../src/testing/istio-chart.js';
-import { parseTemplate, type TemplateEngine } from '../../src/template/index.js';
-import { sprigFuncs } from '../../src/template/funcs/index.js';
-import { podF1, podF2 } from '../fixtures.js';
-import { captureRenders, withEngine } from './workloads.js';
+import type { TemplateEngine } from '../../src/template/index.js';
+import { buildWorkloads } from './workloads.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
-const args = new Set(process.argv.slice(2));
+const SELF = fileURLToPath(import.meta.url);
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const QUICK = args.has('--quick');
-const BATCH_MS = QUICK ? 60 : 250;
-const ROUNDS = QUICK ? 7 : 15;
+const BATCH_MS = QUICK ? 60 : 200;
+const BATCHES = QUICK ? 5 : 9;
+const PAIRS = QUICK ? 2 : 4;
 const WARM_MS = QUICK ? 400 : 1500;
 const ORACLE = process.env.GOTEMPLATE_REF ?? 'gotemplate-ref';
-
-/** One thing to time on both engines. */
-interface Workload {
-  name: string;
-  /** Per-engine call, and what it produces (compared across engines before timing). */
-  run: Record<TemplateEngine, () => string>;
-  templateBytes?: number;
-  /** Microseconds to parse (and, for the compiled engine, compile) the template once. */
-  parse?: Record<TemplateEngine, () => void>;
-  /** Files for Go's oracle (template, JSON data), when Go can render this workload. */
-  go?: { template: string; data: string };
-}
-
-interface Row {
-  workload: string;
-  templateBytes?: number;
-  outputBytes: number;
-  parseUs?: Record<TemplateEngine, number>;
-  us: Record<TemplateEngine, number>;
-  spread: Record<TemplateEngine, string>;
-  ratio: number;
-  goUs?: number;
-  goRatio?: number;
-  sameAsGo?: boolean;
-  note?: string;
-}
+const ENGINES: readonly TemplateEngine[] = ['interpreter', 'compiled'];
 
 function fmt(x: number | undefined): string {
   return x === undefined ? 'n/a' : x >= 100 ? x.toFixed(0) : x.toFixed(1);
@@ -88,19 +61,32 @@ function calibrate(fn: () => unknown): number {
     fn();
     n++;
   }
-  return Math.max(10, Math.round(BATCH_MS / ((performance.now() - start) / Math.max(n, 1))));
+  return Math.max(5, Math.round(BATCH_MS / ((performance.now() - start) / Math.max(n, 1))));
 }
 
-/**
- * CPU microseconds (user + system, this process) per call over one batch. CPU time, not wall
- * time: on a shared machine another process taking the core inflates wall time but not this.
- */
+/** CPU microseconds (user + system, this process) per call over one batch. */
 function batch(fn: () => unknown, iterations: number): number {
   const start = process.cpuUsage();
   for (let i = 0; i < iterations; i++) fn();
   const used = process.cpuUsage(start);
   return (used.user + used.system) / iterations;
 }
+
+// ---- child: one engine, every workload -----------------------------------------------------
+
+const childAt = argv.indexOf('--child');
+if (childAt >= 0) {
+  const engine = argv[childAt + 1] as TemplateEngine;
+  const times: Record<string, number[]> = {};
+  for (const w of buildWorkloads()) {
+    const n = calibrate(w.run[engine]);
+    times[w.name] = Array.from({ length: BATCHES }, () => batch(w.run[engine], n));
+  }
+  process.stdout.write(JSON.stringify(times));
+  process.exit(0);
+}
+
+// ---- parent ----------------------------------------------------------------------------------
 
 const withGo = !spawnSync(ORACLE, [], { encoding: 'utf8' }).error;
 
@@ -116,112 +102,76 @@ function goBench(w: { template: string; data: string }, n: number): number {
   return Number(r.stdout.trim());
 }
 
-// ---- workloads -------------------------------------------------------------------------------
-
-const ENGINES: readonly TemplateEngine[] = ['interpreter', 'compiled'];
-const workloads: Workload[] = [];
-const sprig = sprigFuncs();
-
-for (const [name, tpl, json] of [['small container snippet', 'small.tpl', 'small.json'], ['large proxy sidecar', 'sidecar.tpl', 'sidecar-data.json']] as const) {
-  const template = join(HERE, tpl);
-  const dataFile = join(HERE, json);
-  const text = readFileSync(template, 'utf8');
-  const data: unknown = JSON.parse(readFileSync(dataFile, 'utf8'));
-  const compiled = parseTemplate('t', text, { funcs: sprig });
-  const interpreter = parseTemplate('t', text, { funcs: sprig, engine: 'interpreter' });
-  workloads.push({
-    name,
-    templateBytes: Buffer.byteLength(text),
-    run: { compiled: () => compiled.execute(data), interpreter: () => interpreter.execute(data) },
-    parse: {
-      compiled: () => void parseTemplate('t', text, { funcs: sprig }),
-      interpreter: () => void parseTemplate('t', text, { funcs: sprig, engine: 'interpreter' }),
-    },
-    go: { template, data: dataFile },
+function child(engine: TemplateEngine): Record<string, number[]> {
+  const r = spawnSync(process.execPath, [...process.execArgv, SELF, '--child', engine, ...(QUICK ? ['--quick'] : [])], {
+    encoding: 'utf8', maxBuffer: 16 << 20, cwd: ROOT,
   });
+  if (r.status !== 0) throw new Error(`the ${engine} child failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, number[]>;
 }
 
-const ctx = { namespace: 'shop', mode: 'webhook' as const };
-const configs: [string, LoadedConfig][] = [['built-in', defaultConfig()]];
-if (istioChartPresent()) configs.push(["Istio's", istioChartConfig()]);
-for (const [label, config] of configs) {
-  for (const r of captureRenders(config, podF1(), ctx)) {
-    workloads.push({
-      name: `${label} template "${r.template}", F1 pod data`,
-      templateBytes: Buffer.byteLength(config.templates[r.template] ?? ''),
-      run: { compiled: () => r.compiled.execute(r.data, r.options), interpreter: () => r.interpreter.execute(r.data, r.options) },
-    });
-  }
+interface Row {
+  workload: string;
+  templateBytes?: number;
+  outputBytes: number;
+  parseUs?: Record<TemplateEngine, number>;
+  us: Record<TemplateEngine, number>;
+  spread: Record<TemplateEngine, string>;
+  ratio: number;
+  goUs?: number;
+  sameAsGo?: boolean;
 }
-const builtin = { compiled: withEngine(defaultConfig(), 'compiled'), interpreter: withEngine(defaultConfig(), 'interpreter') };
-for (const [name, pod] of [['injection core (injectPod), F1, built-in config', podF1()], ['injection core (injectPod), F2, built-in config', podF2()]] as const) {
-  const once = (engine: TemplateEngine): string => JSON.stringify(injectPod(pod, ctx, builtin[engine]));
-  workloads.push({ name, run: { compiled: () => once('compiled'), interpreter: () => once('interpreter') } });
-}
-
-// ---- measurement -----------------------------------------------------------------------------
 
 const loadBefore = loadavg()[0]!;
+const workloads = buildWorkloads();
 const rows: Row[] = [];
 for (const w of workloads) {
   const output = w.run.interpreter();
-  const row: Row = {
-    workload: w.name,
-    templateBytes: w.templateBytes,
-    outputBytes: Buffer.byteLength(output),
-    us: { compiled: 0, interpreter: 0 },
-    spread: { compiled: '', interpreter: '' },
-    ratio: 0,
-  };
   if (w.run.compiled() !== output) throw new Error(`${w.name}: the compiled engine's output differs from the interpreter's`);
+  const row: Row = {
+    workload: w.name, templateBytes: w.templateBytes, outputBytes: Buffer.byteLength(output),
+    us: { compiled: 0, interpreter: 0 }, spread: { compiled: '', interpreter: '' }, ratio: 0,
+  };
   if (w.parse !== undefined) {
     const parse = w.parse;
     row.parseUs = { compiled: 0, interpreter: 0 };
-    for (const e of ENGINES) {
-      const n = calibrate(parse[e]);
-      row.parseUs[e] = median(Array.from({ length: 3 }, () => batch(parse[e], n)));
-    }
+    for (const e of ENGINES) row.parseUs[e] = median(Array.from({ length: 3 }, () => batch(parse[e], calibrate(parse[e]))));
   }
-  const iterations = { compiled: calibrate(w.run.compiled), interpreter: calibrate(w.run.interpreter) };
-  const times: Record<TemplateEngine, number[]> = { compiled: [], interpreter: [] };
-  const ratios: number[] = [];
-  const go: number[] = [];
-  const goRatios: number[] = [];
-  let goN = 0;
   if (withGo && w.go !== undefined) {
-    const goOutput = goRender(w.go);
-    row.sameAsGo = goOutput === output;
-    if (!row.sameAsGo) row.note = 'output differs from Go\'s';
-    goN = Math.max(100, Math.round((BATCH_MS * 1000) / Math.max(goBench(w.go, 200), 0.01)));
-  }
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? ENGINES : [...ENGINES].reverse();
-    for (const e of order) times[e].push(batch(w.run[e], iterations[e]));
-    ratios.push(times.compiled[r]! / times.interpreter[r]!);
-    if (goN > 0 && w.go !== undefined) {
-      const g = goBench(w.go, goN);
-      go.push(g);
-      goRatios.push(times.compiled[r]! / g);
-    }
-  }
-  for (const e of ENGINES) {
-    row.us[e] = median(times[e]);
-    row.spread[e] = spread(times[e]);
-  }
-  row.ratio = median(ratios);
-  if (go.length > 0) {
-    row.goUs = median(go);
-    row.goRatio = median(goRatios);
+    row.sameAsGo = goRender(w.go) === output;
+    const n = Math.max(100, Math.round((BATCH_MS * 1000) / Math.max(goBench(w.go, 200), 0.01)));
+    row.goUs = median(Array.from({ length: 3 }, () => goBench(w.go!, n)));
   }
   rows.push(row);
-  process.stderr.write(`measured: ${w.name}\n`);
+}
+
+const all: Record<TemplateEngine, Record<string, number[]>> = { compiled: {}, interpreter: {} };
+const ratios: Record<string, number[]> = {};
+for (let p = 0; p < PAIRS; p++) {
+  const pair: Partial<Record<TemplateEngine, Record<string, number[]>>> = {};
+  for (const e of p % 2 === 0 ? ENGINES : [...ENGINES].reverse()) pair[e] = child(e);
+  for (const r of rows) {
+    const c = pair.compiled![r.workload]!;
+    const i = pair.interpreter![r.workload]!;
+    (all.compiled[r.workload] ??= []).push(...c);
+    (all.interpreter[r.workload] ??= []).push(...i);
+    (ratios[r.workload] ??= []).push(median(c) / median(i));
+  }
+  process.stderr.write(`pair ${p + 1} of ${PAIRS} measured\n`);
+}
+for (const r of rows) {
+  for (const e of ENGINES) {
+    r.us[e] = median(all[e][r.workload]!);
+    r.spread[e] = spread(all[e][r.workload]!);
+  }
+  r.ratio = median(ratios[r.workload]!);
 }
 const loadAfter = loadavg()[0]!;
 
 // ---- report ----------------------------------------------------------------------------------
 
 const table = [
-  '| workload | template | output | parse µs (interpreter / compiled) | interpreter µs (median; range) | compiled µs (median; range) | compiled / interpreter (median of pairs) | Go µs | compiled / Go (median of pairs) | same bytes as Go |',
+  '| workload | template | output | parse µs (interpreter / compiled) | interpreter µs (median; range) | compiled µs (median; range) | compiled / interpreter (median of pairs) | Go µs | compiled / Go | same bytes as Go |',
   '|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map((r) =>
     [
@@ -234,30 +184,28 @@ const table = [
       `${fmt(r.us.compiled)} (${r.spread.compiled})`,
       `**${r.ratio.toFixed(2)}×**`,
       fmt(r.goUs),
-      r.goRatio === undefined ? 'n/a' : `${r.goRatio.toFixed(2)}×`,
+      r.goUs === undefined ? 'n/a' : `${(r.us.compiled / r.goUs).toFixed(2)}×`,
       r.sameAsGo === undefined ? 'n/a' : r.sameAsGo ? 'yes' : 'NO',
       '',
     ].join(' | ').trim(),
   ),
 ].join('\n');
-const notes = rows.filter((r) => r.note).map((r) => `- ${r.workload}: ${r.note}`);
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${cpu}, ${cpus().length} vCPU, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${platform()} ${release()}`;
-const command = `npx tsx ${relative(ROOT, fileURLToPath(import.meta.url))}${QUICK ? ' --quick' : ''}`;
+const command = `npx tsx ${relative(ROOT, SELF)}${QUICK ? ' --quick' : ''}`;
 const report = [
   `Date: ${new Date().toISOString().slice(0, 10)}`,
   `Machine: ${machine}`,
   `Node: ${process.version}`,
   `Load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`,
-  `Method: template parsed once per engine, ${WARM_MS} ms warm-up, ${ROUNDS} rounds of one ~${BATCH_MS} ms batch per engine (order alternating); our times are CPU µs per call (process.cpuUsage)`,
-  `Go: ${withGo ? `${ORACLE} (Go 1.19 text/template + Sprig 3.2.3), \`-bench N\` (~${BATCH_MS} ms) after each round` : 'gotemplate-ref not on PATH: no Go comparison'}`,
+  `Method: each engine in its own child process, ${PAIRS} pairs (order alternating); per child ${WARM_MS} ms warm-up and ${BATCHES} batches of ~${BATCH_MS} ms per workload, CPU µs per call (process.cpuUsage); parse timed in the parent`,
+  `Go: ${withGo ? `${ORACLE} (Go 1.19 text/template + Sprig 3.2.3), \`-bench N\` (~${BATCH_MS} ms), median of 3 (wall clock)` : 'gotemplate-ref not on PATH: no Go comparison'}`,
   `Command: \`${command}\``,
   '',
   table,
-  ...(notes.length > 0 ? ['', ...notes] : []),
   ...(Math.max(loadBefore, loadAfter) > cpus().length
-    ? ['', `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are inflated and noisy; the ratios of back-to-back pairs are the figures to use.`]
+    ? ['', `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are noisy; the ratios of the pairs are the figures to use.`]
     : []),
 ].join('\n');
 process.stdout.write(`${report}\n`);
@@ -267,10 +215,10 @@ if (args.has('--write')) {
 
 Rendering time of our Go text/template engine, compiled (the default: each template becomes
 JavaScript closures at config load) against the reference interpreter (walks the parse tree on
-every render) and against Go's own text/template + Sprig on the same template and JSON data,
-measured in the same run. The large template (\`bench/template/sidecar.tpl\`, our own text) is a
-mesh proxy sidecar the size of Istio's injection template; it uses only Sprig functions so Go's
-reference can render it too. The ratios are what matter: absolute numbers depend on the machine.
+every render) and against Go's own text/template + Sprig on the same template and JSON data.
+The large template (\`bench/template/sidecar.tpl\`, our own text) is a mesh proxy sidecar the size
+of Istio's injection template; it uses only Sprig functions so Go's reference can render it
+too. The ratios are what matter: absolute numbers depend on the machine.
 
 ${report}
 `;

@@ -6,11 +6,19 @@
  * benchmark pod through each captures the template data the core hands to the engine, so a
  * render can be timed alone on exactly that data, and the whole core can be timed per engine.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultConfig } from '../../src/config/load.js';
 import type { LoadedConfig } from '../../src/config/types.js';
 import { injectPod } from '../../src/inject/index.js';
 import type { InjectionContext } from '../../src/inject/types.js';
-import { templateFuncs } from '../../src/template/funcs/index.js';
+import { istioChartConfig, istioChartPresent } from '../../src/testing/istio-chart.js';
+import { sprigFuncs, templateFuncs } from '../../src/template/funcs/index.js';
 import { parseTemplate, type ExecuteOptions, type Template, type TemplateEngine } from '../../src/template/index.js';
+import { podF1, podF2 } from '../fixtures.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** One template of a config on both engines, with the data and options one injection rendered it with. */
 export interface CapturedRender {
@@ -72,4 +80,62 @@ export function captureRenders(config: LoadedConfig, pod: unknown, ctx: Injectio
     out.push({ template: name, compiled: compiled.compiledTemplates.get(name)!, interpreter: interpreter.compiledTemplates.get(name)!, data: r.data, options: r.options });
   }
   return out;
+}
+
+/** One thing to time on both engines. */
+export interface Workload {
+  name: string;
+  /** Per-engine call, and what it produces (compared across engines before timing). */
+  run: Record<TemplateEngine, () => string>;
+  templateBytes?: number;
+  /** Parse (and, for the compiled engine, compile) the template once. */
+  parse?: Record<TemplateEngine, () => void>;
+  /** Files for Go's oracle (template, JSON data), when Go can render this workload. */
+  go?: { template: string; data: string };
+}
+
+/**
+ * Every workload of the benchmark: the Sprig-only snippet and sidecar (Go renders them too),
+ * each template a config renders for the F1 pod (built-in, and Istio's when present) on the
+ * data the core gave it, and the whole core for F1 and F2 with the built-in config.
+ */
+export function buildWorkloads(): Workload[] {
+  const workloads: Workload[] = [];
+  const sprig = sprigFuncs();
+  for (const [name, tpl, json] of [['small container snippet', 'small.tpl', 'small.json'], ['large proxy sidecar', 'sidecar.tpl', 'sidecar-data.json']] as const) {
+    const template = join(HERE, tpl);
+    const dataFile = join(HERE, json);
+    const text = readFileSync(template, 'utf8');
+    const data: unknown = JSON.parse(readFileSync(dataFile, 'utf8'));
+    const compiled = parseTemplate('t', text, { funcs: sprig });
+    const interpreter = parseTemplate('t', text, { funcs: sprig, engine: 'interpreter' });
+    workloads.push({
+      name,
+      templateBytes: Buffer.byteLength(text),
+      run: { compiled: () => compiled.execute(data), interpreter: () => interpreter.execute(data) },
+      parse: {
+        compiled: () => void parseTemplate('t', text, { funcs: sprig }),
+        interpreter: () => void parseTemplate('t', text, { funcs: sprig, engine: 'interpreter' }),
+      },
+      go: { template, data: dataFile },
+    });
+  }
+  const ctx = { namespace: 'shop', mode: 'webhook' as const };
+  const configs: [string, LoadedConfig][] = [['built-in', defaultConfig()]];
+  if (istioChartPresent()) configs.push(["Istio's", istioChartConfig()]);
+  for (const [label, config] of configs) {
+    for (const r of captureRenders(config, podF1(), ctx)) {
+      workloads.push({
+        name: `${label} template "${r.template}", F1 pod data`,
+        templateBytes: Buffer.byteLength(config.templates[r.template] ?? ''),
+        run: { compiled: () => r.compiled.execute(r.data, r.options), interpreter: () => r.interpreter.execute(r.data, r.options) },
+      });
+    }
+  }
+  const builtin = { compiled: withEngine(defaultConfig(), 'compiled'), interpreter: withEngine(defaultConfig(), 'interpreter') };
+  for (const [name, pod] of [['injection core (injectPod), F1, built-in config', podF1()], ['injection core (injectPod), F2, built-in config', podF2()]] as const) {
+    const once = (engine: TemplateEngine): string => JSON.stringify(injectPod(pod, ctx, builtin[engine]));
+    workloads.push({ name, run: { compiled: () => once('compiled'), interpreter: () => once('interpreter') } });
+  }
+  return workloads;
 }
