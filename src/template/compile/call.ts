@@ -8,10 +8,11 @@
 
 import type { Node } from '../ast.js';
 import { ArgProblem, validateType } from '../convert.js';
+import { CONSTANT_COST, costOf, isStackOverflow } from '../exec.js';
 import { REFLECT_VALUE, typeKind } from '../kinds.js';
 import { isTrue } from '../truth.js';
 import { INTERFACE, type GoFunc } from '../value.js';
-import { DepthExceeded, MISSING, isStackOverflow, type MethodCaller, type Runtime } from './runtime.js';
+import { DepthExceeded, MISSING, type MethodCaller, type Runtime } from './runtime.js';
 
 /** Evaluates an argument for a parameter whose type was fixed at compile time. */
 export type ArgFn = (rt: Runtime, dot: unknown) => unknown;
@@ -19,21 +20,6 @@ export type ArgFn = (rt: Runtime, dot: unknown) => unknown;
 export type ArgCompiler = (n: Node, typ: string | null) => ArgFn;
 /** Calls a function of the signature it was compiled for (methods are found per call). */
 export type CallFn = (rt: Runtime, dot: unknown, final: unknown, fn?: GoFunc) => unknown;
-
-/**
- * Functions whose work does not grow with their arguments; the others are charged for the
- * lists and strings they read and build. The same set as exec.ts (by name, as there).
- */
-const CONSTANT_COST = new Set([
-  'len', 'index', 'first', 'mustFirst', 'last', 'mustLast', 'get', 'hasKey', 'dig', 'default', 'empty', 'coalesce', 'ternary',
-  'required', 'typeOf', 'typeIs', 'typeIsLike', 'kindOf', 'kindIs', 'not', 'and', 'or', 'call', 'fail',
-]);
-
-function costOf(v: unknown): number {
-  if (typeof v === 'string') return v.length >>> 2;
-  if (Array.isArray(v)) return v.length;
-  return 0;
-}
 
 /** exec.ts validateType for one parameter type, specialised where the answer is known. */
 export type Validator = (v: unknown, nilInterface: boolean) => unknown;

@@ -10,10 +10,10 @@
 import { TemplateError } from '../../errors.js';
 import { nodeString, type Node } from '../ast.js';
 import { ArgProblem, validateType } from '../convert.js';
-import type { ExecConfig, MissingKey } from '../exec.js';
+import { isStackOverflow, location, type ExecConfig, type MissingKey } from '../exec.js';
 import { formatValue, formatForTemplate } from '../format.js';
 import { Kind, kindOf, mapElemType } from '../kinds.js';
-import { byteLength, quote } from '../quote.js';
+import { quote } from '../quote.js';
 import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from '../value.js';
 
 /** Marks "no final value" in a pipeline (Go's missingVal). */
@@ -25,26 +25,11 @@ export const CONTINUE = 2;
 /** Thrown at the depth limit so the error is reported at the right node. */
 export class DepthExceeded extends Error {}
 
-export function isStackOverflow(err: unknown): boolean {
-  return err instanceof RangeError && /call stack/i.test(err.message);
-}
-
 /** Whether a value's static type is interface {}: known, or decided by the map it came from. */
 export type IfaceSource = boolean | Record<string, unknown>;
 
 /** Calls a method found on a Go object at run time (its parameter types are known only then). */
 export type MethodCaller = (rt: Runtime, dot: unknown, fn: GoFunc, name: string, final: unknown) => unknown;
-
-/** Error context of a node: Go's `NAME:LINE:COL` with a 0-based byte column (as exec.ts). */
-function location(n: Node): string {
-  const text = n.src.text;
-  const before = text.slice(0, n.pos);
-  const nl = before.lastIndexOf('\n');
-  let line = 1;
-  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
-  const col = byteLength(nl === -1 ? before : before.slice(nl + 1));
-  return `${n.src.parseName}:${line}:${col}`;
-}
 
 export class Runtime {
   out = '';
