@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../errors.js';
-import { defaultConfig, loadConfig, parseConfig } from './load.js';
+import { defaultConfig, loadConfig, parseConfig, TEMPLATE_ENGINE_ENV, templateEngine } from './load.js';
 
 let dir: string;
 before(async () => {
@@ -149,3 +149,25 @@ async function mountConfigMapSwap(root: string, version: string, files: Record<s
   await rename(join(root, '..data_tmp'), join(root, '..data'));
 }
 
+describe('template engine', () => {
+  it('config load compiles every template; SIDECAR_INJECTOR_TEMPLATE_ENGINE=interpreter selects the reference', () => {
+    assert.equal(templateEngine({}), 'compiled');
+    assert.equal(templateEngine({ [TEMPLATE_ENGINE_ENV]: 'compiled' }), 'compiled');
+    assert.equal(templateEngine({ [TEMPLATE_ENGINE_ENV]: 'interpreter' }), 'interpreter');
+    assert.throws(() => templateEngine({ [TEMPLATE_ENGINE_ENV]: 'fast' }), (e: unknown) => e instanceof ConfigError && e.code === 'SI_CONFIG_INVALID' && /compiled \(the default\) or interpreter/.test(e.message));
+    const config = 'policy: enabled\ntemplates:\n  t: "{{ .Values.x }}"\n';
+    const compiled = parseConfig(config, 'x: 1');
+    assert.equal(compiled.compiledTemplates.get('t')?.engine, 'compiled');
+    for (const t of defaultConfig().compiledTemplates.values()) assert.equal(t.engine, 'compiled');
+    const saved = process.env[TEMPLATE_ENGINE_ENV];
+    process.env[TEMPLATE_ENGINE_ENV] = 'interpreter';
+    try {
+      const reference = parseConfig(config, 'x: 1');
+      assert.equal(reference.compiledTemplates.get('t')?.engine, 'interpreter');
+      assert.equal(reference.compiledTemplates.get('t')?.execute({ Values: { x: 1 } }), compiled.compiledTemplates.get('t')?.execute({ Values: { x: 1 } }));
+    } finally {
+      if (saved === undefined) delete process.env[TEMPLATE_ENGINE_ENV];
+      else process.env[TEMPLATE_ENGINE_ENV] = saved;
+    }
+  });
+});
