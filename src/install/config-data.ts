@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { selectConfigDocument, splitPick } from '../config/select-document.js';
-import { parseKubeYaml } from '../config/yaml.js';
+import { parseKubeYaml } from '../yaml/index.js';
 import { ConfigError } from '../errors.js';
 import { stringifyObject } from '../manifests/index.js';
 import { isPlainObject, type JsonValue } from '../util/json.js';

@@ -9,7 +9,7 @@
 import { InputError } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
 import { JsonSyntaxError, scanJsonValue, skipJsonWhitespace } from './json-stream.js';
-import { MAX_DEPTH, parseYamlDocument, type DuplicateKeys } from './yaml.js';
+import { MAX_DEPTH, parseYamlDocument, type DuplicateKeys } from '../yaml/index.js';
 
 export interface ManifestDocument {
   /** File name (or `-`), for messages. */

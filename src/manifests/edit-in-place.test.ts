@@ -12,7 +12,7 @@ import { parseAllDocuments, type Node } from 'yaml';
 import { runCli } from '../cli/program.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { deepEqual, type JsonValue } from '../util/json.js';
-import { editInPlace } from './edit-in-place.js';
+import { editInPlace } from '../yaml/edit-in-place.js';
 import { podTemplates } from './kinds.js';
 import { readManifest } from './documents.js';
 

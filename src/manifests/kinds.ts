@@ -8,8 +8,8 @@
  */
 import { InputError, type SourceLocation } from '../errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-import { setOwn } from './own.js';
-import { formatPath } from './yaml.js';
+import { setOwn } from '../util/own.js';
+import { formatPath } from '../yaml/index.js';
 
 export type JsonPath = ReadonlyArray<string | number>;
 

@@ -11,8 +11,8 @@
 import { InputError } from '../errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import type { ManifestDocument } from './documents.js';
-import { stringifyObject } from './emit.js';
-import { setOwn } from './own.js';
+import { stringifyObject } from '../yaml/index.js';
+import { setOwn } from '../util/own.js';
 
 export const RESOURCE_LIST_KIND = 'ResourceList';
 /** The spec's version first; older kustomize releases sent the beta/alpha ones. */

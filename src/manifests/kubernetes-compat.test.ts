@@ -10,8 +10,8 @@ import fc from 'fast-check';
 import { deepEqual } from '../util/json.js';
 import { yamlReference, type RefResult } from '../testing/yaml-ref.js';
 import { readManifest } from './documents.js';
-import { stringifyObject } from './emit.js';
-import { parseYamlDocument } from './yaml.js';
+import { stringifyObject } from '../yaml/emit.js';
+import { parseYamlDocument } from '../yaml/read.js';
 
 const reference = yamlReference();
 const skip = typeof reference === 'string' ? reference : false;

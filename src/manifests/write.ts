@@ -9,8 +9,7 @@
 import { InputError } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
 import type { ManifestDocument } from './documents.js';
-import { editInPlace } from './edit-in-place.js';
-import { stringifyObject } from './emit.js';
+import { editInPlace, stringifyObject } from '../yaml/index.js';
 
 /** A copy of `doc` that writeManifest serialises from `value` instead of its original text. */
 export function replaceDocument(doc: ManifestDocument, value: JsonValue): ManifestDocument {

@@ -1,5 +1,5 @@
 /**
- * @module manifests/locate
+ * @module yaml/locate
  * Finds the line and column of a node by its path, for error messages only. The fast parser
  * (js-yaml) reports positions for syntax errors, but problems found after parsing (a `.nan`
  * value, a null key, a merge conflict, a bomb) only know their path. On that rare error path we

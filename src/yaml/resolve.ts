@@ -1,5 +1,5 @@
 /**
- * @module manifests/resolve
+ * @module yaml/resolve
  * How a plain (unquoted) YAML scalar is typed when Kubernetes reads it. kubectl, istioctl and the
  * apiserver decode YAML with sigs.k8s.io/yaml, which is go-yaml v2 (YAML 1.1 flavoured): `0644`
  * is 420, `yes`/`on`/`y` are true, `1_000` is 1000, timestamps stay strings. This module

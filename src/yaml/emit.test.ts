@@ -5,7 +5,7 @@ import jsyaml from 'js-yaml';
 import YAML from 'yaml';
 import { deepEqual, type JsonValue } from '../util/json.js';
 import { formatNumber, stringifyObject } from './emit.js';
-import { parseYamlDocument } from './yaml.js';
+import { parseYamlDocument } from './read.js';
 
 const ours = (text: string): unknown => parseYamlDocument(text).value;
 

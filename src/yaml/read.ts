@@ -1,5 +1,5 @@
 /**
- * @module manifests/yaml
+ * @module yaml/read
  * Parse one YAML document as Kubernetes reads it (YAML 1.1 typing of go-yaml v2, see resolve.ts)
  * and turn every failure into an InputError that points at the real line of the whole file.
  * Parsing uses js-yaml (about 10x faster than the `yaml` package on big manifests, measured in
@@ -9,7 +9,7 @@ import jsyaml from 'js-yaml';
 import { InputError, type SourceLocation } from '../errors.js';
 import { ConvertError, convertDocument, type ConvertResult } from './convert.js';
 import { locate } from './locate.js';
-import { KUBERNETES_SCHEMA } from './schema.js';
+import { KUBERNETES_SCHEMA } from './k8s-schema.js';
 
 /**
  * Deepest nesting accepted. Real manifests (even CRDs with deep schemas) stay far below; the cap

@@ -1,5 +1,5 @@
 /**
- * @module manifests/emit
+ * @module yaml/emit
  * Writes JSON data as Kubernetes-style YAML: block style, 2-space indent, sequences under a key at
  * the key's indent (as kubectl prints them), keys in the order given. Every string that some
  * YAML 1.1 or 1.2 reader could take for something else (`"yes"`, `"0644"`, `"1.0"`, `"~"`,

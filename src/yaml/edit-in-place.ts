@@ -1,5 +1,5 @@
 /**
- * @module manifests/edit-in-place
+ * @module yaml/edit-in-place
  * Rewrite a YAML document by editing its text where the data changed, instead of
  * re-serialising it: GitOps users review the diff of `inject -f`, so every line the injection
  * did not change keeps its text, quoting and comments. The `yaml` library's parsed Document
@@ -19,7 +19,7 @@
 import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { stringifyObject } from './emit.js';
-import { parseYamlDocument } from './yaml.js';
+import { parseYamlDocument } from './read.js';
 
 interface Edit {
   start: number;

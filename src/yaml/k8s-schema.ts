@@ -1,5 +1,5 @@
 /**
- * @module manifests/schema
+ * @module yaml/k8s-schema
  * The js-yaml schema that makes js-yaml (a fast YAML 1.2 parser) type scalars the way
  * sigs.k8s.io/yaml (go-yaml v2) does. Plain scalars go through {@link resolvePlain}; explicit
  * tags follow go-yaml: `!!str` keeps the text, `!!int`/`!!float`/`!!bool`/`!!null` must match the

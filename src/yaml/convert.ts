@@ -1,5 +1,5 @@
 /**
- * @module manifests/convert
+ * @module yaml/convert
  * Turns what js-yaml built into plain JSON data, the way sigs.k8s.io/yaml would see it, and
  * enforces the safety limits. js-yaml shares one object between an anchor and its aliases and
  * even builds cycles (`&a [*a]`); this pass turns the graph into a tree (converting in place on
@@ -18,7 +18,7 @@ import {
   NullScalar,
   SpecialScalar,
 } from './resolve.js';
-import { setOwn } from './own.js';
+import { setOwn } from '../util/own.js';
 
 /** Limits for one document. */
 export interface ConvertLimits {

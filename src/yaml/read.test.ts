@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../errors.js';
-import { parseYamlDocument, MAX_DEPTH } from './yaml.js';
+import { parseYamlDocument, MAX_DEPTH } from './read.js';
 
 const parse = (text: string, opts = {}) => parseYamlDocument(text, opts).value;
 
