@@ -2,8 +2,12 @@
  * @module yaml/read
  * Parse one YAML document as Kubernetes reads it (YAML 1.1 typing of go-yaml v2, see resolve.ts)
  * and turn every failure into an InputError that points at the real line of the whole file.
- * Parsing uses js-yaml (about 10x faster than the `yaml` package on big manifests, measured in
- * performance.md) with our own schema; convert.ts then builds plain JSON and applies the limits.
+ * Parsing uses js-yaml with our own schema (k8s-schema.ts, typing by the rule table); convert.ts
+ * then builds plain JSON and applies the limits. This is the one place js-yaml is used: on the
+ * 1,000-document fixture (3.8 MB) it parses in about 0.1 s where the `yaml` package takes 1.2 s
+ * (and 0.6 s for its CST alone), and `inject -f` on big files is this reader's job. Everything
+ * that needs source positions or format-keeping edits uses `yaml` (read-config, locate,
+ * edit-in-place); both type scalars by resolve.ts, and agree.test.ts holds them to it.
  */
 import jsyaml from 'js-yaml';
 import { InputError, type SourceLocation } from '../errors.js';
