@@ -1,5 +1,5 @@
 // yaml-ref decodes YAML documents the way sigs.k8s.io/yaml's Unmarshal does (go-yaml v2, then
-// non-string keys stringified, then encoding/json), as a reference for src/manifests tests.
+// non-string keys stringified, then encoding/json), as a reference for the src/yaml readers' tests.
 // Input on stdin: a JSON array of documents (strings). Output: a JSON array with, for each,
 // {"value": <decoded JSON>} or {"error": "<message>"}. Build (Debian golang-gopkg-yaml.v2-dev):
 //
