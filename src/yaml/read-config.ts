@@ -139,9 +139,8 @@ export interface YamlStreamDocument {
 export function parseKubeYamlStream(text: string): YamlStreamDocument[] {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { ...KUBE_OPTIONS, lineCounter, prettyErrors: true });
-  // A stream of only comments is a single "empty stream" object, not an array, in some versions.
-  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
-  return list.map((doc): YamlStreamDocument => {
+  // Only comments: an empty array (marked `empty`), so nil data.
+  return (docs as Document.Parsed[]).map((doc): YamlStreamDocument => {
     const first = doc.errors[0];
     const pos = first?.linePos?.[0];
     const contents = doc.contents as { range?: [number, number, number] } | null;
