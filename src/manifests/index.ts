@@ -6,8 +6,6 @@
  */
 export { readManifest, type ManifestDocument, type ReadOptions } from './documents.js';
 export { writeManifest, replaceDocument, documentText } from './write.js';
-export { parseYamlDocument, formatPath, MAX_DEPTH, type DuplicateKeys, type YamlParseOptions } from '../yaml/index.js';
-export { stringifyObject, type StringifyOptions } from '../yaml/index.js';
 export {
   podTemplates,
   withPodTemplate,

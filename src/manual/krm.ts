@@ -14,7 +14,8 @@
 import { parseConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError, toInjectorError } from '../errors.js';
-import { formatPath, krmExitCode, resultFor, writeResourceList, type KrmResult, type ResourceList } from '../manifests/index.js';
+import { krmExitCode, resultFor, writeResourceList, type KrmResult, type ResourceList } from '../manifests/index.js';
+import { formatPath } from '../yaml/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { injectObject, type ObjectResult } from './inject.js';
 import { uninjectObject } from './uninject.js';

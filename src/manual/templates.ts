@@ -5,8 +5,8 @@
  * template (key order kept), and where an error points in the file.
  */
 import { InjectorError, type SourceLocation } from '../errors.js';
-import { formatPath, replaceDocument, writeManifest, type ManifestDocument, type PodTemplateRef } from '../manifests/index.js';
-import { locate } from '../yaml/index.js';
+import { replaceDocument, writeManifest, type ManifestDocument, type PodTemplateRef } from '../manifests/index.js';
+import { formatPath, locate } from '../yaml/index.js';
 import { setOwn } from '../util/own.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import type { DocumentNote, ManualOptions, ManualOutput, TemplateSubject } from './types.js';
