@@ -15,7 +15,8 @@
  * config object, so a reload starts a new cache, bounded by entries and by patch bytes.
  */
 import { createHash } from 'node:crypto';
-import type { Decision, JsonPatchOperation } from '../inject/types.js';
+import type { Decision } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { DEFAULT_CACHE_ENTRIES } from './defaults.js';
 import { isWholeString } from './uid-span.js';
 
