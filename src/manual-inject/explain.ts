@@ -1,5 +1,5 @@
 /**
- * @module manual/explain
+ * @module manual-inject/explain
  * `explain -f`: for every pod and pod template, would the webhook inject it, and why. Two
  * layers, as in a cluster: first the MutatingWebhookConfiguration (namespace label, object
  * selector, match conditions: `install/webhook-rules`, the same scopes the manifests generator
@@ -19,10 +19,10 @@ import type { DecisionReason } from '../inject/types.js';
 import type { LoadedConfig } from '../config/types.js';
 import { compileSelector, selectorMatches } from '../config/selector.js';
 import { evaluateScopes, NAMESPACE_NAME_LABEL, webhookScopes, type WebhookScope } from '../install/webhook-rules.js';
-import { findResourceList, podTemplates, readManifest, type PodTemplateRef } from '../manifests/index.js';
+import { findResourceList, podTemplates, readManifest, type PodTemplateRef } from '../manifest-io/index.js';
 import { isPlainObject, type JsonValue } from '../util/json.js';
 import { manifestLints } from './explain-lints.js';
-import { ownerFor, podInput, subjectOf } from './templates.js';
+import { ownerFor, podInput, subjectOf } from './pod-templates.js';
 import type { ManualOptions } from './types.js';
 
 import { DEFAULT_NAME } from '../install/options.js';

@@ -1,5 +1,5 @@
 /**
- * @module manifests/json-stream
+ * @module manifest-io/json-stream
  * kubectl reads a file whose first non-blank character is `{` as a stream of JSON values
  * (`{...}{...}` or one per line), not as YAML. This scanner finds where each value ends (so each
  * document keeps its exact text), and while it is there reports what JSON.parse cannot: the

@@ -1,5 +1,5 @@
 /**
- * @module manual/krm
+ * @module manual-inject/krm
  * KRM function mode (`kpt fn eval --exec`, `kpt fn render`, kustomize exec transformers): the
  * input is one `ResourceList`; its items are injected (or uninjected) in place and written back
  * with their orchestrator annotations, `functionConfig` is returned unchanged, and skips,
@@ -14,7 +14,7 @@
 import { parseConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError, toInjectorError } from '../errors.js';
-import { krmExitCode, resultFor, writeResourceList, type KrmResult, type ResourceList } from '../manifests/index.js';
+import { krmExitCode, resultFor, writeResourceList, type KrmResult, type ResourceList } from '../manifest-io/index.js';
 import { formatPath } from '../yaml/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { injectObject, type ObjectResult } from './inject.js';

@@ -1,5 +1,5 @@
 /**
- * @module manual/uninject
+ * @module manual-inject/uninject
  * `uninject -f`: undo an injection at the manifest level. Each pod template that carries the
  * status annotation goes through the core's `uninjectPod`, which removes exactly what the
  * annotation says was injected; documents with nothing to undo come out byte for byte. Same
@@ -8,9 +8,9 @@
 import type { LoadedConfig } from '../config/types.js';
 import type { SourceLocation } from '../errors.js';
 import { uninjectPod } from '../inject/index.js';
-import { podTemplates, readManifest, withPodTemplate, type ManifestDocument } from '../manifests/index.js';
+import { podTemplates, readManifest, withPodTemplate, type ManifestDocument } from '../manifest-io/index.js';
 import type { JsonValue } from '../util/json.js';
-import { describeWorkload, locatedError, mapDocuments, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './templates.js';
+import { describeWorkload, locatedError, mapDocuments, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './pod-templates.js';
 import type { ManualOptions, ManualOutput } from './types.js';
 
 export function uninjectManifest(input: string | Uint8Array, source: string, config: LoadedConfig, options: ManualOptions = {}): ManualOutput {

@@ -19,13 +19,13 @@ import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { errorInfo, InjectorError, type ErrorCode } from '../errors.js';
 import { injectPod } from '../inject/index.js';
-import { podTemplates, readManifest, type ManifestDocument } from '../manifests/index.js';
+import { podTemplates, readManifest, type ManifestDocument } from '../manifest-io/index.js';
 import { applyWithFastJsonPatch } from '../patch/testing/appliers.js';
 import { runCli } from '../cli/program.js';
 import { goldenCases, REPO, staleGoldens, webhookPod, type GoldenCase } from '../testing/manual-goldens.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { deepEqual, type JsonObject, type JsonValue } from '../util/json.js';
-import { DEFAULT_NAMESPACE, podInput } from './templates.js';
+import { DEFAULT_NAMESPACE, podInput } from './pod-templates.js';
 
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 process.chdir(REPO); // goldens show repository-relative paths

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
-import { findResourceList, readManifest, type ResourceList } from '../manifests/index.js';
+import { findResourceList, readManifest, type ResourceList } from '../manifest-io/index.js';
 import { REPO } from '../testing/manual-goldens.js';
 import type { JsonObject } from '../util/json.js';
 import { krmSettings, runKrm } from './krm.js';

@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { defaultConfig, parseConfig } from '../config/load.js';
 import { InjectorError } from '../errors.js';
-import { readManifest } from '../manifests/index.js';
+import { readManifest } from '../manifest-io/index.js';
 import type { JsonObject } from '../util/json.js';
 import { injectManifest } from './inject.js';
-import { templateFromPod } from './templates.js';
+import { templateFromPod } from './pod-templates.js';
 import { uninjectManifest } from './uninject.js';
 
 const config = defaultConfig();

@@ -1,5 +1,5 @@
 /**
- * @module manifests/krm
+ * @module manifest-io/krm
  * KRM function mode: `kpt fn eval --exec`, `kpt fn render` and kustomize exec plugins send one
  * `ResourceList` (`config.kubernetes.io/v1`) on stdin and read one back on stdout. Its `items` are
  * the resources (with orchestration annotations such as `config.kubernetes.io/index` and

@@ -1,11 +1,11 @@
 /**
- * @module manual/templates
+ * @module manual-inject/pod-templates
  * The glue between a manifest's pod templates and the pod-level core: which namespace a template
  * is injected for, how it is named in messages, how the core's result goes back into the
  * template (key order kept), and where an error points in the file.
  */
 import { InjectorError, type SourceLocation } from '../errors.js';
-import { replaceDocument, writeManifest, type ManifestDocument, type PodTemplateRef } from '../manifests/index.js';
+import { replaceDocument, writeManifest, type ManifestDocument, type PodTemplateRef } from '../manifest-io/index.js';
 import { formatPath, locate } from '../yaml/index.js';
 import { setOwn } from '../util/own.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';

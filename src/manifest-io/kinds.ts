@@ -1,5 +1,5 @@
 /**
- * @module manifests/kinds
+ * @module manifest-io/kinds
  * Where the pod template lives in each workload kind, and how to put a new one back. This is
  * the list `istioctl kube-inject` handles (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
  * ReplicationController, Job, CronJob, OpenShift DeploymentConfig, and `v1 List` of them).

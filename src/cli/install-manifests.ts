@@ -1,5 +1,5 @@
 /**
- * @module cli/manifests
+ * @module cli/install-manifests
  * `sidecar-injector manifests`: print (or write with -o) one multi-document YAML that installs
  * the webhook with `kubectl apply -f`. Flags map one to one onto `InstallOptions` and onto the
  * Helm chart's values; the work is in `install/`. Notes (where the CA went, risky settings) go

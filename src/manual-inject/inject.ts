@@ -1,5 +1,5 @@
 /**
- * @module manual/inject
+ * @module manual-inject/inject
  * `inject -f` at the manifest level (istioctl kube-inject): every pod template of every workload
  * document goes through the same core as the webhook, in manual mode (policy forced enabled,
  * selectors ignored; hostNetwork and ignored namespaces still skip). A document with an injected
@@ -15,10 +15,10 @@ import {
   readManifest,
   withPodTemplate,
   type ManifestDocument,
-} from '../manifests/index.js';
+} from '../manifest-io/index.js';
 import type { SourceLocation } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
-import { describeWorkload, locatedError, mapDocuments, ownerFor, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './templates.js';
+import { describeWorkload, locatedError, mapDocuments, ownerFor, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './pod-templates.js';
 import type { ManualOptions, ManualOutput } from './types.js';
 
 /** Inject every pod template in a manifest stream. Throws InjectorError (with location) on bad input or a failed injection. */

@@ -1,5 +1,5 @@
 /**
- * @module manifests/write
+ * @module manifest-io/write
  * Puts a manifest stream back together. A document nobody replaced is written exactly as it was
  * read (separator line and text, byte for byte). A replaced YAML one is edited in place where its
  * data changed (edit-in-place.ts); when that is not possible, and for JSON, it is re-serialised

@@ -1,11 +1,11 @@
 /**
- * @module manual/types
+ * @module manual-inject/types
  * Shapes shared by the manifest-level operations (`inject -f`, `uninject`, `explain`, KRM mode):
  * what they take besides the manifest and the config, and the per-document notes they hand back
  * for the caller to print (CLI: one line each on stderr; KRM: `results` entries).
  */
 import type { DecisionReason } from '../inject/types.js';
-import type { JsonPath } from '../manifests/index.js';
+import type { JsonPath } from '../manifest-io/index.js';
 
 export interface ManualOptions {
   /** Namespace for objects without `metadata.namespace` (kubectl's `--namespace`); default `default`. */

@@ -1,5 +1,5 @@
 /**
- * @module manifests/documents
+ * @module manifest-io/documents
  * Splits a manifest file into documents exactly as kubectl does and parses each one, keeping
  * every byte: a document that is not changed is written back as it came (comments, odd
  * separators, CRLF, BOM and all). kubectl's rules (apimachinery util/yaml): a stream whose first

@@ -1,5 +1,5 @@
 /**
- * @module manual/explain-lints
+ * @module manual-inject/explain-lints
  * Manifest-level checks for the classic reasons a sidecar silently does not appear (istio#32853,
  * vault-helm#335, cyberark/sidecar-injector#24): the opt-in on the Deployment's own metadata,
  * which the webhook never sees (it is called for pods, which only get the template's metadata);
@@ -11,7 +11,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { invalidValueHint } from '../inject/decide-hints.js';
 import { quote } from '../util/describe.js';
-import type { PodTemplateRef } from '../manifests/index.js';
+import type { PodTemplateRef } from '../manifest-io/index.js';
 import { isPlainObject } from '../util/json.js';
 
 export interface LintContext {

@@ -1,5 +1,5 @@
 /**
- * @module manual/explain-format
+ * @module manual-inject/explain-format
  * How `explain` prints: plain text for people (one block per pod template, both layers' steps
  * in order, then warnings), or JSON for scripts (an array of entries with stable field names).
  */
