@@ -71,12 +71,13 @@ test('a repeated pod is answered without parsing, byte for byte the answer of a 
 
 test('skipped and already-injected answers replay too, and a v1beta1 review keeps its version', () => {
   const { handler } = setup();
-  const optedOut = samplePod('', { labels: { 'sidecar.istio.io/inject': 'false' } });
+  const optedOut = samplePod('', { annotations: { 'sidecar.istio.io/inject': 'false' } });
   const beta = (n: number) => JSON.stringify(podReview(samplePod(''), { uid: uid(n), apiVersion: 'admission.k8s.io/v1beta1' }));
-  for (const make of [(n: number) => review(n, optedOut), beta]) {
+  for (const [make, outcome] of [[(n: number) => review(n, optedOut), 'skipped'], [beta, 'injected']] as const) {
     handler(call(make(10)));
     const again = parses(() => handler(call(make(11))));
     assert.equal(again.parses, 0);
+    assert.equal(again.value.outcome, outcome);
     assert.equal(again.value.body, fresh(call(make(11))).body);
   }
   // The pod as the webhook left it: answered "already injected" (no patch), replayed alike.
