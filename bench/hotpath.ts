@@ -98,6 +98,14 @@ async function main(): Promise<void> {
       rows.push([`${f} JSON.stringify(patch) + base64 (a miss)`, perCall(() => Buffer.from(JSON.stringify(patch)).toString('base64'))]);
     }
   }
+  const m = createMetrics({ processMetrics: false });
+  rows.push(['metrics of one admission (in flight +1/-1, request, cache hit, injected)', perCall(() => {
+    m.inFlight(1);
+    m.resultCache(true);
+    m.injected();
+    m.inFlight(-1);
+    m.request(200, 'injected', 0.0001);
+  })]);
   const sink = batchedSink((text) => void writeSync(devNull, text));
   const logger = createLogger({ level: 'info', destination: sink });
   const fields = { uid: '00000000-0000-4000-8000-000000000001', namespace: 'shop', pod: 'checkout-7d9c6b5f4-x2x9q', kind: 'Pod', operation: 'CREATE', dryRun: false, durationMs: 0.123, decision: 'injected', reason: 'policy-enabled', patchOps: 7 };

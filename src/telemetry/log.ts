@@ -37,17 +37,21 @@ export interface LineSink {
 }
 
 /**
- * Batch log lines into one write per event-loop turn (or per 64 KiB): under load one
- * syscall carries many admission lines instead of one each. `flush` on shutdown.
+ * Batch log lines: the first line after a quiet spell is written on the next event-loop turn;
+ * under load, at most one write per `minIntervalMs` (or per 64 KiB), so one syscall carries many
+ * admission lines instead of a few. Each write to a pipe or file cost about as much as the whole
+ * line; `flush` writes out the rest (on shutdown).
  */
-export function batchedSink(write: (text: string) => void, maxBuffered = 64 * 1024): LineSink {
+export function batchedSink(write: (text: string) => void, maxBuffered = 64 * 1024, minIntervalMs = 10): LineSink {
   let buffer = '';
   let scheduled = false;
+  let lastWrite = -Infinity;
   const flush = (): void => {
     scheduled = false;
     if (buffer.length === 0) return;
     const text = buffer;
     buffer = '';
+    lastWrite = performance.now();
     write(text);
   };
   return {
@@ -56,7 +60,9 @@ export function batchedSink(write: (text: string) => void, maxBuffered = 64 * 10
       if (buffer.length >= maxBuffered) flush();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        const wait = lastWrite + minIntervalMs - performance.now();
+        if (wait <= 0) setImmediate(flush);
+        else setTimeout(flush, wait);
       }
     },
     flush,
