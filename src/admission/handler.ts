@@ -273,8 +273,9 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
     if (replay.outcome === 'injected') metrics?.injected();
     else metrics?.skipped(replay.reason);
     if (logger.isLevelEnabled('info')) {
-      replay.logger ??= logger.child(replay.line);
-      replay.logger.info({ uid, durationMs: durationMs(call), decision: replay.outcome, reason: replay.reason, patchOps: replay.patchOps }, 'admission');
+      // Everything but the uid and the duration is serialised once, into the child.
+      replay.logger ??= logger.child({ ...replay.line, decision: replay.outcome, reason: replay.reason, patchOps: replay.patchOps });
+      replay.logger.info({ uid, durationMs: durationMs(call) }, 'admission');
     }
     return { status: 200, body: replayBody(replay, uid), outcome: replay.outcome };
   }
