@@ -274,8 +274,12 @@ export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
     else metrics?.skipped(replay.reason);
     if (logger.isLevelEnabled('info')) {
       // Everything but the uid and the duration is serialised once, into the child.
-      replay.logger ??= logger.child({ ...replay.line, decision: replay.outcome, reason: replay.reason, patchOps: replay.patchOps });
-      replay.logger.info({ uid, durationMs: durationMs(call) }, 'admission');
+      let child = replay.logger;
+      if (child === undefined || replay.loggerOf !== logger) {
+        child = replay.logger = logger.child({ ...replay.line, decision: replay.outcome, reason: replay.reason, patchOps: replay.patchOps });
+        replay.loggerOf = logger;
+      }
+      child.info({ uid, durationMs: durationMs(call) }, 'admission');
     }
     return { status: 200, body: replayBody(replay, uid), outcome: replay.outcome };
   }

@@ -22,6 +22,8 @@ export interface Replay {
   readonly line: Readonly<Record<string, unknown>>;
   /** A pino child with `line` serialised once, made at the first replay (most misses never repeat). */
   logger?: Logger;
+  /** The logger `logger` is a child of (a cache shared by two handlers keeps each one's lines apart). */
+  loggerOf?: Logger;
 }
 
 /** Cut a full-path answer around its uid; undefined when it is not laid out as expected. */
