@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchedSink, clip } from './log.js';
+import { batchedSink, clip, isoTimeCached } from './log.js';
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -45,4 +45,16 @@ test('clip bounds and repairs user strings for logs', () => {
   assert.equal(clip('x'.repeat(300))?.length, 257);
   assert.equal(clip('a\ud800b'), 'a\ufffdb');
   assert.equal(clip(42), undefined);
+});
+
+test("isoTimeCached writes pino's isoTime field, formatted once per millisecond", () => {
+  let now = Date.UTC(2026, 10, 25, 15, 40, 0, 123);
+  const time = isoTimeCached(() => now);
+  assert.equal(time(), ',"time":"2026-11-25T15:40:00.123Z"');
+  assert.equal(time(), ',"time":"2026-11-25T15:40:00.123Z"');
+  now += 1;
+  assert.equal(time(), ',"time":"2026-11-25T15:40:00.124Z"');
+  const real = isoTimeCached();
+  const line = JSON.parse(`{"a":1${real()}}`) as { time: string };
+  assert.ok(Math.abs(Date.parse(line.time) - Date.now()) < 60_000);
 });

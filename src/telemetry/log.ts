@@ -17,13 +17,30 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/**
+ * pino's `isoTime` (`,"time":"2026-...Z"`), formatted once per millisecond: under load several
+ * admission lines share a millisecond, and `toISOString` was a visible share of a cache hit.
+ */
+export function isoTimeCached(clock: () => number = Date.now): () => string {
+  let last = Number.NaN;
+  let text = '';
+  return () => {
+    const ms = clock();
+    if (ms !== last) {
+      last = ms;
+      text = `,"time":"${new Date(ms).toISOString()}"`;
+    }
+    return text;
+  };
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? pino.destination({ dest: 2, sync: false });
   return pino(
     {
       level: options.level ?? 'info',
       base: { component: 'sidecar-injector' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeCached(),
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,
