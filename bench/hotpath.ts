@@ -96,6 +96,7 @@ async function main(): Promise<void> {
       const patch = result.patch;
       rows.push([`${f} serializeReview (patch encoded once, cached)`, perCall((i) => serializeReview('admission.k8s.io/v1', patched(uidOf(i), patch, [])))]);
       rows.push([`${f} JSON.stringify(patch) + base64 (a miss)`, perCall(() => Buffer.from(JSON.stringify(patch)).toString('base64'))]);
+      rows.push([`${f} JSON.stringify(patch) alone (cache.set's byte count before)`, perCall(() => JSON.stringify(patch).length)]);
     }
   }
   const m = createMetrics({ processMetrics: false });
