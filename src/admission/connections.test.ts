@@ -86,3 +86,14 @@ test('a full table of idle connections does not lock out a new admission: idle p
   for (const p of probes) p.socket.destroy();
   apiserver.socket.destroy();
 });
+
+test('a burst of new connections is handshaken in paced turns: every one is served, and another source is served meanwhile', async (t) => {
+  const h = await startHarness({ limits: { maxConnectionsPerSource: 1000 } });
+  t.after(() => h.server.shutdown());
+  // 80 at once from one address: far more than the handshakes begun per turn, so most wait.
+  const burst = Array.from({ length: 80 }, () => tlsConnect(h.port).then((s) => exchange(s, HEALTHZ, 10_000)));
+  const other = tlsConnect(h.port, { localAddress: '127.0.0.2' } as Parameters<typeof tlsConnect>[1]).then((s) => exchange(s, HEALTHZ, 10_000));
+  const answers = await Promise.all([...burst, other]);
+  for (const a of answers) assert.match(a.data, /^HTTP\/1\.1 200 /);
+  assert.ok(parseReview(await postReview(h.port, podReview(samplePod()))).response.patch);
+});

@@ -14,11 +14,15 @@
  * - under pressure (the table `pressure` full), idle keep-alive connections are reclaimed before
  *   a new one could be refused: those that never carried an admission first, then the longest
  *   idle (a connection that never completed a request is cut by the header timeout anyway).
+ *
+ * A connection refused here is refused before TLS starts (no handshake is paid for it), and an
+ * accepted one waits its turn for the handshake (handshake-queue.ts).
  */
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../telemetry/log.js';
+import { handshakeQueue } from './handshake-queue.js';
 
 export interface ConnectionPolicy {
   /** Open connections from one remote address at most. */
@@ -27,9 +31,19 @@ export interface ConnectionPolicy {
   probeIdleMs: number;
   /** Fraction of maxConnections from which idle connections are reclaimed. */
   pressure: number;
+  /** TLS handshakes begun per event-loop turn at most (the rest wait, sources taking turns). */
+  handshakesPerTurn: number;
+  /** Longest wait for a handshake slot; past it the connection is closed. */
+  handshakeWaitMs: number;
 }
 
-export const DEFAULT_CONNECTION_POLICY: Readonly<ConnectionPolicy> = Object.freeze({ maxPerSource: 256, probeIdleMs: 5000, pressure: 0.9 });
+export const DEFAULT_CONNECTION_POLICY: Readonly<ConnectionPolicy> = Object.freeze({
+  maxPerSource: 256,
+  probeIdleMs: 5000,
+  pressure: 0.9,
+  handshakesPerTurn: 4,
+  handshakeWaitMs: 10_000,
+});
 
 interface Tracked {
   busy: number;
@@ -52,6 +66,7 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
   const tracked = new Map<TLSSocket, Tracked>();
   let open = 0;
   const threshold = Math.max(1, Math.floor(maxConnections * policy.pressure));
+  const handshakes = pacedHandshakes(server, policy, logger);
 
   server.on('connection', (socket: Socket) => {
     const source = socket.remoteAddress ?? '';
@@ -70,6 +85,7 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
       else perSource.set(source, left);
     });
     if (open >= threshold) reclaim(open - threshold + 1);
+    handshakes?.admit(socket, source);
   });
 
   server.on('secureConnection', (socket: TLSSocket) => {
@@ -113,6 +129,26 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
       };
     },
     open: () => open,
-    stop: () => clearInterval(sweep),
+    stop: () => {
+      clearInterval(sweep);
+      handshakes?.stop();
+    },
   };
+}
+
+/**
+ * Put the handshake queue between accept and TLS: the TLS server's own connection listener
+ * (the one that wraps the socket and starts the handshake) is taken off the `connection` event
+ * and called by the queue instead. Registered before ours, it must be the only listener; if a
+ * future Node adds others, pacing is off (with a warning) rather than guessed at.
+ */
+function pacedHandshakes(server: HttpsServer, policy: ConnectionPolicy, logger: Logger) {
+  const listeners = server.listeners('connection');
+  if (listeners.length !== 1) {
+    logger.warn({ listeners: listeners.length }, 'TLS handshakes are not paced: unexpected connection listeners');
+    return undefined;
+  }
+  const startTls = listeners[0] as (socket: Socket) => void;
+  server.removeListener('connection', startTls);
+  return handshakeQueue((socket) => startTls.call(server, socket), { perTurn: policy.handshakesPerTurn, maxWaitMs: policy.handshakeWaitMs });
 }
