@@ -263,3 +263,25 @@ test('plainStringEnd takes 1 to max printable ASCII characters after a quote, wi
   assert.equal(uidWrittenPlainly(Buffer.from('{"a":"\\u0062"}'), 'abc'), false);
   assert.equal(uidWrittenPlainly(Buffer.from('{}'), 'a/b'), false, '\\/ decodes to a slash');
 });
+
+test('consecutive replicas (compared byte for byte with the last one) replay; one changed byte anywhere else does not', () => {
+  const { handler, cores } = setup();
+  for (const n of [140, 141, 142, 143]) assert.equal(handler(call(review(n))).body, fresh(call(review(n))).body);
+  assert.equal(cores(), 1);
+  assert.equal(parses(() => handler(call(review(144)))).parses, 0);
+  // Same length, same uid offset, one byte of the pod changed (a name's last letter).
+  const changed = review(145).replace('"web-7d9c6b5f4-"', '"web-7d9c6b5f5-"');
+  assert.notEqual(changed, review(145));
+  const r = parses(() => handler(call(changed)));
+  assert.equal(r.parses, 1);
+  assert.equal(r.value.body, fresh(call(changed)).body);
+  assert.equal(cores(), 2);
+  // A changed byte just before and just after the uid's quotes.
+  const before = review(146).replace('"uid":"0a1b', '"uiD":"0a1b');
+  assert.equal(parses(() => handler(call(before))).parses, 1);
+  const after = review(147).replace(`${uid(147)}","kind"`, `${uid(147)}","kinD"`);
+  assert.equal(parses(() => handler(call(after))).parses, 1);
+  // And the original replays again.
+  assert.equal(parses(() => handler(call(review(148)))).parses, 0);
+  assert.equal(handler(call(review(149))).body, fresh(call(review(149))).body);
+});

@@ -20,7 +20,9 @@
  * quote are taken as its uid (plain printable ASCII, occurring exactly once), the rest is hashed
  * as above, and a matching entry means the body is the stored one's bytes with only that one
  * string's content changed: same JSON structure, so the same review with this uid, and the same
- * answer with this uid spliced in. Anything else falls through to the full path.
+ * answer with this uid spliced in. Anything else falls through to the full path. The body of the
+ * last hashed replay is kept (a copy): the next replica of a rollout is recognised by comparing
+ * its bytes around the uid with it (memcmp), without hashing.
  */
 import { createHash } from 'node:crypto';
 import type { Decision, JsonPatchOperation } from '../inject/types.js';
@@ -54,6 +56,8 @@ interface Bucket {
   bytes: number;
   /** Offsets of replayable uids, most recent first (the apiserver's layout gives one). */
   offsets: number[];
+  /** The body of the last hashed replay (a copy), to recognise the next replica by comparing bytes. */
+  last?: { body: Buffer; at: number; end: number; path: string; key: string; entry: Entry };
 }
 
 /** A key with where its uid was cut, so a later step can reuse the digest. */
@@ -67,6 +71,13 @@ export interface CacheKey {
 export type Probe = { replay: Replay; uid: string; hint?: undefined } | { replay?: undefined; uid?: undefined; hint?: CacheKey };
 
 const MAX_OFFSETS = 4;
+
+/** `body` (uid at [last.at, end)) equals `last.body` outside the uid, byte for byte. */
+function sameAround(body: Buffer, end: number, last: { body: Buffer; at: number; end: number }): boolean {
+  const tail = body.length - end;
+  if (tail !== last.body.length - last.end) return false;
+  return body.compare(last.body, 0, last.at, 0, last.at) === 0 && body.compare(last.body, last.end, last.body.length, end, body.length) === 0;
+}
 
 function digest(body: Buffer, at: number, end: number, path: string): string {
   // The path has no newline and the offset is digits, so the framing is unambiguous.
@@ -115,10 +126,18 @@ export class ResultCache {
       const uid = body.subarray(at, end);
       // Today's rule for every key: the uid's bytes occur exactly once.
       if (body.indexOf(uid) !== at || body.indexOf(uid, end) !== -1) continue;
+      // A rollout sends one workload's replicas in a row: the same bytes around the uid as the
+      // last replay's, checked by comparing them (memcmp), which is cheaper than hashing them.
+      const last = bucket.last;
+      if (last !== undefined && last.at === at && last.path === path && sameAround(body, end, last) && bucket.entries.get(last.key) === last.entry) {
+        this.#touch(bucket, last.key, last.entry);
+        return { replay: last.entry.replay!, uid: uid.toString('latin1') };
+      }
       const key = digest(body, at, end, path);
       const entry = bucket.entries.get(key);
       if (entry?.replay !== undefined) {
         this.#touch(bucket, key, entry);
+        bucket.last = { body: Buffer.from(body), at, end, path, key, entry };
         return { replay: entry.replay, uid: uid.toString('latin1') };
       }
       hint ??= { key, at, end };
