@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { exitStatusHelp } from './cli/manual-help.js';
 import { InjectorError, InputError, allErrorCodes, errorInfo, formatLocation, toInjectorError } from './errors.js';
 
 test('a located error reads "file: document N, line L, column C: message"', () => {
@@ -26,4 +29,22 @@ test('anything thrown becomes an InjectorError; stack overflows become a limit e
   const wrapped = toInjectorError('a string');
   assert.equal(wrapped.code, 'SI_INTERNAL');
   assert.match(wrapped.message, /a string/);
+});
+
+test('every code in the catalogue is raised somewhere in src/ (no dead codes)', () => {
+  const sources = execFileSync('find', ['src', '-name', '*.ts', '!', '-name', '*.test.ts', '!', '-path', '*/testing/*', '!', '-name', 'errors.ts'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f !== '')
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+  const unused = allErrorCodes().filter((code) => !sources.includes(`'${code}'`));
+  assert.deepEqual(unused, []);
+});
+
+test("the CLI's exit-status help is generated from the catalogue: every status and code a manifest command can end with", () => {
+  const help = exitStatusHelp();
+  for (const code of allErrorCodes().filter((c) => /^SI_(USAGE|FILE_|INPUT_|TEMPLATE_|CONFIG_|INJECT_|PATCH|INTERNAL)/.test(c))) {
+    assert.match(help, new RegExp(`^ +${errorInfo(code).exitCode}  ${code} +${errorInfo(code).summary.replace(/[()]/g, '\\$&')}$`, 'm'), code);
+  }
+  assert.match(help, /^ +3 {2}SI_TEMPLATE_PARSE/m, 'exit 3 (templates) is listed');
 });

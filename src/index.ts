@@ -16,26 +16,50 @@ export type {
   InjectionContext,
   InjectionResult,
   InjectionStatus,
-  JsonPatchOperation,
   SkippedResult,
+  UndoEntry,
   UninjectResult,
 } from './inject/index.js';
+// Types the core's signatures and results mention (src/package-types.test.ts checks that every
+// type a consumer meets can be named from here).
+export type { DecisionConfig } from './inject/decide.js';
+export type { PodLimits } from './inject/limits.js';
+export type { StatusKeyring } from './inject/status-mac.js';
+export type { JsonObject, JsonValue } from './util/json.js';
 
 // Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file).
 export { defaultConfig, loadConfig, parseConfig } from './config/load.js';
-export type { InjectorConfig, InjectionKeys, LoadedConfig } from './config/types.js';
+export type { LoadOptions } from './config/load.js';
+export type {
+  ConfigSource,
+  InjectionKeys,
+  InjectionPolicy,
+  InjectionValues,
+  InjectorConfig,
+  LoadedConfig,
+  TemplateOptions,
+} from './config/types.js';
+export type { BuildOptions, TemplateCompilerFactory } from './config/parse.js';
+export type { ValidateOptions } from './config/validate.js';
+export type { Compatibility, CompatibilityMode } from './config/compat.js';
+export type { CompiledSelector, LabelSelector, LabelSelectorRequirement, Requirement as CompiledRequirement, SelectorOperator } from './config/selector.js';
 
 // Manifests: multi-document YAML/JSON in, injected / uninjected / explained out.
 export { explainManifest, injectManifest, uninjectManifest } from './manual/index.js';
-export type { DocumentNote, ExplainEntry, ManualOptions, ManualOutput } from './manual/index.js';
+export type { DocumentNote, ExplainEntry, ExplainOptions, ExplainStep, ManualOptions, ManualOutput, TemplateSubject } from './manual/index.js';
+export type { ExplainReason } from './manual/explain.js';
+export type { JsonPath } from './manifests/kinds.js';
 
 // Go text/template with Sprig and Istio's injector functions.
 export { parseTemplate, parseTemplateSet, formatValue, sprintf } from './template/index.js';
-export type { ExecuteOptions, FuncMap, GoFunc, ParseOptions, Template, TemplateSet } from './template/index.js';
+export type { ExecuteOptions, FuncMap, GoFunc, MissingKey, ParseOptions, Template, TemplateSet } from './template/index.js';
+export type { GoNumberType, GoParamType } from './template/value.js';
+export type { InjectorOptions } from './template/funcs/index.js';
 export { sprigFuncs, templateFuncs, injectorFuncs } from './template/funcs/index.js';
 
 // Patch engines: Kubernetes strategic merge (Pod schema) and RFC 6902.
 export { applyPatch, createPatch, strategicMerge } from './patch/index.js';
+export type { JsonPatchOperation, SmpField, SmpSchema } from './patch/index.js';
 
 // Errors: one catalogue with stable codes.
 export {
@@ -50,4 +74,4 @@ export {
   allErrorCodes,
   errorInfo,
 } from './errors.js';
-export type { ErrorCode, ErrorInfo, SourceLocation } from './errors.js';
+export type { ErrorCode, ErrorInfo, InjectorErrorOptions, SourceLocation } from './errors.js';

@@ -13,7 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { runCli } from '../cli/program.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { startHarness } from '../testing/webhook-harness.js';
@@ -79,10 +79,7 @@ async function cliInject(dir: string, pod: Pod, namespace: string): Promise<unkn
 
 test('real core: webhook patch == core called directly == `inject -f`, in v1 and v1beta1, and idempotent', async (t) => {
   const config = defaultConfig();
-  const h = await startHarness<LoadedConfig>({
-    inject: injectPod,
-    config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) },
-  });
+  const h = await startHarness({ config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) } });
   const dir = await mkdtemp(join(tmpdir(), 'equivalence-'));
   t.after(async () => {
     await h.server.shutdown();

@@ -7,3 +7,10 @@ export const DEFAULT_DRAIN_DELAY_MS = 0;
 export const DEFAULT_GRACE_MS = 15_000;
 /** Injection results remembered per config for repeated pods (see result-cache.ts). */
 export const DEFAULT_CACHE_ENTRIES = 256;
+
+/**
+ * What to answer when injection was wanted but failed: deny the pod, or allow it without a
+ * sidecar (with a warning). One type for the handler, `serve --on-error` and the install options.
+ */
+export const ON_ERROR_MODES = ['deny', 'allow'] as const;
+export type OnError = (typeof ON_ERROR_MODES)[number];

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../telemetry/log.js';
 import type { WebhookMetrics } from '../telemetry/metrics.js';
-import { send, sendStatus } from './http.js';
+import { send, sendRefusal, sendStatus } from './http.js';
 
 export interface Readiness {
   ready: boolean;
@@ -27,7 +27,7 @@ export const OPS_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
 export function serveOps(path: string, req: IncomingMessage, res: ServerResponse, deps: OpsDeps, close: boolean): boolean {
   if (path !== '/healthz' && path !== '/readyz' && path !== '/metrics') return false;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    sendStatus(res, 405, 'MethodNotAllowed', `${path} only answers GET`, close, { Allow: 'GET, HEAD' });
+    sendRefusal(res, 'SI_ADMISSION_METHOD', `${path} only answers GET`, close, { Allow: 'GET, HEAD' });
     return true;
   }
   if (path === '/healthz') {

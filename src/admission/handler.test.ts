@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyWithFastJsonPatch } from '../patch/testing/appliers.js';
 import { createHandler, type AdmissionCall } from './handler.js';
-import { fakeConfig, fakeInject, seenContexts, seenPods, type FakeConfig } from '../testing/fake-inject.js';
+import { defaultConfig } from '../config/load.js';
+import { injectPod } from '../inject/index.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { captureLogger } from '../testing/logs.js';
 import { createMetrics } from '../telemetry/metrics.js';
-import type { InjectionResult } from '../inject/types.js';
+import type { InjectionContext, InjectionResult } from '../inject/types.js';
 
 interface Out {
   response: { uid: string; allowed: boolean; patch?: string; warnings?: string[]; status?: { code: number; message: string } };
@@ -17,12 +18,23 @@ function call(body: unknown, extra: Partial<AdmissionCall> = {}): AdmissionCall 
   return { body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), path: '/inject', query: 'timeout=10s', startedAt: 0, ...extra };
 }
 
-function setup(options: { onError?: 'deny' | 'allow'; inject?: typeof fakeInject; now?: () => number } = {}) {
+/** The real core and the built-in config; calls are recorded so tests see what the core got. */
+const config = defaultConfig();
+const lastCall: { pod?: unknown; ctx?: InjectionContext } = {};
+const recordingInject: typeof injectPod = (pod, ctx, cfg) => {
+  lastCall.pod = pod;
+  lastCall.ctx = ctx;
+  return injectPod(pod, ctx, cfg);
+};
+/** An annotation value the built-in (Istio-style) config refuses: SI_INJECT_ANNOTATION. */
+const BAD_ANNOTATION = { 'sidecar.istio.io/proxyCPU': 'bad value' };
+
+function setup(options: { onError?: 'deny' | 'allow'; inject?: typeof injectPod; now?: () => number } = {}) {
   const logs = captureLogger('debug');
   const metrics = createMetrics({ processMetrics: false });
-  const handler = createHandler<FakeConfig>({
-    inject: options.inject ?? fakeInject,
-    getConfig: () => fakeConfig(),
+  const handler = createHandler({
+    inject: options.inject ?? recordingInject,
+    getConfig: () => config,
     onError: options.onError,
     logger: logs.logger,
     metrics,
@@ -57,7 +69,7 @@ test('the core never sees managedFields, and the original object is not modified
   const pod = samplePod();
   const before = structuredClone(pod);
   handler(call(podReview(pod)));
-  const seen = seenPods.at(-1) as { metadata: Record<string, unknown> };
+  const seen = lastCall.pod as { metadata: Record<string, unknown> };
   assert.equal(Object.hasOwn(seen.metadata, 'managedFields'), false);
   assert.equal(seen.metadata.name, 'web-7d9c6b5f4-x2x9q');
   assert.deepEqual(pod, before);
@@ -92,7 +104,7 @@ test('the answer is in the request version, v1beta1 included', () => {
 });
 
 test('injection failure: --on-error=deny refuses with the error code; allow admits unmodified with a warning', async () => {
-  const pod = samplePod('p', { annotations: { 'fake.test/fail': 'bad value' } });
+  const pod = samplePod('p', { annotations: BAD_ANNOTATION });
   const deny = setup({ onError: 'deny' });
   const d = parse(deny.handler(call(podReview(pod, { uid: 'u-d' }))).body);
   assert.equal(d.response.uid, 'u-d');
@@ -111,8 +123,13 @@ test('injection failure: --on-error=deny refuses with the error code; allow admi
 });
 
 test('a bug in the core follows --on-error and logs its stack at error level', () => {
-  const { handler, logs } = setup({ onError: 'deny' });
-  const reply = handler(call(podReview(samplePod('p', { annotations: { 'fake.test/bug': '' } }), { uid: 'u-bug' })));
+  const buggy: typeof injectPod = (pod, ctx, cfg) => {
+    // A genuine TypeError, as a bug in the core would produce.
+    (undefined as unknown as { boom(): void }).boom();
+    return injectPod(pod, ctx, cfg);
+  };
+  const { handler, logs } = setup({ onError: 'deny', inject: buggy });
+  const reply = handler(call(podReview(samplePod('p'), { uid: 'u-bug' })));
   assert.equal(reply.status, 200);
   const out = parse(reply.body);
   assert.equal(out.response.allowed, false);
@@ -123,7 +140,7 @@ test('a bug in the core follows --on-error and logs its stack at error level', (
 });
 
 test('a bug in the handler itself becomes an HTTP 500 that still carries the uid', () => {
-  const broken = (() => ({ kind: 'injected' })) as unknown as typeof fakeInject; // result without decision
+  const broken = (() => ({ kind: 'injected' })) as unknown as typeof injectPod; // result without decision
   const { handler, logs } = setup({ inject: broken });
   const reply = handler(call(podReview(samplePod(), { uid: 'u-500' })));
   assert.equal(reply.status, 500);
@@ -148,9 +165,9 @@ test('object null, an array or a string is never patched', () => {
 test('past the internal deadline the core is not called and --on-error answers', () => {
   let clock = 0;
   let called = false;
-  const spy = (...args: Parameters<typeof fakeInject>): InjectionResult => {
+  const spy = (...args: Parameters<typeof injectPod>): InjectionResult => {
     called = true;
-    return fakeInject(...args);
+    return injectPod(...args);
   };
   const { handler } = setup({ inject: spy, now: () => clock });
   clock = 1600; // budget for ?timeout=2s is 1.5 s
@@ -178,7 +195,7 @@ test('the namespace comes from the request when the pod has none; path params re
   delete (pod.metadata as Record<string, unknown>).namespace;
   delete (pod.metadata as Record<string, unknown>).name;
   handler(call(podReview(pod, { namespace: 'team-a' }), { path: '/inject/cluster/c1/net/n1' }));
-  const ctx = seenContexts.at(-1);
+  const ctx = lastCall.ctx;
   assert.equal(ctx?.namespace, 'team-a');
   assert.equal(ctx?.mode, 'webhook');
   assert.deepEqual({ ...ctx?.pathParams }, { cluster: 'c1', net: 'n1' });
@@ -191,11 +208,12 @@ test('skip reasons worth knowing and the core hints become warnings; plain opt-o
   const h = parse(handler(call(podReview(host))).body);
   assert.equal(h.response.allowed, true);
   assert.match(h.response.warnings?.[0] ?? '', /^sidecar not injected \(host-network\)/);
-  const off = parse(handler(call(podReview(samplePod('p', { annotations: { 'fake.test/inject': 'false' } })))).body);
+  const off = parse(handler(call(podReview(samplePod('p', { annotations: { 'sidecar.istio.io/inject': 'false' } })))).body);
+  assert.equal(off.response.patch, undefined);
   assert.equal(off.response.warnings, undefined);
-  const yes = parse(handler(call(podReview(samplePod('p', { annotations: { 'fake.test/inject': 'yes' } })))).body);
+  const yes = parse(handler(call(podReview(samplePod('p', { annotations: { 'sidecar.istio.io/inject': 'yes' } })))).body);
   assert.ok(yes.response.patch);
-  assert.deepEqual(yes.response.warnings, ['annotation fake.test/inject is "yes"; use "true" or "false"']);
+  assert.deepEqual(yes.response.warnings, ['annotation sidecar.istio.io/inject="yes" ignored: only "true" or "false" count; the default applies. Write "true".']);
 });
 
 test('an already injected pod gets no patch and is counted as already-injected', async () => {
@@ -257,10 +275,10 @@ test('property: any JSON body or any review shape gets 200 or 400, never a 500, 
 });
 
 test('onInjectionFailed hears of refused pods and pods admitted without the sidecar (not dry runs); a throwing listener changes nothing', () => {
-  const pod = samplePod('p', { annotations: { 'fake.test/fail': 'bad value' } });
+  const pod = samplePod('p', { annotations: BAD_ANNOTATION });
   for (const onError of ['deny', 'allow'] as const) {
     const heard: unknown[] = [];
-    const handler = createHandler<FakeConfig>({ inject: fakeInject, getConfig: () => fakeConfig(), onError, now: () => 1, onInjectionFailed: (f) => heard.push(f) });
+    const handler = createHandler({ inject: injectPod, getConfig: () => config, onError, now: () => 1, onInjectionFailed: (f) => heard.push(f) });
     handler(call(podReview(pod, { uid: 'u' })));
     handler(call(podReview(pod, { uid: 'd', dryRun: true })));
     assert.equal(heard.length, 1, 'dry runs are not reported');
@@ -268,7 +286,7 @@ test('onInjectionFailed hears of refused pods and pods admitted without the side
     assert.deepEqual([f.code, f.action], ['SI_INJECT_ANNOTATION', onError === 'deny' ? 'denied' : 'allowed']);
     assert.deepEqual(f.object, pod);
   }
-  const throwing = createHandler<FakeConfig>({ inject: fakeInject, getConfig: () => fakeConfig(), now: () => 1, onInjectionFailed: () => { throw new Error('boom'); } });
+  const throwing = createHandler({ inject: injectPod, getConfig: () => config, now: () => 1, onInjectionFailed: () => { throw new Error('boom'); } });
   const out = parse(throwing(call(podReview(pod, { uid: 't' }))).body);
   assert.equal(out.response.allowed, false);
   assert.equal(out.response.uid, 't');

@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { AdmissionError, InjectorError, toInjectorError } from '../errors.js';
 import type { PodLimits } from '../inject/limits.js';
 import type { StatusKeyring } from '../inject/status-mac.js';
-import type { InjectionContext, InjectionResult, JsonPatchOperation } from '../inject/types.js';
+import type { InjectionContext, InjectionResult } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import type { Logger } from '../telemetry/log.js';
 import { clip, silentLogger } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
@@ -24,17 +25,20 @@ import type { CacheKey, CachedResult, ResultCache } from './result-cache.js';
 import { makeReplay, replayBody, type Replay } from './replay.js';
 import { uidWrittenPlainly } from './uid-span.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionVersion } from './types.js';
+import type { OnError } from './defaults.js';
+import type { LoadedConfig } from '../config/types.js';
 
-/** The injection core's signature (`injectPod`), generic over the config type it takes. */
-export type InjectFn<C> = (pod: unknown, ctx: InjectionContext, config: C) => InjectionResult;
+/**
+ * The injection core's signature (`injectPod`). Passed in rather than imported, so the server
+ * modules load without the core (serve imports it when it runs) and tests can observe calls.
+ */
+export type InjectFn = (pod: unknown, ctx: InjectionContext, config: LoadedConfig) => InjectionResult;
 
-/** What to answer when injection was wanted but failed. */
-export type OnError = 'deny' | 'allow';
 
-export interface HandlerOptions<C> {
-  inject: InjectFn<C>;
+export interface HandlerOptions {
+  inject: InjectFn;
   /** The current config; read once per request, so a reload never mixes two configs. */
-  getConfig: () => C;
+  getConfig: () => LoadedConfig;
   onError?: OnError;
   metrics?: WebhookMetrics;
   logger?: Logger;
@@ -136,7 +140,7 @@ function mergeWarnings(a: readonly string[], b: readonly string[], extra?: strin
   return out;
 }
 
-export function createHandler<C>(options: HandlerOptions<C>): AdmissionHandler {
+export function createHandler(options: HandlerOptions): AdmissionHandler {
   const { inject, getConfig, metrics, maxDepth, cache } = options;
   const onError = options.onError ?? 'deny';
   const logger = options.logger ?? silentLogger();

@@ -4,8 +4,9 @@
  * pod. Classes 28 and 29 (config and certificate reloads) are in reload.test.ts; class 30 is
  * CLI input, tested with the CLI.
  *
- * Cases that depend on injection decisions run per core in CORES: today the fake core; the
- * real `injectPod` is one more entry with its own profile (sidecar name, port, opt-out key).
+ * Cases that depend on injection decisions run per core profile in CORES (sidecar name, port,
+ * opt-out key): the real `injectPod` with the built-in config, its calls recorded so cases can
+ * check what the webhook handed over.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,15 +15,14 @@ import { request } from 'node:https';
 import { startHarness, type Harness } from '../testing/webhook-harness.js';
 import { decodePatch, parseReview, postReview, send, type HttpResult, type ReviewResponse } from '../testing/https-client.js';
 import { podReview, samplePod, type ReviewOptions } from '../testing/review-fixtures.js';
-import { fakeConfig, fakeInject, seenPods, SIDECAR_PORT, type FakeConfig } from '../testing/fake-inject.js';
 import { exchange, handshake, tcp, tlsConnect } from '../testing/raw-tls.js';
 import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from '../patch/testing/appliers.js';
 import { applyPatch as ownApply } from '../patch/apply.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import type { ServerLimits } from './server.js';
 import { defaultConfig } from '../config/load.js';
-import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
+import type { InjectionContext } from '../inject/types.js';
 
 type Pod = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
 
@@ -41,26 +41,20 @@ interface CoreProfile {
   knownGaps?: Record<string, string>;
 }
 
+/** The last call the core got: the pod and context exactly as the webhook handed them over. */
+const lastCall: { pod?: Pod; ctx?: InjectionContext } = {};
+const recordingInject: typeof injectPod = (pod, ctx, config) => {
+  lastCall.pod = pod as Pod;
+  lastCall.ctx = ctx;
+  return injectPod(pod, ctx, config);
+};
+
 const CORES: CoreProfile[] = [
-  {
-    name: 'fake core',
-    start: (limits) => startHarness<FakeConfig>({ inject: fakeInject, config: { builtin: () => fakeConfig(), load: async () => fakeConfig(), describe: (c) => ({ hash: c.hash }) }, limits }),
-    sidecarName: 'sidecar-proxy',
-    sidecarPort: SIDECAR_PORT,
-    setInjectValue: (pod, value) => {
-      pod.metadata.annotations = { ...(pod.metadata.annotations as object), 'fake.test/inject': value };
-    },
-    ignoredNamespaces: ['kube-system', 'sidecar-injector'],
-    usedNamespace: (patched, ns) => {
-      const containers = patched.spec.containers as { name: string; env?: { name: string; value: string }[] }[];
-      assert.equal(containers.at(-1)?.env?.find((e) => e.name === 'POD_NAMESPACE')?.value, ns);
-    },
-  },
   {
     name: 'real core, built-in config',
     start: (limits) => {
       const config = defaultConfig();
-      return startHarness<LoadedConfig>({ inject: injectPod, config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) }, limits });
+      return startHarness({ inject: recordingInject, config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) }, limits });
     },
     sidecarName: 'sidecar-proxy',
     sidecarPort: 15090,
@@ -68,6 +62,7 @@ const CORES: CoreProfile[] = [
       pod.metadata.labels = { ...(pod.metadata.labels as object), 'sidecar.istio.io/inject': value };
     },
     ignoredNamespaces: ['kube-system', 'kube-public'],
+    usedNamespace: (_patched, ns) => assert.equal(lastCall.ctx?.namespace, ns),
   },
 ];
 
@@ -173,7 +168,7 @@ for (const core of CORES) {
       });
 
     await kase('#1 a body over the cap (8 MiB) is 413', async () => {
-      expectStatus(await post(h, Buffer.alloc(8 * 1024 * 1024, 0x20)), 413, /limit/);
+      expectStatus(await post(h, Buffer.alloc(8 * 1024 * 1024, 0x20)), 413, /limit.*\(SI_ADMISSION_BODY_TOO_LARGE\)$/);
     });
     await kase('#1 an endless chunked stream is 413 and cut off (memory bounded)', async () => {
       const r = await endlessChunked(h.port);
@@ -185,17 +180,17 @@ for (const core of CORES) {
       expectStatus(await post(h, ''), 400, /empty/);
     });
     await kase('#3 a Content-Type other than JSON is 415 (and none at all)', async () => {
-      expectStatus(await post(h, '{}', { 'Content-Type': 'text/plain' }), 415, /application\/json/);
+      expectStatus(await post(h, '{}', { 'Content-Type': 'text/plain' }), 415, /application\/json.*\(SI_ADMISSION_CONTENT_TYPE\)$/);
       expectStatus(await post(h, '{}', { 'Content-Type': 'application/jsonx' }), 415);
       expectStatus(await post(h, '{}', {}), 415);
       expectStatus(await post(h, JSON.stringify(review(pod())), { 'Content-Type': 'Application/JSON; charset=utf-8' }), 200);
     });
     await kase('#4 GET and PUT are 405 with Allow; an unknown path is 404', async () => {
       const get = await send({ port: h.port, path: '/inject' });
-      expectStatus(get, 405);
+      expectStatus(get, 405, /POST.*\(SI_ADMISSION_METHOD\)$/);
       assert.equal(get.headers.allow, 'POST');
       expectStatus(await send({ port: h.port, method: 'PUT', path: '/inject', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 405);
-      expectStatus(await send({ port: h.port, method: 'POST', path: '/mutate', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 404);
+      expectStatus(await send({ port: h.port, method: 'POST', path: '/mutate', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 404, /no such path.*\(SI_ADMISSION_NOT_FOUND\)$/);
     });
     await kase('#5 slowloris on headers and on the body is cut by the timeouts; others are served meanwhile', async () => {
       const slowHeaders = await Promise.all(Array.from({ length: 10 }, () => tlsConnect(h.port)));
@@ -418,7 +413,7 @@ for (const core of CORES) {
       assert.ok(Date.now() - started < 5000, 'well within the apiserver timeout');
       const patched = applyAll(p, decodePatch(r) as JsonPatchOperation[]);
       assert.equal((patched.spec.containers as unknown[]).length, 201);
-      if (core.name === 'fake core') assert.equal(Object.hasOwn((seenPods.at(-1) as Pod).metadata, 'managedFields'), false);
+      assert.equal(Object.hasOwn(lastCall.pod?.metadata ?? {}, 'managedFields'), false, 'the core never sees managedFields');
     });
     await kase('#27 native sidecars and ephemeral containers are preserved', async () => {
       const p = pod();

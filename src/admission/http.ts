@@ -7,6 +7,7 @@
  * send a reset that can destroy the error response before the client reads it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorInfo } from '../errors.js';
 import { serializeStatus } from './responses.js';
 
 /** controller-runtime's limit: an AdmissionReview holds `object` and `oldObject` (apiserver cap 3 MiB each). */
@@ -193,4 +194,24 @@ export function send(res: ServerResponse, status: number, contentType: string, b
 
 export function sendStatus(res: ServerResponse, status: number, reason: string, message: string, close: boolean, extra?: Record<string, string>): void {
   send(res, status, 'application/json', serializeStatus(status, reason, message), close, extra);
+}
+
+/** The HTTP refusals before a request reaches the handler, each a code of the catalogue. */
+export type RefusalCode = 'SI_ADMISSION_METHOD' | 'SI_ADMISSION_NOT_FOUND' | 'SI_ADMISSION_CONTENT_TYPE' | 'SI_ADMISSION_BODY_TOO_LARGE';
+
+const REFUSAL_REASON: Record<RefusalCode, string> = {
+  SI_ADMISSION_METHOD: 'MethodNotAllowed',
+  SI_ADMISSION_NOT_FOUND: 'NotFound',
+  SI_ADMISSION_CONTENT_TYPE: 'UnsupportedMediaType',
+  SI_ADMISSION_BODY_TOO_LARGE: 'RequestEntityTooLarge',
+};
+
+/**
+ * Refuse with a catalogue code: its HTTP status, Kubernetes' reason for that status, and the
+ * code at the end of the message (what a user searches the docs or logs for). Returns the status.
+ */
+export function sendRefusal(res: ServerResponse, code: RefusalCode, message: string, close: boolean, extra?: Record<string, string>): number {
+  const status = errorInfo(code).httpStatus;
+  sendStatus(res, status, REFUSAL_REASON[code], `${message} (${code})`, close, extra);
+  return status;
 }

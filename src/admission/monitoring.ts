@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveOps, type OpsDeps } from './endpoints.js';
-import { sendStatus } from './http.js';
+import { sendRefusal, sendStatus } from './http.js';
 import { closeGracefully } from './server.js';
 
 export interface MonitoringServer {
@@ -26,7 +26,7 @@ export function createMonitoringServer(deps: OpsDeps): MonitoringServer {
         const url = req.url ?? '/';
         const q = url.indexOf('?');
         const path = q < 0 ? url : url.slice(0, q);
-        if (!serveOps(path, req, res, deps, draining)) sendStatus(res, 404, 'NotFound', 'the monitoring port serves /metrics, /healthz and /readyz', draining);
+        if (!serveOps(path, req, res, deps, draining)) sendRefusal(res, 'SI_ADMISSION_NOT_FOUND', 'the monitoring port serves /metrics, /healthz and /readyz', draining);
       } catch (err) {
         deps.logger.error({ error: String(err), stack: (err as Error).stack }, 'monitoring request failed');
         if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error', true);

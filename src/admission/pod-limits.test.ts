@@ -14,7 +14,7 @@ import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits
 import type { InjectFn } from './handler.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
 import { applyPatch } from '../patch/index.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { startHarness } from '../testing/webhook-harness.js';
 import { templatesConfig } from '../testing/inject-fixtures.js';
@@ -55,10 +55,9 @@ const SHAPES: Record<string, (n: number) => Pod> = {
   },
 };
 
-const realCore = { inject: injectPod as InjectFn<LoadedConfig>, config: { builtin: defaultConfig, load: (p: string) => loadConfig(p) } };
 
 test('every large shape is answered (injected within the limits, refused past them) and a normal admission alongside is answered too', async (t) => {
-  const h = await startHarness(realCore);
+  const h = await startHarness();
   t.after(() => h.server.shutdown());
   for (const [shape, make] of Object.entries(SHAPES)) {
     for (const n of [10_000, 40_000]) {
@@ -78,7 +77,7 @@ test('every large shape is answered (injected within the limits, refused past th
 });
 
 test('past a limit: deny names the limit; allow admits the pod unmodified with a warning; a pod that would be skipped is skipped', async (t) => {
-  const h = await startHarness({ ...realCore, onError: 'allow' });
+  const h = await startHarness({ onError: 'allow' });
   t.after(() => h.server.shutdown());
   const res = parseReview(await postReview(h.port, podReview(SHAPES.containers(1001)))).response as { allowed: boolean; patch?: string; warnings?: string[] };
   assert.equal(res.allowed, true);
@@ -128,7 +127,7 @@ test('pathological regexes on pod fields the user controls are answered at once 
       '  - {name: probe, image: "probe:1"}',
     ].join('\n'),
   });
-  const h = await startHarness<LoadedConfig>({ inject: injectPod, config: { builtin: () => config, load: async () => config } });
+  const h = await startHarness({ config: { builtin: () => config, load: async () => config } });
   t.after(() => h.server.shutdown());
   for (const input of ['a'.repeat(40) + '!', 'a'.repeat(5000) + '!', `${'ab '.repeat(3000)}!`]) {
     const pod = samplePod('', { annotations: { probe: input } });

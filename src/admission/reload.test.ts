@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { devCertificate } from '../certs/index.js';
 import { oddCertificate } from '../testing/cert-fixtures.js';
 import { atomicWrite } from '../testing/atomic-writer.js';
-import { startHarness, type Harness } from '../testing/webhook-harness.js';
+import { realConfig, startHarness, type Harness } from '../testing/webhook-harness.js';
 import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../testing/https-client.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { fakeConfig, loadFakeConfig } from '../testing/fake-inject.js';
+import { loadConfig } from '../config/load.js';
 import { tlsConnect } from '../testing/raw-tls.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
@@ -32,6 +32,11 @@ async function until<T>(fn: () => Promise<T | undefined>, ms: number): Promise<T
     if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A config whose one template adds the container `name` running `image`. */
+function sidecarConfig(name: string, image: string): string {
+  return `templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: ${name}\n        image: ${image}\n`;
 }
 
 /** The sidecar (name, image) a response injected. */
@@ -87,9 +92,9 @@ async function readyz(h: Harness): Promise<{ status: number; body: Record<string
 
 test('#28 a config swapped through ..data goes live within 2 s while requests are in flight; none sees a mix', async (t) => {
   const dir = await tempDir(t);
-  await atomicWrite(dir, { config: JSON.stringify({ image: 'proxy:1', sidecarName: 'sidecar-a' }) });
+  await atomicWrite(dir, { config: sidecarConfig('sidecar-a', 'proxy:1') });
   const h = await startHarness({
-    config: { path: dir, load: loadFakeConfig, builtin: () => fakeConfig(), describe: (c) => ({ hash: c.hash }) },
+    config: realConfig(dir),
     reload: { debounceMs: 50, pollMs: 60_000 }, // the watch, not the poll, must find it
   });
   t.after(() => h.server.shutdown());
@@ -97,7 +102,7 @@ test('#28 a config swapped through ..data goes live within 2 s while requests ar
   const traffic = trafficLoop(h.port);
   await new Promise((r) => setTimeout(r, 100));
   const swappedAt = Date.now();
-  await atomicWrite(dir, { config: JSON.stringify({ image: 'proxy:2', sidecarName: 'sidecar-b' }) });
+  await atomicWrite(dir, { config: sidecarConfig('sidecar-b', 'proxy:2') });
   await until(async () => ((await injectedSidecar(h.port)) === 'sidecar-b@proxy:2' ? true : undefined), 2000);
   const live = Date.now() - swappedAt;
   await new Promise((r) => setTimeout(r, 100));
@@ -108,21 +113,21 @@ test('#28 a config swapped through ..data goes live within 2 s while requests ar
   const last = traffic.seen.slice(-4);
   assert.ok(last.every((s) => s === 'sidecar-b@proxy:2'), `after the swap only the new config (${live} ms)`);
   const detail = await readyz(h);
-  assert.equal(detail.body.config.hash, 'fake-proxy:2');
+  assert.equal(detail.body.config.hash, (await loadConfig(dir)).hash);
   assert.equal(detail.body.config.reloads, 1);
 });
 
 test('#28 invalid, empty, half-written and deleted configs keep the last good one, are counted, visible in /readyz, and the server stays ready', async (t) => {
   const dir = await tempDir(t);
-  await atomicWrite(dir, { config: JSON.stringify({ image: 'proxy:1' }) });
-  const h = await startHarness({ config: { path: dir, load: loadFakeConfig, builtin: () => fakeConfig(), describe: (c) => ({ hash: c.hash }) }, reload: { debounceMs: 20, pollMs: 60_000 } });
+  await atomicWrite(dir, { config: sidecarConfig('sidecar-proxy', 'proxy:1') });
+  const h = await startHarness({ config: realConfig(dir), reload: { debounceMs: 20, pollMs: 60_000 } });
   t.after(() => h.server.shutdown());
   const traffic = trafficLoop(h.port, 2);
   const bad: [string, () => Promise<void>][] = [
-    ['invalid syntax', () => atomicWrite(dir, { config: '{"image": ' })],
-    ['invalid schema', () => atomicWrite(dir, { config: '{"image": 42}' })],
+    ['invalid syntax', () => atomicWrite(dir, { config: '{"templates": ' })],
+    ['invalid schema', () => atomicWrite(dir, { config: 'templates: 42\n' })],
     ['empty', () => atomicWrite(dir, { config: '' })],
-    ['half-written in place', () => writeFile(join(dir, '..data', 'config'), '{"image":"pro')],
+    ['half-written in place', () => writeFile(join(dir, '..data', 'config'), 'templates:\n  sidecar: "spec:\n')],
     ['deleted', () => unlink(join(dir, 'config'))],
   ];
   let failures = 0;
@@ -141,7 +146,7 @@ test('#28 invalid, empty, half-written and deleted configs keep the last good on
   const metrics = await send({ port: h.port, path: '/metrics' });
   assert.match(metrics.body, new RegExp(`sidecar_injector_reloads_total\\{kind="config",result="failure"\\} ${failures}`));
   assert.ok(h.logs.some((l) => l.level === 'error' && l.subject === 'config'));
-  await atomicWrite(dir, { config: JSON.stringify({ image: 'proxy:3' }) });
+  await atomicWrite(dir, { config: sidecarConfig('sidecar-proxy', 'proxy:3') });
   await h.server.reloadNow();
   assert.equal(await injectedSidecar(h.port), 'sidecar-proxy@proxy:3');
   assert.equal((await readyz(h)).body.config.lastError, undefined);
@@ -218,8 +223,8 @@ test('startup with an unusable certificate or config fails with the catalogue co
   await writeFile(join(dir, 'tls.crt'), expired.certPem);
   await writeFile(join(dir, 'tls.key'), expired.keyPem);
   await assert.rejects(startHarness({ tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') } }), (err: { code?: string }) => err.code === 'SI_CERT_INVALID');
-  await writeFile(join(dir, 'config'), 'not json');
-  await assert.rejects(startHarness({ config: { path: join(dir, 'config'), load: loadFakeConfig, builtin: () => fakeConfig() } }), (err: { code?: string }) => err.code === 'SI_CONFIG_INVALID');
+  await writeFile(join(dir, 'config'), 'templates: [not, a, map]\n');
+  await assert.rejects(startHarness({ config: realConfig(join(dir, 'config')) }), (err: { code?: string }) => err.code === 'SI_CONFIG_INVALID');
 });
 
 test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb in a mounted ConfigMap keep the last good config', async (t) => {
@@ -231,7 +236,7 @@ test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb 
   const configText = await readFile(new URL('../../defaults/config.yaml', import.meta.url), 'utf8');
   const valuesText = await readFile(new URL('../../defaults/values.yaml', import.meta.url), 'utf8');
   await atomicWrite(dir, { config: configText, values: valuesText });
-  const h = await startHarness<Loaded>({
+  const h = await startHarness({
     inject: injectPod,
     config: { path: dir, load: (p) => loadConfig(p), builtin: () => { throw new Error('not used'); }, describe: (c) => ({ hash: c.hash }) },
     reload: { debounceMs: 20, pollMs: 60_000 },

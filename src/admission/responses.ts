@@ -5,7 +5,7 @@
  * normalised to what the apiserver passes on intact: no "Warning:" prefix, printable, each
  * under 120 characters, a bounded total.
  */
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import type { AdmissionResponse, AdmissionVersion, ResultStatus } from './types.js';
 
 export const MAX_WARNING_LENGTH = 120;

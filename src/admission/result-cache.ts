@@ -25,7 +25,8 @@
  * its bytes around the uid with it (memcmp), without hashing.
  */
 import { createHash } from 'node:crypto';
-import type { Decision, JsonPatchOperation } from '../inject/types.js';
+import type { Decision } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { DEFAULT_CACHE_ENTRIES } from './defaults.js';
 import type { Replay } from './replay.js';
 import { isWholeString, plainStringEnd } from './uid-span.js';

@@ -51,3 +51,23 @@ test('once the uid is readable, a refusal still names it (for logs)', () => {
   assert.equal(r.ok, false);
   if (!r.ok) assert.equal(r.uid, 'known-uid');
 });
+
+test('the uid limit is 128 characters: 128 is accepted, 129 refused (literal numbers, not the constant)', () => {
+  const withUid = (uid: string) => decodeReview(enc(podReview(samplePod(), { uid })));
+  const ok = withUid('u'.repeat(128));
+  assert.equal(ok.ok, true);
+  if (ok.ok) assert.equal(ok.review.request.uid.length, 128);
+  const over = withUid('u'.repeat(129));
+  assert.equal(over.ok, false);
+  if (!over.ok) assert.match(over.error.message, /request\.uid is 129 characters long; the limit is 128/);
+});
+
+test('a user string echoed in a refusal is quoted ASCII-only and clipped', () => {
+  const base = podReview(samplePod());
+  const r = decodeReview(enc({ ...base, apiVersion: `é\n${'x'.repeat(500)}` }));
+  assert.equal(r.ok, false);
+  if (!r.ok) {
+    assert.match(r.error.message, /^unsupported apiVersion "\\u00e9\\nx+\.\.\."/);
+    assert.match(r.error.message, /^[\x20-\x7e]*$/);
+  }
+});

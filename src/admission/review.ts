@@ -10,6 +10,7 @@ import { AdmissionError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
 import { parseJsonGuarded } from './json-guard.js';
 import type { AdmissionRequest, AdmissionVersion, DecodedReview, GroupVersionKind, GroupVersionResource } from './types.js';
+import { describeValue, quote } from '../util/describe.js';
 
 /** Kubernetes uids are 36-character UUIDs; anything much longer is not from an apiserver. */
 export const MAX_UID_LENGTH = 128;
@@ -20,13 +21,11 @@ function bad(message: string, uid?: string): DecodeResult {
   return { ok: false, error: new AdmissionError('SI_ADMISSION_BAD_REQUEST', message), uid };
 }
 
-/** Echo a user value in an error message without letting it grow the message. */
+/** Echo a user value in an error message: a scalar itself (strings quoted and clipped), else its kind. */
 function show(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+  if (typeof value === 'string') return quote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return value === undefined ? 'nothing' : 'an object';
+  return describeValue(value);
 }
 
 function optionalString(value: unknown): string | undefined | false {

@@ -20,7 +20,7 @@ import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
 import { memoryReclaimer } from './memory-reclaim.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
-import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendStatus } from './http.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendRefusal, sendStatus, type RefusalCode } from './http.js';
 
 export interface ServerLimits {
   /** Request body cap in bytes (413 above). */
@@ -168,8 +168,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = Number(req.headers['content-length']);
     if (declared > limits.bodyBytes) {
-      metrics.request(413, 'invalid', 0);
-      sendStatus(res, 413, 'RequestEntityTooLarge', `request body is ${declared} bytes; the limit is ${limits.bodyBytes}`, true);
+      metrics.request(sendRefusal(res, 'SI_ADMISSION_BODY_TOO_LARGE', `request body is ${declared} bytes; the limit is ${limits.bodyBytes}`, true), 'invalid', 0);
       return;
     }
     res.writeContinue();
@@ -200,7 +199,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (admission) {
         admit(req, res, path, q < 0 ? '' : url.slice(q + 1));
       } else if (!serveOps(path, req, res, ops, draining)) {
-        sendStatus(res, 404, 'NotFound', `no such path: ${JSON.stringify(clip(path, 64))}; the webhook listens on /inject`, draining);
+        sendRefusal(res, 'SI_ADMISSION_NOT_FOUND', `no such path: ${JSON.stringify(clip(path, 64))}; the webhook listens on /inject`, draining);
       }
     } catch (err) {
       internalError(res, err);
@@ -229,31 +228,37 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (status !== 0) metrics.request(status, outcome, (now() - startedAt) / 1000);
     });
 
-    const refuse = (code: 405 | 413 | 415 | 503, reason: string, message: string, extra?: Record<string, string>): void => {
-      status = code;
+    const refuse = (code: RefusalCode | 'overloaded', message: string, extra?: Record<string, string>): void => {
       outcome = 'invalid';
-      logger.warn({ status: code, reason, error: message, path: clip(path, 64) }, 'admission request refused');
       // A 413's body is not read to the end (the connection is cut past the discard limit), so
-      // the client must not reuse this connection: Connection: close.
-      sendStatus(res, code, reason, message, draining || code === 413 || code === 503, extra);
+      // the client must not reuse this connection: Connection: close. Same for a 503.
+      const close = draining || code === 'SI_ADMISSION_BODY_TOO_LARGE' || code === 'overloaded';
+      if (code === 'overloaded') {
+        // Not an error of the request: the server sheds load; the client retries (Retry-After).
+        status = 503;
+        sendStatus(res, 503, 'ServiceUnavailable', message, close, extra);
+      } else {
+        status = sendRefusal(res, code, message, close, extra);
+      }
+      logger.warn({ status, reason: code, error: message, path: clip(path, 64) }, 'admission request refused');
     };
 
     if (req.method !== 'POST') {
       discardBody(req, limits.discardBytes);
-      refuse(405, 'MethodNotAllowed', `${clip(req.method, 16)} is not allowed: the webhook takes POST with an AdmissionReview`, { Allow: 'POST' });
+      refuse('SI_ADMISSION_METHOD', `${clip(req.method, 16)} is not allowed: the webhook takes POST with an AdmissionReview`, { Allow: 'POST' });
       return;
     }
     if (!isJsonContentType(req.headers['content-type'])) {
       discardBody(req, limits.discardBytes);
       const got = req.headers['content-type'];
-      refuse(415, 'UnsupportedMediaType', `Content-Type must be application/json, got ${got === undefined ? 'none' : JSON.stringify(clip(got, 64))}`);
+      refuse('SI_ADMISSION_CONTENT_TYPE', `Content-Type must be application/json, got ${got === undefined ? 'none' : JSON.stringify(clip(got, 64))}`);
       return;
     }
     readBody(req, limits.bodyBytes, limits.discardBytes, (result) => {
       try {
         if (!result.ok) {
-          if (result.status === 413) refuse(413, 'RequestEntityTooLarge', result.message);
-          if (result.status === 503) refuse(503, 'ServiceUnavailable', result.message, { 'Retry-After': '1' });
+          if (result.status === 413) refuse('SI_ADMISSION_BODY_TOO_LARGE', result.message);
+          if (result.status === 503) refuse('overloaded', result.message, { 'Retry-After': '1' });
           return;
         }
         let reply;

@@ -76,8 +76,19 @@ test('a client stuck mid-request cannot hold shutdown beyond the bound', async (
   assert.equal((await closed).closed, true);
 });
 
-test('shutdown is idempotent', async () => {
-  const h = await startHarness();
-  await Promise.all([h.server.shutdown(), h.server.shutdown()]);
+test('shutdown is idempotent: concurrent and later calls share the one shutdown, which runs once', async () => {
+  const h = await startHarness({ shutdown: { drainDelayMs: 100, graceMs: 2000 } });
+  const first = h.server.shutdown();
+  const second = h.server.shutdown();
+  assert.equal(second, first, 'a concurrent call joins the shutdown in progress');
+  // While draining, a second call changed nothing: the webhook still answers (unready).
+  assert.equal((await send({ port: h.port, path: '/readyz' })).status, 503);
+  await Promise.all([first, second]);
+  assert.equal(h.server.shutdown(), first, 'a call after the end returns the finished shutdown');
   await h.server.shutdown();
+  const messages = h.logs.map((l) => l.msg);
+  assert.equal(messages.filter((m) => typeof m === 'string' && m.startsWith('shutting down')).length, 1, 'draining started once');
+  assert.equal(messages.filter((m) => m === 'webhook stopped').length, 1, 'the listener closed once');
+  assert.equal(h.server.isReady(), false);
+  await assert.rejects(send({ port: h.port, path: '/healthz' }), /ECONNREFUSED/);
 });

@@ -6,17 +6,18 @@
  * run the same code in-process; `startServer` resolves once the server answers and is ready.
  */
 import { dirname } from 'node:path';
+import type { LoadedConfig } from '../config/types.js';
 import { CertError } from '../errors.js';
 import { createLogger, type Logger } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import { createReloader, type Reloader } from '../reload/file-reloader.js';
 import { configSnapshot, keyPairSnapshot, watchDirsFor, type KeyPairPem } from '../reload/sources.js';
 import type { Readiness } from './endpoints.js';
-import { createHandler, type HandlerOptions, type InjectFn, type OnError } from './handler.js';
+import { createHandler, type HandlerOptions, type InjectFn } from './handler.js';
 import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
-import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT } from './defaults.js';
+import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT, type OnError } from './defaults.js';
 import { ResultCache } from './result-cache.js';
 import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
@@ -34,18 +35,18 @@ export interface ServedCertificate extends KeyPairPem {
 /** Checks a key pair before it is served (certs/validate's `validateKeyPair` fits). */
 export type KeyPairValidator = (certPem: string, keyPem: string, options: { now?: Date }) => { ok: true; notAfter: Date } | { ok: false; reason: string };
 
-export interface ConfigProvider<C> {
+export interface ConfigProvider {
   /** `--config PATH`; undefined serves `builtin()` (nothing to reload). */
   path?: string;
-  load: (path: string) => Promise<C>;
-  builtin: () => C;
+  load: (path: string) => Promise<LoadedConfig>;
+  builtin: () => LoadedConfig;
   /** Log and `/readyz` fields for a loaded config (hash, warnings). */
-  describe?: (config: C) => Record<string, unknown>;
+  describe?: (config: LoadedConfig) => Record<string, unknown>;
 }
 
-export interface StartOptions<C> {
-  inject: InjectFn<C>;
-  config: ConfigProvider<C>;
+export interface StartOptions {
+  inject: InjectFn;
+  config: ConfigProvider;
   tls: TlsSource;
   validateKeyPair: KeyPairValidator;
   /** Default 9443; 0 picks a free port. */
@@ -69,8 +70,8 @@ export interface StartOptions<C> {
   /** Called each time a certificate starts being served (startup and every reload). */
   onCertificate?: (served: ServedCertificate) => void;
   /** Called each time a config starts being served (startup and every reload). */
-  onConfig?: (config: C) => void;
-  onInjectionFailed?: HandlerOptions<C>['onInjectionFailed'];
+  onConfig?: (config: LoadedConfig) => void;
+  onInjectionFailed?: HandlerOptions['onInjectionFailed'];
 }
 
 export interface ShutdownOptions {
@@ -96,7 +97,7 @@ export interface RunningServer {
 export { DEFAULT_PORT, DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS };
 const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
 
-export async function startServer<C>(options: StartOptions<C>): Promise<RunningServer> {
+export async function startServer(options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? createLogger();
   const metrics = options.metrics ?? createMetrics();
   const reloaders: Reloader[] = [];
@@ -105,7 +106,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
   let listening = false;
   let draining = false;
 
-  let config: C | undefined;
+  let config: LoadedConfig | undefined;
   let configReloader: Reloader | undefined;
   let pair: KeyPairPem | undefined;
   const statusKeys = new StatusKeys();
@@ -180,7 +181,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
         dirs: await watchDirsFor(path),
         snapshot: () => configSnapshot(path),
         load: () => cfg.load(path),
-        apply: (value: C) => {
+        apply: (value: LoadedConfig) => {
           config = value; // one assignment: a request reads either the old or the new config
           options.onConfig?.(value);
         },
@@ -228,7 +229,7 @@ export async function startServer<C>(options: StartOptions<C>): Promise<RunningS
 
     const handler = createHandler({
       inject: options.inject,
-      getConfig: () => config as C,
+      getConfig: () => config as LoadedConfig,
       onError: options.onError,
       metrics,
       logger,

@@ -23,8 +23,8 @@ test('serve: a reload to a config invalid for every pod is refused; the last goo
   t.after(() => rm(dir, { recursive: true, force: true }));
   await atomicWrite(dir, { config: GOOD, values: '{}' });
   const runtime = await productRuntime();
-  const h = await startHarness<LoadedConfig>({
-    inject: runtime.inject as InjectFn<LoadedConfig>,
+  const h = await startHarness({
+    inject: runtime.inject,
     config: { ...runtime.config, path: dir },
     reload: { debounceMs: 20, pollMs: 60_000 },
   });

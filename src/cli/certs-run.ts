@@ -20,7 +20,19 @@ import {
 import { CertError, InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
 import { TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-import type { CertsOptions } from './certs.js';
+
+export interface CertsOptions {
+  service: string;
+  namespace: string;
+  out: string;
+  caValidityDays: number;
+  validityDays: number;
+  clusterDomain: string;
+  secretManifest?: string | true;
+  secretName?: string;
+  force?: boolean;
+  client?: string;
+}
 
 
 function usageError(message: string): InjectorError {

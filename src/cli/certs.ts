@@ -8,21 +8,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 import type { CliIO } from './io.js';
+import type { CertsOptions } from './certs-run.js';
 
 export { TLS_CERT_FILE, TLS_KEY_FILE };
-
-export interface CertsOptions {
-  service: string;
-  namespace: string;
-  out: string;
-  caValidityDays: number;
-  validityDays: number;
-  clusterDomain: string;
-  secretManifest?: string | true;
-  secretName?: string;
-  force?: boolean;
-  client?: string;
-}
 
 export function register(program: Command, io: CliIO): void {
   program

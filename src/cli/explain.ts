@@ -10,6 +10,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_NAME as DEFAULT_INJECTOR_NAMESPACE } from '../install/options.js';
 import { readInput, type CliIO } from './io.js';
 import { MANUAL_HELP } from './manual-help.js';
+import { setOwn } from '../util/own.js';
 
 interface ExplainCliOptions {
   filename: string;
@@ -65,7 +66,7 @@ export function parseLabels(value: string): Record<string, string> {
     const eq = part.indexOf('=');
     const key = eq === -1 ? '' : part.slice(0, eq).trim();
     if (key === '') throw new InvalidArgumentError(`"${part}" is not key=value (example: istio-injection=enabled,team=shop)`);
-    Object.defineProperty(labels, key, { value: part.slice(eq + 1).trim(), enumerable: true, writable: true, configurable: true });
+    setOwn(labels, key, part.slice(eq + 1).trim());
   }
   return labels;
 }

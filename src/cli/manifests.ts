@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CertMode, InstallRequest } from '../install/index.js';
+import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
 import { InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
@@ -21,7 +22,7 @@ interface ManifestsFlags {
   failurePolicy: 'Fail' | 'Ignore';
   timeoutSeconds: number;
   reinvocationPolicy: 'IfNeeded' | 'Never';
-  onError?: 'deny' | 'allow';
+  onError?: OnError;
   enableNamespacesByDefault?: boolean;
   matchConditions: boolean;
   excludeNamespace?: string[];
@@ -71,7 +72,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--failure-policy <policy>', 'Fail: opted-in pods wait while the webhook is down; Ignore: they start without the sidecar', oneOf('Fail', 'Ignore'), 'Fail')
     .option('--timeout-seconds <n>', 'webhook timeout (1-30)', integer(1, 30), DEFAULT_TIMEOUT_SECONDS)
     .option('--reinvocation-policy <policy>', 'IfNeeded (call again if a later webhook changed the pod) or Never', oneOf('IfNeeded', 'Never'), 'IfNeeded')
-    .option('--on-error <mode>', 'server answer when injection fails: deny or allow (default: deny with Fail, allow with Ignore)', oneOf('deny', 'allow'))
+    .option('--on-error <mode>', 'server answer when injection fails: deny or allow (default: deny with Fail, allow with Ignore)', oneOf(...ON_ERROR_MODES))
     .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
     .option('--no-match-conditions', 'omit the CEL matchConditions (skip mirror and hostNetwork pods); for Kubernetes before 1.28')
     .option('--exclude-namespace <namespace...>', 'more namespaces the webhook never sees')

@@ -3,6 +3,7 @@
  * The longer `--help` texts of inject, uninject and explain: what is kept byte for byte, what
  * is lost, the KRM function mode and the exit codes, in one place so the three agree.
  */
+import { allErrorCodes, errorInfo } from '../errors.js';
 
 const KRM = `
 KRM function mode:
@@ -15,12 +16,26 @@ KRM function mode:
     kpt fn eval DIR --exec ./inject.sh    # inject.sh: exec sidecar-injector inject -f - (examples/krm-function)
 `;
 
-const EXIT = `
+/** The catalogue's codes a manifest command can end with (the webhook's and cluster's cannot). */
+const MANUAL_CODE = /^SI_(USAGE|FILE_|INPUT_|TEMPLATE_|CONFIG_|INJECT_|PATCH|INTERNAL)/;
+
+/** The exit-status table, generated from the error catalogue so it cannot miss a status. */
+export function exitStatusHelp(): string {
+  const rows = allErrorCodes()
+    .filter((code) => MANUAL_CODE.test(code))
+    .map(errorInfo)
+    .sort((a, b) => a.exitCode - b.exitCode);
+  const width = Math.max(...rows.map((r) => r.code.length));
+  const lines = rows.map((r) => `  ${String(r.exitCode).padStart(2)}  ${r.code.padEnd(width)}  ${r.summary}`);
+  return `
 Exit status:
-  0 success (skipped pods are not errors)   2 usage or unreadable file   4 bad config
-  5 malformed input (YAML/JSON, shape, limits)   6 injection failed   1 cannot write output
+   0  success (skipped pods are not errors)
+${lines.join('\n')}
   On an error, Error [CODE]: FILE, document N, line L: message is printed and nothing is written.
 `;
+}
+
+const EXIT = exitStatusHelp();
 
 export const MANUAL_HELP = {
   inject: `

@@ -8,8 +8,19 @@ import { classifyPod } from '../heal/classify.js';
 import { describePlan, planRestart } from '../heal/plan.js';
 import { rollOut, settledTargets, type RolloutOutcome } from '../heal/rollout.js';
 import type { CliIO } from './io.js';
-import type { RestartCliOptions } from './restart.js';
 import { scanFromCli } from './status-run.js';
+import type { HealCliOptions } from './heal-options.js';
+
+export interface RestartCliOptions extends HealCliOptions {
+  stale?: boolean;
+  missing?: boolean;
+  maxInFlight: number;
+  interval: number;
+  timeout: number;
+  dryRun?: boolean;
+  yes?: boolean;
+  output: 'text' | 'json';
+}
 
 export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<void> {
   if (opts.stale !== true && opts.missing !== true) throw new InjectorError('SI_USAGE', 'say what to restart: --stale, --missing or both');

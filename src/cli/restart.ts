@@ -6,18 +6,8 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliIO } from './io.js';
-import { addHealOptions, parseDuration, parsePositive, type HealCliOptions } from './heal-options.js';
-
-export interface RestartCliOptions extends HealCliOptions {
-  stale?: boolean;
-  missing?: boolean;
-  maxInFlight: number;
-  interval: number;
-  timeout: number;
-  dryRun?: boolean;
-  yes?: boolean;
-  output: 'text' | 'json';
-}
+import { addHealOptions, parseDuration, parsePositive } from './heal-options.js';
+import type { RestartCliOptions } from './restart-run.js';
 
 export function register(program: Command, io: CliIO): void {
   addHealOptions(

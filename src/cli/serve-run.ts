@@ -13,7 +13,41 @@ import { startServer, type RunningServer, type ServedCertificate, type TlsSource
 import { batchedSink, createLogger, type Logger } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import type { CliIO } from './io.js';
-import type { ServeOptions, ServeRuntime } from './serve.js';
+import type { InjectFn } from '../admission/handler.js';
+import type { ConfigProvider } from '../admission/start.js';
+import type { OnError } from '../admission/defaults.js';
+import type { PodLimits } from '../inject/limits.js';
+import type { LogLevel } from '../telemetry/levels.js';
+import type { ReconcileCliOptions } from './serve-reconcile-options.js';
+
+export interface ServeOptions extends Partial<ReconcileCliOptions> {
+  config?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsDir?: string;
+  tlsCa?: string;
+  port: number;
+  address?: string;
+  monitoringPort?: number;
+  onError: OnError;
+  logLevel: LogLevel;
+  devHost?: string[];
+  webhookConfig?: string;
+  /** Seconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
+  caBundleResync: number;
+  drainDelay: number;
+  shutdownTimeout: number;
+  resultCacheEntries: number;
+  limit: PodLimits;
+  clientCa?: string;
+  clientName?: string[];
+}
+
+/** What `serve` needs from the rest of the product, imported when it runs (serve.ts productRuntime). */
+export interface ServeRuntime {
+  inject: InjectFn;
+  config: Omit<ConfigProvider, 'path'>;
+}
 
 function usage(message: string): InjectorError {
   return new InjectorError('SI_USAGE', message);
@@ -117,7 +151,7 @@ async function startHeal(options: ServeOptions, logger: Logger, metrics: Webhook
   });
 }
 
-export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: ServeRuntime<C>): Promise<void> {
+export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeRuntime): Promise<void> {
   const sink = batchedSink((text) => io.stderr(text));
   const logger = createLogger({ level: options.logLevel, destination: sink });
   // Signals are caught from the start: a SIGTERM during startup still ends in a clean exit 0.
@@ -162,7 +196,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
 
     let server: RunningServer;
     try {
-      server = await startServer<C>({
+      server = await startServer({
         inject: runtime.inject,
         config: { ...runtime.config, path: options.config },
         tls,
@@ -178,7 +212,7 @@ export async function runServe<C>(options: ServeOptions, io: CliIO, runtime: Ser
         resultCacheEntries: options.resultCacheEntries,
         podLimits: options.limit,
         ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),
-        ...(heal !== undefined ? { onConfig: (c: C) => heal.setConfig(c as never), onInjectionFailed: heal.injectionFailed } : {}),
+        ...(heal !== undefined ? { onConfig: (c) => heal.setConfig(c), onInjectionFailed: heal.injectionFailed } : {}),
       });
     } catch (err) {
       await reconciler?.stop();

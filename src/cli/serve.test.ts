@@ -6,24 +6,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { registerWith } from './serve.js';
+import { register } from './serve.js';
 import { runCli } from './program.js';
 import { memoryIO, type MemoryIO } from '../testing/memory-io.js';
-import { fakeConfig, fakeInject, loadFakeConfig } from '../testing/fake-inject.js';
 import { devCertificate } from '../certs/index.js';
 import { atomicWrite } from '../testing/atomic-writer.js';
 import { parseReview, postReview, send } from '../testing/https-client.js';
 import { exchange, tlsConnect } from '../testing/raw-tls.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 
-const fakeRuntime = async () => ({ inject: fakeInject, config: { load: loadFakeConfig, builtin: () => fakeConfig(), describe: (c: { hash: string }) => ({ hash: c.hash }) } });
-
-/** Run `serve ARGS` in-process with the fake core; resolves once it prints where it listens. */
+/** Run `serve ARGS` in-process (real core, built-in config unless --config); resolves once it prints where it listens. */
 async function serveInProcess(args: string[]) {
   const controller = new AbortController();
   const io: MemoryIO = Object.assign(memoryIO(), { signal: controller.signal });
   const program = new Command('sidecar-injector').exitOverride();
-  registerWith(fakeRuntime)(program, io);
+  register(program, io);
   const done = program.parseAsync(['serve', ...args], { from: 'user' });
   const deadline = Date.now() + 10_000;
   let port: number | undefined;
@@ -76,7 +73,7 @@ test('serve refuses contradictory or incomplete TLS flags with a usage error', a
   for (const args of [['--tls-cert', 'a.crt'], ['--tls-key', 'a.key'], ['--tls-dir', '/tmp', '--tls-cert', 'a', '--tls-key', 'b']]) {
     const io = memoryIO();
     const program = new Command('sidecar-injector').exitOverride();
-    registerWith(fakeRuntime)(program, io);
+    register(program, io);
     await assert.rejects(program.parseAsync(['serve', '--port', '0', ...args], { from: 'user' }), (err: { code?: string }) => err.code === 'SI_USAGE');
   }
   const io = memoryIO();
@@ -87,7 +84,7 @@ test('serve refuses contradictory or incomplete TLS flags with a usage error', a
 test('--webhook-config needs a CA to publish and in-cluster credentials, and says so', async () => {
   const run = async (args: string[]) => {
     const program = new Command('sidecar-injector').exitOverride();
-    registerWith(fakeRuntime)(program, memoryIO());
+    register(program, memoryIO());
     return program.parseAsync(['serve', '--port', '0', '--address', '127.0.0.1', ...args], { from: 'user' });
   };
   await assert.rejects(run(['--webhook-config', 'injector', '--tls-cert', 'a.crt', '--tls-key', 'a.key']), (err: { code?: string; message: string }) => err.code === 'SI_USAGE' && /--tls-ca/.test(err.message));
@@ -105,12 +102,12 @@ test('--webhook-config needs a CA to publish and in-cluster credentials, and say
 test('serve exits non-zero with the catalogue code when the certificate files are missing', async () => {
   const io = memoryIO();
   const program = new Command('sidecar-injector').exitOverride();
-  registerWith(fakeRuntime)(program, io);
+  register(program, io);
   await assert.rejects(program.parseAsync(['serve', '--port', '0', '--tls-cert', '/nonexistent/tls.crt', '--tls-key', '/nonexistent/tls.key'], { from: 'user' }), /ENOENT/);
 });
 
 test('a real process: SIGTERM with requests in flight -> every request answered, exit status 0, promptly', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/testing/serve-fake-main.ts', 'serve', '--port', '0', '--address', '127.0.0.1'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--address', '127.0.0.1'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', () => undefined);

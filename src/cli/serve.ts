@@ -9,45 +9,12 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-import type { LoadedConfig } from '../config/types.js';
-import type { InjectFn, OnError } from '../admission/handler.js';
-import type { ConfigProvider } from '../admission/start.js';
-import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT } from '../admission/defaults.js';
+import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
-import { addReconcileOptions, type ReconcileCliOptions } from './serve-reconcile-options.js';
-
-export interface ServeOptions extends Partial<ReconcileCliOptions> {
-  config?: string;
-  tlsCert?: string;
-  tlsKey?: string;
-  tlsDir?: string;
-  tlsCa?: string;
-  port: number;
-  address?: string;
-  monitoringPort?: number;
-  onError: OnError;
-  logLevel: LogLevel;
-  devHost?: string[];
-  webhookConfig?: string;
-  /** Seconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
-  caBundleResync: number;
-  drainDelay: number;
-  shutdownTimeout: number;
-  resultCacheEntries: number;
-  limit: PodLimits;
-  clientCa?: string;
-  clientName?: string[];
-}
-
-/** What `serve` needs from the rest of the product; tests swap in the fake core. */
-export interface ServeRuntime<C> {
-  inject: InjectFn<C>;
-  config: Omit<ConfigProvider<C>, 'path'>;
-}
-
-export type LoadRuntime<C> = () => Promise<ServeRuntime<C>>;
+import { addReconcileOptions } from './serve-reconcile-options.js';
+import type { ServeOptions, ServeRuntime } from './serve-run.js';
 
 function parsePort(value: string): number {
   const n = Number(value);
@@ -79,8 +46,8 @@ function collectLimit(value: string, into: PodLimits): PodLimits {
 }
 
 function parseOnError(value: string): OnError {
-  if (value !== 'deny' && value !== 'allow') throw new InvalidArgumentError('expected deny or allow');
-  return value;
+  if (!(ON_ERROR_MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${ON_ERROR_MODES.join(' or ')}`);
+  return value as OnError;
 }
 
 function parseLevel(value: string): LogLevel {
@@ -92,7 +59,7 @@ function parseLevel(value: string): LogLevel {
  * The product's runtime: the real config loader (imported when `serve` runs, so the rest of
  * the CLI does not load the template engine for nothing) and the injection core.
  */
-export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
+export async function productRuntime(): Promise<ServeRuntime> {
   const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
     import('../config/load.js'),
     import('../inject/inject.js'),
@@ -103,39 +70,35 @@ export const productRuntime: LoadRuntime<LoadedConfig> = async () => {
     // A config invalid for every pod is refused at load and reload (check/serve-gate).
     config: { load: async (path) => assertServable(await loadConfig(path)), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
   };
-};
-
-export function registerWith<C>(loadRuntime: LoadRuntime<C>): (program: Command, io: CliIO) => void {
-  return (program, io) => {
-    const serve = program
-      .command('serve')
-      .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
-      .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
-      .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
-      .option('--tls-key <file>', 'its private key (PEM)')
-      .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)
-      .option('--tls-ca <file>', 'the CA that signed --tls-cert (for --webhook-config)')
-      .option('--port <n>', 'HTTPS port', parsePort, DEFAULT_PORT)
-      .option('--address <addr>', 'listen address (default: all interfaces)')
-      .option('--monitoring-port <n>', 'also serve /metrics, /healthz and /readyz over plain HTTP on this port', parsePort)
-      .option('--on-error <mode>', 'when injection was wanted but failed: deny the pod, or allow it without a sidecar (with a warning)', parseOnError, 'deny' as OnError)
-      .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, parseLevel, 'info' as LogLevel)
-      .option('--dev-host <host...>', 'extra DNS names or IPs for the development certificate (an address the apiserver can reach)')
-      .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
-      .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
-      .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
-      .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
-      .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
-      .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
-      .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
-      .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
-    addReconcileOptions(serve)
-      .action(async (options: ServeOptions) => {
-        // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
-        const { runServe } = await import('./serve-run.js');
-        return runServe(options, io, await loadRuntime());
-      });
-  };
 }
 
-export const register = registerWith(productRuntime);
+export function register(program: Command, io: CliIO): void {
+  const serve = program
+    .command('serve')
+    .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
+    .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
+    .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
+    .option('--tls-key <file>', 'its private key (PEM)')
+    .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)
+    .option('--tls-ca <file>', 'the CA that signed --tls-cert (for --webhook-config)')
+    .option('--port <n>', 'HTTPS port', parsePort, DEFAULT_PORT)
+    .option('--address <addr>', 'listen address (default: all interfaces)')
+    .option('--monitoring-port <n>', 'also serve /metrics, /healthz and /readyz over plain HTTP on this port', parsePort)
+    .option('--on-error <mode>', 'when injection was wanted but failed: deny the pod, or allow it without a sidecar (with a warning)', parseOnError, 'deny' as OnError)
+    .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, parseLevel, 'info' as LogLevel)
+    .option('--dev-host <host...>', 'extra DNS names or IPs for the development certificate (an address the apiserver can reach)')
+    .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
+    .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
+    .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
+    .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
+    .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
+    .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
+    .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
+    .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
+  addReconcileOptions(serve)
+    .action(async (options: ServeOptions) => {
+      // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
+      const { runServe } = await import('./serve-run.js');
+      return runServe(options, io, await productRuntime());
+    });
+}

@@ -9,7 +9,12 @@ import { scanCluster, type ScanResult } from '../heal/scan.js';
 import type { CliIO } from './io.js';
 import { loadInjectorConfig } from './manual-io.js';
 import type { HealCliOptions } from './heal-options.js';
-import type { StatusCliOptions } from './status.js';
+
+export type StatusFormat = 'table' | 'json' | 'yaml';
+
+export interface StatusCliOptions extends HealCliOptions {
+  output: StatusFormat;
+}
 
 /** Connect, read and classify: what status and restart both start with. */
 export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ api: HealApi; scan: ScanResult; namespace: string | undefined }> {

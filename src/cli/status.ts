@@ -6,13 +6,8 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CliIO } from './io.js';
-import { addHealOptions, type HealCliOptions } from './heal-options.js';
-
-export type StatusFormat = 'table' | 'json' | 'yaml';
-
-export interface StatusCliOptions extends HealCliOptions {
-  output: StatusFormat;
-}
+import { addHealOptions } from './heal-options.js';
+import type { StatusCliOptions, StatusFormat } from './status-run.js';
 
 export function register(program: Command, io: CliIO): void {
   addHealOptions(

@@ -13,7 +13,7 @@ import { ownerFor, podInput } from '../manual/templates.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { readInput, type CliIO } from './io.js';
 import { loadInjectorConfig, sourceName } from './manual-io.js';
-import type { RenderOptions } from './template-render.js';
+import type { RenderOptions } from './template-render-run.js';
 
 export async function renderForPod(io: CliIO, templateFile: string | undefined, opts: RenderOptions): Promise<string> {
   if (templateFile !== undefined) throw new InjectorError('SI_USAGE', 'give either a template file or -f POD, not both (with -f the template comes from --config; pick one with --template)');

@@ -7,7 +7,19 @@ import { basename } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { InjectorError } from '../errors.js';
 import { readInput, type CliIO } from './io.js';
-import type { RenderOptions } from './template-render.js';
+import { setOwn } from '../util/own.js';
+
+export interface RenderOptions {
+  config?: string;
+  template?: string;
+  filename?: string;
+  merged?: boolean;
+  namespace?: string;
+  data?: string;
+  name?: string;
+  allowEnv?: boolean;
+  output?: string;
+}
 
 export async function renderFiles(io: CliIO, templateFile: string, opts: RenderOptions): Promise<string> {
   if (templateFile === '-' && opts.data === '-') throw new InjectorError('SI_USAGE', 'the template and the data cannot both come from stdin');
@@ -109,7 +121,7 @@ function toGoJson(value: unknown, where: string, path: string): unknown {
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(out, k, { value: toGoJson(v, where, `${path}.${k}`), enumerable: true, writable: true, configurable: true });
+      setOwn(out, k, toGoJson(v, where, `${path}.${k}`));
     }
     return out;
   }

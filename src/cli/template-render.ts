@@ -8,18 +8,7 @@
 import type { Command } from 'commander';
 import { InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
-
-export interface RenderOptions {
-  config?: string;
-  template?: string;
-  filename?: string;
-  merged?: boolean;
-  namespace?: string;
-  data?: string;
-  name?: string;
-  allowEnv?: boolean;
-  output?: string;
-}
+import type { RenderOptions } from './template-render-run.js';
 
 export function register(program: Command, io: CliIO): void {
   // Other `template ...` subcommands may register the parent first; share it.

@@ -22,6 +22,6 @@ export {
   type LiveWebhook,
   type LiveWebhookConfiguration,
   type WebhookSelector,
-  type JsonPatchOperation,
 } from './webhook-config.js';
+export type { JsonPatchOperation } from '../patch/types.js';
 export { CA_BUNDLE_RBAC, caBundleRbacRules, type PolicyRule } from './rbac.js';

@@ -186,11 +186,28 @@ test('a 409 conflict is retried with a fresh read; a persistent conflict fails t
 
     r.setCAs([caB.certPem]);
     h.fake.conflictOnNextPatches(10);
+    const before = patchCount(h);
     const err = await r.reconcileNow().catch((e: unknown) => e);
     assert.ok(err instanceof KubeApiError && err.status === 409);
     assert.equal(r.stats.failures, 1);
+    assert.equal(patchCount(h) - before, 4, 'conflictRetries: 3 means 1 PATCH + 3 retries, then the run fails');
+    assert.equal(r.stats.conflicts, 2 + 3);
   });
 });
+
+test('by default a run makes 6 PATCH attempts on a persistent conflict (1 + 5 retries)', async () => {
+  await harness(async (h) => {
+    const r = h.make();
+    h.fake.conflictOnNextPatches(100);
+    const err = await r.reconcileNow().catch((e: unknown) => e);
+    assert.ok(err instanceof KubeApiError && err.status === 409);
+    assert.equal(patchCount(h), 6);
+  });
+});
+
+function patchCount(h: { fake: { patches(): unknown[] } }): number {
+  return h.fake.patches().length;
+}
 
 test('webhooks reordered between read and write: the name test fails (422) and the retry patches the right entries', async () => {
   await harness(async (h) => {

@@ -7,6 +7,7 @@
  */
 import { ClusterError } from '../errors.js';
 import { getOwn, isPlainObject } from '../util/json.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 
 export const MWC_API_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
 
@@ -91,9 +92,6 @@ export function selectWebhooks(config: LiveWebhookConfiguration, selector: Webho
   return { selected: [...config.webhooks], missing: [] };
 }
 
-export type JsonPatchOperation =
-  | { op: 'test'; path: string; value: unknown }
-  | { op: 'replace' | 'add'; path: string; value: unknown };
 
 /**
  * The patch for new caBundles. Carrying `metadata.resourceVersion` makes the apiserver refuse

@@ -65,16 +65,6 @@ export function unknownKeyMessage(key: string, known: readonly string[]): string
   return `unknown key "${key}"${hint}; known keys: ${known.join(', ')}`;
 }
 
-/** A short description of a JSON value's type, for "must be a string, got a number". */
-export function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a map';
-  if (typeof value === 'boolean') return `a boolean (${String(value)})`;
-  if (typeof value === 'number') return `a number (${String(value)})`;
-  return `a ${typeof value}`;
-}
-
 /** Extra advice when YAML turned an unquoted word into a non-string. */
 export function quoteHint(value: unknown): string {
   if (typeof value === 'boolean' || typeof value === 'number' || value === null) {

@@ -10,10 +10,11 @@ import { ConfigError, TemplateError } from '../errors.js';
 import type { Template } from '../template/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { detectCompatibility, istioNativeSidecars } from './compat.js';
-import { joinPath, typeName, type ConfigIssue } from './issues.js';
+import { joinPath, type ConfigIssue } from './issues.js';
 import type { ConfigSource, InjectorConfig, LoadedConfig, TemplateOptions } from './types.js';
 import { validateConfig, type ValidateOptions } from './validate.js';
 import { parseKubeYaml, YamlSyntaxError, type ParsedYaml } from './yaml.js';
+import { describeValue } from '../util/describe.js';
 
 /** Makes the template parser for one config (the function map depends on its options). */
 export type TemplateCompilerFactory = (options: TemplateOptions) => (name: string, text: string) => Template;
@@ -61,7 +62,7 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
     throw invalid([{ file: texts.configFile, path: '', message: 'the config is empty; a half-written file? (write at least "policy: enabled")' }]);
   }
   if (!isPlainObject(root)) {
-    throw invalid([{ file: texts.configFile, path: '', message: `the config must be a map of keys (policy, templates, ...), got ${typeName(root)}` }]);
+    throw invalid([{ file: texts.configFile, path: '', message: `the config must be a map of keys (policy, templates, ...), got ${describeValue(root)}` }]);
   }
   // A ConfigMap manifest (`kubectl get cm istio-sidecar-injector -o yaml`): read its data keys.
   if (root.kind === 'ConfigMap' && isPlainObject(root.data)) return fromConfigMap(root, root.data, texts, source, options);
@@ -147,7 +148,7 @@ function fromConfigMap(root: Record<string, unknown>, data: Record<string, unkno
   }
   const values = data.values;
   if (values !== undefined && typeof values !== 'string') {
-    throw invalid([{ file, path: 'data.values', message: `must be a string holding JSON or YAML, got ${typeName(values)}` }]);
+    throw invalid([{ file, path: 'data.values', message: `must be a string holding JSON or YAML, got ${describeValue(values)}` }]);
   }
   const name = isPlainObject(root.metadata) && typeof root.metadata.name === 'string' ? root.metadata.name : undefined;
   return build({ config: data.config, configFile: `${file} (data.config)`, values, valuesFile: `${file} (data.values)`, configMapName: name, mesh: texts.mesh }, source, options);
@@ -183,7 +184,7 @@ function parseValues(text: string, file: string): { value: unknown; doc?: Parsed
 /** Values must be a map of JSON data (no .inf/.nan): they are hashed and given to templates as JSON. */
 function checkValues(value: unknown, base: string, file: string, doc: ParsedYaml | undefined, errors: FileIssue[]): void {
   if (!isPlainObject(value)) {
-    errors.push({ file, path: base, line: doc?.lineOf(pathSegments(base)), message: `values must be a map (JSON object), got ${typeName(value)}` });
+    errors.push({ file, path: base, line: doc?.lineOf(pathSegments(base)), message: `values must be a map (JSON object), got ${describeValue(value)}` });
     return;
   }
   const stack: [unknown, string][] = [[value, base]];

@@ -7,7 +7,8 @@
  */
 import { isPlainObject } from '../util/json.js';
 import { labelValueError, qualifiedNameError } from './k8s-names.js';
-import { closest, joinPath, quoteHint, typeName, unknownKeyMessage, type ConfigIssue } from './issues.js';
+import { closest, joinPath, quoteHint, unknownKeyMessage, type ConfigIssue } from './issues.js';
+import { describeValue } from '../util/describe.js';
 
 export const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 export type SelectorOperator = (typeof SELECTOR_OPERATORS)[number];
@@ -25,7 +26,7 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-interface Requirement {
+export interface Requirement {
   key: string;
   op: SelectorOperator;
   values: ReadonlySet<string>;
@@ -58,7 +59,7 @@ const REQUIREMENT_KEYS = ['key', 'operator', 'values'];
 export function parseLabelSelector(raw: unknown, path: string, issues: ConfigIssue[]): LabelSelector | null | undefined {
   if (raw === null || raw === undefined) return null;
   if (!isPlainObject(raw)) {
-    issues.push({ path, message: `a selector must be a map with matchLabels and/or matchExpressions, got ${typeName(raw)}` });
+    issues.push({ path, message: `a selector must be a map with matchLabels and/or matchExpressions, got ${describeValue(raw)}` });
     return undefined;
   }
   const before = issues.length;
@@ -70,12 +71,12 @@ export function parseLabelSelector(raw: unknown, path: string, issues: ConfigIss
   if (ml !== undefined && ml !== null) {
     const mlPath = joinPath(path, 'matchLabels');
     if (!isPlainObject(ml)) {
-      issues.push({ path: mlPath, message: `must be a map of label key to value, got ${typeName(ml)}` });
+      issues.push({ path: mlPath, message: `must be a map of label key to value, got ${describeValue(ml)}` });
     } else {
       const labels: Record<string, string> = Object.create(null);
       for (const [k, v] of Object.entries(ml)) {
         if (typeof v !== 'string') {
-          issues.push({ path: joinPath(mlPath, k), message: `a label value must be a string, got ${typeName(v)}${quoteHint(v)}` });
+          issues.push({ path: joinPath(mlPath, k), message: `a label value must be a string, got ${describeValue(v)}${quoteHint(v)}` });
         } else {
           labels[k] = v;
         }
@@ -87,7 +88,7 @@ export function parseLabelSelector(raw: unknown, path: string, issues: ConfigIss
   if (me !== undefined && me !== null) {
     const mePath = joinPath(path, 'matchExpressions');
     if (!Array.isArray(me)) {
-      issues.push({ path: mePath, message: `must be a list of {key, operator, values}, got ${typeName(me)}` });
+      issues.push({ path: mePath, message: `must be a list of {key, operator, values}, got ${describeValue(me)}` });
     } else {
       out.matchExpressions = [];
       me.forEach((item: unknown, i) => {
@@ -101,7 +102,7 @@ export function parseLabelSelector(raw: unknown, path: string, issues: ConfigIss
 
 function parseRequirement(raw: unknown, path: string, issues: ConfigIssue[]): LabelSelectorRequirement | undefined {
   if (!isPlainObject(raw)) {
-    issues.push({ path, message: `must be a map with key, operator and values, got ${typeName(raw)}` });
+    issues.push({ path, message: `must be a map with key, operator and values, got ${describeValue(raw)}` });
     return undefined;
   }
   const before = issues.length;
@@ -109,19 +110,19 @@ function parseRequirement(raw: unknown, path: string, issues: ConfigIssue[]): La
     if (!REQUIREMENT_KEYS.includes(key)) issues.push({ path: joinPath(path, key), message: unknownKeyMessage(key, REQUIREMENT_KEYS) });
   }
   const { key, operator, values } = raw;
-  if (typeof key !== 'string') issues.push({ path: joinPath(path, 'key'), message: `key is required and must be a string, got ${typeName(key)}${quoteHint(key)}` });
+  if (typeof key !== 'string') issues.push({ path: joinPath(path, 'key'), message: `key is required and must be a string, got ${describeValue(key)}${quoteHint(key)}` });
   if (typeof operator !== 'string') {
-    issues.push({ path: joinPath(path, 'operator'), message: `operator is required and must be one of ${SELECTOR_OPERATORS.join(', ')}, got ${typeName(operator)}` });
+    issues.push({ path: joinPath(path, 'operator'), message: `operator is required and must be one of ${SELECTOR_OPERATORS.join(', ')}, got ${describeValue(operator)}` });
   }
   let vals: string[] | undefined;
   if (values !== undefined && values !== null) {
     if (!Array.isArray(values)) {
-      issues.push({ path: joinPath(path, 'values'), message: `must be a list of strings, got ${typeName(values)}` });
+      issues.push({ path: joinPath(path, 'values'), message: `must be a list of strings, got ${describeValue(values)}` });
     } else {
       vals = [];
       values.forEach((v: unknown, i) => {
         if (typeof v === 'string') vals!.push(v);
-        else issues.push({ path: joinPath(joinPath(path, 'values'), i), message: `must be a string, got ${typeName(v)}${quoteHint(v)}` });
+        else issues.push({ path: joinPath(joinPath(path, 'values'), i), message: `must be a string, got ${describeValue(v)}${quoteHint(v)}` });
       });
     }
   }

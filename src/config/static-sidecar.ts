@@ -11,7 +11,8 @@
  * told where the key goes instead of getting a far-fetched "did you mean".
  */
 import { isPlainObject } from '../util/json.js';
-import { joinPath, typeName, type ConfigIssue } from './issues.js';
+import { joinPath, type ConfigIssue } from './issues.js';
+import { describeValue } from '../util/describe.js';
 
 /** Pod spec lists the static form takes (strategic-merged by name, like a template's). */
 export const STATIC_SIDECAR_KEYS = ['containers', 'volumes', 'initContainers', 'imagePullSecrets'] as const;
@@ -35,16 +36,16 @@ export function readStaticSidecar(root: Record<string, unknown>, errors: ConfigI
   }
   let name = DEFAULT_STATIC_NAME;
   if (typeof rawName === 'string' && rawName.trim() !== '' && !rawName.includes(',')) name = rawName;
-  else if (rawName !== undefined) errors.push({ path: STATIC_NAME_KEY, message: `must be a template name (a non-empty string without ","), got ${typeName(rawName)}` });
+  else if (rawName !== undefined) errors.push({ path: STATIC_NAME_KEY, message: `must be a template name (a non-empty string without ","), got ${describeValue(rawName)}` });
   const spec: Record<string, unknown> = {};
   for (const key of present) {
     const list = root[key];
     if (!Array.isArray(list)) {
-      errors.push({ path: key, message: `must be a list (as in a pod spec), got ${typeName(list)}` });
+      errors.push({ path: key, message: `must be a list (as in a pod spec), got ${describeValue(list)}` });
       continue;
     }
     list.forEach((item: unknown, i) => {
-      if (!isPlainObject(item)) errors.push({ path: joinPath(key, i), message: `must be a map (a ${key === 'imagePullSecrets' ? 'LocalObjectReference' : key.replace(/s$/, '')}), got ${typeName(item)}` });
+      if (!isPlainObject(item)) errors.push({ path: joinPath(key, i), message: `must be a map (a ${key === 'imagePullSecrets' ? 'LocalObjectReference' : key.replace(/s$/, '')}), got ${describeValue(item)}` });
       else if (typeof item.name !== 'string' || item.name === '') errors.push({ path: joinPath(key, i), message: 'needs a name (items are merged into the pod by name)' });
     });
     spec[key] = list;

@@ -10,10 +10,11 @@ import { isPlainObject } from '../util/json.js';
 import { COMPATIBILITY_MODES, type CompatibilityMode } from './compat.js';
 import { otherFormHint, readStaticSidecar, STATIC_NAME_KEY, STATIC_SIDECAR_KEYS } from './static-sidecar.js';
 import { DEFAULT_TEMPLATE_OPTIONS, ISTIO_IGNORED_NAMESPACES, ISTIO_INJECTION_KEYS, POLICY_DISABLED, POLICY_ENABLED } from './defaults.js';
-import { closest, joinPath, quoteHint, typeName, unknownKeyMessage, type ConfigIssue } from './issues.js';
+import { closest, joinPath, quoteHint, unknownKeyMessage, type ConfigIssue } from './issues.js';
 import { namespaceNameError, qualifiedNameError } from './k8s-names.js';
 import { compileSelector, parseLabelSelector, type CompiledSelector, type LabelSelector } from './selector.js';
 import type { InjectionKeys, InjectionValues, InjectorConfig, TemplateOptions } from './types.js';
+import { describeValue } from '../util/describe.js';
 
 /** Istio's `inject.Config` keys. */
 export const ISTIO_CONFIG_KEYS = ['policy', 'defaultTemplates', 'templates', 'aliases', 'neverInjectSelector', 'alwaysInjectSelector', 'injectedAnnotations'];
@@ -132,7 +133,7 @@ function readPolicy(raw: unknown, errors: ConfigIssue[], warnings: ConfigIssue[]
     return '';
   }
   if (typeof raw !== 'string') {
-    errors.push({ path: 'policy', message: `must be "enabled" or "disabled", got ${typeName(raw)}${quoteHint(raw)}` });
+    errors.push({ path: 'policy', message: `must be "enabled" or "disabled", got ${describeValue(raw)}${quoteHint(raw)}` });
     return '';
   }
   if (raw !== POLICY_ENABLED && raw !== POLICY_DISABLED) {
@@ -156,26 +157,26 @@ function readStringMap(raw: unknown, path: string, what: string, errors: ConfigI
   const out: Record<string, string> = Object.create(null);
   if (raw === undefined || raw === null) return out;
   if (!isPlainObject(raw)) {
-    errors.push({ path, message: `must be a map of name to ${what}, got ${typeName(raw)}` });
+    errors.push({ path, message: `must be a map of name to ${what}, got ${describeValue(raw)}` });
     return out;
   }
   for (const [k, v] of Object.entries(raw)) {
     if (typeof v === 'string') out[k] = v;
     else if (v === null) out[k] = '';
-    else errors.push({ path: joinPath(path, k), message: `${what} must be a string, got ${typeName(v)}${quoteHint(v)}` });
+    else errors.push({ path: joinPath(path, k), message: `${what} must be a string, got ${describeValue(v)}${quoteHint(v)}` });
   }
   return out;
 }
 
 function readStringList(raw: unknown, path: string, errors: ConfigIssue[]): string[] | undefined {
   if (!Array.isArray(raw)) {
-    errors.push({ path, message: `must be a list of names, got ${typeName(raw)}` });
+    errors.push({ path, message: `must be a list of names, got ${describeValue(raw)}` });
     return undefined;
   }
   const out: string[] = [];
   raw.forEach((v: unknown, i) => {
     if (typeof v === 'string' && v !== '') out.push(v);
-    else errors.push({ path: joinPath(path, i), message: `must be a non-empty name, got ${typeof v === 'string' ? 'an empty string' : typeName(v)}` });
+    else errors.push({ path: joinPath(path, i), message: `must be a non-empty name, got ${typeof v === 'string' ? 'an empty string' : describeValue(v)}` });
   });
   return out;
 }
@@ -184,7 +185,7 @@ function readAliases(raw: unknown, templates: Record<string, string>, errors: Co
   const out: Record<string, string[]> = Object.create(null);
   if (raw === undefined || raw === null) return out;
   if (!isPlainObject(raw)) {
-    errors.push({ path: 'aliases', message: `must be a map of alias to a list of template names, got ${typeName(raw)}` });
+    errors.push({ path: 'aliases', message: `must be a map of alias to a list of template names, got ${describeValue(raw)}` });
     return out;
   }
   const names = Object.keys(templates);
@@ -241,7 +242,7 @@ function readDefaultTemplates(
 function readSelectors(raw: unknown, path: string, mode: 'error' | 'skip', errors: ConfigIssue[], warnings: ConfigIssue[]): CompiledSelector[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) {
-    errors.push({ path, message: `must be a list of label selectors, got ${typeName(raw)}` });
+    errors.push({ path, message: `must be a list of label selectors, got ${describeValue(raw)}` });
     return [];
   }
   const out: CompiledSelector[] = [];
@@ -268,7 +269,7 @@ function readInjectionKeys(raw: unknown, errors: ConfigIssue[]): InjectionKeys {
   const keys: InjectionKeys = { ...ISTIO_INJECTION_KEYS };
   if (raw === undefined || raw === null) return keys;
   if (!isPlainObject(raw)) {
-    errors.push({ path: 'injectionKeys', message: `must be a map (${INJECTION_KEY_NAMES.join(', ')}), got ${typeName(raw)}` });
+    errors.push({ path: 'injectionKeys', message: `must be a map (${INJECTION_KEY_NAMES.join(', ')}), got ${describeValue(raw)}` });
     return keys;
   }
   for (const [k, v] of Object.entries(raw)) {
@@ -276,7 +277,7 @@ function readInjectionKeys(raw: unknown, errors: ConfigIssue[]): InjectionKeys {
     if (!(INJECTION_KEY_NAMES as string[]).includes(k)) {
       errors.push({ path, message: unknownKeyMessage(k, INJECTION_KEY_NAMES) });
     } else if (typeof v !== 'string') {
-      errors.push({ path, message: `must be a label/annotation key, got ${typeName(v)}` });
+      errors.push({ path, message: `must be a label/annotation key, got ${describeValue(v)}` });
     } else {
       const err = qualifiedNameError(v);
       if (err) errors.push({ path, message: `invalid key: ${err}` });
@@ -299,7 +300,7 @@ function readTemplateOptions(raw: unknown, errors: ConfigIssue[]): TemplateOptio
   const opts: TemplateOptions = { ...DEFAULT_TEMPLATE_OPTIONS };
   if (raw === undefined || raw === null) return opts;
   if (!isPlainObject(raw)) {
-    errors.push({ path: 'templateOptions', message: `must be a map (${TEMPLATE_OPTION_NAMES.join(', ')}), got ${typeName(raw)}` });
+    errors.push({ path: 'templateOptions', message: `must be a map (${TEMPLATE_OPTION_NAMES.join(', ')}), got ${describeValue(raw)}` });
     return opts;
   }
   for (const [k, v] of Object.entries(raw)) {
@@ -326,7 +327,7 @@ function readIgnoredNamespaces(raw: unknown, errors: ConfigIssue[]): string[] {
 function readBoolean(raw: unknown, path: string, fallback: boolean, errors: ConfigIssue[]): boolean {
   if (raw === undefined || raw === null) return fallback;
   if (typeof raw === 'boolean') return raw;
-  errors.push({ path, message: `must be true or false, got ${typeName(raw)}` });
+  errors.push({ path, message: `must be true or false, got ${describeValue(raw)}` });
   return fallback;
 }
 
@@ -334,7 +335,7 @@ function readCompatibility(raw: unknown, errors: ConfigIssue[]): CompatibilityMo
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === 'string' && (COMPATIBILITY_MODES as readonly string[]).includes(raw)) return raw as CompatibilityMode;
   const guess = typeof raw === 'string' ? closest(raw, COMPATIBILITY_MODES) : undefined;
-  errors.push({ path: 'compatibility', message: `must be ${COMPATIBILITY_MODES.map((m) => `"${m}"`).join(' or ')} (leave it out to detect Istio's config), got ${typeof raw === 'string' ? `"${raw}"` : typeName(raw)}${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}` });
+  errors.push({ path: 'compatibility', message: `must be ${COMPATIBILITY_MODES.map((m) => `"${m}"`).join(' or ')} (leave it out to detect Istio's config), got ${typeof raw === 'string' ? `"${raw}"` : describeValue(raw)}${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}` });
   return undefined;
 }
 
@@ -351,7 +352,7 @@ function readInjectionValues(raw: unknown, errors: ConfigIssue[]): InjectionValu
   const out: InjectionValues = { inject: null, injected: [] };
   if (raw === undefined || raw === null) return out;
   if (!isPlainObject(raw)) {
-    errors.push({ path: 'injectionValues', message: `must be a map (inject: [y, yes, true, on], injected: [injected]), got ${typeName(raw)}` });
+    errors.push({ path: 'injectionValues', message: `must be a map (inject: [y, yes, true, on], injected: [injected]), got ${describeValue(raw)}` });
     return out;
   }
   for (const [k, v] of Object.entries(raw)) {
@@ -361,7 +362,7 @@ function readInjectionValues(raw: unknown, errors: ConfigIssue[]): InjectionValu
       continue;
     }
     if (!Array.isArray(v)) {
-      errors.push({ path, message: `must be a list of values, got ${typeName(v)}` });
+      errors.push({ path, message: `must be a list of values, got ${describeValue(v)}` });
       continue;
     }
     let list: string[] = [];
@@ -369,7 +370,7 @@ function readInjectionValues(raw: unknown, errors: ConfigIssue[]): InjectionValu
       // YAML 1.1 reads unquoted y/yes/on/true as booleans: take them back as the word meant.
       if (typeof item === 'string' && item !== '') list.push(item.toLowerCase());
       else if (item === true) list.push(...YAML_TRUE_WORDS);
-      else errors.push({ path: joinPath(path, i), message: `must be a non-empty string, got ${typeName(item)}${quoteHint(item)}` });
+      else errors.push({ path: joinPath(path, i), message: `must be a non-empty string, got ${describeValue(item)}${quoteHint(item)}` });
     });
     list = [...new Set(list)];
     if (k === 'inject') {
@@ -385,6 +386,6 @@ const MISSING_KEY_MODES = ['default', 'zero', 'error'] as const;
 function readMissingKey(raw: unknown, path: string, errors: ConfigIssue[]): TemplateOptions['missingKey'] {
   if (raw === undefined || raw === null) return 'default';
   if (typeof raw === 'string' && (MISSING_KEY_MODES as readonly string[]).includes(raw)) return raw as TemplateOptions['missingKey'];
-  errors.push({ path, message: `must be ${MISSING_KEY_MODES.map((m) => `"${m}"`).join(', ')} (Go's missingkey option), got ${typeof raw === 'string' ? `"${raw}"` : typeName(raw)}` });
+  errors.push({ path, message: `must be ${MISSING_KEY_MODES.map((m) => `"${m}"`).join(', ')} (Go's missingkey option), got ${typeof raw === 'string' ? `"${raw}"` : describeValue(raw)}` });
   return 'default';
 }

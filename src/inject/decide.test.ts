@@ -37,6 +37,14 @@ describe('decide: hard skips', () => {
     assert.match(d.message, /mirror pod/);
   });
 
+  it('skips a mirror pod whose annotation value is not a string (YAML turned it into a number, boolean, map...)', () => {
+    // The annotation's presence is what counts: a non-string value is invalid, not absent.
+    for (const value of [1, true, null, { a: 1 }, ['x']]) {
+      const d = decide(pod({ labels: { [KEY]: 'true' }, annotations: { 'kubernetes.io/config.mirror': value } }), webhook, enabled);
+      expect(d, false, 'mirror-pod');
+    }
+  });
+
   it('skips host-network pods, before anything else is read, in both modes', () => {
     expect(decide(pod({ hostNetwork: true, labels: { [KEY]: 'true' } }), webhook, enabled), false, 'host-network');
     expect(decide(pod({ hostNetwork: true }), manual, enabled), false, 'host-network');

@@ -8,12 +8,11 @@
 import { namespaceNameError } from '../config/k8s-names.js';
 import { InjectorError } from '../errors.js';
 import { LOG_LEVELS } from '../telemetry/levels.js';
-import { DEFAULT_PORT } from '../admission/defaults.js';
+import { DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { readPackageFile } from '../util/package-files.js';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 export type ReinvocationPolicy = 'IfNeeded' | 'Never';
-export type OnError = 'deny' | 'allow';
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 /** How the serving certificate reaches the cluster. */
@@ -151,7 +150,7 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   if (o.failurePolicy !== 'Fail' && o.failurePolicy !== 'Ignore') throw usage('--failure-policy must be Fail or Ignore');
   if (!Number.isInteger(o.timeoutSeconds) || o.timeoutSeconds < 1 || o.timeoutSeconds > 30) throw usage('--timeout-seconds must be a whole number from 1 to 30 (the apiserver\'s range)');
   if (o.reinvocationPolicy !== 'IfNeeded' && o.reinvocationPolicy !== 'Never') throw usage('--reinvocation-policy must be IfNeeded or Never');
-  if (o.onError !== 'deny' && o.onError !== 'allow') throw usage('--on-error must be deny or allow');
+  if (!(ON_ERROR_MODES as readonly string[]).includes(o.onError)) throw usage(`--on-error must be ${ON_ERROR_MODES.join(' or ')}`);
   if (!(LOG_LEVELS as readonly string[]).includes(o.logLevel)) throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (o.priorityClassName !== undefined && !DNS1123_SUBDOMAIN.test(o.priorityClassName)) throw usage(`--priority-class-name "${o.priorityClassName}" is not a valid name`);
   for (const [flag, port] of [['--port', o.port], ['--monitoring-port', o.monitoringPort]] as const) {

@@ -18,7 +18,7 @@ import {
   NullScalar,
   SpecialScalar,
 } from './resolve.js';
-import { setOwn } from './own.js';
+import { setOwn } from '../util/own.js';
 
 /** Limits for one document. */
 export interface ConvertLimits {

@@ -76,7 +76,7 @@ describe('podTemplates: where each workload keeps its pod template', () => {
   it('rejects a malformed template with the kind, name, field and document', () => {
     const err = shapeError({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' }, spec: { template: 'oops' } });
     assert.equal(err.code, 'SI_INPUT_OBJECT');
-    assert.equal(err.message, 'Deployment "shop/web": spec.template must be an object (the pod template), found string "oops"');
+    assert.equal(err.message, 'Deployment "shop/web": spec.template must be an object (the pod template), found a string ("oops")');
     assert.deepEqual(err.location, { file: 'f.yaml', document: 3, line: 12 });
     assert.match(shapeError({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' }, spec: {} }).message, /CronJob "c": spec\.jobTemplate must be an object/);
     assert.match(shapeError({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }).message, /Pod "p": spec must be an object, found nothing/);

@@ -8,8 +8,9 @@
  */
 import { InputError, type SourceLocation } from '../errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-import { setOwn } from './own.js';
+import { setOwn } from '../util/own.js';
 import { formatPath } from './yaml.js';
+import { describeValue } from '../util/describe.js';
 
 export type JsonPath = ReadonlyArray<string | number>;
 
@@ -93,9 +94,9 @@ function collect(value: JsonValue, path: JsonPath, where: SourceLocation, found:
   if (isList(value)) {
     const items = (value as JsonObject).items;
     if (items === undefined || items === null) return;
-    if (!Array.isArray(items)) throw shapeError(where, `${describeAt(path)}List: items must be a list, found ${typeName(items)}`);
+    if (!Array.isArray(items)) throw shapeError(where, `${describeAt(path)}List: items must be a list, found ${describeValue(items)}`);
     items.forEach((item, i) => {
-      if (!isPlainObject(item)) throw shapeError(where, `${describeAt([...path, 'items', i])}a List item must be an object, found ${typeName(item)}`);
+      if (!isPlainObject(item)) throw shapeError(where, `${describeAt([...path, 'items', i])}a List item must be an object, found ${describeValue(item)}`);
       collect(item, [...path, 'items', i], where, found);
     });
     return;
@@ -140,25 +141,17 @@ function ownerOf(obj: JsonObject, kind: WorkloadKind, path: JsonPath, where: Sou
 
 function requiredObject(v: JsonValue | undefined, where: SourceLocation, what: string, hint = ''): JsonObject {
   if (isPlainObject(v)) return v as JsonObject;
-  throw shapeError(where, `${what} must be an object${hint}, found ${typeName(v)}`);
+  throw shapeError(where, `${what} must be an object${hint}, found ${describeValue(v)}`);
 }
 
 function optionalObject(v: JsonValue | undefined, where: SourceLocation, what: string): JsonObject | undefined {
   if (v === undefined || v === null) return undefined;
   if (isPlainObject(v)) return v as JsonObject;
-  throw shapeError(where, `${what} must be an object, found ${typeName(v)}`);
+  throw shapeError(where, `${what} must be an object, found ${describeValue(v)}`);
 }
 
 function describeAt(path: JsonPath): string {
   return path.length === 0 ? '' : `at ${formatPath(path)}: `;
-}
-
-function typeName(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'an object';
-  return `${typeof v} ${JSON.stringify(v)}`;
 }
 
 function shapeError(where: SourceLocation, message: string): InputError {

@@ -12,7 +12,7 @@ import { InputError } from '../errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import type { ManifestDocument } from './documents.js';
 import { stringifyObject } from './emit.js';
-import { setOwn } from './own.js';
+import { setOwn } from '../util/own.js';
 
 export const RESOURCE_LIST_KIND = 'ResourceList';
 /** The spec's version first; older kustomize releases sent the beta/alpha ones. */

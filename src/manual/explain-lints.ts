@@ -10,7 +10,7 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { invalidValueHint } from '../inject/decide-hints.js';
-import { quote } from '../inject/decide-input.js';
+import { quote } from '../util/describe.js';
 import type { PodTemplateRef } from '../manifests/index.js';
 import { isPlainObject } from '../util/json.js';
 

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
-import { errorInfo, type ErrorCode } from '../errors.js';
+import { errorInfo, InjectorError, type ErrorCode } from '../errors.js';
 import { injectPod } from '../inject/index.js';
 import { podTemplates, readManifest, type ManifestDocument } from '../manifests/index.js';
 import { applyWithFastJsonPatch } from '../patch/testing/appliers.js';
@@ -94,7 +94,14 @@ describe('manual injection goldens', () => {
 
       it('is idempotent: injecting the output again changes nothing', { skip: UPDATE && 'updating' }, async () => {
         const golden = read(c.injected);
-        if (golden === undefined) return;
+        if (golden === undefined) {
+          // An error case: the same input from stdin fails the same way, writing nothing.
+          const code = goldenErrorCode(c);
+          const again = await inject(c, [], readFileSync(c.input, 'utf8'));
+          assert.deepEqual({ code: again.code, out: again.out }, { code: errorInfo(code).exitCode, out: '' });
+          assert.match(again.err, new RegExp(`^Error \\[${code}\\]`), again.err);
+          return;
+        }
         const again = await inject(c, ['-q'], golden);
         assert.equal(again.code, 0, again.err);
         assert.equal(again.out, golden);
@@ -102,7 +109,22 @@ describe('manual injection goldens', () => {
 
       it('uninject gives the input back', { skip: UPDATE && 'updating' }, async () => {
         const golden = read(c.injected);
-        if (golden === undefined) return;
+        if (golden === undefined) {
+          // An error case: uninject reads the input as inject does. An input error is the same
+          // error; an injection error (an unknown template) is none of uninject's business, and
+          // the input comes back byte for byte.
+          const code = goldenErrorCode(c);
+          const io = memoryIO('');
+          const exit = await runCli(['uninject', '-f', c.input, '-q', ...configArgs(c)], io);
+          if (code.startsWith('SI_INPUT_')) {
+            assert.deepEqual({ exit, out: io.out }, { exit: errorInfo(code).exitCode, out: '' });
+            assert.match(io.err, new RegExp(`^Error \\[${code}\\]`), io.err);
+          } else {
+            assert.equal(exit, 0, io.err);
+            assert.equal(io.out, readFileSync(c.input, 'utf8'));
+          }
+          return;
+        }
         const uninject = async (text: string): Promise<string> => {
           const io = memoryIO(text);
           assert.equal(await runCli(['uninject', '-f', '-', '-q', ...configArgs(c)], io), 0, io.err);
@@ -123,8 +145,13 @@ describe('manual injection goldens', () => {
 
       it('the webhook path gives the same pods', { skip: UPDATE && 'updating' }, async () => {
         const golden = read(c.injected);
-        if (golden === undefined) return;
         const config = await configFor(c);
+        if (golden === undefined) {
+          // An error case: the webhook leg (read, find the pod templates, inject in webhook
+          // mode) meets the same error as inject -f.
+          assert.equal(webhookLegError(c, config), goldenErrorCode(c));
+          return;
+        }
         const original = readManifest(readFileSync(c.input), c.input);
         const injected = readManifest(golden, 'injected');
         let compared = 0;
@@ -135,6 +162,30 @@ describe('manual injection goldens', () => {
     });
   }
 });
+
+/** The code in an error case's stderr golden (`Error [SI_...]: ...`). */
+function goldenErrorCode(c: GoldenCase): ErrorCode {
+  const code = /^Error \[(SI_[A-Z_]+)\]/m.exec(read(c.stderr) ?? '')?.[1];
+  assert.ok(code !== undefined, `${c.name}: no output golden, so ${c.stderr} must name the error`);
+  return code as ErrorCode;
+}
+
+/** The code of the first error the webhook leg meets for this input; undefined when none. */
+function webhookLegError(c: GoldenCase, config: LoadedConfig): string | undefined {
+  try {
+    for (const doc of readManifest(readFileSync(c.input), c.input)) {
+      if (doc.value === null) continue;
+      for (const ref of podTemplates(doc.value)) {
+        const namespace = ref.owner.namespace ?? DEFAULT_NAMESPACE;
+        injectPod(webhookPod(ref, podInput(doc.value, ref), namespace).pod, { namespace, mode: 'webhook' }, config);
+      }
+    }
+  } catch (err) {
+    assert.ok(err instanceof InjectorError, `an InjectorError, not ${String(err)}`);
+    return err.code;
+  }
+  return undefined;
+}
 
 /** Returns how many templates were compared. */
 function compareWebhookLeg(orig: ManifestDocument, out: ManifestDocument, config: LoadedConfig): number {

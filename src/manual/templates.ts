@@ -7,7 +7,7 @@
 import { InjectorError, type SourceLocation } from '../errors.js';
 import { formatPath, replaceDocument, writeManifest, type ManifestDocument, type PodTemplateRef } from '../manifests/index.js';
 import { locate } from '../manifests/locate.js';
-import { setOwn } from '../manifests/own.js';
+import { setOwn } from '../util/own.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import type { DocumentNote, ManualOptions, ManualOutput, TemplateSubject } from './types.js';
 

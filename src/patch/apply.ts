@@ -8,7 +8,9 @@
 import { InjectionError } from '../errors.js';
 import { cloneJson, deepEqual } from '../util/json.js';
 import { formatPointer, parsePointer } from './json-pointer.js';
-import { describeValue, kindOf, setOwn } from './values.js';
+import { kindOf } from './values.js';
+import { setOwn } from '../util/own.js';
+import { describeValue } from '../util/describe.js';
 
 type Obj = Record<string, unknown>;
 type Container = Obj | unknown[];

@@ -14,11 +14,12 @@
  * Operations carry values from `modified` by reference (no copies); serialize them, or clone
  * before mutating either side.
  */
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from './types.js';
 import { InjectionError } from '../errors.js';
 import { deepEqual } from '../util/json.js';
 import { escapePointerToken } from './json-pointer.js';
-import { describeValue, kindOf, MAX_DEPTH, tooDeep } from './values.js';
+import { kindOf, MAX_DEPTH, tooDeep } from './values.js';
+import { describeValue } from '../util/describe.js';
 
 type Obj = Record<string, unknown>;
 

@@ -14,6 +14,7 @@ export {
   type SmpField,
   type SmpSchema,
 } from './smp-schema.js';
+export type { JsonPatchOperation } from './types.js';
 export { createPatch } from './diff.js';
 export { applyPatch } from './apply.js';
 export { escapePointerToken, formatPointer, parsePointer, unescapePointerToken } from './json-pointer.js';

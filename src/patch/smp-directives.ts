@@ -10,7 +10,9 @@
  * (they are not Pod fields); leaving them in would make the pod invalid for us only.
  */
 import { InjectionError } from '../errors.js';
-import { describeValue, joinIndex, joinKey, kindOf, MAX_DEPTH, setOwn, showPath, tooDeep } from './values.js';
+import { joinIndex, joinKey, kindOf, MAX_DEPTH, showPath, tooDeep } from './values.js';
+import { setOwn } from '../util/own.js';
+import { describeValue } from '../util/describe.js';
 
 export const DIRECTIVE = '$patch';
 export const RETAIN_KEYS = '$retainKeys';

@@ -16,7 +16,8 @@
  */
 import { cloneJson, getOwn } from '../util/json.js';
 import { DIRECTIVE, mergeError, takeNew } from './smp-directives.js';
-import { describeValue, isScalar, joinIndex, kindOf } from './values.js';
+import { isScalar, joinIndex, kindOf } from './values.js';
+import { describeValue } from '../util/describe.js';
 
 type Obj = Record<string, unknown>;
 type Scalar = string | number | boolean;

@@ -239,6 +239,24 @@ test('other merge keys: ports by containerPort, hostAliases by ip, ownerReferenc
   });
 });
 
+test('hostAliases merge by ip: an alias of the pod that the overlay does not name stays, a named one is updated', () => {
+  // Replacing the list instead would drop 10.0.0.2; merging by another key would duplicate 10.0.0.1.
+  // Order as in Kubernetes: the overlay's items in its order, then the pod's other items.
+  const merged = strategicMerge(
+    { spec: { hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }, { ip: '10.0.0.2', hostnames: ['b'] }] } },
+    { spec: { hostAliases: [{ ip: '10.0.0.1', hostnames: ['a2'] }, { ip: '10.0.0.3', hostnames: ['c'] }] } },
+  );
+  assert.deepEqual(merged, {
+    spec: {
+      hostAliases: [
+        { ip: '10.0.0.1', hostnames: ['a2'] },
+        { ip: '10.0.0.3', hostnames: ['c'] },
+        { ip: '10.0.0.2', hostnames: ['b'] },
+      ],
+    },
+  });
+});
+
 // Order cases from Kubernetes' own strategic-merge tests (the expected results are the facts).
 const TEST_SCHEMA: SmpSchema = {
   name: 'MergeItem',

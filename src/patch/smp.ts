@@ -34,7 +34,9 @@ import {
 } from './smp-directives.js';
 import { applyElementOrder, deleteFromScalarList, mergeKeyedList, mergeScalarSet, validateElementOrder } from './smp-list.js';
 import { fieldOf, OPAQUE_SCHEMA, POD_SCHEMA, type SmpField, type SmpSchema } from './smp-schema.js';
-import { describeValue, joinKey, kindOf, MAX_DEPTH, setOwn, tooDeep } from './values.js';
+import { joinKey, kindOf, MAX_DEPTH, tooDeep } from './values.js';
+import { setOwn } from '../util/own.js';
+import { describeValue } from '../util/describe.js';
 
 type Obj = Record<string, unknown>;
 

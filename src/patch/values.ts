@@ -44,15 +44,6 @@ export function isScalar(value: unknown): value is string | number | boolean {
   return t === 'string' || t === 'boolean' || (t === 'number' && Number.isFinite(value as number));
 }
 
-/** Write an own data property; a `__proto__` key stays data instead of changing the prototype. */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
-}
-
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `spec.containers` + `env` -> `spec.containers.env`; odd keys are quoted: `annotations["a/b"]`. */
@@ -76,14 +67,3 @@ export function tooDeep(path: string, what: string): InjectionError {
   });
 }
 
-/** Describe a value briefly for an error message (never the whole value: it may be large or secret). */
-export function describeValue(value: unknown): string {
-  const kind = kindOf(value);
-  if (kind === 'string') {
-    const s = value as string;
-    return s.length > 40 ? `a string ("${s.slice(0, 37)}...")` : `the string ${JSON.stringify(s)}`;
-  }
-  if (kind === 'number' || kind === 'boolean') return `${kind} ${String(value)}`;
-  if (kind === 'invalid') return value === undefined ? 'undefined' : `a non-JSON ${typeof value}`;
-  return kind === 'array' ? 'a list' : kind === 'object' ? 'a map' : 'null';
-}

@@ -17,7 +17,7 @@ import { injectPod } from '../inject/inject.js';
 import type { InjectFn } from '../admission/handler.js';
 import { runStorm, seedStorm, stormMaterial, type ReloadCounters } from '../testing/reload-storm-driver.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { startHarness } from '../testing/webhook-harness.js';
+import { realConfig, startHarness } from '../testing/webhook-harness.js';
 
 test('reload storm (bounded): bad configs and certificates never serve, good ones do, no request fails, counters exact', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'reload-storm-'));
@@ -26,9 +26,8 @@ test('reload storm (bounded): bad configs and certificates never serve, good one
   const certDir = join(dir, 'tls');
   const m = await stormMaterial();
   const first = await seedStorm(m, configDir, certDir);
-  const h = await startHarness<LoadedConfig>({
-    inject: injectPod as InjectFn<LoadedConfig>,
-    config: { path: configDir, load: (p) => loadConfig(p), builtin: defaultConfig, describe: (c) => ({ hash: c.hash }) },
+  const h = await startHarness({
+    config: realConfig(configDir),
     tls: { kind: 'files', certFile: join(certDir, 'tls.crt'), keyFile: join(certDir, 'tls.key') },
     reload: { debounceMs: 30, pollMs: 60_000 }, // the directory watch must find every change
   });

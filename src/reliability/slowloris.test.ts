@@ -18,9 +18,7 @@ import { uniqueUidRequests } from '../testing/soak-requests.js';
 import { startHarness } from '../testing/webhook-harness.js';
 
 test('slowloris (bounded): idle and slow sockets are cut by the server timeouts; normal requests never fail meanwhile', async (t) => {
-  const h = await startHarness<LoadedConfig>({
-    inject: injectPod as InjectFn<LoadedConfig>,
-    config: { builtin: defaultConfig, load: (p) => loadConfig(p) },
+  const h = await startHarness({
     limits: { headersTimeoutMs: 1500, requestTimeoutMs: 2500, handshakeTimeoutMs: 1500 },
   });
   t.after(() => h.server.shutdown());

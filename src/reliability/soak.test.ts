@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
 import type { InjectFn } from '../admission/handler.js';
 import { applyPatch } from '../patch/index.js';
@@ -21,10 +21,6 @@ import { uniqueUidRequests } from '../testing/soak-requests.js';
 import { runSoak } from '../testing/soak-driver.js';
 import { startHarness } from '../testing/webhook-harness.js';
 
-const realCore = {
-  inject: injectPod as InjectFn<LoadedConfig>,
-  config: { builtin: defaultConfig, load: (p: string) => loadConfig(p) },
-};
 
 /** The review bodies; the already-injected pod is the webhook's own output (its status is signed by it). */
 async function bodies(port: number): Promise<{ injected: Buffer; skipped: Buffer; already: Buffer }> {
@@ -41,7 +37,7 @@ async function bodies(port: number): Promise<{ injected: Buffer; skipped: Buffer
 }
 
 test('soak (bounded): valid requests never fail among hostile ones; hostile ones get their documented answers; descriptors return', async (t) => {
-  const h = await startHarness(realCore);
+  const h = await startHarness();
   t.after(() => h.server.shutdown());
   const b = await bodies(h.port);
   const fdsBefore = procSample(process.pid)?.fds;
@@ -71,7 +67,7 @@ test('soak (bounded): valid requests never fail among hostile ones; hostile ones
 });
 
 test('an oversize body is refused with 413 and Connection: close, so the next request on that client does not hit a cut connection', async (t) => {
-  const h = await startHarness(realCore);
+  const h = await startHarness();
   t.after(() => h.server.shutdown());
   const b = await bodies(h.port);
   const oversize = HOSTILE.find((x) => x.label === 'oversize-8mib');

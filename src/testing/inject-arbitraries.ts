@@ -6,12 +6,13 @@
  */
 import fc from 'fast-check';
 import type { JsonObject } from '../util/json.js';
+import { setOwn } from '../util/own.js';
 
 const KEY_PARTS = ['app', 'a/b', 'x~y', 'example.com/role', 'k~1', 'team', 'tier', 'sidecar.istio.io/logLevel', 'z'];
 
 function objectOf(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of entries) setOwn(out, k, v);
   return out;
 }
 

@@ -5,7 +5,16 @@
  * unexplained, and fails `npm test` (src/inject/istio-differential.test.ts).
  */
 import type { JsonObject } from '../util/json.js';
-import type { Outcome } from './istio-differential.js';
+
+/** What one side (ours or Istio's) did with a workload. */
+export type Decision = 'injected' | 'skipped' | 'refused';
+
+export interface Outcome {
+  decision: Decision;
+  /** The pod template (metadata + spec), normalised; for injected and skipped. */
+  template?: JsonObject;
+  error?: string;
+}
 
 export interface DiffCase {
   workload: JsonObject;

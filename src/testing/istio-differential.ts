@@ -20,18 +20,11 @@ import { podTemplates } from '../manifests/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { differences, normalize } from './istio-conformance.js';
-import { INTENDED_DEVIATIONS, type Deviation, type DiffCase } from './istio-deviations.js';
+import { INTENDED_DEVIATIONS, type Decision, type Deviation, type DiffCase, type Outcome } from './istio-deviations.js';
 import { kubeInject, peerConfig, type IstioPeer, type PeerResult } from './istio-peer.js';
 import { sampleWorkloads } from './workload-arbitraries.js';
 
-export type Decision = 'injected' | 'skipped' | 'refused';
-
-export interface Outcome {
-  decision: Decision;
-  /** The pod template (metadata + spec), normalised; for injected and skipped. */
-  template?: JsonObject;
-  error?: string;
-}
+export type { Decision, Outcome };
 
 const STATUS = 'sidecar.istio.io/status';
 

@@ -31,7 +31,7 @@ import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 import type { StatusKeyring } from '../inject/status-mac.js';
-import type { JsonPatchOperation } from '../inject/types.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from '../patch/testing/appliers.js';
 import { deepEqual } from '../util/json.js';
 import { hostileReviewArbitrary, validReviewArbitrary } from './pod-arbitraries.js';

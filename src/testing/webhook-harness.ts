@@ -1,14 +1,14 @@
 /**
  * @module testing/webhook-harness
- * Start a real webhook in-process on port 0 with a development certificate and the fake core,
- * logs captured; `t.after(() => h.server.shutdown())` cleans up.
+ * Start a real webhook in-process on port 0 with a development certificate, the real core and
+ * the built-in config, logs captured; `t.after(() => h.server.shutdown())` cleans up.
  */
 import { devCertificate, validateKeyPair } from '../certs/index.js';
 import { startServer, type ConfigProvider, type RunningServer, type StartOptions, type TlsSource } from '../admission/start.js';
-import type { InjectFn } from '../admission/handler.js';
+import { defaultConfig, loadConfig } from '../config/load.js';
+import { injectPod } from '../inject/index.js';
 import { createMetrics } from '../telemetry/metrics.js';
 import { captureLogger } from './logs.js';
-import { fakeConfig, fakeInject, type FakeConfig } from './fake-inject.js';
 
 export interface Harness {
   server: RunningServer;
@@ -26,18 +26,19 @@ export function sharedDevCertificate(): Promise<{ certPem: string; keyPem: strin
   return cachedDev;
 }
 
-/**
- * Defaults to the fake core and its config; pass `inject` and `config` together to run
- * another core (the real `injectPod` with `defaultConfig`).
- */
-export async function startHarness<C = FakeConfig>(overrides: Partial<StartOptions<C>> = {}): Promise<Harness> {
+/** The built-in config, or `path` (reloaded on change), as `serve --config` loads it; hash in /readyz. */
+export function realConfig(path?: string): ConfigProvider {
+  return { path, builtin: defaultConfig, load: (p) => loadConfig(p), describe: (c) => ({ hash: c.hash }) };
+}
+
+/** Defaults to `injectPod` and the built-in config; tests may wrap `inject` to observe or break it. */
+export async function startHarness(overrides: Partial<StartOptions> = {}): Promise<Harness> {
   const dev = await sharedDevCertificate();
   const { logger, lines, raw } = captureLogger('info');
   const tls: TlsSource = overrides.tls ?? { kind: 'memory', certPem: dev.certPem, keyPem: dev.keyPem };
-  const fakeProvider: ConfigProvider<FakeConfig> = { builtin: () => fakeConfig(), load: async () => fakeConfig(), describe: (c) => ({ hash: c.hash }) };
-  const server = await startServer<C>({
-    inject: fakeInject as unknown as InjectFn<C>,
-    config: fakeProvider as unknown as ConfigProvider<C>,
+  const server = await startServer({
+    inject: injectPod,
+    config: realConfig(),
     validateKeyPair,
     port: 0,
     address: '127.0.0.1',

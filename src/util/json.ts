@@ -3,6 +3,7 @@
  * Small helpers for JSON-shaped data (what YAML/JSON parsing yields). Shared by every module so
  * equality and copying mean the same thing everywhere.
  */
+import { setOwn } from './own.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -41,7 +42,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /**
  * Deep copy of JSON-shaped data. Objects get a null-free normal prototype but keys are copied
- * with defineProperty semantics so a `__proto__` key stays data.
+ * with `setOwn` so a `__proto__` key stays data.
  */
 export function cloneJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
@@ -49,8 +50,7 @@ export function cloneJson<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(value)) {
     const v = cloneJson((value as Record<string, unknown>)[k]);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
+    setOwn(out, k, v);
   }
   return out as T;
 }

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import fastJsonPatch from 'fast-json-patch';
 import * as rfc6902 from 'rfc6902';
-import type { JsonPatchOperation } from '../../inject/types.js';
+import type { JsonPatchOperation } from '../types.js';
 import { cloneJson } from '../../util/json.js';
 import { applyPatch } from '../apply.js';
 

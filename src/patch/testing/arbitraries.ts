@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { cloneJson, type JsonObject, type JsonValue } from '../../util/json.js';
+import { setOwn } from '../../util/own.js';
 
 /** Keys that break naive pointer code, plus ordinary ones. `__proto__` is opt-in. */
 export const AWKWARD_KEYS = ['a', 'b', 'name', '', '~', '/', '~1', '~0', 'a/b', 'a~b', 'sidecar.istio.io/status', 'constructor', 'toString'];
@@ -18,7 +19,7 @@ export function keyArb(withProto = false): fc.Arbitrary<string> {
 /** Build an object from entries; a `__proto__` key stays an own data property. */
 export function objectOf(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of entries) setOwn(out, k, v);
   return out;
 }
 

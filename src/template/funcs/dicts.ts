@@ -10,12 +10,7 @@ import { goFunc, GoFuncError, GoNumber, goTypeName, INTERFACE, isGoObject, MAP_O
 import { ifaceResult, isEmpty, isGoMap, isNil, strval } from './coerce.js';
 import { stringSlice } from './string-lists.js';
 import { isNilContainer, nilMap } from './nil.js';
-
-/** Assign a map entry without ever touching an inherited `__proto__` setter. */
-export function setKey(m: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(m, key, { value, enumerable: true, writable: true, configurable: true });
-  else m[key] = value;
-}
+import { setOwn } from '../../util/own.js';
 
 export function hasOwn(m: Record<string, unknown> | null, key: string): boolean {
   return m !== null && Object.hasOwn(m, key);
@@ -27,7 +22,7 @@ function get(d: Record<string, unknown> | null, key: string): unknown {
 
 function set(d: Record<string, unknown> | null, key: string, value: unknown): Record<string, unknown> {
   if (d === null || isNilContainer(d)) throw new GoFuncError('assignment to entry in nil map');
-  setKey(d, key, value);
+  setOwn(d, key, value);
   return d;
 }
 
@@ -51,7 +46,7 @@ function keys(...dicts: (Record<string, unknown> | null)[]): string[] {
 
 function pick(dict: Record<string, unknown> | null, ...ks: string[]): Record<string, unknown> {
   const res = newGoMap();
-  for (const k of ks) if (hasOwn(dict, k)) setKey(res, k, (dict as Record<string, unknown>)[k]);
+  for (const k of ks) if (hasOwn(dict, k)) setOwn(res, k, (dict as Record<string, unknown>)[k]);
   return res;
 }
 
@@ -59,7 +54,7 @@ function omit(dict: Record<string, unknown> | null, ...ks: string[]): Record<str
   const res = newGoMap();
   if (dict === null) return res;
   const drop = new Set(ks);
-  for (const k of Object.keys(dict)) if (!drop.has(k)) setKey(res, k, dict[k]);
+  for (const k of Object.keys(dict)) if (!drop.has(k)) setOwn(res, k, dict[k]);
   return res;
 }
 
@@ -67,7 +62,7 @@ function dict(...v: unknown[]): Record<string, unknown> {
   const d = newGoMap();
   for (let i = 0; i < v.length; i += 2) {
     const key = strval(v[i] === undefined ? null : v[i]);
-    setKey(d, key, i + 1 >= v.length ? '' : v[i + 1]);
+    setOwn(d, key, i + 1 >= v.length ? '' : v[i + 1]);
   }
   return d;
 }
@@ -91,7 +86,7 @@ export function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string,
     const dstHas = Object.hasOwn(dst, key);
     const dstEl = dstHas ? dst[key] : undefined;
     if (isNil(srcEl)) {
-      if (overwrite) setKey(dst, key, null);
+      if (overwrite) setOwn(dst, key, null);
       continue;
     }
     const kind = mergeKind(srcEl);
@@ -103,10 +98,10 @@ export function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string,
     } else if (kind === 'slice') {
       let replacement: unknown = !dstHas || isNil(dstEl) ? [] : dstEl;
       if (overwrite || Object.keys(dst).length === 0) replacement = srcEl;
-      setKey(dst, key, replacement);
+      setOwn(dst, key, replacement);
     }
     if (dstHas && !isEmpty(dstEl) && (kind === 'map' || kind === 'slice')) continue;
-    if (overwrite || !dstHas || isEmpty(dstEl)) setKey(dst, key, srcEl);
+    if (overwrite || !dstHas || isEmpty(dstEl)) setOwn(dst, key, srcEl);
   }
 }
 
@@ -133,7 +128,7 @@ export function deepCopyValue(v: unknown): unknown {
   }
   if (!isGoMap(v)) return v;
   const out = newGoMap(tag);
-  for (const k of Object.keys(v)) setKey(out, k, deepCopyValue(v[k]));
+  for (const k of Object.keys(v)) setOwn(out, k, deepCopyValue(v[k]));
   return out;
 }
 

@@ -9,7 +9,8 @@
 import { sprint, sprintf } from '../format.js';
 import { goFunc, GoFuncError, GoNumber, INTERFACE, isGoObject, newGoMap, taggedGoType, type FuncMap, type GoObject } from '../value.js';
 import { ifaceResult, isGoComplex, isNil } from './coerce.js';
-import { hasOwn, setKey } from './dicts.js';
+import { hasOwn } from './dicts.js';
+import { setOwn } from '../../util/own.js';
 import { goJsonUnmarshal } from './json-decode.js';
 import { isNilContainer, nilMap } from './nil.js';
 import { goJsonMarshal, JsonMarshalError } from './json-encode.js';
@@ -189,13 +190,13 @@ function strMap(): Record<string, unknown> {
 function mergeMaps(...maps: StrMap[]): Record<string, unknown> | null {
   if (maps.length === 0) return nilMap(STRING_MAP);
   const res = strMap();
-  for (const m of maps) if (m !== null) for (const k of Object.keys(m)) setKey(res, k, m[k]);
+  for (const m of maps) if (m !== null) for (const k of Object.keys(m)) setOwn(res, k, m[k]);
   return res;
 }
 
 function strdict(...v: string[]): Record<string, unknown> {
   const d = strMap();
-  for (let i = 0; i < v.length; i += 2) setKey(d, v[i], i + 1 >= v.length ? '' : v[i + 1]);
+  for (let i = 0; i < v.length; i += 2) setOwn(d, v[i], i + 1 >= v.length ? '' : v[i + 1]);
   return d;
 }
 
@@ -203,7 +204,7 @@ function omit(dict: StrMap, ...keys: string[]): Record<string, unknown> {
   const res = strMap();
   if (dict === null) return res;
   const drop = new Set(keys);
-  for (const k of Object.keys(dict)) if (!drop.has(k)) setKey(res, k, dict[k]);
+  for (const k of Object.keys(dict)) if (!drop.has(k)) setOwn(res, k, dict[k]);
   return res;
 }
 
@@ -237,7 +238,7 @@ function omitNilInternal(v: unknown): [unknown, boolean] {
       const out = newGoMap();
       for (const k of Object.keys(v)) {
         const f = omitNil(v[k]);
-        if (!isNil(f)) setKey(out, k, f);
+        if (!isNil(f)) setOwn(out, k, f);
       }
       return Object.keys(out).length === 0 ? [null, true] : [out, true];
     }

@@ -7,7 +7,7 @@
  * as nil and reported after decoding, as Go does.
  */
 import { newGoMap } from '../value.js';
-import { setKey } from './dicts.js';
+import { setOwn } from '../../util/own.js';
 import { toWellFormed, utf8Bytes } from './utf8.js';
 
 export class JsonSyntaxError extends Error {}
@@ -114,7 +114,7 @@ class Parser {
           return result;
         }
         if (Array.isArray(top.container)) top.container.push(v);
-        else setKey(top.container, top.key as string, v);
+        else setOwn(top.container, top.key as string, v);
         this.ws();
         const d = this.src[this.pos];
         if (d === ',') {
