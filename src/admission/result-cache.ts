@@ -40,7 +40,7 @@ export type CachedResult =
 export interface ResultCacheOptions {
   /** Most entries kept per config (least recently used are dropped). */
   maxEntries?: number;
-  /** Most patch bytes (JSON) kept per config: a huge pod's patch is answered, not remembered. */
+  /** Most bytes kept per config (answers, or patches as JSON): a huge pod's patch is answered, not remembered. */
   maxBytes?: number;
 }
 
@@ -72,6 +72,8 @@ export interface CacheKey {
 export type Probe = { replay: Replay; uid: string; hint?: undefined } | { replay?: undefined; uid?: undefined; hint?: CacheKey };
 
 const MAX_OFFSETS = 4;
+/** Larger bodies are always hashed: no multi-megabyte copy is kept per config for them. */
+const MAX_LAST_BODY = 256 * 1024;
 
 /** `body` (uid at [last.at, end)) equals `last.body` outside the uid, byte for byte. */
 function sameAround(body: Buffer, end: number, last: { body: Buffer; at: number; end: number }): boolean {
@@ -138,7 +140,8 @@ export class ResultCache {
       const entry = bucket.entries.get(key);
       if (entry?.replay !== undefined) {
         this.#touch(bucket, key, entry);
-        bucket.last = { body: Buffer.from(body), at, end, path, key, entry };
+        // A copy (the request's buffer is not ours to keep), only of pod-sized bodies.
+        if (body.length <= MAX_LAST_BODY) bucket.last = { body: Buffer.from(body), at, end, path, key, entry };
         return { replay: entry.replay, uid: uid.toString('latin1') };
       }
       hint ??= { key, at, end };
