@@ -83,7 +83,7 @@ export function analyze(profile: CpuProfile, top: number): string {
   return [
     `total sampled ${(total / 1000).toFixed(0)} ms`,
     '',
-    ...stages(profile, byId, parent, self),
+    ...stages(byId, parent, self),
     '',
     'Top functions by self time:',
     ...rows(perFn),
@@ -122,7 +122,7 @@ const STAGES: [string, string[]][] = [
   ['response write (send: headers, TLS encrypt, socket write)', ['send']],
 ];
 
-function stages(profile: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<number, number>, self: Map<number, number>): string[] {
+function stages(byId: Map<number, ProfileNode>, parent: Map<number, number>, self: Map<number, number>): string[] {
   let busy = 0;
   const per = new Map<string, number>();
   let outside = 0;
@@ -144,7 +144,6 @@ function stages(profile: CpuProfile, byId: Map<number, ProfileNode>, parent: Map
     for (const [label, fns] of STAGES) if (fns.some((f) => names.has(f))) per.set(label, (per.get(label) ?? 0) + t);
   }
   const pct = (t: number): string => `${((t / busy) * 100).toFixed(1).padStart(5)} %`;
-  void profile;
   return [
     `Stages, inclusive, as shares of the non-idle time (${(busy / 1000).toFixed(0)} ms):`,
     ...STAGES.map(([label]) => `${pct(per.get(label) ?? 0)}  ${label}`),
