@@ -52,7 +52,7 @@ export type { JsonPath } from './manifests/kinds.js';
 
 // Go text/template with Sprig and Istio's injector functions.
 export { parseTemplate, parseTemplateSet, formatValue, sprintf } from './template/index.js';
-export type { ExecuteOptions, FuncMap, GoFunc, MissingKey, ParseOptions, Template, TemplateSet } from './template/index.js';
+export type { ExecuteOptions, FuncMap, GoFunc, MissingKey, ParseOptions, Template, TemplateEngine, TemplateSet } from './template/index.js';
 export type { GoNumberType, GoParamType } from './template/value.js';
 export type { InjectorOptions } from './template/funcs/index.js';
 export { sprigFuncs, templateFuncs, injectorFuncs } from './template/funcs/index.js';

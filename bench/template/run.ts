@@ -1,60 +1,45 @@
 /**
  * @module bench/template/run
- * Template engine benchmark (not a test): renders a small template and a large, realistic proxy
- * sidecar template (about the size of Istio's 25 KB injection template) with our engine and,
- * when `gotemplate-ref` is on PATH, with Go's own text/template + Sprig on the same template
- * and JSON data, and reports microseconds per render and the ratio ours/Go.
+ * Template engine benchmark (not a test). In the same run, for each workload: the compiled
+ * engine (what the product uses) against the reference interpreter, and, when
+ * `gotemplate-ref` is on PATH, against Go's own text/template + Sprig on the same text and JSON.
  *
  *   npx tsx bench/template/run.ts [--quick] [--write]     (or: npm run bench:template)
  *
- * Method: parse once; warm up; calibrate a batch of renders to about BATCH_MS. Then ROUNDS
- * rounds, each timing one batch of ours and, right after, one `gotemplate-ref -bench N` run of
- * Go (its mean over N renders after one parse, N calibrated to about BATCH_MS). Reported: the
- * median per-render time of each side and the median of the per-round ratios, which stays
- * meaningful when other load on the machine drifts (pairs are measured back to back). Both
- * sides are checked to produce the same bytes first, so the comparison is between equal work.
- * `--write` records the results in bench/template/RESULTS.md.
+ * Workloads (workloads.ts): a small snippet and a large proxy sidecar template (Sprig only, so
+ * Go renders them too); the built-in template and Istio's sidecar template (when
+ * ../shared/conformance/istio is present) on the template data one injection of the benchmark's
+ * F1 pod hands the engine; and the whole injection core (injectPod) for F1 and F2.
+ *
+ * Method: each engine is timed in its own child process, as a server runs only one: in one
+ * process the two engines would share the JIT's type feedback of every function they both call
+ * (Sprig functions, Go struct views), which measures neither as deployed. PAIRS pairs of
+ * children, the order alternating; each child warms up, calibrates a batch to about BATCH_MS
+ * and times BATCHES batches per workload in CPU time (process.cpuUsage, which other processes
+ * on a busy machine do not inflate). Reported: each engine's median, and the median over pairs
+ * of the compiled/interpreter ratio of the pair's medians. Outputs are checked to be the same
+ * bytes in the parent first. `--write` records the results in bench/template/RESULTS.md.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseTemplate } from '../../src/template/index.js';
-import { sprigFuncs } from '../../src/template/funcs/index.js';
+import type { TemplateEngine } from '../../src/template/index.js';
+import { buildWorkloads } from './workloads.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
-const args = new Set(process.argv.slice(2));
+const SELF = fileURLToPath(import.meta.url);
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const QUICK = args.has('--quick');
-const BATCH_MS = QUICK ? 60 : 250;
-const ROUNDS = QUICK ? 3 : 11;
-const WARM_MS = QUICK ? 500 : 2000;
+const BATCH_MS = QUICK ? 60 : 200;
+const BATCHES = QUICK ? 5 : 9;
+const PAIRS = QUICK ? 2 : 4;
+const WARM_MS = QUICK ? 400 : 1500;
 const ORACLE = process.env.GOTEMPLATE_REF ?? 'gotemplate-ref';
-
-interface Workload {
-  name: string;
-  template: string;
-  data: string;
-}
-
-const WORKLOADS: Workload[] = [
-  { name: 'small container snippet', template: join(HERE, 'small.tpl'), data: join(HERE, 'small.json') },
-  { name: 'large proxy sidecar', template: join(HERE, 'sidecar.tpl'), data: join(HERE, 'sidecar-data.json') },
-];
-
-interface Row {
-  workload: string;
-  templateBytes: number;
-  outputBytes: number;
-  parseUs: number;
-  oursUs: number;
-  oursSpread: string;
-  goUs?: number;
-  ratio?: number;
-  identical?: boolean;
-  note?: string;
-}
+const ENGINES: readonly TemplateEngine[] = ['interpreter', 'compiled'];
 
 function fmt(x: number | undefined): string {
   return x === undefined ? 'n/a' : x >= 100 ? x.toFixed(0) : x.toFixed(1);
@@ -66,144 +51,161 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function spread(xs: number[]): string {
-  return `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}`;
-}
+const spread = (xs: number[]): string => `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}`;
 
 /** Warm fn up for WARM_MS and return how many calls make a batch of about BATCH_MS. */
-function calibrate(fn: () => void): number {
+function calibrate(fn: () => unknown): number {
   const start = performance.now();
   let n = 0;
   while (performance.now() - start < WARM_MS) {
     fn();
     n++;
   }
-  const perCallMs = (performance.now() - start) / Math.max(n, 1);
-  return Math.max(10, Math.round(BATCH_MS / perCallMs));
+  return Math.max(5, Math.round(BATCH_MS / ((performance.now() - start) / Math.max(n, 1))));
 }
 
-/** Microseconds per call over one batch. */
-function batch(fn: () => void, iterations: number): number {
-  const start = process.hrtime.bigint();
+/** CPU microseconds (user + system, this process) per call over one batch. */
+function batch(fn: () => unknown, iterations: number): number {
+  const start = process.cpuUsage();
   for (let i = 0; i < iterations; i++) fn();
-  return Number(process.hrtime.bigint() - start) / 1000 / iterations;
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / iterations;
 }
 
-function oracleAvailable(): boolean {
-  const r = spawnSync(ORACLE, [], { encoding: 'utf8' });
-  return !r.error;
+// ---- child: one engine, every workload -----------------------------------------------------
+
+const childAt = argv.indexOf('--child');
+if (childAt >= 0) {
+  const engine = argv[childAt + 1] as TemplateEngine;
+  const times: Record<string, number[]> = {};
+  for (const w of buildWorkloads()) {
+    const n = calibrate(w.run[engine]);
+    times[w.name] = Array.from({ length: BATCHES }, () => batch(w.run[engine], n));
+  }
+  process.stdout.write(JSON.stringify(times));
+  process.exit(0);
 }
 
-function goRender(w: Workload): string {
+// ---- parent ----------------------------------------------------------------------------------
+
+const withGo = !spawnSync(ORACLE, [], { encoding: 'utf8' }).error;
+
+function goRender(w: { template: string; data: string }): string {
   const r = spawnSync(ORACLE, [w.template, w.data], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${ORACLE} failed on ${w.template}: ${r.stdout}${r.stderr}`);
   return r.stdout;
 }
 
-/** Go's mean microseconds per render over n renders (one process, one parse). */
-function goBench(w: Workload, n: number): number {
+function goBench(w: { template: string; data: string }, n: number): number {
   const r = spawnSync(ORACLE, ['-bench', String(n), w.template, w.data], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${ORACLE} -bench failed: ${r.stdout}${r.stderr}`);
   return Number(r.stdout.trim());
 }
 
-function firstDifference(a: string, b: string): string {
-  const la = a.split('\n');
-  const lb = b.split('\n');
-  for (let i = 0; i < Math.max(la.length, lb.length); i++) {
-    if (la[i] !== lb[i]) return `line ${i + 1}: ours ${JSON.stringify(la[i])} vs Go ${JSON.stringify(lb[i])}`;
-  }
-  return 'same lines, different bytes';
+function child(engine: TemplateEngine): Record<string, number[]> {
+  const r = spawnSync(process.execPath, [...process.execArgv, SELF, '--child', engine, ...(QUICK ? ['--quick'] : [])], {
+    encoding: 'utf8', maxBuffer: 16 << 20, cwd: ROOT,
+  });
+  if (r.status !== 0) throw new Error(`the ${engine} child failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, number[]>;
 }
 
-const funcs = sprigFuncs();
-const withGo = oracleAvailable();
+interface Row {
+  workload: string;
+  templateBytes?: number;
+  outputBytes: number;
+  parseUs?: Record<TemplateEngine, number>;
+  us: Record<TemplateEngine, number>;
+  spread: Record<TemplateEngine, string>;
+  ratio: number;
+  goUs?: number;
+  sameAsGo?: boolean;
+}
+
 const loadBefore = loadavg()[0]!;
+const workloads = buildWorkloads();
 const rows: Row[] = [];
-for (const w of WORKLOADS) {
-  const text = readFileSync(w.template, 'utf8');
-  const data: unknown = JSON.parse(readFileSync(w.data, 'utf8'));
-  const template = parseTemplate('t', text, { funcs });
-  const output = template.execute(data);
-  const parseOnce = (): void => void parseTemplate('t', text, { funcs });
-  const parseIterations = calibrate(parseOnce);
-  const parseUs = median(Array.from({ length: 5 }, () => batch(parseOnce, parseIterations)));
-  const renderOnce = (): void => void template.execute(data);
-  const iterations = calibrate(renderOnce);
+for (const w of workloads) {
+  const output = w.run.interpreter();
+  if (w.run.compiled() !== output) throw new Error(`${w.name}: the compiled engine's output differs from the interpreter's`);
   const row: Row = {
-    workload: w.name,
-    templateBytes: Buffer.byteLength(text),
-    outputBytes: Buffer.byteLength(output),
-    parseUs,
-    oursUs: 0,
-    oursSpread: '',
+    workload: w.name, templateBytes: w.templateBytes, outputBytes: Buffer.byteLength(output),
+    us: { compiled: 0, interpreter: 0 }, spread: { compiled: '', interpreter: '' }, ratio: 0,
   };
-  const ours: number[] = [];
-  const go: number[] = [];
-  const ratios: number[] = [];
-  let goN = 0;
-  if (withGo) {
-    const goOutput = goRender(w);
-    row.identical = goOutput === output;
-    if (!row.identical) row.note = `output differs from Go's at ${firstDifference(output, goOutput)}`;
-    goN = Math.max(100, Math.round((BATCH_MS * 1000) / Math.max(goBench(w, 200), 0.01)));
+  if (w.parse !== undefined) {
+    const parse = w.parse;
+    row.parseUs = { compiled: 0, interpreter: 0 };
+    for (const e of ENGINES) row.parseUs[e] = median(Array.from({ length: 3 }, () => batch(parse[e], calibrate(parse[e]))));
   }
-  for (let r = 0; r < ROUNDS; r++) {
-    const o = batch(renderOnce, iterations);
-    ours.push(o);
-    if (withGo) {
-      const g = goBench(w, goN);
-      go.push(g);
-      ratios.push(o / g);
-    }
-  }
-  row.oursUs = median(ours);
-  row.oursSpread = spread(ours);
-  if (withGo) {
-    row.goUs = median(go);
-    row.ratio = median(ratios);
+  if (withGo && w.go !== undefined) {
+    row.sameAsGo = goRender(w.go) === output;
+    const n = Math.max(100, Math.round((BATCH_MS * 1000) / Math.max(goBench(w.go, 200), 0.01)));
+    row.goUs = median(Array.from({ length: 3 }, () => goBench(w.go!, n)));
   }
   rows.push(row);
-  process.stderr.write(`measured: ${w.name}\n`);
+}
+
+const all: Record<TemplateEngine, Record<string, number[]>> = { compiled: {}, interpreter: {} };
+const ratios: Record<string, number[]> = {};
+for (let p = 0; p < PAIRS; p++) {
+  const pair: Partial<Record<TemplateEngine, Record<string, number[]>>> = {};
+  for (const e of p % 2 === 0 ? ENGINES : [...ENGINES].reverse()) pair[e] = child(e);
+  for (const r of rows) {
+    const c = pair.compiled![r.workload]!;
+    const i = pair.interpreter![r.workload]!;
+    (all.compiled[r.workload] ??= []).push(...c);
+    (all.interpreter[r.workload] ??= []).push(...i);
+    (ratios[r.workload] ??= []).push(median(c) / median(i));
+  }
+  process.stderr.write(`pair ${p + 1} of ${PAIRS} measured\n`);
+}
+for (const r of rows) {
+  for (const e of ENGINES) {
+    r.us[e] = median(all[e][r.workload]!);
+    r.spread[e] = spread(all[e][r.workload]!);
+  }
+  r.ratio = median(ratios[r.workload]!);
 }
 const loadAfter = loadavg()[0]!;
 
+// ---- report ----------------------------------------------------------------------------------
+
 const table = [
-  '| workload | template | output | our parse µs | our render µs (median; range) | Go render µs (median) | ours / Go (median of pairs) | same bytes as Go |',
-  '|---|---|---|---|---|---|---|---|',
+  '| workload | template | output | parse µs (interpreter / compiled) | interpreter µs (median; range) | compiled µs (median; range) | compiled / interpreter (median of pairs) | Go µs | compiled / Go | same bytes as Go |',
+  '|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map((r) =>
     [
       '',
       r.workload,
-      `${(r.templateBytes / 1024).toFixed(1)} KB`,
+      r.templateBytes === undefined ? '' : `${(r.templateBytes / 1024).toFixed(1)} KB`,
       `${(r.outputBytes / 1024).toFixed(1)} KB`,
-      fmt(r.parseUs),
-      `${fmt(r.oursUs)} (${r.oursSpread})`,
+      r.parseUs === undefined ? '' : `${fmt(r.parseUs.interpreter)} / ${fmt(r.parseUs.compiled)}`,
+      `${fmt(r.us.interpreter)} (${r.spread.interpreter})`,
+      `${fmt(r.us.compiled)} (${r.spread.compiled})`,
+      `**${r.ratio.toFixed(2)}×**`,
       fmt(r.goUs),
-      r.ratio === undefined ? 'n/a' : `${r.ratio.toFixed(2)}×`,
-      r.identical === undefined ? 'n/a' : r.identical ? 'yes' : 'NO',
+      r.goUs === undefined ? 'n/a' : `${(r.us.compiled / r.goUs).toFixed(2)}×`,
+      r.sameAsGo === undefined ? 'n/a' : r.sameAsGo ? 'yes' : 'NO',
       '',
     ].join(' | ').trim(),
   ),
 ].join('\n');
-const notes = rows.filter((r) => r.note).map((r) => `- ${r.workload}: ${r.note}`);
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${cpu}, ${cpus().length} vCPU, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${platform()} ${release()}`;
-const command = `npx tsx ${relative(ROOT, fileURLToPath(import.meta.url))}${QUICK ? ' --quick' : ''}`;
+const command = `npx tsx ${relative(ROOT, SELF)}${QUICK ? ' --quick' : ''}`;
 const report = [
   `Date: ${new Date().toISOString().slice(0, 10)}`,
   `Machine: ${machine}`,
   `Node: ${process.version}`,
   `Load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`,
-  `Ours: sprigFuncs(), template parsed once, ${WARM_MS} ms warm-up, ${ROUNDS} batches of ~${BATCH_MS} ms`,
-  `Go: ${withGo ? `${ORACLE} (Go 1.19 text/template + Sprig 3.2.3), \`-bench N\` (~${BATCH_MS} ms), one run after each of our batches` : 'gotemplate-ref not on PATH: no Go comparison'}`,
+  `Method: each engine in its own child process, ${PAIRS} pairs (order alternating); per child ${WARM_MS} ms warm-up and ${BATCHES} batches of ~${BATCH_MS} ms per workload, CPU µs per call (process.cpuUsage); parse timed in the parent`,
+  `Go: ${withGo ? `${ORACLE} (Go 1.19 text/template + Sprig 3.2.3), \`-bench N\` (~${BATCH_MS} ms), median of 3 (wall clock)` : 'gotemplate-ref not on PATH: no Go comparison'}`,
   `Command: \`${command}\``,
   '',
   table,
-  ...(notes.length > 0 ? ['', ...notes] : []),
   ...(Math.max(loadBefore, loadAfter) > cpus().length
-    ? ['', `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are inflated and noisy; the ratio of back-to-back pairs is the figure to use.`]
+    ? ['', `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are noisy; the ratios of the pairs are the figures to use.`]
     : []),
 ].join('\n');
 process.stdout.write(`${report}\n`);
@@ -211,11 +213,12 @@ process.stdout.write(`${report}\n`);
 if (args.has('--write')) {
   const doc = `# Template engine benchmark results
 
-Rendering time of our Go text/template engine against Go's own text/template + Sprig on the
-same template and JSON data, measured in the same run. The large template
-(\`bench/template/sidecar.tpl\`, our own text) is a mesh proxy sidecar the size of Istio's
-injection template; it uses only Sprig functions so Go's reference can render it too. The
-ratio is what matters: absolute numbers depend on the machine.
+Rendering time of our Go text/template engine, compiled (the default: each template becomes
+JavaScript closures at config load) against the reference interpreter (walks the parse tree on
+every render) and against Go's own text/template + Sprig on the same template and JSON data.
+The large template (\`bench/template/sidecar.tpl\`, our own text) is a mesh proxy sidecar the size
+of Istio's injection template; it uses only Sprig functions so Go's reference can render it
+too. The ratios are what matter: absolute numbers depend on the machine.
 
 ${report}
 `;

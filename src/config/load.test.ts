@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../errors.js';
-import { defaultConfig, loadConfig, parseConfig } from './load.js';
+import { defaultConfig, loadConfig, parseConfig, TEMPLATE_ENGINE_ENV, templateEngine } from './load.js';
 
 let dir: string;
 before(async () => {
@@ -154,5 +154,28 @@ describe('values.meshConfig is checked when the config loads', () => {
     assert.throws(() => parseConfig('policy: enabled\n', '{"meshConfig": "oops"}'), (e: unknown) => e instanceof ConfigError && /values\.meshConfig must be a map/.test(e.message));
     assert.throws(() => parseConfig('policy: enabled\n', '{"meshConfig": {"defaultConfig": {"holdApplicationUntilProxyStarts": "sometimes"}}}'), (e: unknown) => e instanceof ConfigError && /values\.meshConfig is invalid/.test(e.message));
     assert.doesNotThrow(() => parseConfig('policy: enabled\n', '{"meshConfig": {"defaultConfig": {"holdApplicationUntilProxyStarts": true}}}'));
+  });
+});
+
+describe('template engine', () => {
+  it('config load compiles every template; SIDECAR_INJECTOR_TEMPLATE_ENGINE=interpreter selects the reference', () => {
+    assert.equal(templateEngine({}), 'compiled');
+    assert.equal(templateEngine({ [TEMPLATE_ENGINE_ENV]: 'compiled' }), 'compiled');
+    assert.equal(templateEngine({ [TEMPLATE_ENGINE_ENV]: 'interpreter' }), 'interpreter');
+    assert.throws(() => templateEngine({ [TEMPLATE_ENGINE_ENV]: 'fast' }), (e: unknown) => e instanceof ConfigError && e.code === 'SI_CONFIG_INVALID' && /compiled \(the default\) or interpreter/.test(e.message));
+    const config = 'policy: enabled\ntemplates:\n  t: "{{ .Values.x }}"\n';
+    const compiled = parseConfig(config, 'x: 1');
+    assert.equal(compiled.compiledTemplates.get('t')?.engine, 'compiled');
+    for (const t of defaultConfig().compiledTemplates.values()) assert.equal(t.engine, 'compiled');
+    const saved = process.env[TEMPLATE_ENGINE_ENV];
+    process.env[TEMPLATE_ENGINE_ENV] = 'interpreter';
+    try {
+      const reference = parseConfig(config, 'x: 1');
+      assert.equal(reference.compiledTemplates.get('t')?.engine, 'interpreter');
+      assert.equal(reference.compiledTemplates.get('t')?.execute({ Values: { x: 1 } }), compiled.compiledTemplates.get('t')?.execute({ Values: { x: 1 } }));
+    } finally {
+      if (saved === undefined) delete process.env[TEMPLATE_ENGINE_ENV];
+      else process.env[TEMPLATE_ENGINE_ENV] = saved;
+    }
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { packageFilePath, readPackageFile } from '../util/package-files.js';
 import { templateFuncs } from '../template/funcs/index.js';
-import { parseTemplate } from '../template/index.js';
+import { parseTemplate, type TemplateEngine } from '../template/index.js';
 import { meshSettings } from '../inject/mesh-config.js';
 import { buildConfig as buildUnchecked, type BuildOptions, type TemplateCompilerFactory } from './parse.js';
 import { selectConfigDocument, splitPick } from './select-document.js';
@@ -31,10 +31,28 @@ export const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
 
 export type LoadOptions = Omit<BuildOptions, 'compile'>;
 
-/** Parses each template with the Go text/template engine and the function map its options allow. */
+/** Environment variable that picks the template engine: `compiled` (default) or `interpreter`. */
+export const TEMPLATE_ENGINE_ENV = 'SIDECAR_INJECTOR_TEMPLATE_ENGINE';
+
+/**
+ * The engine renders use: the compiled closures, unless the environment asks for the reference
+ * interpreter (to rule the compiler out when a render looks wrong).
+ */
+export function templateEngine(env: NodeJS.ProcessEnv = process.env): TemplateEngine {
+  const value = env[TEMPLATE_ENGINE_ENV];
+  if (value === undefined || value === '' || value === 'compiled') return 'compiled';
+  if (value === 'interpreter') return 'interpreter';
+  throw new ConfigError('SI_CONFIG_INVALID', `${TEMPLATE_ENGINE_ENV}=${JSON.stringify(value)} is not a template engine; use compiled (the default) or interpreter`);
+}
+
+/**
+ * Parses each template with the Go text/template engine and the function map its options
+ * allow, and compiles it to closures once here, so every render (webhook, CLI) runs compiled.
+ */
 export const compileWithEngine: TemplateCompilerFactory = (options) => {
   const funcs = templateFuncs({ allowEnv: options.allowEnv });
-  return (name, text) => parseTemplate(name, text, { funcs });
+  const engine = templateEngine();
+  return (name, text) => parseTemplate(name, text, { funcs, engine });
 };
 
 /**

@@ -55,13 +55,13 @@ export const DEFAULT_MAX_STEPS = 10_000_000;
  * Functions whose work does not grow with their arguments (Go passes slices, maps and strings
  * by reference): they cost one step like any node, whatever the size of what they are given.
  */
-const CONSTANT_COST = new Set([
+export const CONSTANT_COST: ReadonlySet<string> = new Set([
   'len', 'index', 'first', 'mustFirst', 'last', 'mustLast', 'get', 'hasKey', 'dig', 'default', 'empty', 'coalesce', 'ternary',
   'required', 'typeOf', 'typeIs', 'typeIsLike', 'kindOf', 'kindIs', 'not', 'and', 'or', 'call', 'fail',
 ]);
 
 /** Steps for a value a function read or built: list elements, or string length / 4. */
-function costOf(v: unknown): number {
+export function costOf(v: unknown): number {
   if (typeof v === 'string') return v.length >>> 2;
   if (Array.isArray(v)) return v.length;
   return 0;
@@ -86,12 +86,12 @@ const CONTINUE = 2;
 /** Thrown for a stack overflow so the caller can report the depth error at the right node. */
 class DepthExceeded extends Error {}
 
-function isStackOverflow(err: unknown): boolean {
+export function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && /call stack/i.test(err.message);
 }
 
 /** Error context of a node: Go's `NAME:LINE:COL` with a 0-based byte column. */
-function location(n: Node): string {
+export function location(n: Node): string {
   const text = n.src.text;
   const before = text.slice(0, n.pos);
   const nl = before.lastIndexOf('\n');

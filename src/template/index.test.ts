@@ -58,3 +58,28 @@ test('helpers re-exported for the function libraries', () => {
   assert.equal(sprintf('%05.1f|%q', [3.14159, 'x']), '003.1|"x"');
   assert.equal(isTrue([]), false);
 });
+
+test('engines: compiled by default, the interpreter on request, the same answers; an unknown engine is a parse error', () => {
+  const text = '{{define "x"}}[{{.}}]{{end}}{{range $i, $v := .}}{{template "x" $v}}{{end}}';
+  const compiled = parseTemplate('t', text);
+  const reference = parseTemplate('t', text, { engine: 'interpreter' });
+  assert.equal(compiled.engine, 'compiled');
+  assert.equal(reference.engine, 'interpreter');
+  assert.equal(compiled.lookup('x')?.engine, 'compiled');
+  assert.equal(compiled.execute([1, 'a']), '[1][a]');
+  assert.equal(reference.execute([1, 'a']), '[1][a]');
+  assert.equal(parseTemplateSet([['a', '{{template "b" .}}'], ['b', '<{{.}}>']]).engine, 'compiled');
+  assert.equal(parseTemplateSet([['a', '{{template "b" .}}'], ['b', '<{{.}}>']]).executeTemplate('a', 7), '<7>');
+  assert.throws(() => parseTemplate('t', '{{', { engine: 'jit' as never }), (err: unknown) =>
+    err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE' && err.message === 'template: unknown engine "jit": use compiled or interpreter');
+});
+
+test('a template too deeply nested for the compiler is rendered by the interpreter, with the same result', () => {
+  // Parenthesised expressions nested about as deep as the parser accepts (it stops near 1,800):
+  // compiling them recursively may exhaust the stack; whichever engine renders, the output is the same.
+  let expr = '.';
+  for (let i = 0; i < 1000; i++) expr = `(print ${expr})`;
+  const t = parseTemplate('t', `{{${expr}}}`);
+  assert.ok(t.engine === 'compiled' || t.engine === 'interpreter');
+  assert.equal(t.execute('x'), 'x');
+});

@@ -11,6 +11,10 @@
  * const set = parseTemplateSet([['helpers', '{{define "x"}}X{{end}}'], ['main', '{{template "x"}}']]);
  * set.executeTemplate('main', data);
  *
+ * Each set is compiled to closures when parsed (compile/, the default engine); `engine:
+ * 'interpreter'` keeps the tree-walking executor (exec.ts), the reference the compiled engine
+ * is tested against (compile/differential.test.ts).
+ *
  * Parse and execution failures are TemplateError (codes SI_TEMPLATE_PARSE, SI_TEMPLATE_EXEC)
  * with Go's message text; nothing else escapes. Go writes the output up to an execution
  * error; `execute` returns nothing then.
@@ -37,6 +41,7 @@ import { BUILTINS } from './builtins.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS, executeTree, type ExecConfig, type MissingKey } from './exec.js';
 import { quote } from './quote.js';
 import { parseText } from './parse.js';
+import { Program } from './compile/program.js';
 import type { FuncMap } from './value.js';
 
 export { formatValue, formatForTemplate, sprint, sprintf, sprintln } from './format.js';
@@ -50,7 +55,15 @@ export interface ParseOptions {
   /** Action delimiters (default `{{` and `}}`), as Go's Delims. */
   leftDelim?: string;
   rightDelim?: string;
+  /**
+   * How renders run: `compiled` (default) turns each template into JavaScript closures once,
+   * at parse time; `interpreter` walks the parse tree on every render. The interpreter is the
+   * reference the compiled engine is tested against (same bytes, same errors, same steps).
+   */
+  engine?: TemplateEngine;
 }
+
+export type TemplateEngine = 'compiled' | 'interpreter';
 
 export interface ExecuteOptions {
   /** Go's `missingkey` option: what a missing map key yields (default: the invalid value, printed `<no value>`). */
@@ -69,6 +82,8 @@ export interface ExecuteOptions {
 
 /** Templates parsed together: they can call each other with {{template}}. */
 export interface TemplateSet {
+  /** The engine that renders this set: `interpreter` when asked for, or when compiling was not possible. */
+  readonly engine: TemplateEngine;
   /** Render the template called `name`; throws TemplateError when there is none. */
   executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string;
   /** Names of all templates in the set, sorted. */
@@ -107,6 +122,23 @@ function execConfig(options: ExecuteOptions | undefined): ExecConfig {
 class TreeSet implements TemplateSet {
   readonly trees = new Map<string, Tree>();
   private readonly lookupTree = (name: string): Tree | undefined => this.trees.get(name);
+  /** The compiled closures, once the set is complete (null: the interpreter renders). */
+  private program: Program | null = null;
+
+  get engine(): TemplateEngine {
+    return this.program === null ? 'interpreter' : 'compiled';
+  }
+
+  /** Compile the complete set (no `add` after this). */
+  compile(): void {
+    try {
+      this.program = new Program(this.trees);
+    } catch (err) {
+      // A tree nested too deeply for the compiler's recursion: the interpreter renders it.
+      if (!(err instanceof RangeError)) throw err;
+      this.program = null;
+    }
+  }
 
   /** Go's associate: a later definition replaces an earlier one, unless it is empty. */
   add(trees: Map<string, Tree>): void {
@@ -118,7 +150,9 @@ class TreeSet implements TemplateSet {
   }
 
   render(tree: Tree, data: unknown, options: ExecuteOptions | undefined): string {
-    return executeTree(tree, this.lookupTree, data, execConfig(options));
+    const config = execConfig(options);
+    if (this.program !== null) return this.program.execute(tree, data, config);
+    return executeTree(tree, this.lookupTree, data, config);
   }
 
   executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
@@ -145,6 +179,10 @@ class NamedTemplate implements Template {
     readonly name: string,
     private readonly set: TreeSet,
   ) {}
+
+  get engine(): TemplateEngine {
+    return this.set.engine;
+  }
 
   execute(data: unknown, options?: ExecuteOptions): string {
     const tree = this.set.trees.get(this.name);
@@ -192,10 +230,20 @@ function parseInto(set: TreeSet, name: string, text: string, options: ParseOptio
   set.add(trees);
 }
 
+function engineOf(options: ParseOptions | undefined): TemplateEngine {
+  const engine = options?.engine ?? 'compiled';
+  if (engine !== 'compiled' && engine !== 'interpreter') {
+    throw new TemplateError('SI_TEMPLATE_PARSE', `template: unknown engine ${JSON.stringify(engine)}: use compiled or interpreter`);
+  }
+  return engine;
+}
+
 /** Parse one named text (Go's `template.New(name).Funcs(funcs).Parse(text)`). */
 export function parseTemplate(name: string, text: string, options?: ParseOptions): Template {
+  const engine = engineOf(options);
   const set = new TreeSet();
   parseInto(set, name, text, options);
+  if (engine === 'compiled') set.compile();
   return new NamedTemplate(name, set);
 }
 
@@ -205,8 +253,10 @@ export function parseTemplate(name: string, text: string, options?: ParseOptions
  * later non-empty definition replaces an earlier one. Parse errors name the text they are in.
  */
 export function parseTemplateSet(texts: Iterable<readonly [name: string, text: string]>, options?: ParseOptions): TemplateSet {
+  const engine = engineOf(options);
   const set = new TreeSet();
   for (const [name, text] of texts) parseInto(set, name, text, options);
+  if (engine === 'compiled') set.compile();
   return set;
 }
 

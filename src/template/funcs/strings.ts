@@ -4,7 +4,8 @@
  * Sprig's (the string to work on comes last, so pipelines read `"x" | trimSuffix "-"`), and
  * lengths are UTF-8 byte counts as in Go.
  */
-import { sprintf, formatValue } from '../format.js';
+import { formatValue } from '../format.js';
+import { quote as goQuote } from '../quote.js';
 import { goFunc, GoFuncError, INTERFACE, type FuncMap } from '../value.js';
 import { isNil, strval } from './coerce.js';
 import { camelCase, kebabCase, snakeCase } from './case-convert.js';
@@ -226,8 +227,10 @@ function indent(spaces: bigint, v: string): string {
 }
 
 function quote(...args: unknown[]): string {
+  // fmt.Sprintf("%q", s) of a string with no flags is strconv.Quote(s); templates quote a lot.
+  if (args.length === 1) return isNil(args[0]) ? '' : goQuote(strval(args[0]));
   const out: string[] = [];
-  for (const s of args) if (!isNil(s)) out.push(sprintf('%q', [strval(s)]));
+  for (const s of args) if (!isNil(s)) out.push(goQuote(strval(s)));
   return out.join(' ');
 }
 
