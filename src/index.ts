@@ -45,10 +45,10 @@ export type { Compatibility, CompatibilityMode } from './config/compat.js';
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement, Requirement as CompiledRequirement, SelectorOperator } from './config/selector.js';
 
 // Manifests: multi-document YAML/JSON in, injected / uninjected / explained out.
-export { explainManifest, injectManifest, uninjectManifest } from './manual/index.js';
-export type { DocumentNote, ExplainEntry, ExplainOptions, ExplainStep, ManualOptions, ManualOutput, TemplateSubject } from './manual/index.js';
-export type { ExplainReason } from './manual/explain.js';
-export type { JsonPath } from './manifests/kinds.js';
+export { explainManifest, injectManifest, uninjectManifest } from './manual-inject/index.js';
+export type { DocumentNote, ExplainEntry, ExplainOptions, ExplainStep, ManualOptions, ManualOutput, TemplateSubject } from './manual-inject/index.js';
+export type { ExplainReason } from './manual-inject/explain.js';
+export type { JsonPath } from './manifest-io/kinds.js';
 
 // Go text/template with Sprig and Istio's injector functions.
 export { parseTemplate, parseTemplateSet, formatValue, sprintf } from './template/index.js';

@@ -5,7 +5,7 @@
  */
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { stringifyObject } from '../yaml/index.js';
 import {
   CA_CERT_FILE,
   CA_KEY_FILE,
@@ -104,7 +104,7 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
   }
 
   if (options.secretManifest !== undefined) {
-    const manifest = stringify({
+    const manifest = stringifyObject({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: secretName, namespace: options.namespace, labels: { 'app.kubernetes.io/name': 'sidecar-injector' } },

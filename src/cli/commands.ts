@@ -10,7 +10,7 @@ import { register as registerServe } from './serve.js';
 import { register as registerInject } from './inject.js';
 import { register as registerUninject } from './uninject.js';
 import { register as registerExplain } from './explain.js';
-import { register as registerManifests } from './manifests.js';
+import { register as registerManifests } from './install-manifests.js';
 import { register as registerConfigCheck } from './config-check.js';
 
 import { register as registerStatus } from './status.js';

@@ -41,7 +41,7 @@ export function register(program: Command, io: CliIO): void {
     .action(async (opts: ExplainCliOptions) => {
       // Loaded when the command runs, not at CLI start-up.
       const [{ explainManifest, formatExplainJson, formatExplainText }, { loadInjectorConfig, sourceName }] = await Promise.all([
-        import('../manual/index.js'),
+        import('../manual-inject/index.js'),
         import('./manual-io.js'),
       ]);
       const input = await readInput(io, opts.filename);

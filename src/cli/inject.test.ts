@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readManifest } from '../manifests/index.js';
+import { readManifest } from '../manifest-io/index.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { parseLabels } from './explain.js';
 import { runCli } from './program.js';

@@ -39,7 +39,7 @@ export function registerManualCommand(program: Command, io: CliIO, spec: ManualC
     .action(async (opts: ManualCommandOptions) => {
       // The manifest, config and injection code loads only when the command runs (start-up time).
       const [manual, { loadInjectorConfig, maybeRunKrm, printNotes, readManifestInput }] = await Promise.all([
-        import('../manual/index.js'),
+        import('../manual-inject/index.js'),
         import('./manual-io.js'),
       ]);
       const docs = await readManifestInput(io, opts.filename);

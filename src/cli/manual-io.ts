@@ -6,8 +6,8 @@
  */
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
-import { findResourceList, readManifest, type ManifestDocument, type ResourceList } from '../manifests/index.js';
-import { describeSubject, krmFailure, krmSettings, runKrm, type DocumentNote, type KrmOperation, type KrmOutput } from '../manual/index.js';
+import { findResourceList, readManifest, type ManifestDocument, type ResourceList } from '../manifest-io/index.js';
+import { describeSubject, krmFailure, krmSettings, runKrm, type DocumentNote, type KrmOperation, type KrmOutput } from '../manual-inject/index.js';
 import { readInput, writeOutput, type CliIO } from './io.js';
 
 /** Name of the input in messages: the path, or `<stdin>`. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { memoryIO } from '../testing/memory-io.js';
 import { runCli } from './program.js';
-import { DEFAULT_IMAGE_WARNING } from './manifests.js';
+import { DEFAULT_IMAGE_WARNING } from './install-manifests.js';
 
 test('inject/uninject with nothing to do: a notice on stderr, the input unchanged on stdout, exit 0', async () => {
   for (const op of ['inject', 'uninject']) {

@@ -31,7 +31,7 @@ export function register(program: Command, io: CliIO): void {
     .option('-o, --output <file>', 'write to FILE instead of stdout')
     .action(async (flags: PolicyFlags) => {
       const config = await loadInjectorConfig(io, flags.config, false);
-      const [{ compilePolicy }, { stringifyObject }] = await Promise.all([import('../policy/index.js'), import('../manifests/emit.js')]);
+      const [{ compilePolicy }, { stringifyObject }] = await Promise.all([import('../policy/index.js'), import('../yaml/emit.js')]);
       const compiled = compilePolicy(config, { name: flags.name, failurePolicy: flags.failurePolicy, enableNamespacesByDefault: flags.enableNamespacesByDefault === true });
       const docs = [compiled.policy, ...compiled.bindings].map((d) => stringifyObject(d));
       await writeOutput(io, flags.output, docs.join('---\n'));

@@ -2,6 +2,7 @@
  * @module cli/status-run
  * The running part of `status` (loaded only when it runs: it brings the Kubernetes client).
  */
+import type { JsonValue } from '../util/json.js';
 import { InjectorError } from '../errors.js';
 import { connect, type HealApi } from '../heal/kube.js';
 import { formatTable, needsAttention, type StatusReport } from '../heal/report.js';
@@ -39,8 +40,9 @@ export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void
 export async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
   if (format === 'yaml') {
-    const { stringify } = await import('yaml');
-    return stringify(report);
+    const { stringifyObject } = await import('../yaml/index.js');
+    // Through JSON first: the report is data, and the writer takes JSON values only.
+    return stringifyObject(JSON.parse(JSON.stringify(report)) as JsonValue);
   }
   return formatTable(report, allNamespaces);
 }

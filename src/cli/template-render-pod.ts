@@ -8,8 +8,9 @@
 import { InjectorError, InputError } from '../errors.js';
 import { injectPod } from '../inject/inject.js';
 import { renderPodTemplates } from '../inject/inject.js';
-import { podTemplates, readManifest, stringifyObject } from '../manifests/index.js';
-import { ownerFor, podInput } from '../manual/templates.js';
+import { podTemplates, readManifest } from '../manifest-io/index.js';
+import { stringifyObject } from '../yaml/index.js';
+import { ownerFor, podInput } from '../manual-inject/pod-templates.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { readInput, type CliIO } from './io.js';
 import { loadInjectorConfig, sourceName } from './manual-io.js';

@@ -4,8 +4,8 @@
  * (JSON, or YAML 1.1 with float64 numbers as Go decodes them), render, report errors Go-style.
  */
 import { basename } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { InjectorError } from '../errors.js';
+import { parseKubeYamlStream } from '../yaml/index.js';
 import { readInput, type CliIO } from './io.js';
 import { setOwn } from '../util/own.js';
 
@@ -58,8 +58,8 @@ function displayName(file: string): string {
 
 /**
  * Parse template data. Text that looks like JSON (starts with `{` or `[`, or a .json file) is
- * JSON; anything else is YAML 1.1 with merge keys, and with timestamps left as strings, as
- * go-yaml and sigs.k8s.io/yaml do. Numbers stay JavaScript numbers: Go's float64.
+ * JSON; anything else is YAML read as go-yaml v2 and sigs.k8s.io/yaml read it (merge keys;
+ * timestamps and sexagesimal numbers stay strings). Numbers stay JavaScript numbers: Go's float64.
  */
 export function parseData(text: string, file: string): unknown {
   const where = displayName(file);
@@ -72,13 +72,9 @@ export function parseData(text: string, file: string): unknown {
       // Not JSON after all (e.g. a YAML flow mapping): fall through to YAML.
     }
   }
-  const docs = parseAllDocuments(text, {
-    version: '1.1',
-    // go-yaml v2 (behind sigs.k8s.io/yaml) keeps timestamp-looking scalars as strings.
-    customTags: (tags) => tags.filter((t) => !(typeof t === 'object' && 'tag' in t && t.tag === 'tag:yaml.org,2002:timestamp')),
-  });
+  const docs = parseKubeYamlStream(text);
   // An empty stream (or only comments) is nil data, as Go decodes an empty values file.
-  const real = docs.filter((d) => d.contents !== null || d.errors.length > 0);
+  const real = docs.filter((d) => !d.empty || d.error !== undefined);
   if (real.length > 1) {
     throw new InjectorError('SI_INPUT_YAML', `holds ${real.length} YAML documents; template data must be one document`, {
       location: { file: where },
@@ -86,17 +82,16 @@ export function parseData(text: string, file: string): unknown {
   }
   const doc = real[0];
   if (doc === undefined) return null;
-  const first = doc.errors[0];
+  const first = doc.error;
   if (first !== undefined) {
-    const pos = first.linePos?.[0];
-    throw new InjectorError('SI_INPUT_YAML', `invalid YAML: ${first.message.split('\n')[0]}`, {
-      cause: first,
-      location: { file: where, ...(pos ? { line: pos.line, column: pos.col } : {}) },
+    throw new InjectorError('SI_INPUT_YAML', `invalid YAML: ${first.message}`, {
+      cause: first.cause,
+      location: { file: where, ...(first.line !== undefined ? { line: first.line, column: first.column } : {}) },
     });
   }
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: 100 });
+    value = doc.toJS();
   } catch (err) {
     throw new InjectorError('SI_INPUT_LIMIT', `YAML aliases expand too much: ${(err as Error).message}`, {
       cause: err,

@@ -13,7 +13,7 @@ import { detectCompatibility, istioNativeSidecars } from './compat.js';
 import { joinPath, type ConfigIssue } from './issues.js';
 import type { ConfigSource, InjectorConfig, LoadedConfig, TemplateOptions } from './types.js';
 import { validateConfig, type ValidateOptions } from './validate.js';
-import { parseKubeYaml, YamlSyntaxError, type ParsedYaml } from './yaml.js';
+import { parseKubeYaml, YamlSyntaxError, type ParsedYaml } from '../yaml/index.js';
 import { describeValue } from '../util/describe.js';
 
 /** Makes the template parser for one config (the function map depends on its options). */

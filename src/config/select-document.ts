@@ -7,9 +7,9 @@
  * column kept (padded), so every later message still points at the right line of FILE.
  * The chart's own template (`{{ ... }}` at the top level) is refused with what to run instead.
  */
-import { parseAllDocuments, isMap, isSeq, type Document, type Node } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
+import { parseKubeYamlStream, type YamlStreamDocument } from '../yaml/index.js';
 import { looksLikeHelmTemplate } from './compat.js';
 
 export interface SelectedConfig {
@@ -25,8 +25,11 @@ interface Found {
   kind: string;
   name: string;
   namespace?: string;
+  /** An item of a `List` (not a document of its own). */
+  isListItem: boolean;
   value: Record<string, unknown>;
-  node: Node | null;
+  /** Offsets of the object's text, when known. */
+  range: readonly [number, number] | undefined;
 }
 
 const HELM_HINT =
@@ -42,20 +45,20 @@ export function splitPick(path: string): { file: string; pick?: string } {
 
 export function selectConfigDocument(text: string, file: string, pick?: string): SelectedConfig {
   if (looksLikeHelmTemplate(text)) throw new ConfigError('SI_CONFIG_INVALID', `${file}: ${HELM_HINT}`);
-  let docs: Document.Parsed[];
+  let docs: YamlStreamDocument[];
   try {
-    docs = parseAllDocuments(text, { version: '1.1' }) as Document.Parsed[];
+    docs = parseKubeYamlStream(text);
   } catch {
     return { text, name: file };
   }
-  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) {
+  if (docs.some((d) => d.error !== undefined)) {
     // A syntax error: the config parser reports it with its line.
     if (pick !== undefined) throw new ConfigError('SI_CONFIG_INVALID', `${file} is not valid YAML, so "${pick}" cannot be picked out of it`);
     return { text, name: file };
   }
   const found = collect(docs);
-  const isList = docs.length === 1 && found.length > 0 && found[0].node !== docs[0].contents;
-  if (pick === undefined && docs.filter((d) => d.contents !== null).length <= 1 && !isList) return { text, name: file };
+  const isList = docs.length === 1 && found.length > 0 && found[0].isListItem;
+  if (pick === undefined && docs.filter((d) => !d.empty).length <= 1 && !isList) return { text, name: file };
 
   const injectors = found.filter((f) => f.kind === 'ConfigMap' && isPlainObject(f.value.data) && typeof f.value.data.config === 'string');
   const describe = (list: Found[]) => list.map((f) => `${f.kind}/${f.namespace !== undefined ? `${f.namespace}/` : ''}${f.name}`).join(', ') || 'nothing';
@@ -73,12 +76,12 @@ export function selectConfigDocument(text: string, file: string, pick?: string):
       `${file} holds ${injectors.length} injector ConfigMaps: ${describe(injectors)}; pick one with --config '${file}#NAME' (e.g. '${file}#${injectors[0].name}')`,
     );
   }
-  return { text: padded(text, chosen.node), name: `${file}#${chosen.name}`, mesh: meshOf(found, chosen) };
+  return { text: padded(text, chosen.range), name: `${file}#${chosen.name}`, mesh: meshOf(found, chosen) };
 }
 
-function collect(docs: Document.Parsed[]): Found[] {
+function collect(docs: YamlStreamDocument[]): Found[] {
   const out: Found[] = [];
-  const add = (value: unknown, node: Node | null) => {
+  const add = (value: unknown, range: readonly [number, number] | undefined, isListItem: boolean) => {
     if (!isPlainObject(value)) return;
     const meta = isPlainObject(value.metadata) ? value.metadata : {};
     out.push({
@@ -86,25 +89,24 @@ function collect(docs: Document.Parsed[]): Found[] {
       name: typeof meta.name === 'string' ? meta.name : '(no name)',
       namespace: typeof meta.namespace === 'string' ? meta.namespace : undefined,
       value,
-      node,
+      range,
+      isListItem,
     });
   };
   for (const doc of docs) {
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    const value: unknown = doc.toJS();
     if (isPlainObject(value) && value.kind === 'List' && Array.isArray(value.items)) {
-      const items: unknown = isMap(doc.contents) ? doc.contents.get('items', true) : undefined;
-      value.items.forEach((item: unknown, i: number) => add(item, isSeq(items) ? ((items.items[i] as Node | undefined) ?? null) : null));
+      value.items.forEach((item: unknown, i: number) => add(item, doc.itemRange('items', i), true));
     } else {
-      add(value, doc.contents as Node | null);
+      add(value, doc.range, false);
     }
   }
   return out;
 }
 
 /** The node's text at its own line and column: blank lines and spaces before it keep positions. */
-function padded(text: string, node: Node | null): string {
-  const range = node?.range;
-  if (range === undefined || range === null) return text;
+function padded(text: string, range: readonly [number, number] | undefined): string {
+  if (range === undefined) return text;
   const before = text.slice(0, range[0]);
   const lines = before.split('\n');
   const column = lines[lines.length - 1].length;

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { podTemplates } from '../manifests/index.js';
+import { podTemplates } from '../manifest-io/index.js';
 import { istioChartConfig, istioChartPresent, ISTIO_INJECT_DIR } from '../testing/istio-chart.js';
 import { DELIBERATE_DIFFERENCES, istioCases, istioInjectDataPresent, runIstioCase, summarize, type CaseResult } from '../testing/istio-conformance.js';
 import { InjectorError } from '../errors.js';

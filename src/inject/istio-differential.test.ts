@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { injectObject } from '../manual/index.js';
+import { injectObject } from '../manual-inject/index.js';
 import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
 import { compare, describeComparison, runDifferential, templateOf } from '../testing/istio-differential.js';
 import { INTENDED_DEVIATIONS } from '../testing/istio-deviations.js';

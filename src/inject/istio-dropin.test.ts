@@ -14,7 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { podTemplates } from '../manifests/index.js';
+import { podTemplates } from '../manifest-io/index.js';
 import { istioChartConfig, istioChartConfigMap, istioChartPresent, ISTIO_INJECT_DIR, type IstioChartOptions } from '../testing/istio-chart.js';
 import { istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../testing/istio-conformance.js';
 import type { JsonObject } from '../util/json.js';

@@ -8,7 +8,7 @@
  * `protoToJSON`) only what differs from Istio's defaults, as Istio's cleanProxyConfig does.
  */
 import { ConfigError, InjectionError } from '../errors.js';
-import { parseYamlDocument } from '../manifests/index.js';
+import { parseYamlDocument } from '../yaml/index.js';
 import { deepEqual, isPlainObject } from '../util/json.js';
 import type { LoadedConfig } from '../config/types.js';
 import { normalizeProto, protoJson, ProtoMessage, setMember, type EnumType, type MessageSchema } from './proto.js';

@@ -6,7 +6,7 @@
  * rendered text is what they cannot see.
  */
 import { InjectionError, InjectorError, TemplateError } from '../errors.js';
-import { parseYamlDocument } from '../manifests/index.js';
+import { parseYamlDocument } from '../yaml/index.js';
 import type { ExecuteOptions, Template } from '../template/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { quote } from './decide-input.js';

@@ -10,9 +10,9 @@ import { readFile } from 'node:fs/promises';
 import { defaultConfig, loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
 import { selectConfigDocument, splitPick } from '../config/select-document.js';
-import { parseKubeYaml } from '../config/yaml.js';
+import { parseKubeYaml } from '../yaml/index.js';
 import { ConfigError } from '../errors.js';
-import { stringifyObject } from '../manifests/index.js';
+import { stringifyObject } from '../yaml/index.js';
 import { isPlainObject, type JsonValue } from '../util/json.js';
 import { packageFilePath, readPackageFile } from '../util/package-files.js';
 

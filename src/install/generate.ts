@@ -5,7 +5,7 @@
  * `kubectl apply -f` accepts in one pass (Namespace first; the webhook configuration last, so
  * it starts sending pods only after everything it points at exists).
  */
-import { stringifyObject } from '../manifests/index.js';
+import { stringifyObject } from '../yaml/index.js';
 import type { JsonValue } from '../util/json.js';
 import { reconcileRbacObjects } from './reconcile-rbac.js';
 import { clusterRole, clusterRoleBinding, configMap, certManagerObjects, namespaceObject, serviceAccount, tlsSecret } from './base-objects.js';

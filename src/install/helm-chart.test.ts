@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { parseKubeYaml } from '../config/yaml.js';
+import { parseKubeYaml } from '../yaml/index.js';
 import { validateObject } from '../testing/k8s-validate.js';
 import { Helm, locateHelm } from '../testing/helm.js';
 import { BUILTIN_CONFIG_FILES } from './config-data.js';

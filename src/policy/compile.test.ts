@@ -137,7 +137,7 @@ describe('compilePolicy', () => {
 describe('policy examples', () => {
   it('the committed policy YAMLs are what the compiler writes for the example configs', async () => {
     const { readFileSync } = await import('node:fs');
-    const { stringifyObject } = await import('../manifests/emit.js');
+    const { stringifyObject } = await import('../yaml/emit.js');
     for (const [cfg, name, out] of [
       ['policy-nginx-sidecar/config.yaml', 'nginx-sidecar', 'policy-nginx-sidecar/nginx-policy.yaml'],
       ['policy-log-shipper/config.yaml', 'log-shipper', 'policy-log-shipper/policy.yaml'],

@@ -18,7 +18,7 @@ async function child(mode: string, count: number): Promise<void> {
   const wall0 = performance.now();
   const cpu0 = process.cpuUsage();
   if (mode === 'ours') {
-    const m = await import('../manifests/index.js');
+    const m = await import('../manifest-io/index.js');
     const docs = m.readManifest(text, 'bench.yaml');
     m.writeManifest(docs.map((d) => (m.podTemplates(d.value).length > 0 ? m.replaceDocument(d, d.value) : d)));
   } else if (mode === 'js-yaml') {

@@ -19,7 +19,7 @@ import { parseAllDocuments } from 'yaml';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { injectPod } from '../inject/index.js';
-import { podTemplates, type PodTemplateRef } from '../manifests/index.js';
+import { podTemplates, type PodTemplateRef } from '../manifest-io/index.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { canonicalQuantity } from '../inject/quantity.js';
 import { istioChartConfig, ISTIO_INJECT_DIR, type IstioChartOptions } from './istio-chart.js';

@@ -15,8 +15,8 @@
  * INTENDED_DEVIATIONS matched it), or unexplained.
  */
 import { InjectorError } from '../errors.js';
-import { injectObject } from '../manual/index.js';
-import { podTemplates } from '../manifests/index.js';
+import { injectObject } from '../manual-inject/index.js';
+import { podTemplates } from '../manifest-io/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { differences, normalize } from './istio-conformance.js';

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PodTemplateRef } from '../manifests/index.js';
+import type { PodTemplateRef } from '../manifest-io/index.js';
 import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,9 +1,10 @@
 /**
  * @module testing/yaml-ref
- * The reference YAML decoder for differential tests: testdata/manifests/yaml-ref/main.go decodes
- * documents exactly as sigs.k8s.io/yaml (go-yaml v2) does. Built on first use with Debian's Go
- * and golang-gopkg-yaml.v2-dev (no module download); when those are absent the tests that need it
- * skip. The binary is cached in the temp directory, keyed by the source's hash.
+ * The reference YAML decoders for differential tests: testdata/yaml/go-yaml-v2/main.go decodes
+ * documents exactly as sigs.k8s.io/yaml (go-yaml v2) does; go-yaml-v3 does the same with go-yaml
+ * v3, to show where the two differ. Built on first use with Debian's Go and
+ * golang-gopkg-yaml.v2-dev / .v3-dev (no module download); when those are absent the tests that
+ * need them skip. The binary is cached in the temp directory, keyed by the source's hash.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,12 +20,14 @@ export interface RefResult {
 
 export type YamlReference = (docs: readonly string[]) => RefResult[];
 
-const SOURCE_DIR = fileURLToPath(new URL('../../testdata/manifests/yaml-ref/', import.meta.url));
 const GOPATH = '/usr/share/gocode';
 
-/** The reference decoder, or a reason why it is unavailable. */
-export function yamlReference(): YamlReference | string {
-  if (!existsSync(join(GOPATH, 'src/gopkg.in/yaml.v2'))) return 'go-yaml v2 sources not installed (apt-get install golang-gopkg-yaml.v2-dev)';
+/** The reference decoder (go-yaml v2 unless asked for v3), or a reason why it is unavailable. */
+export function yamlReference(version: 'v2' | 'v3' = 'v2'): YamlReference | string {
+  const SOURCE_DIR = fileURLToPath(new URL(`../../testdata/yaml/go-yaml-${version}/`, import.meta.url));
+  if (!existsSync(join(GOPATH, `src/gopkg.in/yaml.${version}`))) {
+    return `go-yaml ${version} sources not installed (apt-get install golang-gopkg-yaml.${version}-dev)`;
+  }
   let source: string;
   try {
     source = readFileSync(join(SOURCE_DIR, 'main.go'), 'utf8');
@@ -33,7 +36,7 @@ export function yamlReference(): YamlReference | string {
   }
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const dir = join(tmpdir(), 'sidecar-injector-yaml-ref');
-  const bin = join(dir, `yaml-ref-${hash}`);
+  const bin = join(dir, `yaml-ref-${version}-${hash}`);
   if (!existsSync(bin)) {
     try {
       mkdirSync(dir, { recursive: true });

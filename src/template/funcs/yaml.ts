@@ -11,7 +11,7 @@
  * tests check its output parses back to the same data.
  */
 import { JsonMarshalError } from './json-encode.js';
-import { isBase60Float, resolvesToString } from './yaml-resolve.js';
+import { isBase60Float, resolvesToString } from '../../yaml/go-quote.js';
 import { codePoints, toNode, type Node } from './yaml-node.js';
 
 export { yamlKeyLess } from './yaml-node.js';

@@ -1,0 +1,141 @@
+/**
+ * @module cli/install-manifests
+ * `sidecar-injector manifests`: print (or write with -o) one multi-document YAML that installs
+ * the webhook with `kubectl apply -f`. Flags map one to one onto `InstallOptions` and onto the
+ * Helm chart's values; the work is in `install/`. Notes (where the CA went, risky settings) go
+ * to stderr so stdout stays pure YAML.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CertMode, InstallRequest } from '../install/index.js';
+import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
+import { InjectorError } from '../errors.js';
+import { writeOutput, type CliIO } from './io.js';
+
+interface ManifestsFlags {
+  namespace: string;
+  name: string;
+  config?: string;
+  image?: string;
+  imagePullPolicy: 'Always' | 'IfNotPresent' | 'Never';
+  replicas: number;
+  failurePolicy: 'Fail' | 'Ignore';
+  timeoutSeconds: number;
+  reinvocationPolicy: 'IfNeeded' | 'Never';
+  onError?: OnError;
+  enableNamespacesByDefault?: boolean;
+  matchConditions: boolean;
+  excludeNamespace?: string[];
+  certs: boolean;
+  certManager?: boolean;
+  caFile?: string;
+  certsDir?: string;
+  clusterDomain: string;
+  caBundleReconcile: boolean;
+  reconcile?: boolean;
+  reconcileRestart?: boolean;
+  priorityClassName?: string;
+  port: number;
+  monitoringPort: number;
+  logLevel: string;
+  drainDelay: number;
+  namespaceObject: boolean;
+  webhookUrl?: string;
+  output?: string;
+}
+
+function integer(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function oneOf<T extends string>(...allowed: T[]): (value: string) => T {
+  return (value) => {
+    if (!(allowed as string[]).includes(value)) throw new InvalidArgumentError(`expected ${allowed.join(' or ')} (case matters)`);
+    return value as T;
+  };
+}
+
+export function register(program: Command, io: CliIO): void {
+  program
+    .command('manifests')
+    .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f')
+    .option('--namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
+    .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
+    .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
+    .option('--image <image>', `server image (default: ${defaultImage()})`)
+    .option('--image-pull-policy <policy>', 'Always, IfNotPresent or Never', oneOf('Always', 'IfNotPresent', 'Never'), 'IfNotPresent')
+    .option('--replicas <n>', 'server replicas (2+ for a PodDisruptionBudget)', integer(1, 100), 2)
+    .option('--failure-policy <policy>', 'Fail: opted-in pods wait while the webhook is down; Ignore: they start without the sidecar', oneOf('Fail', 'Ignore'), 'Fail')
+    .option('--timeout-seconds <n>', 'webhook timeout (1-30)', integer(1, 30), DEFAULT_TIMEOUT_SECONDS)
+    .option('--reinvocation-policy <policy>', 'IfNeeded (call again if a later webhook changed the pod) or Never', oneOf('IfNeeded', 'Never'), 'IfNeeded')
+    .option('--on-error <mode>', 'server answer when injection fails: deny or allow (default: deny with Fail, allow with Ignore)', oneOf(...ON_ERROR_MODES))
+    .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
+    .option('--no-match-conditions', 'omit the CEL matchConditions (skip mirror and hostNetwork pods); for Kubernetes before 1.28')
+    .option('--exclude-namespace <namespace...>', 'more namespaces the webhook never sees')
+    .option('--no-certs', 'write no TLS Secret: create <name>-tls yourself; caBundle from --ca-file or filled by the server')
+    .option('--cert-manager', 'let cert-manager issue <name>-tls and inject the caBundle (writes an Issuer and a Certificate)')
+    .option('--ca-file <file>', 'with --no-certs: the CA that signed your certificate, for the caBundle')
+    .option('--certs-dir <dir>', 'reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command\'s layout), creating them if absent, so reruns keep the caBundle')
+    .option('--cluster-domain <domain>', 'cluster DNS domain for the certificate', 'cluster.local')
+    .option('--no-ca-bundle-reconcile', 'do not run the caBundle reconciler (no --webhook-config, no ClusterRole)')
+    .option('--reconcile', 'run serve --reconcile (self-healing: sidecar_injector_pods metrics and Events on workloads with stale or missing sidecars) with its least-privilege RBAC')
+    .option('--reconcile-restart', 'also let it restart those workloads (implies --reconcile; adds get/patch on Deployments, StatefulSets, DaemonSets)')
+    .option('--priority-class-name <name>', 'priorityClassName for the server pods (e.g. system-cluster-critical)')
+    .option('--port <n>', 'container HTTPS port (unprivileged)', integer(1024, 65535), DEFAULT_WEBHOOK_PORT)
+    .option('--monitoring-port <n>', 'container port for /metrics, /healthz, /readyz over HTTP', integer(1024, 65535), DEFAULT_MONITORING_PORT)
+    .option('--log-level <level>', 'server log level', 'info')
+    .option('--drain-delay <seconds>', 'seconds the server keeps serving, not ready, after SIGTERM', integer(0, 60), 5)
+    .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
+    .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
+    .option('-o, --output <file>', 'write to FILE instead of stdout')
+    .action(async (flags: ManifestsFlags) => runManifests(io, flags));
+}
+
+async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
+  if (flags.certManager && !flags.certs) throw new InjectorError('SI_USAGE', 'use either --cert-manager or --no-certs, not both');
+  const certMode: CertMode = flags.certManager ? 'cert-manager' : flags.certs ? 'generate' : 'none';
+  const request: InstallRequest = {
+    name: flags.name,
+    namespace: flags.namespace,
+    config: flags.config,
+    image: flags.image,
+    imagePullPolicy: flags.imagePullPolicy,
+    replicas: flags.replicas,
+    failurePolicy: flags.failurePolicy,
+    timeoutSeconds: flags.timeoutSeconds,
+    reinvocationPolicy: flags.reinvocationPolicy,
+    onError: flags.onError,
+    enableNamespacesByDefault: flags.enableNamespacesByDefault === true,
+    matchConditions: flags.matchConditions,
+    excludedNamespaces: flags.excludeNamespace ?? [],
+    certMode,
+    caFile: flags.caFile,
+    certsDir: flags.certsDir,
+    clusterDomain: flags.clusterDomain,
+    caBundleReconcile: flags.caBundleReconcile,
+    reconcile: flags.reconcile === true,
+    reconcileRestart: flags.reconcileRestart === true,
+    priorityClassName: flags.priorityClassName,
+    port: flags.port,
+    monitoringPort: flags.monitoringPort,
+    logLevel: flags.logLevel,
+    drainDelaySeconds: flags.drainDelay,
+    includeNamespace: flags.namespaceObject,
+    webhookUrl: flags.webhookUrl,
+  };
+  // Loaded here, not at the top: the generator pulls in X.509 and YAML code the rest of the CLI does not need.
+  const { generateInstall } = await import('../install/index.js');
+  const result = await generateInstall(request);
+  await writeOutput(io, flags.output, result.yaml);
+  for (const note of result.notes) io.stderr(`${note}\n`);
+  if (flags.image === undefined) io.stderr(DEFAULT_IMAGE_WARNING);
+}
+
+/** The default image is a name, not a published image: say so, and how to make one. */
+export const DEFAULT_IMAGE_WARNING =
+  `warning: no --image: the manifests use ${defaultImage()}, which is not published yet, so pods would not start. ` +
+  'Build and push one (docker build -f deploy/Dockerfile -t REGISTRY/sidecar-injector:TAG . && docker push REGISTRY/sidecar-injector:TAG), then pass --image REGISTRY/sidecar-injector:TAG\n';

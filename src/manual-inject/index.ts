@@ -1,0 +1,13 @@
+/**
+ * @module manual-inject
+ * Manifest-level operations behind `inject -f`, `uninject`, `explain` and the KRM function
+ * mode. Pure: text (or parsed documents) and a loaded config in, output text and per-document
+ * notes out; printing and files are the CLI's business.
+ */
+export { injectManifest, injectDocuments, injectObject, type ObjectResult } from './inject.js';
+export { uninjectManifest, uninjectDocuments, uninjectObject } from './uninject.js';
+export { explainManifest, DEFAULT_INJECTOR_NAMESPACE, type ExplainEntry, type ExplainOptions, type ExplainStep } from './explain.js';
+export { formatExplainJson, formatExplainText } from './explain-format.js';
+export { krmSettings, runKrm, krmFailure, type KrmOperation, type KrmOutput, type KrmSettings } from './krm.js';
+export { describeSubject, DEFAULT_NAMESPACE } from './pod-templates.js';
+export type { DocumentNote, ManualOptions, ManualOutput, TemplateSubject } from './types.js';
