@@ -13,10 +13,11 @@
  *
  *   npx tsx bench/fixtures.ts [--out DIR]     writes f1.json ... f5.json, m200.yaml, m1000.yaml
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateManifest } from '../src/testing/manifest-fixtures.js';
+import type { StatusKeyring } from '../src/inject/status-mac.js';
 
 export type FixtureName = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';
 export const FIXTURE_NAMES: readonly FixtureName[] = ['F1', 'F2', 'F3', 'F4', 'F5'];
@@ -189,19 +190,31 @@ export function podF4(): Obj {
  * F1 as the webhook left it: the patch of the given core applied. Built at run time from the
  * core under test (an injected pod is whatever the current core and built-in config make).
  */
-export async function podF5(): Promise<Obj> {
+export async function podF5(statusKeys?: StatusKeyring): Promise<Obj> {
   const { injectPod } = await import('../src/inject/index.js');
   const { defaultConfig } = await import('../src/profiles/index.js');
   const { applyPatch } = await import('../src/patch/index.js');
   const original = podF1();
-  const result = injectPod(original, { namespace: NAMESPACE, mode: 'webhook' }, defaultConfig());
+  const result = injectPod(original, { namespace: NAMESPACE, mode: 'webhook', ...(statusKeys !== undefined ? { statusKeys } : {}) }, defaultConfig());
   if (result.kind !== 'injected') throw new Error(`F1 was not injected by the built-in config (${result.decision.reason}); the fixtures need updating`);
   return applyPatch(original, result.patch) as Obj;
 }
 
-export async function reviewBodies(): Promise<Record<FixtureName, Buffer>> {
+/**
+ * The review bodies. F5's status annotation is signed with `statusKeys` when given: a server
+ * trusts (and so leaves alone) only a status signed with its own key, derived from its TLS key.
+ */
+export async function reviewBodies(statusKeys?: StatusKeyring): Promise<Record<FixtureName, Buffer>> {
   const body = (pod: unknown, n: number): Buffer => Buffer.from(JSON.stringify(benchReview(pod, uid(n))));
-  return { F1: body(podF1(), 1), F2: body(podF2(), 2), F3: body(podF3(), 3), F4: body(podF4(), 4), F5: body(await podF5(), 5) };
+  return { F1: body(podF1(), 1), F2: body(podF2(), 2), F3: body(podF3(), 3), F4: body(podF4(), 4), F5: body(await podF5(statusKeys), 5) };
+}
+
+/** The status keys of a server serving the key in `keyFile` (PEM), for F5. */
+export async function serverStatusKeys(keyFile: string): Promise<StatusKeyring> {
+  const { StatusKeys, statusKeyFromTlsKey } = await import('../src/inject/status-mac.js');
+  const keys = new StatusKeys();
+  keys.rotate(statusKeyFromTlsKey(readFileSync(keyFile, 'utf8')));
+  return keys;
 }
 
 export interface FixtureFiles {
@@ -213,9 +226,9 @@ export interface FixtureFiles {
 }
 
 /** Write every fixture into `dir` and return the paths. */
-export async function writeFixtures(dir: string): Promise<FixtureFiles> {
+export async function writeFixtures(dir: string, statusKeys?: StatusKeyring): Promise<FixtureFiles> {
   mkdirSync(dir, { recursive: true });
-  const bodies = await reviewBodies();
+  const bodies = await reviewBodies(statusKeys);
   const reviews = {} as Record<FixtureName, string>;
   const sizes = {} as Record<FixtureName, number>;
   for (const name of FIXTURE_NAMES) {

@@ -13,7 +13,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
-import { writeFixtures, type FixtureName } from './fixtures.js';
+import { serverStatusKeys, writeFixtures, type FixtureName } from './fixtures.js';
 import { maxThroughput, WEBHOOK_PATH } from './lib/load.js';
 import { startServer, writeCertificate } from './lib/servers.js';
 import { ensureTools } from './lib/tools.js';
@@ -83,6 +83,8 @@ export function analyze(profile: CpuProfile, top: number): string {
   return [
     `total sampled ${(total / 1000).toFixed(0)} ms`,
     '',
+    ...stages(byId, parent, self),
+    '',
     'Top functions by self time:',
     ...rows(perFn),
     '',
@@ -92,6 +94,61 @@ export function analyze(profile: CpuProfile, top: number): string {
     'Top project functions (dist/) by inclusive time:',
     ...rows(inclusive),
   ].join('\n');
+}
+
+/**
+ * The request's stages outside the core (and the core's own hot-path checks): inclusive time of
+ * the functions that make each stage, as a share of the non-idle time. A sample counts once per
+ * stage; stages nest (the core is inside the handler), so they do not add up to 100 %.
+ * "Outside project code" is every non-idle sample with no project function on its stack: TLS,
+ * the HTTP parser, the event loop, GC.
+ */
+const STAGES: [string, string[]][] = [
+  ['admission handler, all of it', ['handleAdmission']],
+  ['  cache probe (the hit that does not parse)', ['probe']],
+  ['  JSON parse with its guards', ['parseJsonGuarded']],
+  ['  review validation', ['validateReview']],
+  ['  result-cache key (locate)', ['locate', 'key']],
+  ['  injection core (injectPod)', ['injectPod']],
+  ['    status HMAC signing (signStatus)', ['signStatus']],
+  ['    status verification (verifyStatus)', ['verifyStatus']],
+  ['    "current injection" check', ['isCurrentInjection']],
+  ['  patch JSON + base64 (encodePatch)', ['encodePatch']],
+  ['  answer serialisation (serializeReview, replayBody)', ['serializeReview', 'replayBody']],
+  ['  log line (pino)', ['LOG']],
+  ['metrics (request, inFlight, resultCache; prom-client inc/observe)', ['request', 'inFlight', 'resultCache', 'inc', 'incWithoutExemplar', 'observe', 'setValue']],
+  ['log batch written to stderr (flush)', ['flush']],
+  ['body read (readBody)', ['readBody']],
+  ['response write (send: headers, TLS encrypt, socket write)', ['send']],
+];
+
+function stages(byId: Map<number, ProfileNode>, parent: Map<number, number>, self: Map<number, number>): string[] {
+  let busy = 0;
+  const per = new Map<string, number>();
+  let outside = 0;
+  for (const [id, t] of self) {
+    const leaf = byId.get(id);
+    if (leaf === undefined || leaf.callFrame.functionName === '(idle)') continue;
+    busy += t;
+    const names = new Set<string>();
+    let ours = false;
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur);
+      if (!n) continue;
+      if (n.callFrame.url.includes('/dist/')) {
+        ours = true;
+        names.add(n.callFrame.functionName);
+      }
+    }
+    if (!ours) outside += t;
+    for (const [label, fns] of STAGES) if (fns.some((f) => names.has(f))) per.set(label, (per.get(label) ?? 0) + t);
+  }
+  const pct = (t: number): string => `${((t / busy) * 100).toFixed(1).padStart(5)} %`;
+  return [
+    `Stages, inclusive, as shares of the non-idle time (${(busy / 1000).toFixed(0)} ms):`,
+    ...STAGES.map(([label]) => `${pct(per.get(label) ?? 0)}  ${label}`),
+    `${pct(outside)}  outside project code (TLS, HTTP parser, event loop, GC)`,
+  ];
 }
 
 async function main(): Promise<void> {
@@ -107,8 +164,8 @@ async function main(): Promise<void> {
   const profDir = join(work, 'cpuprof');
   rmSync(profDir, { recursive: true, force: true });
   mkdirSync(profDir, { recursive: true });
-  const fx = await writeFixtures(join(work, 'fixtures'));
   const certs = await writeCertificate(join(work, 'tls'));
+  const fx = await writeFixtures(join(work, 'fixtures'), await serverStatusKeys(certs.key));
   const flags = argv.filter((a) => a.startsWith('--ours-flag=')).map((a) => a.slice('--ours-flag='.length));
   const body = readFileSync(fx.reviews.F1);
   const server = await startServer({ kind: 'ours', certs, flags, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] }, body);

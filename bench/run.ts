@@ -3,7 +3,7 @@
  * The webhook benchmark (issue 6; method in performance.md sections 2-4). Measures the built
  * server (`dist/`) against the anchor (bench/anchor.js: bare node:https, parse, answer allowed)
  * in the same run: rounds of anchor, ours (result cache on: what replica pods get) and ours
- * with the cache off (every request runs the core), and reports the median of the per-round
+ * with the cache off (every request runs the core), in an order that rotates per round, and reports the median of the per-round
  * ratios to the anchor, every raw number, the server CPU share, and the anchor's spread (a run
  * whose anchor moved more than 10 % is flagged). Then cold start, RSS, F3, the CLI, and Pepr
  * 1.1.4 and Istio's own injector side by side. See bench/README.md for what each number means.
@@ -14,13 +14,13 @@
  *                    [--no-nocache] [--no-paced] [--no-istio] [--istio-rate 100] [--ours-flag=--log-level=warn ...]
  *   (--only istio: ours beside Istio's own injector, bench/lib/istio.ts; needs e2e/build/istio.sh)
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { procSample } from '../src/testing/proc-stats.js';
 import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../src/testing/load-client.js';
-import { writeFixtures, type FixtureName } from './fixtures.js';
+import { serverStatusKeys, writeFixtures, type FixtureName } from './fixtures.js';
 import { benchEnv } from './lib/env.js';
 import { fixedRate, maxThroughput, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
 import { measureCli, measureF3, measureHttp } from './lib/micro.js';
@@ -94,8 +94,10 @@ async function main(): Promise<void> {
 
   const work = join(REPO_ROOT, '.bench-tmp', 'run');
   mkdirSync(work, { recursive: true });
-  const fx = await writeFixtures(join(work, 'fixtures'));
+  rmSync(join(REPO_ROOT, '.bench-tmp', 'server-logs'), { recursive: true, force: true });
   const certs = await writeCertificate(join(work, 'tls'));
+  // F5 carries a status signed with the served key, as a pod this server injected would.
+  const fx = await writeFixtures(join(work, 'fixtures'), await serverStatusKeys(certs.key));
   const bodies = Object.fromEntries(Object.entries(fx.reviews).map(([k, p]) => [k, readFileSync(p)])) as Record<FixtureName, Buffer>;
   const anchorSpec: ServerSpec = { kind: 'anchor', certs };
   const oursSpec: ServerSpec = { kind: 'ours', certs, flags: settings.oursFlags };
@@ -119,8 +121,14 @@ async function main(): Promise<void> {
     log(`cold start x${settings.coldReps}, alternating`);
     const cold: NonNullable<BenchResults['cold']> = { anchor: [], ours: [] };
     for (let i = 0; i < settings.coldReps; i++) {
-      cold.anchor.push(await coldStart(anchorSpec, bodies.F1));
-      cold.ours.push(await coldStart(oursSpec, bodies.F1));
+      // Alternate which one starts first: the first of a pair meets a colder page cache.
+      if (i % 2 === 0) {
+        cold.anchor.push(await coldStart(anchorSpec, bodies.F1));
+        cold.ours.push(await coldStart(oursSpec, bodies.F1));
+      } else {
+        cold.ours.push(await coldStart(oursSpec, bodies.F1));
+        cold.anchor.push(await coldStart(anchorSpec, bodies.F1));
+      }
     }
     results.cold = cold;
     log(`cold start median: anchor ${median(cold.anchor.map((c) => c.readyMs)).toFixed(0)} ms, ours ${median(cold.ours.map((c) => c.readyMs)).toFixed(0)} ms`);

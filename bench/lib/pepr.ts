@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, spawnServer, waitReady, type SpawnedServer } from '../../src/testing/server-process.js';
 import { podF1 } from '../fixtures.js';
-import type { CertFiles } from './servers.js';
+import { serverLogFile, type CertFiles } from './servers.js';
 
 export const PEPR_VERSION = '1.1.4';
 export const PEPR_PATH = '/mutate/bench';
@@ -101,6 +101,7 @@ export async function startPepr(install: PeprInstall, certs: CertFiles, body: Bu
     args: [join(dir, 'module.cjs')],
     cwd: dir,
     cpus,
+    outputFile: serverLogFile(port),
     env: {
       ...process.env,
       KUBECONFIG: join(dir, 'kubeconfig.yaml'),

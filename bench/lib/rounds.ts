@@ -1,7 +1,9 @@
 /**
  * @module bench/lib/rounds
- * Interleaving: each round measures every server once, anchor first, so drift on a shared
- * machine hits all of them alike; the result per server is the median over rounds of its
+ * Interleaving: each round measures every server once, so drift on a shared machine hits all of
+ * them alike; the order rotates from round to round (round 1 starts with the anchor, round 2 with
+ * the next server, ...), so no server always gets the first slot after a pause or the last one
+ * of a long stretch under load. The result per server is the median over rounds of its
  * per-round comparison with the anchor of the same round (ratio of RPS, difference of p99).
  */
 import type { FixedRateResult, Target, ThroughputResult } from './load.js';
@@ -17,17 +19,29 @@ export async function interleave<T>(
   log: (round: number, results: Partial<Record<ServerName, T>>) => void,
 ): Promise<Rounds<T>> {
   const out: Partial<Record<ServerName, T>>[] = [];
+  const orders: ServerName[][] = [];
   const names = (Object.keys(targets) as ServerName[]).sort((a, b) => (a === 'anchor' ? -1 : b === 'anchor' ? 1 : 0));
   for (let i = 0; i < rounds; i++) {
+    const order = rotation(names, i);
+    const measured: Partial<Record<ServerName, T>> = {};
+    for (const name of order) measured[name] = await measure(targets[name]!);
+    // Stored in the fixed order (anchor first) so tables line up; the run order is kept beside.
     const r: Partial<Record<ServerName, T>> = {};
-    for (const name of names) r[name] = await measure(targets[name]!);
+    for (const name of names) r[name] = measured[name];
     out.push(r);
+    orders.push(order);
     log(i + 1, r);
   }
   const vsAnchor: Partial<Record<ServerName, number>> = {};
   for (const name of names.filter((n) => n !== 'anchor')) vsAnchor[name] = median(out.map((r) => compare(r[name]!, r.anchor!)));
   const s = spread(out.map((r) => anchorValue(r.anchor!)));
-  return { rounds: out, vsAnchor, anchorSpread: s, flagged: s > MAX_ANCHOR_SPREAD };
+  return { rounds: out, orders, vsAnchor, anchorSpread: s, flagged: s > MAX_ANCHOR_SPREAD };
+}
+
+/** Round `i`'s order: the list rotated left by `i`. */
+export function rotation<T>(names: readonly T[], i: number): T[] {
+  const k = names.length === 0 ? 0 : i % names.length;
+  return [...names.slice(k), ...names.slice(0, k)];
 }
 
 export const rpsRatio = (x: ThroughputResult, a: ThroughputResult): number => x.rps / a.rps;

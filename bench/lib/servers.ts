@@ -51,6 +51,13 @@ function commandFor(spec: ServerSpec, port: number): { command: string; args: st
   };
 }
 
+/** Where a benchmarked server's stdout and stderr go (git-ignored). */
+export function serverLogFile(port: number): string {
+  const dir = join(REPO_ROOT, '.bench-tmp', 'server-logs');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `${port}.log`);
+}
+
 /** Spawn pinned to core 0, wait for the first 200 to `body`; `readyMs` is the cold start. */
 export async function startServer(spec: ServerSpec, body: Buffer, cpus: string | undefined = SERVER_CPUS): Promise<SpawnedServer> {
   return startCommand((port) => commandFor(spec, port), body, cpus);
@@ -65,7 +72,9 @@ export async function startCommand(
   const port = await freePort();
   const { command: cmd, args, env } = command(port);
   const spawnedAt = performance.now();
-  const server = spawnServer({ command: cmd, args, cpus, cwd: REPO_ROOT, env });
+  // Output to a file, as a container runtime takes it: a pipe to this (unpinned, often
+  // descheduled) process filled up and stalled the server's per-request log writes.
+  const server = spawnServer({ command: cmd, args, cpus, cwd: REPO_ROOT, env, outputFile: serverLogFile(port) });
   server.port = port;
   try {
     await waitReady(server, body, { spawnedAt, path: WEBHOOK_PATH, intervalMs: 2 });

@@ -47,9 +47,11 @@ export const SERVER_LABELS: Record<ServerName, string> = {
   istio: "Istio's injector (pkg/kube/inject, Go)",
 };
 
-/** One measurement per server per round; rounds alternate the servers. */
+/** One measurement per server per round; the order rotates between rounds. */
 export interface Rounds<T> {
   rounds: Partial<Record<ServerName, T>>[];
+  /** The order each round measured the servers in (it rotates). */
+  orders?: ServerName[][];
   /** Median over rounds of (server / anchor) RPS, or (server p99 - anchor p99) ms. */
   vsAnchor: Partial<Record<ServerName, number>>;
   anchorSpread: number;

@@ -21,7 +21,9 @@ import { isPlainObject } from '../util/json.js';
 import { budgetMs, DEFAULT_DEADLINE, pathParamsFor, type DeadlinePolicy } from './request-params.js';
 import { allowed, denied, errored, patched, serializeReview, serializeStatus } from './responses.js';
 import { decodeReview } from './review.js';
-import type { CachedResult, ResultCache } from './result-cache.js';
+import type { CacheKey, CachedResult, ResultCache } from './result-cache.js';
+import { makeReplay, replayBody, type Replay } from './replay.js';
+import { uidWrittenPlainly } from './uid-span.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionVersion } from './types.js';
 import type { OnError } from './defaults.js';
 import type { LoadedConfig } from '../config/types.js';
@@ -113,6 +115,14 @@ function podNamespace(object: Record<string, unknown>): string | undefined {
   return typeof ns === 'string' && ns.length > 0 ? ns : undefined;
 }
 
+/** What an answer to a result says: built once per result, on a miss and on a hit alike. */
+interface Verdict {
+  outcome: 'injected' | 'skipped';
+  reason: string;
+  patch?: JsonPatchOperation[];
+  warnings: readonly string[];
+}
+
 function mergeWarnings(a: readonly string[], b: readonly string[], extra?: string): string[] {
   if (b.length === 0 && extra === undefined) return a as string[];
   const out = [...a];
@@ -128,20 +138,17 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
   const deadline = options.deadline ?? DEFAULT_DEADLINE;
   const now = options.now ?? (() => performance.now());
 
+  /** The fields of an admission line that depend on the review, not on this request's uid or timing. */
+  function lineFields(req: AdmissionRequest): Record<string, unknown> {
+    return { namespace: clip(req.namespace, 253), pod: podName(req.object), kind: req.kind.kind, operation: req.operation, dryRun: req.dryRun };
+  }
+
+  const durationMs = (call: AdmissionCall): number => Math.round((now() - call.startedAt) * 1000) / 1000;
+
   function logLine(level: 'info' | 'warn' | 'error', call: AdmissionCall, req: AdmissionRequest, fields: Record<string, unknown>): void {
-    logger[level](
-      {
-        uid: clip(req.uid),
-        namespace: clip(req.namespace, 253),
-        pod: podName(req.object),
-        kind: req.kind.kind,
-        operation: req.operation,
-        dryRun: req.dryRun,
-        durationMs: Math.round((now() - call.startedAt) * 1000) / 1000,
-        ...fields,
-      },
-      'admission',
-    );
+    // Nothing is built for a line the level drops (the info line is per request).
+    if (!logger.isLevelEnabled(level)) return;
+    logger[level]({ uid: clip(req.uid), ...lineFields(req), durationMs: durationMs(call), ...fields }, 'admission');
   }
 
   function skip(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, reason: string, warnings?: readonly string[]): AdmissionReply {
@@ -210,37 +217,86 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
     if (options.podLimits !== undefined) ctx.limits = options.podLimits;
 
     const config = getConfig();
-    const cacheKey = cache !== undefined && typeof config === 'object' && config !== null ? cache.key(call.body, req.uid, call.path) : undefined;
-    let result = cacheKey !== undefined ? cache!.get(config as object, cacheKey) : undefined;
-    if (cacheKey !== undefined) metrics?.resultCache(result !== undefined);
+    const located = cache !== undefined && typeof config === 'object' && config !== null ? cache.locate(call.body, req.uid, call.path, hint) : undefined;
+    let result = located !== undefined ? cache!.get(config as object, located.key) : undefined;
+    if (located !== undefined) metrics?.resultCache(result !== undefined);
     if (result !== undefined) return answer(call, version, req, result);
     try {
       result = slim(inject(object, ctx, config));
     } catch (thrown) {
       return fail(call, version, req, toInjectorError(thrown), thrown);
     }
-    const reply = answer(call, version, req, result);
+    const verdict = verdictOf(result);
+    const reply = answerWith(call, version, req, verdict);
     // Stored only once an answer was built from it: a malformed result is never replayed.
-    if (cacheKey !== undefined) cache!.set(config as object, cacheKey, result);
+    if (located !== undefined) {
+      // Replayed without parsing only when the cut is provably the review's own uid string.
+      const replay = uidWrittenPlainly(call.body, req.uid)
+        ? makeReplay(reply.body, version, req.uid, { outcome: verdict.outcome, reason: verdict.reason, patchOps: verdict.patch?.length, line: lineFields(req) })
+        : undefined;
+      cache!.set(config as object, located.key, result, { replay, at: located.at, bytes: reply.body.length });
+    }
     return reply;
   }
 
-  function answer(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, result: CachedResult): AdmissionReply {
+  function verdictOf(result: CachedResult): Verdict {
     const decision = result.decision;
     if (result.kind === 'skipped') {
       const hint = WARN_ON_SKIP.has(decision.reason) ? `sidecar not injected (${decision.reason}): ${decision.message}` : undefined;
-      return skip(call, version, req, decision.reason, mergeWarnings(result.warnings, decision.warnings, hint));
+      return { outcome: 'skipped', reason: decision.reason, warnings: mergeWarnings(result.warnings, decision.warnings, hint) };
     }
     const warnings = mergeWarnings(result.warnings, decision.warnings);
     // Injected with nothing to change: the pod already carries this exact sidecar.
-    if (result.patch.length === 0) return skip(call, version, req, 'already-injected', warnings);
-    return injected(call, version, req, result.patch, warnings, decision.reason);
+    if (result.patch.length === 0) return { outcome: 'skipped', reason: 'already-injected', warnings };
+    return { outcome: 'injected', reason: decision.reason, patch: result.patch, warnings };
   }
+
+  function answerWith(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, v: Verdict): AdmissionReply {
+    return v.outcome === 'skipped' ? skip(call, version, req, v.reason, v.warnings) : injected(call, version, req, v.patch!, v.warnings, v.reason);
+  }
+
+  function answer(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, result: CachedResult): AdmissionReply {
+    return answerWith(call, version, req, verdictOf(result));
+  }
+
+  /**
+   * A repeated pod answered from the raw bytes (result-cache.ts `probe`): no parse, no
+   * validation, no serialisation; the same counters, log line and answer as the full path.
+   */
+  function replayed(call: AdmissionCall, replay: Replay, uid: string): AdmissionReply {
+    metrics?.resultCache(true);
+    if (replay.outcome === 'injected') metrics?.injected();
+    else metrics?.skipped(replay.reason);
+    if (logger.isLevelEnabled('info')) {
+      // Everything but the uid and the duration is serialised once, into the child.
+      let child = replay.logger;
+      if (child === undefined || replay.loggerOf !== logger) {
+        child = replay.logger = logger.child({ ...replay.line, decision: replay.outcome, reason: replay.reason, patchOps: replay.patchOps });
+        replay.loggerOf = logger;
+      }
+      child.info({ uid, durationMs: durationMs(call) }, 'admission');
+    }
+    return { status: 200, body: replayBody(replay, uid), outcome: replay.outcome };
+  }
+
+  /** Set by a probe that missed: the key it computed, for the full path to reuse. */
+  let hint: CacheKey | undefined;
 
   return function handleAdmission(call: AdmissionCall): AdmissionReply {
     let uid: string | undefined;
     let version: AdmissionVersion | undefined;
+    hint = undefined;
     try {
+      // Debug logs the patch of every answer, which a replay does not have at hand.
+      if (cache !== undefined && !logger.isLevelEnabled('debug')) {
+        const config = getConfig();
+        if (typeof config === 'object' && config !== null) {
+          const probe = cache.probe(config, call.body, call.path);
+          // Past its deadline the full path answers (with the timeout failure).
+          if (probe.replay !== undefined && now() - call.startedAt <= budgetMs(call.query, deadline)) return replayed(call, probe.replay, probe.uid);
+          hint = probe.hint;
+        }
+      }
       const decoded = decodeReview(call.body, maxDepth);
       if (!decoded.ok) {
         logger.warn({ uid: clip(decoded.uid), reason: decoded.error.code, error: clip(decoded.error.message, 512) }, 'admission request rejected');

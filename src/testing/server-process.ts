@@ -6,7 +6,7 @@
  * SIGTERM (SIGKILL after a grace period). Output is kept (the tail) for error messages.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,12 @@ export interface SpawnOptions {
   keep?: number;
   /** Send the output here as well (e.g. to a log file stream). */
   tee?: (chunk: string) => void;
+  /**
+   * Write stdout and stderr straight to this file instead of a pipe to this process (`output()`
+   * reads its tail). For load tests: a server logging a line per request must not be slowed by a
+   * reader that a busy machine deschedules (a full pipe blocks Node's synchronous stderr writes).
+   */
+  outputFile?: string;
 }
 
 let tasksetChecked: boolean | undefined;
@@ -53,8 +59,10 @@ export function pinned(cpus: string | undefined, command: string, args: string[]
 
 export function spawnServer(options: SpawnOptions): SpawnedServer {
   const [cmd, args] = pinned(options.cpus, options.command, options.args);
-  const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = options.keep ?? 8000;
+  const fd = options.outputFile !== undefined ? openSync(options.outputFile, 'w') : undefined;
+  const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'] });
+  if (fd !== undefined) closeSync(fd);
   let out = '';
   const collect = (chunk: Buffer): void => {
     const text = chunk.toString('utf8');
@@ -74,7 +82,7 @@ export function spawnServer(options: SpawnOptions): SpawnedServer {
     child,
     pid: child.pid ?? -1,
     port: 0,
-    output: () => out,
+    output: () => (options.outputFile !== undefined ? readFileSync(options.outputFile, 'utf8').slice(-keep) : out),
     exited,
     async stop(graceMs = 5000) {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
