@@ -192,7 +192,7 @@ export function podF4(): Obj {
  */
 export async function podF5(statusKeys?: StatusKeyring): Promise<Obj> {
   const { injectPod } = await import('../src/inject/index.js');
-  const { defaultConfig } = await import('../src/config/load.js');
+  const { defaultConfig } = await import('../src/profiles/index.js');
   const { applyPatch } = await import('../src/patch/index.js');
   const original = podF1();
   const result = injectPod(original, { namespace: NAMESPACE, mode: 'webhook', ...(statusKeys !== undefined ? { statusKeys } : {}) }, defaultConfig());

@@ -10,7 +10,7 @@
  *   npx tsx bench/hotpath.ts [--batches 9] [--ms 200]
  */
 import { writeSync, openSync } from 'node:fs';
-import { defaultConfig } from '../src/config/load.js';
+import { defaultConfig } from '../src/profiles/index.js';
 import { injectPod } from '../src/inject/index.js';
 import { StatusKeys } from '../src/inject/status-mac.js';
 import { createHandler, type AdmissionCall } from '../src/admission/handler.js';

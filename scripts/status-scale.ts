@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { defaultConfig } from '../src/config/load.js';
+import { defaultConfig } from '../src/profiles/index.js';
 import { injectPod } from '../src/inject/inject.js';
 
 const NS = 'i15-status-scale';

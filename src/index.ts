@@ -21,14 +21,20 @@ export type {
   UninjectResult,
 } from './inject/index.js';
 // Types the core's signatures and results mention (src/package-types.test.ts checks that every
-// type a consumer meets can be named from here).
+// type a consumer meets can be named from here), the typed pod and the profile hook contract
+// (LoadedConfig.profiles).
 export type { DecisionConfig } from './inject/decide.js';
 export type { PodLimits } from './inject/limits.js';
 export type { StatusKeyring } from './inject/status-mac.js';
 export type { JsonObject, JsonValue } from './util/json.js';
+export type { Container, LocalObjectReference, ObjectMeta, Pod, PodSpec, StringMap, Volume } from './inject/index.js';
+export type { Overrides, PodHooks, PodProfileInput, Profile, RemovedItems, TemplateField } from './inject/index.js';
 
-// Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file).
-export { defaultConfig, loadConfig, parseConfig } from './config/load.js';
+// Config: Istio's ConfigMap layout (a directory with config + values, or one YAML file), loaded
+// with the default profiles (Istio emulation) bound.
+export { defaultConfig, loadConfig, parseConfig } from './profiles/index.js';
+export { DEFAULT_PROFILES, withProfiles } from './profiles/index.js';
+export type { ProfileFactory } from './profiles/index.js';
 export type { LoadOptions } from './config/load.js';
 export type {
   ConfigSource,

@@ -45,7 +45,7 @@ interface DistModules {
 async function loadDist(): Promise<DistModules> {
   const dist = (p: string): string => pathToFileURL(join(REPO_ROOT, 'dist', p)).href;
   const inject = (await import(dist('inject/index.js'))) as Pick<DistModules, 'injectPod'>;
-  const config = (await import(dist('config/load.js'))) as Pick<DistModules, 'defaultConfig'>;
+  const config = (await import(dist('profiles/index.js'))) as Pick<DistModules, 'defaultConfig'>;
   const handler = (await import(dist('admission/handler.js'))) as Pick<DistModules, 'createHandler'>;
   return { injectPod: inject.injectPod, defaultConfig: config.defaultConfig, createHandler: handler.createHandler };
 }

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultConfig } from '../../src/config/load.js';
+import { defaultConfig } from '../../src/profiles/index.js';
 import type { LoadedConfig } from '../../src/config/types.js';
 import { injectPod } from '../../src/inject/index.js';
 import type { InjectionContext } from '../../src/inject/types.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyWithFastJsonPatch } from '../patch/testing/appliers.js';
 import { createHandler, type AdmissionCall } from './handler.js';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { captureLogger } from '../testing/logs.js';
@@ -64,13 +64,13 @@ test('a pod CREATE is answered with a patch that applies and adds the sidecar', 
   assert.ok(logs.some((l) => l.msg === 'admission patch' && l.level === 'debug'), 'the patch is logged at debug only');
 });
 
-test('the core never sees managedFields, and the original object is not modified', () => {
+test('the core gets the pod as received (managedFields are its business: inject/pod-input), and the original object is not modified', () => {
   const { handler } = setup();
   const pod = samplePod();
   const before = structuredClone(pod);
   handler(call(podReview(pod)));
   const seen = lastCall.pod as { metadata: Record<string, unknown> };
-  assert.equal(Object.hasOwn(seen.metadata, 'managedFields'), false);
+  assert.equal(Object.hasOwn(seen.metadata, 'managedFields'), true, 'the handler passes the pod on as received');
   assert.equal(seen.metadata.name, 'web-7d9c6b5f4-x2x9q');
   assert.deepEqual(pod, before);
 });

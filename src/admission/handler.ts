@@ -97,15 +97,6 @@ const STATUS_REASON: Record<number, string> = {
   504: 'Timeout',
 };
 
-/** The pod as the core should see it: `managedFields` dropped (never injected into, costly to walk). */
-function withoutManagedFields(pod: Record<string, unknown>): Record<string, unknown> {
-  const metadata = pod.metadata;
-  if (!isPlainObject(metadata) || !Object.hasOwn(metadata, 'managedFields')) return pod;
-  // Object spread defines properties, so a `__proto__` key stays data in the copies.
-  const { managedFields: _dropped, ...rest } = metadata;
-  return { ...pod, metadata: rest };
-}
-
 /** The parts of a result the answer needs: the final pod stays out of the cache. */
 function slim(result: InjectionResult): CachedResult {
   return result.kind === 'skipped'
@@ -231,7 +222,7 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
     if (located !== undefined) metrics?.resultCache(result !== undefined);
     if (result !== undefined) return answer(call, version, req, result);
     try {
-      result = slim(inject(withoutManagedFields(object), ctx, config));
+      result = slim(inject(object, ctx, config));
     } catch (thrown) {
       return fail(call, version, req, toInjectorError(thrown), thrown);
     }

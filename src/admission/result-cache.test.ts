@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/index.js';
 import type { InjectionContext } from '../inject/types.js';

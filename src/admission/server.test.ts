@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startHarness } from '../testing/webhook-harness.js';
 import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../testing/https-client.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { injectPod, type InjectionResult } from '../inject/index.js';
 import { applyWithFastJsonPatch, applyWithRfc6902 } from '../patch/testing/appliers.js';
 import { handshake, exchange, tcp } from '../testing/raw-tls.js';

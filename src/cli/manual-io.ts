@@ -4,7 +4,7 @@
  * config, the one-line notes on stderr, and the KRM function path (a ResourceList on the input
  * is answered with a ResourceList, whatever the command).
  */
-import { defaultConfig, loadConfig } from '../config/load.js';
+import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { findResourceList, readManifest, type ManifestDocument, type ResourceList } from '../manifest-io/index.js';
 import { describeSubject, krmFailure, krmSettings, runKrm, type DocumentNote, type KrmOperation, type KrmOutput } from '../manual-inject/index.js';

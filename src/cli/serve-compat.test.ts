@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultConfig, parseConfig } from '../config/load.js';
+import { defaultConfig, parseConfig } from '../profiles/index.js';
 import { productRuntime } from './serve.js';
 
 test('serve logs the compatibility mode and why with the loaded config', async () => {

@@ -61,7 +61,7 @@ function parseLevel(value: string): LogLevel {
  */
 export async function productRuntime(): Promise<ServeRuntime> {
   const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
-    import('../config/load.js'),
+    import('../profiles/index.js'),
     import('../inject/inject.js'),
     import('../check/serve-gate.js'),
   ]);

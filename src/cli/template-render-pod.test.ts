@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { runCli } from './program.js';

@@ -11,20 +11,9 @@ import { ConfigError } from '../errors.js';
 import { packageFilePath, readPackageFile } from '../util/package-files.js';
 import { templateFuncs } from '../template/funcs/index.js';
 import { parseTemplate, type TemplateEngine } from '../template/index.js';
-import { meshSettings } from '../inject/mesh-config.js';
-import { buildConfig as buildUnchecked, type BuildOptions, type TemplateCompilerFactory } from './parse.js';
+import { buildConfig, type BuildOptions, type TemplateCompilerFactory } from './parse.js';
 import { selectConfigDocument, splitPick } from './select-document.js';
 import type { ConfigSource, LoadedConfig } from './types.js';
-
-/**
- * Build, then check what only the injection core reads (`values.meshConfig`): a bad value must
- * fail the load (and so keep the last good config on reload), not every pod's injection later.
- */
-function buildConfig(...args: Parameters<typeof buildUnchecked>): LoadedConfig {
-  const loaded = buildUnchecked(...args);
-  meshSettings(loaded);
-  return loaded;
-}
 
 /** A config file larger than this is not a config (and would be slow to parse). */
 export const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;

@@ -128,6 +128,8 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
     ...config,
     compiledTemplates,
     compiledSelectors: validated.selectors,
+    // None here: the composition (src/profiles) binds the profile set to the built config.
+    profiles: [],
     hash: configHash(config),
     source,
     warnings: warnings.map(formatIssue),

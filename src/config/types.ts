@@ -10,6 +10,8 @@ import type { Template } from '../template/index.js';
 import type { Compatibility } from './compat.js';
 import type { JsonObject } from '../util/json.js';
 import type { CompiledSelector, LabelSelector } from './selector.js';
+// Type only: the hook contract belongs to the pipeline; config only carries the bound profiles.
+import type { Profile } from '../inject/profile.js';
 
 /**
  * The label/annotation names the injector reads and writes. Istio's by default; rename them to
@@ -103,6 +105,12 @@ export interface LoadedConfig extends InjectorConfig {
     never: readonly CompiledSelector[];
     always: readonly CompiledSelector[];
   };
+  /**
+   * The profiles bound to this config (src/profiles composes them at load: Istio emulation by
+   * default), each holding what it computed from the config once (Istio's mesh config). The
+   * pipeline calls their hooks in this order.
+   */
+  profiles: readonly Profile[];
   /** sha256 (hex) of the normalised config and values: same content, same hash. */
   hash: string;
   source: ConfigSource;

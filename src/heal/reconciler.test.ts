@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Gauge, Registry } from 'prom-client';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import { EventRecorder } from './events.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/inject.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import type { HealApi } from './kube.js';

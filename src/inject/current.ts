@@ -11,7 +11,7 @@
  * that is current has nothing to redo; what others added since stays.
  */
 import type { LoadedConfig } from '../config/types.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { annotationsOf, itemNames, type Pod } from './pod-types.js';
 import { selectTemplates } from './select.js';
 import { statusNames, templateHash } from './status.js';
 import type { InjectionStatus } from './types.js';
@@ -22,18 +22,14 @@ const LISTS = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'] as
  * `received`: the pod as it arrived (with the injection); `stripped`: the same pod with the
  * earlier injection taken out (its annotations are what selection reads).
  */
-export function isCurrentInjection(received: JsonObject, stripped: JsonObject, status: InjectionStatus, config: LoadedConfig): boolean {
+export function isCurrentInjection(received: Pod, stripped: Pod, status: InjectionStatus, config: LoadedConfig): boolean {
   const templates = status.templates;
   if (templates === undefined || status.templateHash === undefined) return false;
   if (templateHash(config, templates) !== status.templateHash) return false;
-  const meta = isPlainObject(stripped.metadata) ? stripped.metadata : {};
-  const annotations = isPlainObject(meta.annotations) ? meta.annotations : {};
-  const now = selectTemplates(annotations, config).names;
+  const now = selectTemplates(annotationsOf(stripped), config).names;
   if (now.length !== templates.length || now.some((n, i) => n !== templates[i])) return false;
-  const spec = isPlainObject(received.spec) ? received.spec : {};
   return LISTS.every((list) => {
-    const items = Array.isArray(spec[list]) ? (spec[list] as unknown[]) : [];
-    const present = new Set(items.map((it) => (isPlainObject(it) ? it.name : undefined)));
+    const present = new Set(itemNames(received, list));
     return statusNames(status, list).every((n) => present.has(n));
   });
 }

@@ -6,7 +6,8 @@
  * the user what to write instead. Each stays short: it becomes an admission warning.
  */
 import { editDistance } from '../config/issues.js';
-import { quote, type PodView } from './decide-input.js';
+import { quote } from '../util/describe.js';
+import type { PodView } from './decide-input.js';
 
 const MEANS_YES = new Set(['yes', 'y', 'on', 'true', 'enable', 'enabled', '1', 'inject']);
 const MEANS_NO = new Set(['no', 'n', 'off', 'false', 'disable', 'disabled', '0', 'none']);

@@ -5,6 +5,7 @@
  * treated as absent (or as an invalid value) and reported as a warning, so a malformed pod
  * gets a clear decision instead of a crash.
  */
+import { describeValue as describe, quote } from '../util/describe.js';
 import { isPlainObject } from '../util/json.js';
 
 /** A string map read from the pod; entries whose value is not a string are kept apart. */
@@ -60,26 +61,4 @@ function readStringMap(raw: unknown, where: string, warnings: string[]): StringM
     warnings.push(`${where}: ${keys}${more} not strings; ignored`);
   }
   return view;
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a map';
-  if (typeof v === 'string') return `a string`;
-  return `a ${typeof v} (${quote(String(v))})`;
-}
-
-/**
- * Quote a user-supplied string for a message: JSON escapes, non-ASCII as \u escapes, at most
- * about 50 characters. Warnings become HTTP Warning headers, so no control or non-ASCII bytes.
- */
-export function quote(value: string): string {
-  let out = '';
-  for (const ch of value) {
-    const piece = JSON.stringify(ch).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    if (out.length + piece.length > 48) return `"${out}..."`;
-    out += piece;
-  }
-  return `"${out}"`;
 }

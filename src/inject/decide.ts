@@ -16,7 +16,8 @@ import { selectorMatches, type CompiledSelector } from '../config/selector.js';
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';
 import { invalidValueHint, keyHints } from './decide-hints.js';
-import { quote, readPod, type PodView } from './decide-input.js';
+import { quote } from '../util/describe.js';
+import { readPod, type PodView } from './decide-input.js';
 import type { Decision, DecisionReason, DecisionStep, InjectionContext } from './types.js';
 
 /** The parts of a loaded config the decision reads. */

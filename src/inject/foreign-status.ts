@@ -7,7 +7,7 @@
  * exactly like a pod injected by the webhook alone. A forged list can therefore not remove
  * anything else (another webhook's `log-shipper`, a user container).
  */
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import type { Pod } from './pod-types.js';
 import { statusNames } from './status.js';
 import type { InjectionStatus } from './types.js';
 
@@ -30,15 +30,14 @@ export function sharedItems(foreign: InjectionStatus, injected: InjectionStatus)
 }
 
 /** Remove (in place) the named items from a validated working copy. */
-export function removeItems(pod: JsonObject, items: Lists): void {
+export function removeItems(pod: Pod, items: Lists): void {
   const spec = pod.spec;
-  if (!isPlainObject(spec)) return;
-  for (const list of LISTS) {
-    const drop = items[list];
-    const current = spec[list];
-    if (drop === undefined || !Array.isArray(current)) continue;
-    spec[list] = current.filter((it) => !(isPlainObject(it) && typeof it.name === 'string' && drop.has(it.name)));
-  }
+  const keep = <T extends { name?: string | null }>(list: T[], drop: Set<string> | undefined): T[] =>
+    drop === undefined ? list : list.filter((it) => !(typeof it.name === 'string' && drop.has(it.name)));
+  spec.containers = keep(spec.containers, items.containers);
+  if (spec.initContainers) spec.initContainers = keep(spec.initContainers, items.initContainers);
+  if (spec.volumes) spec.volumes = keep(spec.volumes, items.volumes);
+  if (spec.imagePullSecrets) spec.imagePullSecrets = keep(spec.imagePullSecrets, items.imagePullSecrets);
 }
 
 /** Whether `injected` lists every item of `items` (so replacing them lost nothing). */

@@ -1,11 +1,18 @@
 /**
  * @module inject
  * The pure injection core's public API, used unchanged by the webhook, the CLI (`inject -f`,
- * `uninject`, `explain`), the KRM function and the tests.
+ * `uninject`, `explain`), the KRM function and the tests. Also the types a consumer meets in
+ * it: the result and status shapes, the context's keyring and limits, the typed pod, and the
+ * profile hook contract (LoadedConfig.profiles).
  */
-export { injectPod } from './inject.js';
+export { injectPod, renderPodTemplates } from './inject.js';
 export { uninjectPod } from './uninject.js';
 export { decide } from './decide.js';
+export type { DecisionConfig } from './decide.js';
+export type { PodLimits } from './limits.js';
+export type { StatusKeyring } from './status-mac.js';
+export type { Container, LocalObjectReference, NamedList, ObjectMeta, Pod, PodSpec, StringMap, Volume } from './pod-types.js';
+export type { Overrides, PodHooks, PodProfileInput, Profile, RemovedItems, TemplateField } from './profile.js';
 export type {
   Decision,
   DecisionReason,

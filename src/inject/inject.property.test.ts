@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { podArb } from '../testing/inject-arbitraries.js';

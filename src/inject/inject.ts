@@ -1,43 +1,34 @@
 /**
  * @module inject/inject
- * The injection pipeline, one step per module, pure and synchronous:
+ * The injection pipeline, pure and synchronous. `injectPod` is the list of its stages
+ * (stages.ts; each takes the pipeline's state and returns the next):
  *
- *   validate (pod-input) -> decide -> strip an earlier injection (strip) -> validate Istio's
- *   annotations (istio-validate) -> select templates (select) -> template data (data) ->
- *   render each template (render) -> strategic merge + user overrides (merge) -> Istio's
- *   post-processing when enabled (istio-postprocess) -> injectedAnnotations -> order (reorder)
- *   -> unique names, no port clash -> undo record + status annotation (undo, status) -> RFC 6902 patch
- *   against the pod exactly as received.
+ *   readPod -> decide -> strip -> select -> render -> merge -> postProcess -> order -> annotate -> patch
+ *
+ * read the pod (check and copy it), decide (Istio's rules), strip an earlier injection, select
+ * the templates (after the profiles validated the annotations), render them (template data from
+ * the core and the profiles), merge the overlays into the pod, let the profiles post-process it
+ * (Istio's), order the containers (and refuse a pod that could not run), annotate it with the
+ * status (what was injected, how to undo it), and patch: RFC 6902 against the pod exactly as
+ * received. Profiles (inject/profile.ts, bound to the config at load) plug into select, render,
+ * postProcess, order and strip; this module knows none of them.
  *
  * The input is never mutated; every failure is an InjectorError with a stable code, thrown
  * before anything is returned (no half-built result).
  */
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { createPatch } from '../patch/index.js';
 import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
-import { TemplateData, templatesMayMutate, revisionOf } from './data.js';
+import { templateData } from './data.js';
 import { decide } from './decide.js';
-import { deployMetaOf } from './deploy-meta.js';
-import { applyIstioPostProcessing, istioPostProcessingEnabled } from './istio-postprocess.js';
-import { validateIstioAnnotations } from './istio-validate.js';
-import { assertHasAppContainer, assertNoPortConflicts, assertUniqueNames, mergeOverlays } from './merge.js';
-import { inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
-import { readPodInput } from './pod-input.js';
-import { setMember } from './proto.js';
-import { renderOverlay } from './render.js';
-import { INIT_BEFORE_PROXY_ANNOTATION, reorderPod } from './reorder.js';
-import { selectTemplates } from './select.js';
-import { formatStatus, templateHash } from './status.js';
-import { signStatus } from './status-mac.js';
-import { stripPod, type StatusTrust } from './strip.js';
 import { injectsAll, removeItems, sharedItems } from './foreign-status.js';
-import { checkAnnotationLimit, checkPatchLimit, checkSpecLimits, type PodLimits } from './limits.js';
-import type { Decision, InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
-import { computeUndo, withoutInjected } from './undo.js';
-import { isCurrentInjection } from './current.js';
-
-type Obj = Record<string, unknown>;
+import { checkAnnotationLimit, checkSpecLimits, type PodLimits } from './limits.js';
+import { readPodInput } from './pod-input.js';
+import { asJson } from './pod-types.js';
+import { renderOverlay } from './render.js';
+import { annotate, decideStage, merge, order, patch, postProcess, readPod, render, select, strip, type Stripped } from './stages.js';
+import { stripPod } from './strip.js';
+import type { InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 
 /**
  * Inject the sidecar into `pod` (a Pod, or a workload's pod template `{metadata, spec}` with
@@ -49,99 +40,41 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
     const skipped = overLimits(pod, ctx, config, ctx.limits);
     if (skipped !== undefined) return skipped;
   }
-  const input = readPodInput(pod);
-  const decision = decide(input.pod, ctx, config);
-  if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
+  const read = readPod(pod, ctx, config);
+  const decided = decideStage(read);
+  if (!decided.decision.inject) return { kind: 'skipped', decision: decided.decision, warnings: [] };
+  const stripped = strip(decided);
+  if (stripped.current !== undefined) {
+    return { kind: 'injected', decision: decided.decision, pod: cloneJson(asJson(stripped.received)), patch: [], status: stripped.current, warnings: [...decided.decision.warnings] };
+  }
+  const injected = injectStripped(stripped);
+  return stripped.foreign === undefined ? injected : replaceForeign(pod, stripped, stripped.foreign, injected);
+}
 
-  const warnings: string[] = [];
-  const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
-  const { previous, foreign } = stripPod(input.pod, config, warnings, trust);
-  // Only a status we signed (the webhook) is taken as proof that the pod is ours and current.
-  if (trust !== undefined && previous?.ours === true && isCurrentInjection(readPodInput(pod).pod, input.pod, previous.status, config)) {
-    return { kind: 'injected', decision, pod: cloneJson(pod as JsonObject), patch: [], status: previous.status, warnings: [...decision.warnings] };
-  }
-  if (previous !== undefined && !previous.ours) {
-    warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
-  }
-  const first = injectWorkingCopy(pod, input.pod, input.hasManagedFields, decision, ctx, config, warnings, trust);
-  if (foreign === undefined) return first;
-  // An unsigned status: the items it lists that this injection injects too are replaced.
+/** The stages after strip: select -> render -> merge -> postProcess -> order -> annotate -> patch. */
+function injectStripped(stripped: Stripped): InjectedResult {
+  const selected = select(stripped);
+  const rendered = render(selected);
+  const merged = merge(rendered);
+  const processed = postProcess(merged);
+  const ordered = order(processed);
+  const annotated = annotate(ordered);
+  return patch(annotated);
+}
+
+/**
+ * An unsigned status was dropped, not acted on: the items it lists that this injection injects
+ * too are replaced (foreign-status.ts), by injecting again into a copy without them.
+ */
+function replaceForeign(pod: unknown, stripped: Stripped, foreign: InjectionStatus, first: InjectedResult): InjectedResult {
   const items = sharedItems(foreign, first.status);
   if (items === undefined) return first;
   const again = readPodInput(pod).pod;
   removeItems(again, items);
-  delete ((again.metadata as Obj).annotations as Obj)[config.injectionKeys.status];
-  const second = injectWorkingCopy(pod, again, input.hasManagedFields, decision, ctx, config, warnings, trust);
+  const annotations = again.metadata?.annotations;
+  if (annotations !== null && annotations !== undefined) delete annotations[stripped.config.injectionKeys.status];
+  const second = injectStripped({ ...stripped, work: again });
   return injectsAll(second.status, items) ? second : first;
-}
-
-/**
- * Inject into `work` (a validated working copy of `pod`, an earlier injection already stripped).
- * The patch is computed against `pod` as received.
- */
-function injectWorkingCopy(
-  pod: unknown,
-  work: JsonObject,
-  hasManagedFields: boolean,
-  decision: Decision,
-  ctx: InjectionContext,
-  config: LoadedConfig,
-  warnings: readonly string[],
-  trust: StatusTrust | undefined,
-): InjectedResult {
-  // The pod as it was before any injection: what undo restores. Nothing below mutates it (the
-  // template data is a read-only view, strategic merge copies), so no copy is needed.
-  const user = work;
-
-  const { selection, data, proxy, mesh } = prepareRender(work, ctx, config);
-  const overlays = selection.names.map((name) => ({ name, overlay: renderOverlay(name, config.compiledTemplates.get(name)!, data, renderOptions(config)) }));
-  const { pod: merged, injected, overrides, sidecars } = mergeOverlays(user, overlays);
-
-  if (istioPostProcessingEnabled(config)) {
-    applyIstioPostProcessing(merged, user, {
-      config,
-      mesh,
-      proxy: proxy.json,
-      pathParams: ctx.pathParams ?? {},
-      overrides,
-    });
-  }
-
-  const mergedMeta = ensureMap(merged, 'metadata');
-  const mergedAnnotations = ensureMap(mergedMeta, 'annotations');
-  for (const [k, v] of Object.entries(config.injectedAnnotations)) setMember(mergedAnnotations, k, v);
-
-  const holdFirst = holdApplicationUntilProxyStarts(proxy.json, config);
-  reorderPod(merged, sidecars, userOrder(user), { holdFirst, initBeforeProxy: initBeforeProxy(mergedAnnotations) });
-  assertUniqueNames(merged, selection.names);
-  assertHasAppContainer(merged, selection.names);
-  assertNoPortConflicts(merged, sidecars);
-
-  const status: InjectionStatus = {
-    initContainers: nullIfEmpty(injected.initContainers),
-    containers: nullIfEmpty(injected.containers),
-    volumes: nullIfEmpty(injected.volumes),
-    imagePullSecrets: nullIfEmpty(injected.imagePullSecrets),
-    revision: revisionOf(config) || 'default',
-    templates: selection.names,
-    templateHash: templateHash(config, selection.names),
-  };
-  // Undo: what turns the injected pod, minus the listed items, back into the user's pod.
-  const undo = computeUndo(user, withoutInjected(merged, status, config.injectionKeys.status));
-  if (undo.length > 0) status.undo = undo;
-  const statusText = formatStatus(status);
-  setMember(mergedAnnotations, config.injectionKeys.status, trust !== undefined ? signStatus(statusText, trust.namespace, trust.ring) : statusText);
-
-  const final = withManagedFields(merged, pod as Obj, hasManagedFields);
-  let patch;
-  try {
-    patch = createPatch(pod, final);
-  } catch (err) {
-    if (err instanceof InjectorError) throw err;
-    throw new InjectorError('SI_PATCH', `the JSON patch could not be built: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
-  if (ctx.limits !== undefined) checkPatchLimit(patch, ctx.limits);
-  return { kind: 'injected', decision, pod: final, patch, status, warnings: [...decision.warnings, ...warnings] };
 }
 
 /**
@@ -155,37 +88,13 @@ function overLimits(pod: unknown, ctx: InjectionContext, config: LoadedConfig, l
     checkSpecLimits(pod, limits);
     return undefined;
   } catch (err) {
-    const p = pod as Obj;
+    // checkSpecLimits throws only for a map with a spec map.
+    const p = pod as Record<string, unknown>;
     const spec = isPlainObject(p.spec) ? p.spec : {};
     const decision = decide(readPodInput({ metadata: p.metadata, spec: { hostNetwork: spec.hostNetwork, containers: [] } }).pod, ctx, config);
     if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
     throw err;
   }
-}
-
-/** Validate the pod's annotations, select its templates and build the template data: what rendering sees. */
-function prepareRender(work: JsonObject, ctx: InjectionContext, config: LoadedConfig) {
-  const meta = (isPlainObject(work.metadata) ? work.metadata : {}) as Obj;
-  const annotations = (isPlainObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
-  validateIstioAnnotations(annotations);
-
-  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : ctx.namespace;
-  const selection = selectTemplates(annotations, config);
-  const mesh = meshSettings(config);
-  const proxy = podProxyConfig(mesh, Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION) ? annotations[PROXY_CONFIG_ANNOTATION] : undefined);
-  const data = new TemplateData({
-    pod: work,
-    namespace,
-    meta: deployMetaOf(work, namespace, ctx.owner),
-    proxyConfig: proxy.object,
-    proxyConfigJson: proxy.json,
-    meshConfig: mesh.meshObject,
-    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
-    config,
-    cloneValues: templatesMayMutate(config),
-  });
-
-  return { selection, data, proxy, mesh, annotations };
 }
 
 /**
@@ -200,65 +109,15 @@ export function renderPodTemplates(
   names?: readonly string[],
   missingKey: LoadedConfig['templateOptions']['missingKey'] = config.templateOptions.missingKey,
 ): { name: string; overlay: JsonObject }[] {
-  const work = readPodInput(pod).pod;
-  stripPod(work, config, []);
-  const { selection, data } = prepareRender(work, ctx, config);
-  const chosen = names ?? selection.names;
-  return chosen.map((name) => {
+  const read = readPod(pod, ctx, config);
+  stripPod(read.work, config, []);
+  const selected = select(read);
+  const data = templateData(config, selected.hooks);
+  return (names ?? selected.names).map((name) => {
     const compiled = config.compiledTemplates.get(name);
     if (compiled === undefined) {
       throw new InjectorError('SI_INJECT_TEMPLATE_MISSING', `no template named "${name}" in the config; it has: ${[...config.compiledTemplates.keys()].join(', ') || 'none'}`);
     }
-    return { name, overlay: renderOverlay(name, compiled, data, { missingKey }) as JsonObject };
+    return { name, overlay: renderOverlay(name, compiled, data, { missingKey }) };
   });
-}
-
-/** The config's execute options; undefined for the defaults (Istio's behaviour). */
-function renderOptions(config: LoadedConfig): { missingKey: 'zero' | 'error' } | undefined {
-  const m = config.templateOptions.missingKey;
-  return m === 'default' ? undefined : { missingKey: m };
-}
-
-function ensureMap(obj: Obj, key: string): Obj {
-  const v = Object.hasOwn(obj, key) ? obj[key] : undefined;
-  if (isPlainObject(v)) return v;
-  const m: Obj = {};
-  setMember(obj, key, m);
-  return m;
-}
-
-function nullIfEmpty(names: string[]): string[] | null {
-  return names.length === 0 ? null : names;
-}
-
-function userOrder(user: JsonObject): { containers: string[]; initContainers: string[] } {
-  const spec = user.spec as Obj;
-  const namesIn = (list: unknown) => (Array.isArray(list) ? list.map((c) => (c as Obj).name).filter((n): n is string => typeof n === 'string') : []);
-  return { containers: namesIn(spec.containers), initContainers: namesIn(spec.initContainers) };
-}
-
-function initBeforeProxy(annotations: Obj): string[] {
-  const v = annotations[INIT_BEFORE_PROXY_ANNOTATION];
-  if (typeof v !== 'string' || v === '') return [];
-  return [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
-}
-
-/**
- * Istio's rule for putting the proxy first: holdApplicationUntilProxyStarts in the pod's proxy
- * config (mesh default + `proxy.istio.io/config` annotation) or in values.global.proxy.
- */
-export function holdApplicationUntilProxyStarts(proxy: Readonly<Record<string, unknown>>, config: Pick<LoadedConfig, 'values'>): boolean {
-  if (proxy.holdApplicationUntilProxyStarts === true) return true;
-  const g = config.values.global;
-  const p = isPlainObject(g) ? g.proxy : undefined;
-  return isPlainObject(p) && p.holdApplicationUntilProxyStarts === true;
-}
-
-/** The result pod with the input's managedFields put back (same reference: the patch skips it). */
-function withManagedFields(pod: JsonObject, original: Obj, has: boolean): JsonObject {
-  if (!has) return pod;
-  const meta = pod.metadata as Obj;
-  const originalMeta = original.metadata as Obj;
-  setMember(meta, 'managedFields', originalMeta.managedFields);
-  return pod;
 }

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '../util/json.js';
 import { assertUniqueNames, mergeOverlays } from './merge.js';
+import type { Pod } from './pod-types.js';
 
 type Obj = Record<string, unknown>;
-const user = (): JsonObject => ({
+const user = (): Pod => ({
   metadata: { labels: { a: '1' } },
   spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'proxy', image: 'auto', args: ['mine'], resources: null }], volumes: [{ name: 'data' }] },
 });

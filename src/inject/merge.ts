@@ -18,7 +18,10 @@
 import { InjectionError } from '../errors.js';
 import { strategicMerge } from '../patch/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { quote } from './decide-input.js';
+import { setOwn } from '../util/own.js';
+import { quote } from '../util/describe.js';
+import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
+import type { Overrides } from './profile.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
 export const AUTO_IMAGE = 'auto';
@@ -41,16 +44,21 @@ export interface MergeResult {
    */
   sidecars: { containers: string[]; initContainers: string[] };
   /** The user containers (as overlays) that customised injected ones. */
-  overrides: { containers: Obj[]; initContainers: Obj[] };
+  overrides: Overrides;
 }
 
 type Obj = Record<string, unknown>;
 
+/**
+ * The maps of a list of a pod the templates produced (the merged pod, the templates' own pod).
+ * Template output is not checked like the input pod (a template may render any YAML the merge
+ * takes), so it is read defensively here; the user's pod is read through its types.
+ */
 function listOf(pod: Obj, list: string): Obj[] {
   const spec = pod.spec;
   if (!isPlainObject(spec)) return [];
   const items = spec[list];
-  return Array.isArray(items) ? (items.filter(isPlainObject) as Obj[]) : [];
+  return Array.isArray(items) ? (items.filter(isPlainObject)) : [];
 }
 
 function names(pod: Obj, list: string): string[] {
@@ -60,8 +68,8 @@ function names(pod: Obj, list: string): string[] {
 }
 
 /** Merge overlays into `user` (the pod without any earlier injection). */
-export function mergeOverlays(user: JsonObject, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
-  let merged: JsonObject = user;
+export function mergeOverlays(user: Pod, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
+  let merged: JsonObject = asJson(user);
   let templatePod: JsonObject = {};
   for (const { overlay } of overlays) {
     templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay));
@@ -74,9 +82,9 @@ export function mergeOverlays(user: JsonObject, overlays: readonly { name: strin
     volumes: names(templatePod, 'volumes'),
     imagePullSecrets: names(templatePod, 'imagePullSecrets'),
   };
-  const overrides = { containers: [] as Obj[], initContainers: [] as Obj[] };
+  const overrides: Overrides = { containers: [], initContainers: [] };
   merged = reapplyUserContainers(merged, user, injected, overrides);
-  const userNames = new Set([...names(user, 'containers'), ...names(user, 'initContainers')]);
+  const userNames = new Set([...itemNames(user, 'containers'), ...itemNames(user, 'initContainers')]);
   const sidecarsIn = (list: string) =>
     listOf(templatePod, list)
       .filter((c) => typeof c.name === 'string' && !(userNames.has(c.name) && (c.image === undefined || c.image === null)))
@@ -120,10 +128,10 @@ function moveToInit(pod: JsonObject, initNames: readonly string[]): JsonObject {
 }
 
 /** Istio's reapplyOverwrittenContainers: the user's own container of an injected name wins. */
-function reapplyUserContainers(merged: JsonObject, user: JsonObject, injected: Injected, record: MergeResult['overrides']): JsonObject {
-  const userContainers = listOf(user, 'containers');
-  const userInits = listOf(user, 'initContainers');
-  const find = (list: Obj[], name: string) => list.find((c) => c.name === name);
+function reapplyUserContainers(merged: JsonObject, user: Pod, injected: Injected, record: MergeResult['overrides']): JsonObject {
+  const userContainers = containersIn(user, 'containers');
+  const userInits = containersIn(user, 'initContainers');
+  const find = (list: readonly Container[], name: string) => list.find((c) => c.name === name);
   for (const name of injected.containers) {
     const mine = find(userContainers, name);
     if (mine === undefined) continue;
@@ -142,7 +150,7 @@ function reapplyUserContainers(merged: JsonObject, user: JsonObject, injected: I
 }
 
 /** A user container as an overlay: nulls dropped (absent in Go), `$`-keys dropped (not directives), `image: auto` dropped. */
-function overrideOverlay(container: Obj): JsonObject {
+function overrideOverlay(container: Container): JsonObject {
   const out = withoutNulls(container) as Obj;
   if (out.image === AUTO_IMAGE) delete out.image;
   return out as JsonObject;
@@ -154,8 +162,7 @@ function withoutNulls(v: unknown): unknown {
   const out: Obj = {};
   for (const k of Object.keys(v)) {
     if (v[k] === null || k.startsWith('$')) continue;
-    if (k === '__proto__') Object.defineProperty(out, k, { value: withoutNulls(v[k]), enumerable: true, writable: true, configurable: true });
-    else out[k] = withoutNulls(v[k]);
+    setOwn(out, k, withoutNulls(v[k]));
   }
   return out;
 }

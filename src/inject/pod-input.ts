@@ -8,34 +8,35 @@
  * non-empty string name, names unique (containers and init containers share one namespace, as
  * in Kubernetes). Each problem is an InjectionError (SI_INPUT_OBJECT) naming the field.
  *
- * `metadata.managedFields` is left out of the working copy (Istio drops it too: it can be huge
- * and nothing reads it) and put back untouched in the result.
+ * The result is typed (pod-types.ts): what was checked here is what the types promise, so later
+ * stages read those fields without checking them again.
+ *
+ * `metadata.managedFields` is handled here and in the patch stage only: it is left out of the
+ * working copy (Istio drops it too: it can be huge and nothing reads it), and the patch stage
+ * puts the received value back, the same reference, so the patch never walks it.
  */
 import { InjectionError } from '../errors.js';
-import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
-import { quote } from './decide-input.js';
+import { cloneJson, isPlainObject } from '../util/json.js';
+import { describeValue as describe, quote } from '../util/describe.js';
+import type { NamedList, Pod } from './pod-types.js';
 
 export interface PodInput {
-  /** A deep copy of the pod without `metadata.managedFields`. */
-  pod: JsonObject;
-  /** Whether the input had `metadata.managedFields` (its value is taken from the input again). */
+  /** The pod as received, now known to be a Pod (read-only: never changed, never copied). */
+  received: Pod;
+  /** The working copy: a deep copy of the pod without `metadata.managedFields`. */
+  pod: Pod;
+  /** Whether the input had `metadata.managedFields` (its value is taken from `received` again). */
   hasManagedFields: boolean;
 }
 
 /** Lists of named items in a pod spec, and whether each item must carry a name. */
-export const NAMED_LISTS = ['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'imagePullSecrets'] as const;
-export type NamedList = (typeof NAMED_LISTS)[number];
+export const NAMED_LISTS = ['containers', 'initContainers', 'ephemeralContainers', 'volumes', 'imagePullSecrets'] as const satisfies readonly NamedList[];
+export type { NamedList } from './pod-types.js';
 
 function fail(message: string, field: string): never {
   throw new InjectionError('SI_INPUT_OBJECT', message, { details: { field } });
 }
 
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a map';
-  return `a ${typeof v}`;
-}
 
 export function readPodInput(pod: unknown): PodInput {
   if (!isPlainObject(pod)) fail(`the object to inject is ${describe(pod)}, not a pod (a map with metadata and spec)`, '');
@@ -67,35 +68,39 @@ export function readPodInput(pod: unknown): PodInput {
     const items = spec[list];
     if (items === undefined || items === null) continue;
     if (!Array.isArray(items)) fail(`spec.${list} is ${describe(items)}; it must be a list`, `spec.${list}`);
-    const needsName = list !== 'imagePullSecrets';
+    const volumeNames: string[] = [];
     items.forEach((item: unknown, i: number) => {
       const at = `spec.${list}[${i}]`;
       if (!isPlainObject(item)) fail(`${at} is ${describe(item)}; it must be a map`, at);
       const name = item.name;
       if (name !== undefined && name !== null && typeof name !== 'string') fail(`${at}.name is ${describe(name)}; it must be a string`, `${at}.name`);
-      if (needsName && (typeof name !== 'string' || name === '')) fail(`${at} has no name; every ${list === 'volumes' ? 'volume' : 'container'} needs one`, `${at}.name`);
-      if (list === 'containers' || list === 'initContainers' || list === 'ephemeralContainers') {
-        const prev = seen.get(name as string);
-        if (prev !== undefined) fail(`container name ${quote(name as string)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
-        seen.set(name as string, at);
+      if (list === 'imagePullSecrets') return;
+      if (typeof name !== 'string' || name === '') fail(`${at} has no name; every ${list === 'volumes' ? 'volume' : 'container'} needs one`, `${at}.name`);
+      if (list === 'volumes') {
+        volumeNames.push(name);
+        return;
       }
+      const prev = seen.get(name);
+      if (prev !== undefined) fail(`container name ${quote(name)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
+      seen.set(name, at);
     });
-    if (list === 'volumes') {
-      const names = new Set<string>();
-      for (const [i, v] of (items as Record<string, unknown>[]).entries()) {
-        if (names.has(v.name as string)) fail(`volume name ${quote(v.name as string)} is used twice (spec.volumes[${i}]); volume names must be unique`, `spec.volumes[${i}].name`);
-        names.add(v.name as string);
-      }
+    // Volume names are compared once every volume is known to be a named map.
+    const names = new Set<string>();
+    for (const [i, name] of volumeNames.entries()) {
+      if (names.has(name)) fail(`volume name ${quote(name)} is used twice (spec.volumes[${i}]); volume names must be unique`, `spec.volumes[${i}].name`);
+      names.add(name);
     }
   }
+  // Every check above passed: the input is a Pod as pod-types.ts describes it.
+  const received = pod as Pod;
   const hasManagedFields = isPlainObject(meta) && Object.hasOwn(meta, 'managedFields');
-  let copy: JsonObject;
+  let copy: Pod;
   if (hasManagedFields) {
     // Copy everything but managedFields (never cloned: it can be megabytes).
-    const { managedFields: _skip, ...restMeta } = meta as Record<string, unknown>;
-    copy = cloneJson({ ...(pod as JsonObject), metadata: restMeta as JsonObject });
+    const { managedFields: _skip, ...restMeta } = meta;
+    copy = cloneJson({ ...received, metadata: restMeta });
   } else {
-    copy = cloneJson(pod as JsonObject);
+    copy = cloneJson(received);
   }
-  return { pod: copy, hasManagedFields };
+  return { received, pod: copy, hasManagedFields };
 }

@@ -9,7 +9,7 @@ import { InjectionError, InjectorError, TemplateError } from '../errors.js';
 import { parseYamlDocument } from '../yaml/index.js';
 import type { ExecuteOptions, Template } from '../template/index.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { quote } from './decide-input.js';
+import { quote } from '../util/describe.js';
 
 /** Keys a rendered overlay may have: it is merged into the pod's metadata and spec. */
 const OVERLAY_KEYS = new Set(['metadata', 'spec']);

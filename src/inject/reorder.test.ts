@@ -13,7 +13,8 @@ function run(containers: string[], inits: (string | [string, string])[], injecte
       initContainers: inits.map((n) => (Array.isArray(n) ? c(n[0], { restartPolicy: n[1] }) : c(n))),
     },
   };
-  reorderPod(pod, injected, user, { holdFirst, initBeforeProxy });
+  // leadingInit as the Istio profile gives it.
+  reorderPod(pod, injected, user, { holdFirst, initBeforeProxy, leadingInit: ['istio-validation'] });
   return { containers: names(pod, 'containers'), initContainers: names(pod, 'initContainers') };
 }
 

@@ -9,29 +9,28 @@
  *   must start before the app (`holdFirst`: Istio's holdApplicationUntilProxyStarts).
  * - initContainers with a native sidecar among the injected ones (an init container with
  *   `restartPolicy: Always`): the injected ones first, in template order (traffic setup, then
- *   the sidecar), then the user's, so user init containers already have the proxy. Names in
- *   the pod's `sidecar.istio.io/init-containers-before-proxy` annotation go just before the
- *   first native sidecar (Istio's).
+ *   the sidecar), then the user's, so user init containers already have the proxy. User init
+ *   containers a profile names (`initBeforeProxy`: Istio's
+ *   `sidecar.istio.io/init-containers-before-proxy` annotation) go just before the first native
+ *   sidecar.
  * - initContainers otherwise: the user's first, then the injected ones, so traffic redirection
- *   is set up last and does not cut off user init containers; except Istio's CNI check
- *   `istio-validation`, which goes first to hold everything until the network is ready.
+ *   is set up last and does not cut off user init containers; except the injected ones a
+ *   profile leads with (`leadingInit`: Istio's CNI check `istio-validation`), which go first to
+ *   hold everything until the network is ready.
  *
  * User items keep the order they had before injection; anything else (not injected, not the
  * user's) keeps its place after the user's items.
  */
 import { isPlainObject, type JsonObject } from '../util/json.js';
 
-/** Istio's annotation: user init containers to run before the native sidecar proxy. */
-export const INIT_BEFORE_PROXY_ANNOTATION = 'sidecar.istio.io/init-containers-before-proxy';
-/** Istio's CNI validation init container: always first. */
-export const ISTIO_VALIDATION = 'istio-validation';
-
 type Obj = Record<string, unknown>;
 
 export interface ReorderOptions {
   holdFirst: boolean;
-  /** User init containers to place before the native sidecar (Istio's annotation), in order. */
+  /** User init containers to place before the native sidecar, in order. */
   initBeforeProxy: readonly string[];
+  /** Injected init containers that go first when no native sidecar is injected. */
+  leadingInit: readonly string[];
 }
 
 /** Reorder `pod` in place. `userOrder` holds the pod's own names per list, before injection. */
@@ -62,8 +61,8 @@ export function reorderPod(
       const rest = mine.filter((c) => !early.has(c));
       out = [...ours.slice(0, nativeAt), ...early, ...ours.slice(nativeAt), ...rest, ...other];
     } else {
-      const validation = ours.filter((c) => c.name === ISTIO_VALIDATION);
-      out = [...validation, ...mine, ...other, ...ours.filter((c) => c.name !== ISTIO_VALIDATION)];
+      const leading = (c: Obj) => options.leadingInit.includes(c.name as string);
+      out = [...ours.filter(leading), ...mine, ...other, ...ours.filter((c) => !leading(c))];
     }
     spec.initContainers = out;
   }

@@ -9,7 +9,7 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { InjectionError } from '../errors.js';
-import { quote } from './decide-input.js';
+import { quote } from '../util/describe.js';
 
 export interface Selection {
   /** Template names, aliases expanded, in merge order. */

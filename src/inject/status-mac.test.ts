@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createHandler } from '../admission/handler.js';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
 import { podReview } from '../testing/review-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { defaultConfigWith } from '../testing/inject-fixtures.js';
 import { formatStatus, parseStatus, templateHash } from './status.js';
 

@@ -5,16 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { injectPod, uninjectPod } from './index.js';
+import type { Pod } from './pod-types.js';
 import { stripPod } from './strip.js';
 
 type Obj = Record<string, unknown>;
 
 const ISTIO_STATUS = '{"initContainers":["istio-init"],"containers":["istio-proxy"],"volumes":["istio-envoy"],"imagePullSecrets":null,"revision":"default"}';
 
-function istioInjected(): JsonObject {
+function istioInjected(): Pod {
   return {
     metadata: {
       name: 'p',

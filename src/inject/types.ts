@@ -4,18 +4,13 @@
  * `uninject`), the KRM function and the tests all go through these shapes, so they can never
  * disagree about what happens to a pod.
  */
+import type { JsonPatchOperation } from '../patch/types.js';
 import type { JsonObject } from '../util/json.js';
 import type { PodLimits } from './limits.js';
 import type { StatusKeyring } from './status-mac.js';
 
-/** One RFC 6902 operation, as sent to the apiserver (paths already escaped with ~0/~1). */
-export type JsonPatchOperation =
-  | { op: 'add'; path: string; value: unknown }
-  | { op: 'replace'; path: string; value: unknown }
-  | { op: 'remove'; path: string }
-  | { op: 'test'; path: string; value: unknown }
-  | { op: 'move'; from: string; path: string }
-  | { op: 'copy'; from: string; path: string };
+/** The patch engines define it (patch/types.ts); re-exported for the core's consumers. */
+export type { JsonPatchOperation } from '../patch/types.js';
 
 /**
  * Machine-readable reasons for a decision. Stable strings: they appear in metrics labels,

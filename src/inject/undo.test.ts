@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { podArb } from '../testing/inject-arbitraries.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
+import type { Pod } from './pod-types.js';
 import { applyUndo, computeUndo, removeInjected } from './undo.js';
 
 function roundTrip(before: JsonObject, after: JsonObject) {
@@ -80,7 +81,7 @@ describe('undo', () => {
   });
 
   it('removeInjected drops the listed items and the status annotation only', () => {
-    const pod: JsonObject = {
+    const pod: Pod = {
       metadata: { annotations: { s: '{}', keep: '1' } },
       spec: { containers: [{ name: 'app' }, { name: 'proxy' }], volumes: [{ name: 'v' }, { name: 'mine' }], imagePullSecrets: [{ name: 'reg' }] },
     };

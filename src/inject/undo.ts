@@ -15,7 +15,9 @@
 import { escapePointerToken, parsePointer } from '../patch/index.js';
 import { cloneJson, deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
 import { NAMED_LISTS } from './pod-input.js';
-import { setMember } from './proto.js';
+import type { Pod } from './pod-types.js';
+import type { RemovedItems } from './profile.js';
+import { setOwn } from '../util/own.js';
 import { statusNames } from './status.js';
 import type { InjectionStatus, UndoEntry } from './types.js';
 
@@ -24,20 +26,26 @@ type Obj = Record<string, unknown>;
 /** Pointers of the lists whose items are matched by name. */
 const NAMED_POINTERS = new Set(NAMED_LISTS.map((l) => `/spec/${l}`));
 
-/** Remove (in place) the items a status lists, and the status annotation itself. */
-export function removeInjected(pod: JsonObject, status: InjectionStatus, statusKey: string): void {
+/** Remove (in place) the items a status lists, and the status annotation itself; returns the containers removed. */
+export function removeInjected(pod: Pod, status: InjectionStatus, statusKey: string): RemovedItems {
+  const removed: RemovedItems = { containers: [], initContainers: [] };
   const spec = pod.spec;
-  if (isPlainObject(spec)) {
-    for (const list of ['containers', 'initContainers', 'volumes', 'imagePullSecrets']) {
-      const names = statusNames(status, list);
-      const items = spec[list];
-      if (names.length === 0 || !Array.isArray(items)) continue;
-      const drop = new Set(names);
-      spec[list] = items.filter((it) => !(isPlainObject(it) && typeof it.name === 'string' && drop.has(it.name)));
-    }
-  }
-  const meta = pod.metadata;
-  if (isPlainObject(meta) && isPlainObject(meta.annotations)) delete meta.annotations[statusKey];
+  spec.containers = withoutNamed(spec.containers, statusNames(status, 'containers'), removed.containers);
+  if (spec.initContainers) spec.initContainers = withoutNamed(spec.initContainers, statusNames(status, 'initContainers'), removed.initContainers);
+  if (spec.volumes) spec.volumes = withoutNamed(spec.volumes, statusNames(status, 'volumes'), []);
+  if (spec.imagePullSecrets) spec.imagePullSecrets = withoutNamed(spec.imagePullSecrets, statusNames(status, 'imagePullSecrets'), []);
+  const annotations = pod.metadata?.annotations;
+  if (annotations !== null && annotations !== undefined) delete annotations[statusKey];
+  return removed;
+}
+
+/** `items` without those named in `names` (which go to `removed`); `items` itself when no name is given. */
+function withoutNamed<T extends { name?: string | null }>(items: T[], names: readonly string[], removed: T[]): T[] {
+  if (names.length === 0) return items;
+  const drop = new Set(names);
+  const kept: T[] = [];
+  for (const it of items) (typeof it.name === 'string' && drop.has(it.name) ? removed : kept).push(it);
+  return kept;
 }
 
 /**
@@ -67,7 +75,7 @@ export function withoutInjected(pod: JsonObject, status: InjectionStatus, status
 }
 
 /** The entries that turn `after` back into `before`. */
-export function computeUndo(before: JsonObject, after: JsonObject): UndoEntry[] {
+export function computeUndo(before: Readonly<Obj>, after: JsonObject): UndoEntry[] {
   const entries: UndoEntry[] = [];
   diffObject(before, after, '', entries, undefined);
   const check = cloneJson(after);
@@ -171,7 +179,7 @@ function diffNamedList(before: unknown[], after: unknown[], ptr: string, entries
  * Apply undo entries in place. Entries that no longer fit the pod (the item they name is gone,
  * a parent is not a map) are skipped with a warning: the pod changed since injection.
  */
-export function applyUndo(pod: JsonObject, entries: readonly UndoEntry[], warnings: string[]): void {
+export function applyUndo(pod: Obj, entries: readonly UndoEntry[], warnings: string[]): void {
   for (const e of entries) {
     try {
       applyEntry(pod, e);
@@ -208,7 +216,7 @@ function applyEntry(pod: Obj, e: UndoEntry): void {
     }
     if (!Array.isArray(list)) {
       list = [];
-      setMember(parent, key, list);
+      setOwn(parent, key, list);
     }
     const arr = list as unknown[];
     if (at >= 0) arr[at] = cloneJson(e.v);
@@ -233,7 +241,7 @@ function setOrDelete(root: Obj, tokens: string[], e: UndoEntry): void {
     const current = Object.hasOwn(parent, key) ? parent[key] : undefined;
     if (Array.isArray(current) && current.length > 0 && NAMED_POINTERS.has(`/${tokens.map(escapePointerToken).join('/')}`)) return;
     delete parent[key];
-  } else setMember(parent, key, cloneJson(e.v));
+  } else setOwn(parent, key, cloneJson(e.v));
 }
 
 function pruneIfEmpty(root: Obj, tokens: string[]): void {
@@ -252,7 +260,7 @@ function walk(root: Obj, tokens: string[], create: boolean): Obj | undefined {
     if (!isPlainObject(next)) {
       if (!create || (next !== undefined && next !== null)) return undefined;
       next = {};
-      setMember(node, t, next);
+      setOwn(node, t, next);
     }
     node = next as Obj;
   }

@@ -2,15 +2,16 @@
  * @module inject/uninject
  * Take an injection back out: the items the status annotation lists are removed by name, and
  * its undo entries restore what the injection changed (labels, annotations, a user's
- * customised sidecar container, ...), so `uninject(inject(x))` is `x`. A pod injected by Istio
- * (status without undo) loses the listed items and gets back the containers saved in
- * `proxy.istio.io/overrides`; the labels and annotations Istio added stay (a warning says so).
+ * customised sidecar container, ...), so `uninject(inject(x))` is `x`. A pod injected by another
+ * injector (status without undo: Istio's) loses the listed items, and the profiles' strip hooks
+ * put back what they know (src/istio: the containers saved in `proxy.istio.io/overrides`, the
+ * rewritten probes); the labels and annotations it added stay (a warning says so).
  */
 import type { LoadedConfig } from '../config/types.js';
 import { createPatch } from '../patch/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { setOwn } from '../util/own.js';
 import { readPodInput } from './pod-input.js';
-import { setMember } from './proto.js';
+import { asJson } from './pod-types.js';
 import { statusAnnotation, stripPod } from './strip.js';
 import type { UninjectResult } from './types.js';
 
@@ -28,8 +29,8 @@ export function uninjectPod(pod: unknown, config: LoadedConfig): UninjectResult 
   }
   if (input.hasManagedFields) {
     // managedFields were set aside unread; the pod had metadata, so it still has it.
-    const meta = isPlainObject(work.metadata) ? work.metadata : ((work as Record<string, unknown>).metadata = {});
-    setMember(meta as Record<string, unknown>, 'managedFields', ((pod as JsonObject).metadata as Record<string, unknown>).managedFields);
+    work.metadata ??= {};
+    setOwn(work.metadata, 'managedFields', input.received.metadata?.managedFields);
   }
-  return { kind: 'uninjected', pod: work, patch: createPatch(pod, work), removed: previous!.status, warnings };
+  return { kind: 'uninjected', pod: asJson(work), patch: createPatch(pod, work), removed: previous!.status, warnings };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../profiles/index.js';
 import { configMapData } from './config-data.js';
 
 test('manifests ships the ConfigMap picked out of a multi-document file, with the mesh ConfigMap found beside it', async (t) => {

@@ -7,7 +7,7 @@
  * with an inline `values:` key is split in two.
  */
 import { readFile } from 'node:fs/promises';
-import { defaultConfig, loadConfig } from '../config/load.js';
+import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { selectConfigDocument, splitPick } from '../config/select-document.js';
 import { parseKubeYaml } from '../yaml/index.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { serviceDnsNames } from '../certs/index.js';
-import { parseConfig, defaultConfig } from '../config/load.js';
+import { parseConfig, defaultConfig } from '../profiles/index.js';
 import { buildProgram } from '../cli/program.js';
 import { memoryIO } from '../testing/memory-io.js';
 import { tlsProbe } from '../testing/tls-probe.js';

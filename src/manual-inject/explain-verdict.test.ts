@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig, parseConfig } from '../config/load.js';
+import { defaultConfig, parseConfig } from '../profiles/index.js';
 import { explainManifest } from './explain.js';
 import { formatExplainText } from './explain-format.js';
 

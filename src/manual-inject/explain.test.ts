@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig, parseConfig } from '../config/load.js';
+import { defaultConfig, parseConfig } from '../profiles/index.js';
 import { InputError } from '../errors.js';
 import { explainManifest, type ExplainEntry } from './explain.js';
 import { formatExplainJson, formatExplainText } from './explain-format.js';

@@ -13,7 +13,7 @@
  */
 import { decide } from '../inject/decide.js';
 import { injectPod } from '../inject/inject.js';
-import { istioPostProcessingEnabled } from '../inject/istio-postprocess.js';
+import { istioPostProcessingEnabled } from '../istio/postprocess.js';
 import { InjectorError } from '../errors.js';
 import type { DecisionReason } from '../inject/types.js';
 import type { LoadedConfig } from '../config/types.js';

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { defaultConfig, loadConfig } from '../config/load.js';
+import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { errorInfo, InjectorError, type ErrorCode } from '../errors.js';
 import { injectPod } from '../inject/index.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { defaultConfig, parseConfig } from '../config/load.js';
+import { defaultConfig, parseConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
 import { readManifest } from '../manifest-io/index.js';
 import type { JsonObject } from '../util/json.js';

@@ -4,7 +4,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import { ConfigError } from '../errors.js';
 import { findResourceList, readManifest, type ResourceList } from '../manifest-io/index.js';
 import { REPO } from '../testing/manual-goldens.js';

@@ -11,7 +11,7 @@
  * All or nothing, as in file mode: if any item fails, every item is returned as it came, with
  * the errors as results, and the exit code is 1.
  */
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError, toInjectorError } from '../errors.js';
 import { krmExitCode, resultFor, writeResourceList, type KrmResult, type ResourceList } from '../manifest-io/index.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, parseConfig } from '../config/load.js';
+import { loadConfig, parseConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
 import { injectPod } from '../inject/index.js';
 import { compilePolicy } from './compile.js';
@@ -71,7 +71,7 @@ describe('compilePolicy', () => {
   });
 
   it('refuses the built-in Istio-style config', async () => {
-    const { defaultConfig } = await import('../config/load.js');
+    const { defaultConfig } = await import('../profiles/index.js');
     refused(() => compilePolicy(defaultConfig(), { name: 'x' }), /template "sidecar", line \d+/);
   });
 

@@ -16,7 +16,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { selectTemplates } from '../inject/select.js';
-import { istioPostProcessingEnabled } from '../inject/istio-postprocess.js';
+import { istioPostProcessingEnabled } from '../istio/postprocess.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import { escapePointerToken } from '../patch/index.js';
 import { BUILTINS } from '../template/builtins.js';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { loadConfig, parseConfig } from '../config/load.js';
+import { loadConfig, parseConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/index.js';
 import { cloneJson } from '../util/json.js';

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, loadConfig } from '../config/load.js';
+import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 import type { InjectFn } from '../admission/handler.js';

@@ -6,7 +6,7 @@
  *
  *   npx tsx src/testing/bench-inject.ts
  */
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/index.js';
 import type { JsonObject } from '../util/json.js';

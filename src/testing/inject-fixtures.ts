@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod, uninjectPod } from '../inject/index.js';
 import type { InjectedResult, InjectionContext } from '../inject/types.js';

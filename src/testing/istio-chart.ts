@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';
 

@@ -21,7 +21,7 @@ import { InjectorError } from '../errors.js';
 import { injectPod } from '../inject/index.js';
 import { podTemplates, type PodTemplateRef } from '../manifest-io/index.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-import { canonicalQuantity } from '../inject/quantity.js';
+import { canonicalQuantity } from '../istio/quantity.js';
 import { istioChartConfig, ISTIO_INJECT_DIR, type IstioChartOptions } from './istio-chart.js';
 
 export interface IstioCase {

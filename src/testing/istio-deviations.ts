@@ -2,7 +2,7 @@
  * @module testing/istio-deviations
  * The short list of intended deviations from the live Istio peer (istioctl kube-inject), each
  * with its reason and the test that pins our side of it. A difference that no entry matches is
- * unexplained, and fails `npm test` (src/inject/istio-differential.test.ts).
+ * unexplained, and fails `npm test` (src/istio/differential.test.ts).
  */
 import type { JsonObject } from '../util/json.js';
 
@@ -75,7 +75,7 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
     id: 'kube-inject-system-namespace',
     reason:
       "istioctl kube-inject checks a workload's pod template for Istio's system namespaces, and a template carries no namespace, so it injects a Deployment in kube-system (or fails on its bad annotations while trying); istiod's webhook never injects pods there, and we skip them",
-    pinnedBy: 'src/inject/decide.test.ts ("manual mode ... ignored-namespace"); src/inject/istio-differential.test.ts',
+    pinnedBy: 'src/inject/decide.test.ts ("manual mode ... ignored-namespace"); src/istio/differential.test.ts',
     matches: (c) =>
       c.istio.decision !== 'skipped' && c.ours.decision === 'skipped' && c.workload.kind !== 'Pod' && SYSTEM_NAMESPACES.has(String((c.workload.metadata as Obj).namespace)),
   },
@@ -83,7 +83,7 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
     id: 'kube-inject-proxy-config-before-decision',
     reason:
       "istioctl kube-inject parses proxy.istio.io/config before deciding, so a bad value fails even a workload it would skip (opted out, host network, system namespace); istiod's webhook decides first and skips it, as we do",
-    pinnedBy: 'src/inject/istio-differential.test.ts',
+    pinnedBy: 'src/istio/differential.test.ts',
     matches: (c) => c.istio.decision === 'refused' && c.ours.decision === 'skipped' && /could not parse proxy config/.test(c.istio.error ?? ''),
   },
 ];

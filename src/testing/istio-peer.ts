@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
 

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { createHandler, type AdmissionHandler } from '../admission/handler.js';
 import { ResultCache } from '../admission/result-cache.js';
-import { defaultConfig, loadConfig } from '../config/load.js';
+import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 import type { StatusKeyring } from '../inject/status-mac.js';

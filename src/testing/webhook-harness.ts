@@ -5,7 +5,7 @@
  */
 import { devCertificate, validateKeyPair } from '../certs/index.js';
 import { startServer, type ConfigProvider, type RunningServer, type StartOptions, type TlsSource } from '../admission/start.js';
-import { defaultConfig, loadConfig } from '../config/load.js';
+import { defaultConfig, loadConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
 import { createMetrics } from '../telemetry/metrics.js';
 import { captureLogger } from './logs.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig } from '../../config/load.js';
+import { defaultConfig } from '../../profiles/index.js';
 import type { LoadedConfig } from '../../config/types.js';
 import { istioChartConfig, istioChartPresent, type IstioChartOptions } from '../../testing/istio-chart.js';
 import { istioCases, istioInjectDataPresent, runIstioCase } from '../../testing/istio-conformance.js';

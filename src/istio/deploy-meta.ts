@@ -1,5 +1,5 @@
 /**
- * @module inject/deploy-meta
+ * @module istio/deploy-meta
  * Which workload a pod belongs to, for `.TypeMeta` and `.DeploymentMeta` (the sidecar reports
  * it as ISTIO_META_WORKLOAD_NAME / ISTIO_META_OWNER). The CLI knows the workload and passes it
  * as `ctx.owner`; the webhook only sees the pod, so the workload is guessed from the controller
@@ -12,7 +12,8 @@
  * trailing dash, rather than "".
  */
 import { isPlainObject } from '../util/json.js';
-import type { InjectionContext } from './types.js';
+import type { ObjectMeta, Pod } from '../inject/pod-types.js';
+import type { InjectionContext } from '../inject/types.js';
 
 export interface DeployMeta {
   typeMeta: { kind: string; apiVersion: string };
@@ -25,10 +26,10 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** `pod` is validated (metadata a map or absent; labels a string map). */
-export function deployMetaOf(pod: Record<string, unknown>, namespace: string, owner: InjectionContext['owner']): DeployMeta {
-  const meta = isPlainObject(pod.metadata) ? pod.metadata : {};
-  const labels = isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : {};
+/** `pod` is validated: its metadata, name, generateName and labels are typed (ownerReferences are not). */
+export function deployMetaOf(pod: Pod, namespace: string, owner: InjectionContext['owner']): DeployMeta {
+  const meta: ObjectMeta = pod.metadata ?? {};
+  const labels = meta.labels ?? {};
   if (owner !== undefined && owner.kind !== 'Pod') {
     return {
       typeMeta: { kind: owner.kind, apiVersion: owner.apiVersion ?? '' },

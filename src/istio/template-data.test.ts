@@ -5,34 +5,24 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfig } from '../config/load.js';
+import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { templateFuncs } from '../template/funcs/index.js';
 import { parseTemplate } from '../template/index.js';
 import { defaultConfigWith, templatesConfig } from '../testing/inject-fixtures.js';
 import type { JsonObject } from '../util/json.js';
-import { proxyImage, TemplateData, templatesMayMutate } from './data.js';
-import { deployMetaOf } from './deploy-meta.js';
-import { injectPod } from './index.js';
-import { inboundTrafficPolicyMode, meshSettings, podProxyConfig } from './mesh-config.js';
+import { templateData, templatesMayMutate } from '../inject/data.js';
+import { injectPod } from '../inject/index.js';
+import type { Pod } from '../inject/pod-types.js';
+import { proxyImage } from './template-data.js';
 
+/** The template data exactly as the pipeline builds it: the core's fields and the config's profiles' hooks. */
 function render(text: string, pod: JsonObject, config: LoadedConfig = defaultConfig(), options: { namespace?: string; owner?: { kind: string; name: string; apiVersion?: string } } = {}): string {
-  const mesh = meshSettings(config);
-  const annotations = ((pod.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<string, string>;
-  const proxy = podProxyConfig(mesh, annotations['proxy.istio.io/config']);
-  const namespace = options.namespace ?? 'shop';
-  const data = new TemplateData({
-    pod,
-    namespace,
-    meta: deployMetaOf(pod, namespace, options.owner),
-    proxyConfig: proxy.object,
-    proxyConfigJson: proxy.json,
-    meshConfig: mesh.meshObject,
-    inboundTrafficPolicyMode: inboundTrafficPolicyMode(mesh.mesh),
-    config,
-    cloneValues: templatesMayMutate(config),
-  });
-  return parseTemplate('t', text, { funcs: templateFuncs() }).execute(data);
+  const typed = pod as unknown as Pod;
+  const annotations = typed.metadata?.annotations ?? {};
+  const input = { pod: typed, annotations, namespace: options.namespace ?? 'shop', owner: options.owner, pathParams: {} };
+  const hooks = config.profiles.map((p) => p.forPod!(input));
+  return parseTemplate('t', text, { funcs: templateFuncs() }).execute(templateData(config, hooks));
 }
 
 const POD: JsonObject = {

@@ -1,5 +1,5 @@
 /**
- * @module inject/istio-validate
+ * @module istio/validate
  * Istio's check of the pod annotations that steer injection (pkg/kube/inject/validate.go):
  * a bad value fails the injection with a message naming the annotation, instead of rendering a
  * sidecar with broken iptables arguments. Same rules and wording as Istio ("invalid value 'X'

@@ -1,5 +1,5 @@
 /**
- * @module inject/proto
+ * @module istio/proto
  * Protobuf messages as Go templates see them: Istio hands its templates `*meshconfig.ProxyConfig`
  * and `*meshconfig.MeshConfig`, generated Go structs with Go field names, nil-safe `GetX`
  * getters, wrapper messages (`.HoldApplicationUntilProxyStarts.GetValue`), enums that print
@@ -13,6 +13,7 @@
  */
 import { GO_OBJECT, NO_FIELD, GoNumber, withGoType, type GoFunc, type GoObject } from '../template/value.js';
 import { isPlainObject } from '../util/json.js';
+import { setOwn } from '../util/own.js';
 
 export type ProtoKind =
   | 'string'
@@ -292,7 +293,7 @@ export function normalizeProto(schema: MessageSchema, raw: Record<string, unknow
     const f = byJson.get(key);
     const at = path === '' ? key : `${path}.${key}`;
     if (f === undefined) {
-      setMember(out, key, value);
+      setOwn(out, key, value);
       continue;
     }
     if (value === null) continue; // protojson: null means unset
@@ -354,12 +355,6 @@ export function normalizeProto(schema: MessageSchema, raw: Record<string, unknow
   return { value: out, problems };
 }
 
-/** Set a member so that a `__proto__` key stays data. */
-export function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-}
-
 /**
  * protojson of a message: fields in declaration order, zero values of scalars and enums
  * omitted (wrappers and messages are printed when set, even to zero), unknown fields last.
@@ -382,12 +377,12 @@ export function protoJson(schema: MessageSchema, json: Record<string, unknown>):
     if ((kind === 'map' && isPlainObject(v) && Object.keys(v).length === 0) || (kind === 'repeated-string' && Array.isArray(v) && v.length === 0)) continue;
     if (kind === 'map' && isPlainObject(v)) {
       const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) setMember(sorted, k, v[k]);
+      for (const k of Object.keys(v).sort()) setOwn(sorted, k, v[k]);
       out[name] = sorted;
       continue;
     }
     out[name] = v;
   }
-  for (const k of Object.keys(json)) if (!known.has(k)) setMember(out, k, json[k]);
+  for (const k of Object.keys(json)) if (!known.has(k)) setOwn(out, k, json[k]);
   return out;
 }

@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import '../inject/k8s-structs.js';
-import { viewAs } from '../inject/go-struct.js';
-import { defaultConfig } from './load.js';
+import { viewAs } from '../istio/go-struct.js';
+import { defaultConfig } from './index.js';
 
 interface Container {
   name: string;

@@ -11,15 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { podTemplates } from '../manifest-io/index.js';
 import { istioChartConfig, istioChartConfigMap, istioChartPresent, ISTIO_INJECT_DIR, type IstioChartOptions } from '../testing/istio-chart.js';
 import { istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../testing/istio-conformance.js';
 import type { JsonObject } from '../util/json.js';
-import { injectPod } from './index.js';
-import type { InjectionContext } from './types.js';
+import { injectPod } from '../inject/index.js';
+import type { InjectionContext } from '../inject/types.js';
 
 const present = istioChartPresent() && istioInjectDataPresent();
 

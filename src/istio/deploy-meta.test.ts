@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ObjectMeta, Pod } from '../inject/pod-types.js';
 import { deployMetaOf } from './deploy-meta.js';
 
-const pod = (meta: Record<string, unknown>) => ({ metadata: meta, spec: { containers: [] } });
+const pod = (meta: ObjectMeta): Pod => ({ metadata: meta, spec: { containers: [] } });
 const owner = (kind: string, name: string, apiVersion = 'apps/v1') => [{ apiVersion, kind, name, uid: 'u', controller: true }];
 
 describe('deployMetaOf (Istio\'s GetDeployMetaFromPod)', () => {

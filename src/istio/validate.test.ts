@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { validateIstioAnnotations } from './istio-validate.js';
+import { validateIstioAnnotations } from './validate.js';
 
 function problem(annotations: Record<string, string>): string | undefined {
   try {

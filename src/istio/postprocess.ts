@@ -1,5 +1,5 @@
 /**
- * @module inject/istio-postprocess
+ * @module istio/postprocess
  * Istio's post-processing (webhook.go postProcessPod), kept apart from the general pipeline
  * because it is about Istio's proxy (`istio-proxy`, its status port and agent), not sidecars
  * in general. On in Istio compatibility mode (config/compat: Istio's own ConfigMap or values is
@@ -16,37 +16,25 @@
  *    false), the app's `prometheus.io/*` annotations move into the proxy's
  *    ISTIO_PROMETHEUS_ANNOTATIONS env and the annotations point at the agent (status port,
  *    /stats/prometheus).
- * 3. Probe rewrite (app_probe.go; see istio-probes.ts).
+ * 3. Probe rewrite (app_probe.go; see probes.ts).
  * 4. Istio's adjustInitContainerUser: a customised istio-proxy running as another user makes
  *    istio-init's `-u` (and istio-validation's runAsUser/Group) follow it.
  */
 import type { LoadedConfig } from '../config/types.js';
+import type { Pod } from '../inject/pod-types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { rewriteAppProbes } from './istio-probes.js';
-import type { MeshSettings } from './mesh-config.js';
+import { setOwn } from '../util/own.js';
+import { ISTIO_OVERRIDES_ANNOTATION as OVERRIDES_ANNOTATION, ISTIO_PROXY, type PostProcessContext } from './context.js';
 import { goJson } from './go-struct.js';
-import { checkScrapePorts, parseScrapeTargets, type ScrapeTarget } from './istio-scrape.js';
+import { rewriteAppProbes } from './probes.js';
+import { checkScrapePorts, parseScrapeTargets, type ScrapeTarget } from './scrape.js';
 import { canonicalQuantity } from './quantity.js';
-import { setMember } from './proto.js';
-import { ISTIO_OVERRIDES_ANNOTATION as OVERRIDES_ANNOTATION } from './strip.js';
 
-export const ISTIO_PROXY = 'istio-proxy';
 const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
 const NETWORK_LABEL = 'topology.istio.io/network';
 
 type Obj = Record<string, unknown>;
-
-export interface PostProcessContext {
-  config: LoadedConfig;
-  mesh: MeshSettings;
-  /** The pod's proxy config (protojson). */
-  proxy: Readonly<Record<string, unknown>>;
-  /** Key/value pairs from the webhook path. */
-  pathParams: Readonly<Record<string, string>>;
-  /** User containers that customised injected ones (merge.ts), for Istio's overrides annotation. */
-  overrides: { containers: Record<string, unknown>[]; initContainers: Record<string, unknown>[] };
-}
 
 /** Whether the config turns Istio's post-processing on. */
 export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values' | 'compatibility'>): boolean {
@@ -56,7 +44,7 @@ export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values' |
 }
 
 /** Apply Istio's post-processing to the merged pod (in place). `user` is the pod before injection. */
-export function applyIstioPostProcessing(pod: JsonObject, user: JsonObject, ctx: PostProcessContext): void {
+export function applyIstioPostProcessing(pod: JsonObject, user: Pod, ctx: PostProcessContext): void {
   const meta = pod.metadata as Obj;
   if (!isPlainObject(meta.annotations)) meta.annotations = {};
   if (!isPlainObject(meta.labels)) meta.labels = {};
@@ -77,7 +65,7 @@ function canonicalResources(c: Record<string, unknown>): Record<string, unknown>
     const m = resources[k];
     if (!isPlainObject(m)) continue;
     const out: Record<string, unknown> = {};
-    for (const [name, q] of Object.entries(m)) setMember(out, name, typeof q === 'string' ? canonicalQuantity(q) : q);
+    for (const [name, q] of Object.entries(m)) setOwn(out, name, typeof q === 'string' ? canonicalQuantity(q) : q);
     resources[k] = out;
   }
   return { ...c, resources };
@@ -100,7 +88,7 @@ function overridesAnnotation(annotations: Record<string, string>, overrides: Pos
         withResources.resources = {};
         placed = true;
       }
-      setMember(withResources, k, j[k]);
+      setOwn(withResources, k, j[k]);
     }
     if (!placed) withResources.resources = {};
     return withResources;
@@ -110,7 +98,7 @@ function overridesAnnotation(annotations: Record<string, string>, overrides: Pos
   annotations[OVERRIDES_ANNOTATION] = JSON.stringify(out);
 }
 
-/** Istio's FindSidecar: istio-proxy in containers, else in initContainers (native sidecar). */
+/** Istio's FindSidecar on the merged pod: istio-proxy in containers, else in initContainers (native sidecar). */
 export function findSidecar(pod: JsonObject): Obj | undefined {
   const spec = pod.spec as Obj;
   for (const list of ['containers', 'initContainers']) {
@@ -144,7 +132,7 @@ function clusterInfo(pod: JsonObject, sidecar: Obj | undefined, ctx: PostProcess
   if (Object.hasOwn(labels, NETWORK_LABEL)) network = labels[NETWORK_LABEL];
   if (cluster !== '') envs.ISTIO_META_CLUSTER_ID = cluster;
   if (network !== '') envs.ISTIO_META_NETWORK = network;
-  if (Object.hasOwn(envs, 'ISTIO_META_NETWORK')) setMember(labels, NETWORK_LABEL, envs.ISTIO_META_NETWORK);
+  if (Object.hasOwn(envs, 'ISTIO_META_NETWORK')) setOwn(labels, NETWORK_LABEL, envs.ISTIO_META_NETWORK);
   if (sidecar === undefined || Object.keys(envs).length === 0) return;
   const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
   const kept = env.filter((e) => !(isPlainObject(e) && typeof e.name === 'string' && Object.hasOwn(envs, e.name)));
@@ -213,8 +201,9 @@ function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | und
   annotations['prometheus.io/scrape'] = 'true';
 }
 
-function adjustInitContainerUser(pod: JsonObject, user: JsonObject, ctx: PostProcessContext): void {
-  const mine = findSidecar(user);
+function adjustInitContainerUser(pod: JsonObject, user: Pod, ctx: PostProcessContext): void {
+  // The user's own istio-proxy (a customisation), found as Istio's FindSidecar looks: containers first.
+  const mine = user.spec.containers.find((c) => c.name === ISTIO_PROXY) ?? user.spec.initContainers?.find((c) => c.name === ISTIO_PROXY);
   const sc = mine !== undefined && isPlainObject(mine.securityContext) ? mine.securityContext : undefined;
   if (sc === undefined || (sc.runAsUser === undefined && sc.runAsGroup === undefined)) return;
   const spec = pod.spec as Obj;

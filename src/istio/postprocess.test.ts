@@ -8,8 +8,8 @@ import { describe, it } from 'node:test';
 import { injectChecked, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
 import { InjectorError } from '../errors.js';
 import type { JsonObject } from '../util/json.js';
-import { injectPod } from './index.js';
-import { istioPostProcessingEnabled } from './istio-postprocess.js';
+import { injectPod } from '../inject/index.js';
+import { istioPostProcessingEnabled } from './postprocess.js';
 
 type Obj = Record<string, unknown>;
 

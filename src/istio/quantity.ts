@@ -1,5 +1,5 @@
 /**
- * @module inject/quantity
+ * @module istio/quantity
  * Kubernetes resource quantities in canonical form (`2000m` -> `2`, `1024Mi` -> `1Gi`), as Go's
  * resource.Quantity marshals them. Used where we write Go-marshalled JSON ourselves (Istio's
  * overrides annotation) and by tests comparing with Go's output.

@@ -1,11 +1,25 @@
 /**
- * @module inject/k8s-structs
+ * @module istio/k8s-structs
  * Schemas of the corev1/metav1 Go structs that injection templates read (field order as in
- * k8s.io/api v0.30+), registered with the struct views in go-struct.ts. Types not listed here are
- * still reachable through a generic view; list a type here when templates need Go's zero values
- * for its absent fields.
+ * k8s.io/api v0.30+), for the struct views in go-struct.ts (which imports this list: no
+ * registration by side effect). Types not listed here are still reachable through a generic
+ * view; list a type here when templates need Go's zero values for its absent fields.
  */
-import { defineStruct, type FieldSpec } from './go-struct.js';
+
+/** A field: Go name, JSON name, Go type (`string`, `int32`, `[]v1.Container`, `*v1.Probe`, `map[string]string`). */
+export type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
+
+export interface StructSchema {
+  /** reflect's name, e.g. `v1.Container`. */
+  readonly goType: string;
+  readonly fields: readonly FieldSpec[];
+}
+
+const structs: StructSchema[] = [];
+
+function defineStruct(goType: string, fields: readonly FieldSpec[]): void {
+  structs.push({ goType, fields });
+}
 
 /** [GoName, jsonName, goType]; jsonName defaults to GoName with a lower-case first letter. */
 function f(goName: string, goType: string, jsonName?: string): FieldSpec {
@@ -134,3 +148,6 @@ defineStruct('v1.Volume', [
     return f(name, `*v1.${name}VolumeSource`, json);
   }),
 ]);
+
+/** Every schema above, in definition order. */
+export const K8S_STRUCTS: readonly StructSchema[] = structs;

@@ -1,5 +1,5 @@
 /**
- * @module inject/istio-probes
+ * @module istio/probes
  * Istio's probe rewrite (app_probe.go): with mutual TLS the kubelet cannot reach the app, so
  * the app's HTTP, TCP and gRPC probes and HTTP/TCP lifecycle hooks are pointed at the agent's
  * status port (`/app-health/<container>/{readyz,livez,startupz}`,
@@ -10,9 +10,9 @@
  * live peer), every probe is rewritten whatever its port; the record skips only handlers already
  * pointing at the agent and named ports the container does not declare.
  */
+import type { Pod } from '../inject/pod-types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import type { PostProcessContext } from './istio-postprocess.js';
-import { ISTIO_PROXY } from './istio-postprocess.js';
+import { ISTIO_PROXY, type PostProcessContext } from './context.js';
 
 export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';
 const REWRITE_ANNOTATION = 'sidecar.istio.io/rewriteAppHTTPProbers';
@@ -34,9 +34,10 @@ function rewriteEnabled(annotations: Record<string, string>, ctx: PostProcessCon
   return isPlainObject(w) && w.rewriteAppHTTPProbe === true;
 }
 
+/** The maps of a container list of the merged pod (template output: read defensively). */
 function containersOf(pod: JsonObject, list: string): Obj[] {
   const items = (pod.spec as Obj)[list];
-  return Array.isArray(items) ? (items.filter(isPlainObject) as Obj[]) : [];
+  return Array.isArray(items) ? (items.filter(isPlainObject)) : [];
 }
 
 /** Port as Go's intstr: a number, or a string (named or numeric text). */
@@ -205,7 +206,7 @@ export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Rec
  * into the new one instead; restoring the probes gives the same sidecar and lets re-injection
  * start from the app's own probes.
  */
-export function restoreAppProbes(pod: JsonObject, probers: string): void {
+export function restoreAppProbes(pod: Pod, probers: string): void {
   let old: unknown;
   try {
     old = JSON.parse(probers);
@@ -221,9 +222,9 @@ export function restoreAppProbes(pod: JsonObject, probers: string): void {
     for (const kind of ['httpGet', 'tcpSocket', 'grpc']) if (isPlainObject(saved[kind])) out[kind] = saved[kind];
     return out;
   };
-  for (const list of ['containers', 'initContainers']) {
-    for (const c of containersOf(pod, list)) {
-      if (typeof c.name !== 'string' || c.name === ISTIO_PROXY) continue;
+  for (const list of ['containers', 'initContainers'] as const) {
+    for (const c of pod.spec[list] ?? []) {
+      if (c.name === ISTIO_PROXY) continue;
       const u = urls(c.name);
       for (const [field, url] of [['readinessProbe', u.readyz], ['livenessProbe', u.livez], ['startupProbe', u.startupz]] as const) {
         const next = restore(c[field], url);

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { ConfigError } from '../errors.js';
-import { istioPostProcessingEnabled } from '../inject/istio-postprocess.js';
+import { istioPostProcessingEnabled } from './postprocess.js';
 import { ISTIO_CHART_DIR, istioChartConfigMap, istioChartPresent, istioChartValues } from '../testing/istio-chart.js';
-import { detectCompatibility, istioNativeSidecars } from './compat.js';
-import { loadConfig, parseConfig } from './load.js';
+import { detectCompatibility, istioNativeSidecars } from '../config/compat.js';
+import { loadConfig, parseConfig } from '../profiles/index.js';
 
 let dir: string;
 before(async () => {
@@ -68,7 +68,7 @@ describe('compatibility detection', () => {
   });
 
   it('the built-in config is ours, not Istio\'s', async () => {
-    const { defaultConfig } = await import('./load.js');
+    const { defaultConfig } = await import('../profiles/index.js');
     assert.deepEqual([defaultConfig().compatibility.mode, defaultConfig().compatibility.source], ['none', 'explicit']);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * @module inject/istio-scrape
+ * @module istio/scrape
  * Istio's metrics-merge scrape targets (pilot-agent status.ParseScrapeTargets) and the port
  * checks its webhook makes before moving the app's scrape settings into the proxy
  * (applyPrometheusMerge): a port that is not 1-65535, is the agent's own, or is one of the

@@ -19,8 +19,8 @@ import { InjectorError } from '../errors.js';
 import { GOLDEN_DIFFERENCES, unexplainedGoldenDifferences } from '../testing/istio-golden-differences.js';
 import { injectChecked } from '../testing/inject-fixtures.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { injectPod } from './index.js';
-import type { InjectionContext } from './types.js';
+import { injectPod } from '../inject/index.js';
+import type { InjectionContext } from '../inject/types.js';
 
 const present = istioChartPresent() && istioInjectDataPresent();
 

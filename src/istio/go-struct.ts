@@ -1,5 +1,5 @@
 /**
- * @module inject/go-struct
+ * @module istio/go-struct
  * Go struct views over Kubernetes JSON, so templates written for Istio (`.Spec.Containers`,
  * `$c.Name`, `.ObjectMeta.Annotations`) see what Go's `text/template` sees on corev1 types:
  * Go field names, zero values for absent fields (`""`, `false`, `0`, empty typed maps), and an
@@ -23,26 +23,14 @@ import {
   type GoObject,
 } from '../template/value.js';
 import { isPlainObject } from '../util/json.js';
+import { setOwn } from '../util/own.js';
+import { K8S_STRUCTS, type FieldSpec, type StructSchema } from './k8s-structs.js';
 
-/** A field: Go name, JSON name, Go type (`string`, `int32`, `[]v1.Container`, `*v1.Probe`, `map[string]string`). */
-export type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
+export type { FieldSpec, StructSchema } from './k8s-structs.js';
 
-export interface StructSchema {
-  /** reflect's name, e.g. `v1.Container`. */
-  readonly goType: string;
-  readonly fields: readonly FieldSpec[];
-}
-
-const SCHEMAS = new Map<string, StructSchema>();
-const FIELD_INDEX = new Map<string, Map<string, FieldSpec>>();
-
-/** Register a struct type so views of it (and of `*T`, `[]T`) know their fields. */
-export function defineStruct(goType: string, fields: readonly FieldSpec[]): StructSchema {
-  const schema = { goType, fields };
-  SCHEMAS.set(goType, schema);
-  FIELD_INDEX.set(goType, new Map(fields.map((f) => [f[0], f])));
-  return schema;
-}
+/** The struct types views know (and so `*T`, `[]T` of them), by Go type name. */
+const SCHEMAS = new Map<string, StructSchema>(K8S_STRUCTS.map((s) => [s.goType, s]));
+const FIELD_INDEX = new Map<string, Map<string, FieldSpec>>(K8S_STRUCTS.map((s) => [s.goType, new Map(s.fields.map((f) => [f[0], f]))]));
 
 const INT_TYPES = new Set<string>(['int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64']);
 
@@ -140,10 +128,7 @@ export function goJson(goType: string, json: unknown): unknown {
   if (Array.isArray(json)) return goType.startsWith('[]') ? json.map((v) => goJson(goType.slice(2), v)) : json;
   const obj = json as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  const put = (k: string, v: unknown) => {
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
-  };
+  const put = (k: string, v: unknown) => setOwn(out, k, v);
   if (goType.startsWith('map[string]')) {
     const elem = goType.slice('map[string]'.length);
     for (const k of Object.keys(obj).sort()) put(k, goJson(elem, obj[k]));

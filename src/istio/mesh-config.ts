@@ -1,5 +1,5 @@
 /**
- * @module inject/mesh-config
+ * @module istio/mesh-config
  * `.MeshConfig` and `.ProxyConfig` for templates, built as Istio builds them: Istio's default
  * mesh config, overridden by `values.meshConfig` (our extension: Istio reads the mesh config
  * from its own ConfigMap, which our config does not have), then for the proxy config the
@@ -10,8 +10,9 @@
 import { ConfigError, InjectionError } from '../errors.js';
 import { parseYamlDocument } from '../yaml/index.js';
 import { deepEqual, isPlainObject } from '../util/json.js';
-import type { LoadedConfig } from '../config/types.js';
-import { normalizeProto, protoJson, ProtoMessage, setMember, type EnumType, type MessageSchema } from './proto.js';
+import type { InjectorConfig } from '../config/types.js';
+import { setOwn } from '../util/own.js';
+import { normalizeProto, protoJson, ProtoMessage, type EnumType, type MessageSchema } from './proto.js';
 
 /** The pod annotation holding per-pod proxy config overrides (Istio's). */
 export const PROXY_CONFIG_ANNOTATION = 'proxy.istio.io/config';
@@ -215,20 +216,13 @@ export interface MeshSettings {
   readonly proxyObject: ProtoMessage;
 }
 
-const CACHE = new WeakMap<object, MeshSettings>();
-
-/** Mesh settings of a config (memoised per loaded config: configs are immutable). */
-export function meshSettings(config: Pick<LoadedConfig, 'values'>): MeshSettings {
-  const key = config.values as object;
-  let s = CACHE.get(key);
-  if (s === undefined) {
-    s = buildMeshSettings(config.values.meshConfig);
-    CACHE.set(key, s);
-  }
-  return s;
-}
-
-function buildMeshSettings(raw: unknown): MeshSettings {
+/**
+ * The mesh settings of a config's `values.meshConfig`, computed once at config load (the Istio
+ * profile's state). A bad value is a ConfigError, so the load fails (and reload keeps the last
+ * good config) instead of every pod's injection later.
+ */
+export function meshSettings(config: Pick<InjectorConfig, 'values'>): MeshSettings {
+  const raw = config.values.meshConfig;
   let mesh: Record<string, unknown> = { ...DEFAULT_MESH_CONFIG };
   if (raw !== undefined && raw !== null) {
     if (!isPlainObject(raw)) throw new ConfigError('SI_CONFIG_INVALID', 'values.meshConfig must be a map (Istio\'s MeshConfig in YAML/JSON form)');
@@ -246,7 +240,7 @@ function buildMeshSettings(raw: unknown): MeshSettings {
 /** Field-by-field override; proxyMetadata merged key by key (Istio's MergeProxyConfig). */
 function mergeProxyConfig(base: Readonly<Record<string, unknown>>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
-  for (const k of Object.keys(over)) setMember(out, k, over[k]);
+  for (const k of Object.keys(over)) setOwn(out, k, over[k]);
   if (isPlainObject(base.proxyMetadata) && isPlainObject(over.proxyMetadata)) out.proxyMetadata = { ...base.proxyMetadata, ...over.proxyMetadata };
   return out;
 }
