@@ -14,6 +14,11 @@ describe('parseOverlay', () => {
     assert.deepEqual(parseOverlay('t', '\n# nothing\n'), {});
   });
 
+  it('spec: or metadata: with nothing under it merges nothing (null would delete the pod spec in a strategic merge)', () => {
+    assert.deepEqual(parseOverlay('t', 'metadata:\nspec:\n'), {});
+    assert.deepEqual(parseOverlay('t', 'metadata:\n  labels: {a: b}\nspec:\n'), { metadata: { labels: { a: 'b' } } });
+  });
+
   it('rejects other top-level keys, non-map output and non-map metadata/spec, showing the line', () => {
     assert.throws(() => parseOverlay('t', 'spec: {}\nstatus: {}\n'), /rendered a top-level "status"(.|\n)*> 2 \| status: \{\}/);
     assert.throws(() => parseOverlay('t', '- a\n'), /rendered a list, not a pod overlay/);

@@ -104,6 +104,10 @@ function parseOverlayText(name: string, text: string): JsonObject {
       });
     }
   }
+  // `spec:` or `metadata:` with nothing under it (a conditional block that rendered nothing) is
+  // YAML null, and null in a strategic merge patch deletes the key: the pod would lose its spec.
+  // Nothing rendered means nothing to merge.
+  for (const key of OVERLAY_KEYS) if (Object.hasOwn(value, key) && value[key] === null) delete value[key];
   return value as JsonObject;
 }
 
