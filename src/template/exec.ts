@@ -17,19 +17,20 @@
  * longer than any webhook deadline, so it fails instead.
  */
 
-import { TemplateError } from '../errors.js';
 import {
   NodeType, nodeString, type BranchNode, type ChainNode, type CommandNode, type FieldNode, type IdentifierNode,
   type ListNode, type Node, type NumberNode, type PipeNode, type TemplateNode, type Tree, type VariableNode,
 } from './ast.js';
-import { formatValue, formatForTemplate } from './format.js';
-import { quote, byteLength, sortStrings } from './quote.js';
+import { formatForTemplate } from './format.js';
+import { quote, sortStrings } from './quote.js';
 import { isTrue } from './truth.js';
 import { ArgProblem, constantArg, idealConstant, nilArg, validateType } from './convert.js';
 import { Kind, REFLECT_VALUE, kindOf, mapElemType, sliceElemType } from './kinds.js';
-import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
+import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, type GoFunc, type GoObject } from './value.js';
+import { DepthExceeded, ExecState, isStackOverflow, type ExecConfig, type IfaceSource } from './exec-state.js';
 
-export type MissingKey = 'default' | 'invalid' | 'zero' | 'error';
+export { isStackOverflow, location, type ExecConfig, type MissingKey } from './exec-state.js';
+
 
 /**
  * Default limit on nested {{template}} calls (Go allows 100,000). Measured on Node 20 with its
@@ -40,14 +41,6 @@ export type MissingKey = 'default' | 'invalid' | 'zero' | 'error';
  */
 export const DEFAULT_MAX_DEPTH = 500;
 
-export interface ExecConfig {
-  readonly missingKey: MissingKey;
-  readonly maxDepth: number;
-  /** Limit on executed nodes (actions, text, loop bodies, control structures). */
-  readonly maxSteps: number;
-  /** Limit on the length of the output, in UTF-16 code units. */
-  readonly maxOutput: number;
-}
 
 /** Default work limit: far above real templates (the 24 KB sidecar benchmark template takes 568 steps). */
 export const DEFAULT_MAX_STEPS = 10_000_000;
@@ -73,9 +66,6 @@ export const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 /** Looks up a template by name in the set the executing template belongs to. */
 export type TreeLookup = (name: string) => Tree | undefined;
 
-/** Whether a value's static type is interface {}: known, or decided by the map it came from. */
-type IfaceSource = boolean | Record<string, unknown>;
-
 /** Marks "no final value" in a pipeline (Go's missingVal). */
 const MISSING: unique symbol = Symbol('missing');
 type Final = unknown;
@@ -83,25 +73,6 @@ type Final = unknown;
 const BREAK = 1;
 const CONTINUE = 2;
 
-/** Thrown for a stack overflow so the caller can report the depth error at the right node. */
-class DepthExceeded extends Error {}
-
-export function isStackOverflow(err: unknown): boolean {
-  return err instanceof RangeError && /call stack/i.test(err.message);
-}
-
-/** Error context of a node: Go's `NAME:LINE:COL` with a 0-based byte column. */
-export function location(n: Node): string {
-  const text = n.src.text;
-  const before = text.slice(0, n.pos);
-  const nl = before.lastIndexOf('\n');
-  let line = 1;
-  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
-  const col = byteLength(nl === -1 ? before : before.slice(nl + 1));
-  return `${n.src.parseName}:${line}:${col}`;
-}
-
-/** Render a tree. Throws TemplateError (SI_TEMPLATE_EXEC) and nothing else. */
 export function executeTree(tree: Tree, lookup: TreeLookup, data: unknown, config: ExecConfig): string {
   // A nil top-level value is Go's reflect.ValueOf(nil): the invalid value.
   if (data === null) data = undefined;
@@ -115,106 +86,22 @@ export function executeTree(tree: Tree, lookup: TreeLookup, data: unknown, confi
   return state.out;
 }
 
-class State {
-  out = '';
-  /** The node being evaluated, for error messages (Go's s.at). */
-  node: Node | null = null;
-  /** Whether dot's static Go type is interface {} (it came out of an untyped map or slice). */
-  dotIface = false;
-  // The variable stack: parallel arrays, live entries are [base, sp). A {{template}} call
-  // starts a new frame at sp (templates see none of their caller's variables).
-  private readonly names: string[] = [];
-  private readonly values: unknown[] = [];
-  private readonly ifaces: boolean[] = [];
-  private sp = 0;
-  private base = 0;
-  private depth = 0;
-  private readonly missingKey: MissingKey;
-  private readonly maxDepth: number;
-  private stepsLeft: number;
-  private readonly maxSteps: number;
-  private readonly maxOutput: number;
-
+class State extends ExecState {
   constructor(
     private readonly lookup: TreeLookup,
     config: ExecConfig,
-    private tmplName: string,
+    tmplName: string,
   ) {
-    this.missingKey = config.missingKey;
-    this.maxDepth = config.maxDepth;
-    this.maxSteps = config.maxSteps;
-    this.stepsLeft = config.maxSteps;
-    this.maxOutput = config.maxOutput;
-  }
-
-  // ---- errors -----------------------------------------------------------------------------
-
-  /** Throw Go's execution error at the current node; `cause` keeps a function's own error. */
-  errorf(message: string, cause?: unknown): never {
-    const name = this.tmplName;
-    const n = this.node;
-    const text = n === null
-      ? `template: ${name}: ${message}`
-      : `template: ${location(n)}: executing ${quote(name)} at <${nodeString(n)}>: ${message}`;
-    throw new TemplateError('SI_TEMPLATE_EXEC', text, cause === undefined ? undefined : { cause });
-  }
-
-  toTemplateError(err: unknown): TemplateError {
-    if (err instanceof TemplateError) return err;
-    if (err instanceof DepthExceeded || isStackOverflow(err)) {
-      try {
-        this.errorf(`exceeded maximum template depth (${this.maxDepth})`);
-      } catch (e) {
-        return e as TemplateError;
-      }
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    try {
-      this.errorf(`internal error: ${message}`, err);
-    } catch (e) {
-      return e as TemplateError;
-    }
-  }
-
-  // ---- variables --------------------------------------------------------------------------
-
-  push(name: string, value: unknown, iface: boolean): void {
-    const sp = this.sp++;
-    this.names[sp] = name;
-    this.values[sp] = value;
-    this.ifaces[sp] = iface;
+    super(config, tmplName);
   }
 
   private mark(): number {
     return this.sp;
   }
 
-  private pop(mark: number): void {
-    // Drop references so popped values can be collected; the arrays keep their capacity.
-    for (let i = mark; i < this.sp; i++) this.values[i] = undefined;
-    this.sp = mark;
-  }
-
-  private setVar(name: string, value: unknown): void {
-    for (let i = this.sp - 1; i >= this.base; i--) {
-      if (this.names[i] === name) {
-        this.values[i] = value;
-        this.ifaces[i] = false;
-        return;
-      }
-    }
-    this.errorf(`undefined variable: ${name}`);
-  }
-
   private setTopVar(n: number, value: unknown, iface: boolean): void {
     this.values[this.sp - n] = value;
     this.ifaces[this.sp - n] = iface;
-  }
-
-  /** Index of a variable in the stack (innermost first). */
-  private varIndex(name: string): number {
-    for (let i = this.sp - 1; i >= this.base; i--) if (this.names[i] === name) return i;
-    this.errorf(`undefined variable: ${name}`);
   }
 
   // ---- walking ----------------------------------------------------------------------------
@@ -465,7 +352,6 @@ class State {
    * Where the last evalField result came from, to tell later whether its static Go type is
    * interface {}: `true`/`false`, or the map it was read from (decided only if an error needs it).
    */
-  private lastFrom: IfaceSource = false;
 
   private evalFieldChain(
     dot: unknown, receiver: unknown, iface: IfaceSource, node: Node, ident: readonly string[], args: readonly Node[] | null, final: Final,
@@ -491,7 +377,7 @@ class State {
       // Fast path: a plain JSON object (map[string]interface {}).
       const proto = Object.getPrototypeOf(receiver);
       if ((proto === Object.prototype || proto === null) && (receiver as { [GO_OBJECT]?: true })[GO_OBJECT] !== true && !isGoFuncValue(receiver)) {
-        return this.mapField(receiver as Record<string, unknown>, fieldName, args, final);
+        return this.mapField(receiver as Record<string, unknown>, fieldName, (args !== null && args.length > 1) || final !== MISSING);
       }
       const kind = kindOf(receiver);
       if (kind === Kind.Struct || kind === Kind.Pointer) {
@@ -510,28 +396,11 @@ class State {
           return field;
         }
       } else if (kind === Kind.Map) {
-        return this.mapField(receiver as Record<string, unknown>, fieldName, args, final);
+        return this.mapField(receiver as Record<string, unknown>, fieldName, (args !== null && args.length > 1) || final !== MISSING);
       }
     }
     const isIface = typeof iface === 'boolean' ? iface : mapElemType(iface) === INTERFACE;
     this.errorf(`can't evaluate field ${fieldName} in type ${isIface ? INTERFACE : goTypeName(receiver)}`);
-  }
-
-  private mapField(m: Record<string, unknown>, fieldName: string, args: readonly Node[] | null, final: Final): unknown {
-    if ((args !== null && args.length > 1) || final !== MISSING) this.errorf(`${fieldName} is not a method but has arguments`);
-    if (Object.hasOwn(m, fieldName)) {
-      const result = m[fieldName];
-      this.lastFrom = m;
-      if (result !== undefined) return result;
-    }
-    switch (this.missingKey) {
-      case 'zero':
-        return zeroValue(mapElemType(m));
-      case 'error':
-        this.errorf(`map has no entry for key ${quote(fieldName)}`);
-      default:
-        return undefined;
-    }
   }
 
   // ---- function calls ---------------------------------------------------------------------
@@ -566,7 +435,7 @@ class State {
         v = this.evalArg(dot, REFLECT_VALUE, (argNodes as Node[])[i]);
         if (isTrue(v === null ? undefined : v) === isOr) return v;
       }
-      if (final !== MISSING) v = this.validateType(final, REFLECT_VALUE);
+      if (final !== MISSING) v = this.validate(final, REFLECT_VALUE);
       return v;
     }
 
@@ -579,7 +448,7 @@ class State {
     if (final !== MISSING) {
       let t = params[params.length - 1];
       if (variadic !== undefined) t = numIn - 1 < numFixed ? params[numIn - 1] : variadic;
-      argv.push(this.validateType(final, t));
+      argv.push(this.validate(final, t));
     }
     let result: unknown;
     try {
@@ -645,41 +514,5 @@ class State {
     }
     if (v instanceof ArgProblem) this.errorf(v.message);
     return v;
-  }
-
-  /** Whether the value the last field lookup produced has static type interface {}. */
-  private lastIsIface(): boolean {
-    const from = this.lastFrom;
-    return typeof from === 'boolean' ? from : mapElemType(from) === INTERFACE;
-  }
-
-  private validateType(value: unknown, typ: string): unknown {
-    const v = validateType(value, typ);
-    if (v instanceof ArgProblem) this.errorf(v.message);
-    return v;
-  }
-
-  // ---- output -----------------------------------------------------------------------------
-
-  private outputTooLarge(): never {
-    this.errorf(`exceeded maximum output size (${this.maxOutput} characters)`);
-  }
-
-  private printValue(node: Node, v: unknown): void {
-    this.node = node;
-    if (this.out.length > this.maxOutput) this.outputTooLarge();
-    switch (typeof v) {
-      case 'string':
-        this.out += v;
-        return;
-      case 'undefined':
-        this.out += '<no value>';
-        return;
-      case 'number': case 'boolean': case 'bigint':
-        this.out += formatValue(v);
-        return;
-    }
-    if (isGoFuncValue(v)) this.errorf(`can't print ${nodeString(node)} of type ${goTypeName(v)}`);
-    this.out += formatForTemplate(v);
   }
 }
