@@ -141,6 +141,12 @@ export class ExecState {
     this.errorf(`undefined variable: ${name}`);
   }
 
+  /** Set the n-th variable from the top (a range's element and key variables). */
+  setTopVar(n: number, value: unknown, iface: boolean): void {
+    this.values[this.sp - n] = value;
+    this.ifaces[this.sp - n] = iface;
+  }
+
   /** Index of a variable in the stack (innermost first). */
   varIndex(name: string): number {
     for (let i = this.sp - 1; i >= this.base; i--) if (this.names[i] === name) return i;

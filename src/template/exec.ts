@@ -99,11 +99,6 @@ class State extends ExecState {
     return this.sp;
   }
 
-  private setTopVar(n: number, value: unknown, iface: boolean): void {
-    this.values[this.sp - n] = value;
-    this.ifaces[this.sp - n] = iface;
-  }
-
   // ---- walking ----------------------------------------------------------------------------
 
   /**

@@ -200,6 +200,17 @@ function compileVariableNode(v: VariableNode, args: readonly Node[] | null): Cmd
 
 // ---- arguments -----------------------------------------------------------------------------
 
+/** A field, chain or variable argument: evaluated as a command, then checked against its parameter. */
+function checkedCommand(n: Node, cmd: CmdFn, check: ReturnType<typeof validator>): ArgFn {
+  return (rt, dot) => {
+    rt.node = n;
+    let v = cmd(rt, dot, MISSING);
+    v = check(v, v === null && rt.lastIsIface());
+    if (v instanceof ArgProblem) rt.errorf(v.message);
+    return v;
+  };
+}
+
 /** exec.ts evalArg: an argument node for a parameter of type `typ` (null: untyped). */
 export function compileArg(n: Node, typ: string | null): ArgFn {
   const check = validator(typ);
@@ -211,16 +222,8 @@ export function compileArg(n: Node, typ: string | null): ArgFn {
         if (v instanceof ArgProblem) rt.errorf(v.message);
         return v;
       };
-    case NodeType.Field: {
-      const cmd = compileFieldNode(n, [n]);
-      return (rt, dot) => {
-        rt.node = n;
-        let v = cmd(rt, dot, MISSING);
-        v = check(v, v === null && rt.lastIsIface());
-        if (v instanceof ArgProblem) rt.errorf(v.message);
-        return v;
-      };
-    }
+    case NodeType.Field:
+      return checkedCommand(n, compileFieldNode(n, [n]), check);
     case NodeType.Variable: case NodeType.Chain: {
       if (n.type === NodeType.Variable && n.ident.length === 1) {
         // `$x`: the variable node inlined (no arguments to refuse).
@@ -235,14 +238,7 @@ export function compileArg(n: Node, typ: string | null): ArgFn {
           return v;
         };
       }
-      const cmd = n.type === NodeType.Variable ? compileVariableNode(n, null) : compileChainNode(n, null);
-      return (rt, dot) => {
-        rt.node = n;
-        let v = cmd(rt, dot, MISSING);
-        v = check(v, v === null && rt.lastIsIface());
-        if (v instanceof ArgProblem) rt.errorf(v.message);
-        return v;
-      };
+      return checkedCommand(n, n.type === NodeType.Variable ? compileVariableNode(n, null) : compileChainNode(n, null), check);
     }
     case NodeType.Pipe: case NodeType.Identifier: {
       const eval_: CmdFn = n.type === NodeType.Pipe ? compilePipe(n) : compileFunction(n, n, null, false);

@@ -174,14 +174,8 @@ export class Program {
           rt.dotIface = iface;
           loop: for (let i = 0; i < a.length; i++) {
             const elem = a[i];
-            if (decls > 0) {
-              rt.values[rt.sp - 1] = elem;
-              rt.ifaces[rt.sp - 1] = iface;
-            }
-            if (decls > 1) {
-              rt.values[rt.sp - 2] = BigInt(i);
-              rt.ifaces[rt.sp - 2] = false;
-            }
+            if (decls > 0) rt.setTopVar(1, elem, iface);
+            if (decls > 1) rt.setTopVar(2, BigInt(i), false);
             for (let j = 0; j < body.length; j++) {
               const signal = body[j](rt, elem);
               if (signal === BREAK) break loop;
@@ -200,14 +194,8 @@ export class Program {
           rt.dotIface = iface;
           loop: for (let i = 0; i < keys.length; i++) {
             const elem = m[keys[i]];
-            if (decls > 0) {
-              rt.values[rt.sp - 1] = elem;
-              rt.ifaces[rt.sp - 1] = iface;
-            }
-            if (decls > 1) {
-              rt.values[rt.sp - 2] = keys[i];
-              rt.ifaces[rt.sp - 2] = false;
-            }
+            if (decls > 0) rt.setTopVar(1, elem, iface);
+            if (decls > 1) rt.setTopVar(2, keys[i], false);
             for (let j = 0; j < body.length; j++) {
               const signal = body[j](rt, elem);
               if (signal === BREAK) break loop;
