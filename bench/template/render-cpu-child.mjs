@@ -1,6 +1,8 @@
 // Child of bench/template/render-cpu.ts (plain Node, no tsx: it loads a tree's built dist/, the
-// code that ships). Times, in CPU µs per call, for each fixture pod: the whole injectPod, the
-// render stage alone (template data + execute + parseOverlay), and execute alone.
+// code that ships). Times, in CPU µs per call, for each fixture pod: the whole injectPod; the
+// stages up to select, alone and followed by render (template data + execute + parseOverlay),
+// as injectPod runs them (on a fresh copy of the pod each time); and render and template
+// execution alone, repeated on one selected state (the same pod copy and profile hooks).
 //   node bench/template/render-cpu-child.mjs ROOT PODS.json BATCH_MS BATCHES WARM_MS [src]
 // With `src` last, ROOT's src/*.ts are loaded instead (run this under `node --import tsx`).
 import { readFileSync } from 'node:fs';
@@ -50,8 +52,11 @@ for (const [name, pod] of Object.entries(pods)) {
     const data = templateData(selected.config, selected.hooks);
     for (const t of templates) t.execute(data, options);
   };
-  out[`${name} inject`] = measure(() => injectPod(pod, ctx, config));
-  out[`${name} render`] = measure(() => stages.render(selected));
-  out[`${name} execute`] = measure(execute);
+  const prep = () => stages.select(stages.strip(stages.decideStage(stages.readPod(pod, ctx, config))));
+  out[`${name} injectPod`] = measure(() => injectPod(pod, ctx, config));
+  out[`${name} read+select`] = measure(prep);
+  out[`${name} read+select+render`] = measure(() => stages.render(prep()));
+  out[`${name} render (one selected state)`] = measure(() => stages.render(selected));
+  out[`${name} execute (one selected state)`] = measure(execute);
 }
 process.stdout.write(JSON.stringify(out));

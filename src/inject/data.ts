@@ -32,12 +32,16 @@ export class TemplateData implements GoObject {
   }
 
   getField(name: string): unknown {
-    const field = this.#fields.find((f) => f.name === name);
-    if (field === undefined) return NO_FIELD;
-    if (this.#cache.has(name)) return this.#cache.get(name);
-    const v = field.get();
-    this.#cache.set(name, v);
-    return v;
+    const cached = this.#cache.get(name);
+    if (cached !== undefined || this.#cache.has(name)) return cached;
+    const fields = this.#fields;
+    for (let i = 0; i < fields.length; i++) {
+      if (fields[i].name !== name) continue;
+      const v = fields[i].get();
+      this.#cache.set(name, v);
+      return v;
+    }
+    return NO_FIELD;
   }
 
   getMethod(): GoFunc | undefined {

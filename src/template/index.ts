@@ -99,7 +99,11 @@ export interface Template extends TemplateSet {
   execute(data: unknown, options?: ExecuteOptions): string;
 }
 
+const DEFAULT_CONFIG: ExecConfig = Object.freeze({ missingKey: 'default', maxDepth: DEFAULT_MAX_DEPTH, maxSteps: DEFAULT_MAX_STEPS, maxOutput: DEFAULT_MAX_OUTPUT });
+
 function execConfig(options: ExecuteOptions | undefined): ExecConfig {
+  // No options (most renders): the defaults, checked once.
+  if (options === undefined) return DEFAULT_CONFIG;
   const missingKey = options?.missingKey ?? 'default';
   if (!['default', 'invalid', 'zero', 'error'].includes(missingKey)) {
     throw new TemplateError('SI_TEMPLATE_EXEC', `template: unrecognized missingKey option ${JSON.stringify(missingKey)}: use default, invalid, zero or error`);
