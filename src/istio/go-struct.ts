@@ -168,12 +168,9 @@ export function goJson(goType: string, json: unknown): unknown {
     for (const k of Object.keys(obj).sort()) put(k, goJson(elem, obj[k]));
     return out;
   }
-  const schema = SCHEMAS.get(goType);
-  if (schema === undefined) return obj;
-  const known = new Set<string>();
-  for (const [, jsonName, fieldType] of schema.fields) {
-    known.add(jsonName);
-    const always = ALWAYS_WRITTEN.has(`${goType}.${jsonName}`);
+  const plan = jsonPlanOf(goType);
+  if (plan === undefined) return obj;
+  for (const { jsonName, fieldType, always } of plan.fields) {
     const v = obj[jsonName];
     if (!Object.hasOwn(obj, jsonName) || v === undefined || v === null) {
       // A nil pointer without omitempty is written as null.
@@ -183,8 +180,29 @@ export function goJson(goType: string, json: unknown): unknown {
     if (!always && omittedWhenEmpty(fieldType, v)) continue;
     put(jsonName, goJson(fieldType, v));
   }
-  for (const k of Object.keys(obj)) if (!known.has(k)) put(k, obj[k]);
+  for (const k of Object.keys(obj)) if (!plan.known.has(k)) put(k, obj[k]);
   return out;
+}
+
+/** A struct's fields as goJson writes them, worked out once per type (not per value printed). */
+interface JsonPlan {
+  readonly fields: readonly { readonly jsonName: string; readonly fieldType: string; readonly always: boolean }[];
+  /** The JSON names the schema knows; other keys follow them. */
+  readonly known: ReadonlySet<string>;
+}
+
+const JSON_PLANS = new Map<string, JsonPlan>();
+
+function jsonPlanOf(goType: string): JsonPlan | undefined {
+  let plan = JSON_PLANS.get(goType);
+  if (plan === undefined) {
+    const schema = SCHEMAS.get(goType);
+    if (schema === undefined) return undefined;
+    const fields = schema.fields.map(([, jsonName, fieldType]) => ({ jsonName, fieldType, always: ALWAYS_WRITTEN.has(`${goType}.${jsonName}`) }));
+    plan = { fields, known: new Set(fields.map((f) => f.jsonName)) };
+    JSON_PLANS.set(goType, plan);
+  }
+  return plan;
 }
 
 /**
