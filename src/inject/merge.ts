@@ -13,7 +13,8 @@
  *    `image: auto` keeps the injected image. Nulls in the user's container count as absent, as
  *    for Go's typed containers.
  *
- * The pod given is not modified; the result is a new object.
+ * The pod given is not modified. The result is a new object that shares the subtrees no overlay
+ * touched with it (cow.ts: the caller owns what it writes into before writing).
  */
 import { InjectionError } from '../errors.js';
 import { strategicMerge } from '../patch/index.js';
@@ -49,6 +50,9 @@ export interface MergeResult {
 
 type Obj = Record<string, unknown>;
 
+/** Every merge here shares what it does not touch (cow.ts). */
+const SHARE = { share: true } as const;
+
 /**
  * The maps of a list of a pod the templates produced (the merged pod, the templates' own pod).
  * Template output is not checked like the input pod (a template may render any YAML the merge
@@ -72,9 +76,9 @@ export function mergeOverlays(user: Pod, overlays: readonly { name: string; over
   let merged: JsonObject = asJson(user);
   let templatePod: JsonObject = {};
   for (const { overlay } of overlays) {
-    templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay));
+    templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay, undefined, SHARE));
     merged = moveToInit(merged, names(templatePod, 'initContainers'));
-    merged = foldIntoNativeSidecars(strategicMerge(merged, overlay));
+    merged = foldIntoNativeSidecars(strategicMerge(merged, overlay, undefined, SHARE));
   }
   const injected: Injected = {
     initContainers: names(templatePod, 'initContainers'),
@@ -105,7 +109,7 @@ function foldIntoNativeSidecars(pod: JsonObject): JsonObject {
   const folding = containers.filter((c) => native.has(c.name));
   if (folding.length === 0) return pod;
   let out: JsonObject = { ...pod, spec: { ...(pod.spec as Obj), containers: containers.filter((c) => !folding.includes(c)) } as JsonObject };
-  for (const c of folding) out = strategicMerge(out, { spec: { initContainers: [c as JsonObject] } });
+  for (const c of folding) out = strategicMerge(out, { spec: { initContainers: [c as JsonObject] } }, undefined, SHARE);
   return out;
 }
 
@@ -137,14 +141,14 @@ function reapplyUserContainers(merged: JsonObject, user: Pod, injected: Injected
     if (mine === undefined) continue;
     const overlay = overrideOverlay(mine);
     record.containers.push(overlay);
-    merged = strategicMerge(merged, { spec: { containers: [overlay] } });
+    merged = strategicMerge(merged, { spec: { containers: [overlay] } }, undefined, SHARE);
   }
   for (const name of injected.initContainers) {
     const mine = find(userInits, name) ?? find(userContainers, name);
     if (mine === undefined) continue;
     const overlay = overrideOverlay(mine);
     record.initContainers.push(overlay);
-    merged = strategicMerge(merged, { spec: { initContainers: [overlay] } });
+    merged = strategicMerge(merged, { spec: { initContainers: [overlay] } }, undefined, SHARE);
   }
   return merged;
 }
