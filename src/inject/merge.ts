@@ -22,6 +22,7 @@ import { isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { quote } from '../util/describe.js';
 import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
+import { deepFreeze } from './cow.js';
 import type { Overrides } from './profile.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
@@ -74,9 +75,9 @@ function names(pod: Obj, list: string): string[] {
 /** Merge overlays into `user` (the pod without any earlier injection). */
 export function mergeOverlays(user: Pod, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
   let merged: JsonObject = asJson(user);
-  let templatePod: JsonObject = {};
+  let templatePod: JsonObject = EMPTY_TEMPLATE_POD;
   for (const { overlay } of overlays) {
-    templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay, undefined, SHARE));
+    templatePod = templatePodAfter(templatePod, overlay);
     merged = moveToInit(merged, names(templatePod, 'initContainers'));
     merged = foldIntoNativeSidecars(strategicMerge(merged, overlay, undefined, SHARE));
   }
@@ -94,6 +95,32 @@ export function mergeOverlays(user: Pod, overlays: readonly { name: string; over
       .filter((c) => typeof c.name === 'string' && !(userNames.has(c.name) && (c.image === undefined || c.image === null)))
       .map((c) => c.name as string);
   return { pod: merged, injected, overrides, sidecars: { containers: sidecarsIn('containers'), initContainers: sidecarsIn('initContainers') } };
+}
+
+/** What the templates alone make, before the first: nothing. */
+const EMPTY_TEMPLATE_POD: JsonObject = Object.freeze({}) as JsonObject;
+
+/**
+ * The templates' own pod after one more overlay. It depends on the overlays only, and rendered
+ * overlays are cached (render.ts: the same frozen object for the same text), so it is kept per
+ * (pod so far, overlay) and read, never changed: pods of one workload skip a full copy of the
+ * sidecar. Weak maps: an entry goes when its overlay leaves the render cache.
+ */
+const templatePods = new WeakMap<JsonObject, WeakMap<JsonObject, JsonObject>>();
+
+function templatePodAfter(before: JsonObject, overlay: JsonObject): JsonObject {
+  let next = templatePods.get(before);
+  if (next === undefined) templatePods.set(before, (next = new WeakMap()));
+  let after = next.get(overlay);
+  if (after === undefined) {
+    after = foldIntoNativeSidecars(strategicMerge(before, overlay, undefined, SHARE));
+    // Only a frozen (cached, immutable) overlay can be a key: another could change under it.
+    if (Object.isFrozen(overlay)) {
+      deepFreeze(after); // shared between requests from now on
+      next.set(overlay, after);
+    }
+  }
+  return after;
 }
 
 /**
