@@ -14,10 +14,10 @@
  * merged pod, so the patch and the undo record (whole-pod diffs) skip them by identity.
  *
  * The writer frame: `metadata`, its `annotations` and `labels`, `spec`, the `containers` and
- * `initContainers` lists and their items, and the `env`, `args` and `securityContext` of the
- * items the templates injected. Writers may set any key of those (and push to the lists);
- * anything deeper is replaced, never edited in place (Istio's probe rewrite replaces a user
- * container's probes; it edits only the proxy's env and the init container's args).
+ * `initContainers` lists, the items of those the templates injected, and their `env`, `args` and
+ * `securityContext`. Writers may set any key of those (and push to the lists); anything else is
+ * replaced, never edited in place: a user's container is replaced in its list by a changed copy
+ * (Istio's probe rewrite), so a pod of many containers does not pay for copying them all.
  *
  * The test run turns on {@link DEBUG_CHECKS}, which freezes the pod as received, so a write into
  * a shared node fails every test that reaches it (a write outside the frame does: the Istio
@@ -70,15 +70,27 @@ export function ownWriterFrame(merged: JsonObject, injected: ReadonlySet<string>
   }
   const spec = own(pod, 'spec');
   if (!isPlainObject(spec)) return;
+  own(spec, 'containers');
+  own(spec, 'initContainers');
+  ownItems(merged, injected);
+}
+
+/**
+ * Replace the items named in `names` of the (frame-owned) container lists by private copies,
+ * with their `env`, `args` and `securityContext`: for a writer that edits a container it did
+ * not inject (a profile finding its proxy by name, which a user's container may also carry).
+ */
+export function ownItems(merged: JsonObject, names: ReadonlySet<string>): void {
+  const spec = merged.spec;
+  if (!isPlainObject(spec)) return;
   for (const list of ['containers', 'initContainers']) {
-    const items = own(spec, list);
+    const items = spec[list];
     if (!Array.isArray(items)) continue;
     for (let i = 0; i < items.length; i++) {
       const item: unknown = items[i];
-      if (!isPlainObject(item)) continue;
+      if (!isPlainObject(item) || typeof item.name !== 'string' || !names.has(item.name)) continue;
       const c = copyMap(item);
-      items[i] = c;
-      if (typeof c.name !== 'string' || !injected.has(c.name)) continue;
+      items[i] = c as JsonObject;
       own(c, 'env');
       own(c, 'args');
       own(c, 'securityContext');

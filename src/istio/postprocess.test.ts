@@ -146,4 +146,18 @@ describe("Istio's post-processing", () => {
     const init = ((r.pod.spec as Obj).initContainers as Obj[])[0];
     assert.deepEqual(init.args, ['istio-iptables', '-u', '1234']);
   });
+
+  it("writes into the user's own istio-proxy and istio-init, when no template injected them, without touching the pod given", () => {
+    // A template that injects neither: the proxy and init container the post-processing edits are the user's.
+    const volumeOnly = templatesConfig({ sidecar: 'spec:\n  volumes:\n  - name: istio-envoy\n    emptyDir: {}' }, {}, { ...values, global: { network: 'n1' } });
+    const input = pod({
+      more: [{ name: 'istio-proxy', image: 'proxy:1', env: [{ name: 'KEEP', value: 'x' }], securityContext: { runAsUser: 1234 } }],
+    });
+    (input.spec as Obj).initContainers = [{ name: 'istio-init', image: 'proxy:1', args: ['istio-iptables', '-u', '1337'] }];
+    const before = JSON.stringify(input);
+    const r = injectChecked(input, WEBHOOK, volumeOnly); // the test run freezes `input`: a write into it throws
+    assert.equal(JSON.stringify(input), before);
+    assert.equal(envOf(proxyOf(r.pod)).ISTIO_META_NETWORK, 'n1');
+    assert.deepEqual(((r.pod.spec as Obj).initContainers as Obj[])[0].args, ['istio-iptables', '-u', '1234']);
+  });
 });

@@ -21,6 +21,7 @@
  *    istio-init's `-u` (and istio-validation's runAsUser/Group) follow it.
  */
 import type { LoadedConfig } from '../config/types.js';
+import { ownItems } from '../inject/cow.js';
 import type { Pod } from '../inject/pod-types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
@@ -33,6 +34,7 @@ import { canonicalQuantity } from './quantity.js';
 const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
 const NETWORK_LABEL = 'topology.istio.io/network';
+const WRITTEN_CONTAINERS: ReadonlySet<string> = new Set([ISTIO_PROXY, 'istio-init', 'istio-validation']);
 
 type Obj = Record<string, unknown>;
 
@@ -45,6 +47,8 @@ export function istioPostProcessingEnabled(config: Pick<LoadedConfig, 'values' |
 
 /** Apply Istio's post-processing to the merged pod (in place). `user` is the pod before injection. */
 export function applyIstioPostProcessing(pod: JsonObject, user: Pod, ctx: PostProcessContext): void {
+  // The containers written below, by name: private copies even when the user, not a template, put them there.
+  ownItems(pod, WRITTEN_CONTAINERS);
   const meta = pod.metadata as Obj;
   if (!isPlainObject(meta.annotations)) meta.annotations = {};
   if (!isPlainObject(meta.labels)) meta.labels = {};

@@ -156,15 +156,20 @@ function convert(h: unknown, url: string, statusPort: number, allowGrpc: boolean
   return undefined;
 }
 
-/** Istio's convertProbe: every HTTP, TCP and gRPC probe and HTTP/TCP hook, whatever its port. */
-function convertContainer(c: Obj, statusPort: number): void {
-  if (typeof c.name !== 'string') return;
+/**
+ * Istio's convertProbe: every HTTP, TCP and gRPC probe and HTTP/TCP hook, whatever its port. The
+ * container is the user's, shared with the pod as received (inject/cow.ts): the result is a new
+ * container, or `c` itself when nothing changed.
+ */
+function convertContainer(c: Obj, statusPort: number): Obj {
+  if (typeof c.name !== 'string') return c;
   const u = urls(c.name);
+  let out = c;
   for (const [field, url] of [['readinessProbe', u.readyz], ['livenessProbe', u.livez], ['startupProbe', u.startupz]] as const) {
     const probe = c[field];
     if (!isPlainObject(probe)) continue;
     const next = convert(probe, url, statusPort, true);
-    if (next !== undefined) c[field] = next;
+    if (next !== undefined) out = { ...out, [field]: next };
   }
   if (isPlainObject(c.lifecycle)) {
     const lifecycle: Obj = { ...c.lifecycle };
@@ -174,8 +179,9 @@ function convertContainer(c: Obj, statusPort: number): void {
       const next = convert(hook, url, statusPort, false);
       if (next !== undefined) lifecycle[field] = next;
     }
-    c.lifecycle = lifecycle;
+    out = { ...out, lifecycle };
   }
+  return out;
 }
 
 /** Rewrite the app's probes (in place) and record the originals on the proxy. */
@@ -195,7 +201,13 @@ export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Rec
   const fromAnnotation = annotations['status.sidecar.istio.io/port'];
   if (fromAnnotation !== undefined) statusPort = /^-?\d+$/.test(fromAnnotation) ? Number(fromAnnotation) : 0;
   for (const list of ['containers', 'initContainers']) {
-    for (const c of containersOf(pod, list)) if (c.name !== ISTIO_PROXY) convertContainer(c, statusPort);
+    const items = (pod.spec as Obj)[list];
+    if (!Array.isArray(items)) continue;
+    // The list is the merged pod's own (the writer frame); its user items are replaced, not edited.
+    for (let i = 0; i < items.length; i++) {
+      const c: unknown = items[i];
+      if (isPlainObject(c) && c.name !== ISTIO_PROXY) items[i] = convertContainer(c, statusPort);
+    }
   }
 }
 
