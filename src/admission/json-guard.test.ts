@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { exceedsDepth, parseJsonGuarded } from './json-guard.js';
 
@@ -56,4 +57,112 @@ test('__proto__ keys come back as plain data and pollute nothing', () => {
   assert.ok(Object.hasOwn(v, '__proto__'));
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(Object.getPrototypeOf(v), Object.prototype);
+});
+
+// The guard as it was before the word-at-a-time scan (byte by byte, bracket count by Buffer
+// hops): the reference the current one must agree with on every input.
+function referenceExceedsDepth(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+function referenceFewOpeners(bytes: Buffer, max: number): boolean {
+  let count = 0;
+  for (let i = bytes.indexOf(0x7b); i !== -1; i = bytes.indexOf(0x7b, i + 1)) if (++count > max) return false;
+  for (let i = bytes.indexOf(0x5b); i !== -1; i = bytes.indexOf(0x5b, i + 1)) if (++count > max) return false;
+  return true;
+}
+
+function referenceGuarded(body: Buffer, maxDepth = 1000): ReturnType<typeof parseJsonGuarded> {
+  if (body.length === 0) return { ok: false, message: 'request body is empty: send an AdmissionReview as JSON' };
+  if (!isUtf8(body)) return { ok: false, message: 'request body is not valid UTF-8' };
+  if (!referenceFewOpeners(body, maxDepth) && referenceExceedsDepth(body, maxDepth)) {
+    return { ok: false, message: `request body is nested too deeply (more than ${maxDepth} levels)` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+  } catch (err) {
+    const detail = err instanceof Error ? err.message.slice(0, 160) : 'parse error';
+    return { ok: false, message: `request body is not valid JSON: ${detail}` };
+  }
+}
+
+/** `bytes` copied into a fresh buffer at byte offset `offset`, so the word scan's alignment varies. */
+function atOffset(bytes: Uint8Array, offset: number): Buffer {
+  const backing = Buffer.alloc(bytes.length + offset + 3);
+  backing.set(bytes, offset);
+  return backing.subarray(offset, offset + bytes.length);
+}
+
+// Mostly the bytes the scan cares about, runs of them (so words hold 0-4 of them), and some
+// UTF-8 and high bytes.
+const hostileBytes = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(...'"\\[]{}'.split('').map((c) => [c.charCodeAt(0)])),
+      fc.constantFrom([0x5c, 0x22], [0x5c, 0x5c], [0x22, 0x22], [0x5b, 0x5b, 0x5b, 0x5b], [0xc3, 0xa9], [0xff], [0x00]),
+      fc.array(fc.integer({ min: 0x20, max: 0x7e }), { minLength: 1, maxLength: 9 }),
+    ),
+    { maxLength: 120 },
+  )
+  .map((parts) => Uint8Array.from(parts.flat()));
+
+test('property: the word-at-a-time depth scan agrees with the byte-at-a-time reference', () => {
+  fc.assert(
+    fc.property(hostileBytes, fc.integer({ min: 0, max: 7 }), fc.integer({ min: -1, max: 12 }), (bytes, offset, max) => {
+      const buf = atOffset(bytes, offset);
+      assert.equal(exceedsDepth(buf, max), referenceExceedsDepth(buf, max));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('property: parseJsonGuarded gives the reference verdict and message on JSON, broken JSON and bytes', () => {
+  const text = fc.oneof(
+    fc.jsonValue({ maxDepth: 10 }).map((v) => JSON.stringify(v)),
+    fc.tuple(fc.jsonValue({ maxDepth: 10 }).map((v) => JSON.stringify(v)), fc.nat(), fc.nat()).map(([s, a, b]) => s.slice(Math.min(a, b) % (s.length + 1), Math.max(a, b) % (s.length + 1))),
+    fc.integer({ min: 1, max: 40 }).map((n) => '['.repeat(n) + '"]]]\\"[[[' + ']'.repeat(n)),
+  );
+  const body = fc.oneof(text.map((s) => Buffer.from(s)), hostileBytes.map((b) => Buffer.from(b)));
+  fc.assert(
+    fc.property(body, fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 12 }), (b, offset, max) => {
+      const buf = atOffset(b, offset);
+      assert.deepEqual(parseJsonGuarded(buf, max), referenceGuarded(buf, max));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('long strings, escapes at word edges and deep bodies past the bracket count agree with the reference', () => {
+  for (let pad = 0; pad < 9; pad++) {
+    for (const inner of ['\\"', '\\\\', '\\\\\\"', '[{', 'ab\\"cd\\\\']) {
+      const s = `{"k":"${'x'.repeat(pad)}${inner}${'y'.repeat(13)}","d":${'['.repeat(30)}${']'.repeat(30)}}`;
+      for (let offset = 0; offset < 4; offset++) {
+        const buf = atOffset(Buffer.from(s), offset);
+        for (const max of [0, 1, 30, 31, 32]) assert.equal(exceedsDepth(buf, max), referenceExceedsDepth(buf, max), `${s} @${offset} max ${max}`);
+      }
+    }
+  }
+  // More than 1,000 brackets, most of them in strings: the exact scan decides, both ways.
+  const manyInStrings = JSON.stringify({ a: Array.from({ length: 300 }, () => '[[{{'), deep: JSON.parse('['.repeat(40) + ']'.repeat(40)) as unknown });
+  assert.deepEqual(parseJsonGuarded(Buffer.from(manyInStrings), 1000), referenceGuarded(Buffer.from(manyInStrings), 1000));
+  assert.equal(parseJsonGuarded(Buffer.from(manyInStrings), 1000).ok, true);
+  // 41 levels: the object, then 40 arrays.
+  assert.equal(parseJsonGuarded(Buffer.from(manyInStrings), 41).ok, true);
+  assert.deepEqual(parseJsonGuarded(Buffer.from(manyInStrings), 40), referenceGuarded(Buffer.from(manyInStrings), 40));
+  assert.equal(parseJsonGuarded(Buffer.from(manyInStrings), 40).ok, false);
 });
