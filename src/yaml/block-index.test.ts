@@ -1,0 +1,192 @@
+/**
+ * The one-pass block index must give edit-in-place exactly the tree `parseDocument` gives it,
+ * or nothing: on every YAML document in testdata, examples and (when present) the Istio
+ * conformance inputs, on the benchmark's generated manifests, on random manifests written by our
+ * emitter, and on all of these mutated line by line (indentation, comments, anchors, quotes,
+ * continuation lines...). Ranges are compared the way edit-in-place reads them: starts exactly,
+ * ends rounded to the end of their line.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
+import { indexBlockYaml } from './block-index.js';
+import { stringifyObject } from './emit.js';
+import { readManifest } from '../manifest-io/documents.js';
+import { generateManifest } from '../testing/manifest-fixtures.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHARED = join(ROOT, '..', 'shared', 'conformance');
+
+function yamlFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...yamlFiles(p));
+    else if (/\.ya?ml$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+/** The texts of the YAML documents of a file, as `inject -f` hands them to edit-in-place. */
+function documentTexts(file: string): string[] {
+  try {
+    return readManifest(readFileSync(file, 'utf8'), file)
+      .filter((d) => d.format === 'yaml')
+      .map((d) => d.text);
+  } catch {
+    return [];
+  }
+}
+
+/** `pos` if it starts a line (or ends the text), else the start of the next line: edit-in-place's lineEndAt. */
+function lineEndAt(text: string, pos: number): number {
+  if (pos >= text.length || text[pos - 1] === '\n') return Math.min(pos, text.length);
+  const nl = text.indexOf('\n', pos);
+  return nl === -1 ? text.length : nl + 1;
+}
+
+/** What edit-in-place reads from a node. */
+function shape(text: string, node: Node | null | undefined): unknown {
+  if (node === null || node === undefined) return null;
+  if (isAlias(node)) return 'alias';
+  const r = node.range!;
+  const where = { s: r[0], e: lineEndAt(text, r[2]), anchor: node.anchor };
+  if (isScalar(node)) return { t: 'scalar', ...where };
+  if (isMap(node)) {
+    if (node.flow === true) return { t: 'flow map', ...where };
+    return {
+      t: 'map',
+      ...where,
+      pairs: (node.items as Pair<Node, Node | null>[]).map((p) => ({
+        key: isScalar(p.key) ? { value: p.key.value, s: p.key.range![0], e: p.key.range![1], anchor: p.key.anchor } : 'complex',
+        value: shape(text, p.value),
+      })),
+    };
+  }
+  if (isSeq(node)) {
+    if (node.flow === true) return { t: 'flow seq', ...where };
+    return { t: 'seq', ...where, items: (node.items as Node[]).map((n) => shape(text, n)) };
+  }
+  return 'other';
+}
+
+/** Undefined from the index, or the library's tree exactly; returns whether the index took it. */
+function agrees(text: string): boolean {
+  const mine = indexBlockYaml(text);
+  if (mine === undefined) return false;
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
+  assert.deepEqual(doc.errors.map((e) => e.message), [], `the index took a document the library refuses:\n${text}`);
+  assert.ok(isMap(doc.contents) && doc.contents.flow !== true, `the index took a document whose root is no block map:\n${text}`);
+  assert.deepEqual(shape(text, mine), shape(text, doc.contents), `trees differ for:\n${text}`);
+  return true;
+}
+
+const corpus = [...yamlFiles(join(ROOT, 'testdata')), ...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(SHARED)].flatMap(documentTexts);
+const generated = readManifest(generateManifest(40), 'm40').map((d) => d.text);
+
+/** Line-level edits that take a document out of (or keep it in) the plain subset. */
+const MUTATIONS: ((line: string) => string[])[] = [
+  () => [],
+  (l) => [l, l],
+  (l) => [` ${l}`],
+  (l) => [l.replace(/^ /, '')],
+  (l) => [`  ${l}`],
+  (l) => [l, ''],
+  (l) => [l, '# a comment'],
+  (l) => [`${l} # trailing`],
+  (l) => [l, '  continued'],
+  (l) => [l, '      continued: too'],
+  (l) => [l.replace(/: /, ': &a ')],
+  (l) => [l.replace(/: .*/, ': *a')],
+  (l) => [l.replace(/: /, ': !!str ')],
+  (l) => [l.replace(/: (.*)/, ': "$1')],
+  (l) => [l.replace(/: (.*)/, ": '$1'")],
+  (l) => [l.replace(/: (.*)/, ': "a\\tb"')],
+  (l) => [l.replace(/: (.*)/, ': [$1')],
+  (l) => [l.replace(/: (.*)/, ': {a: [1, "x"]}')],
+  (l) => [l.replace(/: (.*)/, ': |'), '  text'],
+  (l) => [l.replace(/: (.*)/, ': >-')],
+  (l) => [l.replace(/^(\s*)(\S)/, '$1- $2')],
+  (l) => [l.replace(/^(\s*)- /, '$1')],
+  (l) => [l.replace(/^(\s*)- /, '$1- - ')],
+  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1on:')],
+  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1"$2":')],
+  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1? $2:')],
+  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1$2 x:')],
+  (l) => [l.replace(/: (.*)/, ':$1')],
+  (l) => [l.replace(/: (.*)/, ': a: b')],
+  (l) => [l.replace(/: (.*)/, ': -x')],
+  (l) => [l.replace(/: (.*)/, ': - x')],
+  (l) => [l.replace(/: (.*)/, ':')],
+  (l) => [l, '---'],
+  (l) => [l.replace(/ /, '\t')],
+];
+
+function mutate(text: string, at: number, which: number): string {
+  const lines = text.split('\n');
+  const k = at % lines.length;
+  lines.splice(k, 1, ...MUTATIONS[which % MUTATIONS.length](lines[k]));
+  return lines.join('\n');
+}
+
+describe('block index', () => {
+  it('has a corpus, and takes most of it', () => {
+    assert.ok(corpus.length >= 80, `${corpus.length} documents`);
+    const taken = corpus.filter(agrees).length;
+    assert.ok(taken >= corpus.length / 2, `took ${taken} of ${corpus.length}`);
+  });
+
+  it("takes the benchmark's generated manifests, and agrees on them", () => {
+    assert.equal(generated.filter(agrees).length, generated.length);
+  });
+
+  it('agrees with the library on every corpus document mutated line by line', () => {
+    let taken = 0;
+    for (const text of [...corpus, ...generated.slice(0, 4)]) {
+      const lines = text.split('\n').length;
+      for (let at = 0; at < lines; at += 1 + (lines >> 4)) for (let m = 0; m < MUTATIONS.length; m++) if (agrees(mutate(text, at, m))) taken++;
+    }
+    assert.ok(taken > 100, `${taken} mutated documents taken`);
+  });
+
+  it('property: agrees on random manifests from our emitter, in both sequence styles, mutated or not', () => {
+    const key = fc.oneof(fc.constantFrom('name', 'image', 'on', 'y', '1', 'a b', 'x.y/z', '_k', 'key-1'), fc.string({ maxLength: 6 }));
+    const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom('-c', '- x', 'a: b', 'a #b', '|', "it's", '"q"', 'x\ny', ''));
+    const value = fc.letrec<{ v: unknown }>((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
+    })).v;
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 }), fc.boolean(), fc.nat(), fc.nat(), fc.boolean(), (obj, indentSeqs, at, m, doMutate) => {
+        let text = stringifyObject(obj as never);
+        if (indentSeqs) text = text.replace(/^( *)- /gm, (_all, sp: string) => `${sp}  - `);
+        if (doMutate) text = mutate(text, at, m);
+        agrees(text);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('leaves whole classes of YAML to the library', () => {
+    for (const text of [
+      'a: 1\n\nb: 2\n', // a blank line
+      'a: 1 # c\n', // a comment
+      'a: &x 1\nb: *x\n', // anchors
+      'a: b\n  c\n', // a multi-line plain scalar
+      'a: "x\\ny"\n', // an escape
+      'a: [1,\n  2]\n', // a multi-line flow collection
+      'on: 1\n', // a key YAML 1.1 reads as a boolean
+      'a: |2\n   x\n', // an indentation indicator
+      'a: |\n  x\n\nb: 1\n', // a block scalar's trailing blank line
+      '- a\n', // a sequence at the root
+      'a:\r\n  b: 1\r\n', // CRLF
+    ]) {
+      assert.equal(indexBlockYaml(text), undefined, text);
+    }
+    assert.equal(agrees('# lead\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    args: ["-c", x]\n    command:\n      - -c\n      - |\n        echo "hi"\n          more\n'), true);
+  });
+});
