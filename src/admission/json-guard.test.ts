@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
-import { exceedsDepth, parseJsonGuarded } from './json-guard.js';
+import { exceedsDepth, exceedsDepthJs, parseJsonGuarded } from './json-guard.js';
+import { instantiateDepthScan, PAGE } from './depth-wasm.js';
 
 function depthOf(v: unknown): number {
   if (typeof v !== 'object' || v === null) return 0;
@@ -121,14 +122,41 @@ const hostileBytes = fc
   )
   .map((parts) => Uint8Array.from(parts.flat()));
 
-test('property: the word-at-a-time depth scan agrees with the byte-at-a-time reference', () => {
+test('this Node has the WebAssembly scan (else exceedsDepth falls back to JavaScript)', () => {
+  assert.ok(instantiateDepthScan() !== undefined);
+});
+
+test('property: the WebAssembly and the word-at-a-time depth scans agree with the byte-at-a-time reference', () => {
   fc.assert(
     fc.property(hostileBytes, fc.integer({ min: 0, max: 7 }), fc.integer({ min: -1, max: 12 }), (bytes, offset, max) => {
       const buf = atOffset(bytes, offset);
-      assert.equal(exceedsDepth(buf, max), referenceExceedsDepth(buf, max));
+      const expected = referenceExceedsDepth(buf, max);
+      assert.equal(exceedsDepth(buf, max), expected);
+      assert.equal(exceedsDepthJs(buf, max), expected);
     }),
     { numRuns: 3000 },
   );
+});
+
+test('property: bodies over several 64 KiB pages, with strings, escapes and brackets across page edges', () => {
+  const piece = fc.constantFrom('"', '\\', '\\"', '[', '{', ']', '}', '"[{', ']}"', 'abcdefghijklmnop', 'é', ',');
+  fc.assert(
+    fc.property(fc.array(piece, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 60 }), (pieces, shift, pages, before, max) => {
+      // Filler of plain bytes puts the interesting part astride a page edge (`before` bytes of it before the edge).
+      const tail = Buffer.from(pieces.join(''));
+      const body = Buffer.concat([Buffer.from('['.repeat(shift)), Buffer.alloc(PAGE * pages + PAGE - shift - before, 0x61), tail, Buffer.from(']'.repeat(shift))]);
+      // The deepest point the reference sees, and both sides of it: one byte missed or counted twice shows.
+      let deepest = 0;
+      while (referenceExceedsDepth(body, deepest)) deepest++;
+      for (const m of [max, deepest, deepest - 1]) assert.equal(exceedsDepth(body, m), referenceExceedsDepth(body, m), `max ${m}`);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('limits outside 32 bits take the JavaScript scan, with the same answers', () => {
+  const body = Buffer.from('[[[]]]');
+  for (const max of [2.5, 2 ** 40, -(2 ** 40), Infinity, -Infinity]) assert.equal(exceedsDepth(body, max), referenceExceedsDepth(body, max), String(max));
 });
 
 test('property: parseJsonGuarded gives the reference verdict and message on JSON, broken JSON and bytes', () => {
@@ -165,4 +193,17 @@ test('long strings, escapes at word edges and deep bodies past the bracket count
   assert.equal(parseJsonGuarded(Buffer.from(manyInStrings), 41).ok, true);
   assert.deepEqual(parseJsonGuarded(Buffer.from(manyInStrings), 40), referenceGuarded(Buffer.from(manyInStrings), 40));
   assert.equal(parseJsonGuarded(Buffer.from(manyInStrings), 40).ok, false);
+});
+
+test('property: bodies over 16 KiB (no bracket pre-count) get the reference verdict and message', () => {
+  const padded = fc.tuple(fc.jsonValue({ maxDepth: 12 }), fc.integer({ min: 16_000, max: 40_000 }), fc.boolean()).map(([v, pad, breakIt]) => {
+    const s = JSON.stringify({ pad: 'x'.repeat(pad), v });
+    return Buffer.from(breakIt ? s.slice(0, -1) : s);
+  });
+  fc.assert(
+    fc.property(padded, fc.integer({ min: 0, max: 14 }), (body, max) => {
+      assert.deepEqual(parseJsonGuarded(body, max), referenceGuarded(body, max));
+    }),
+    { numRuns: 200 },
+  );
 });
