@@ -15,6 +15,9 @@ import fc from 'fast-check';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
 import { indexBlockYaml } from './block-index.js';
 import { stringifyObject } from './emit.js';
+import { editInPlace } from './edit-in-place.js';
+import { parseYamlDocument } from './read.js';
+import type { JsonValue } from '../util/json.js';
 import { readManifest } from '../manifest-io/documents.js';
 import { generateManifest } from '../testing/manifest-fixtures.js';
 
@@ -190,5 +193,45 @@ describe('block index', () => {
     // kubectl's style: sequences at their key's column.
     assert.equal(agrees('a:\n- x\n- k: v\n  j:\n  - 1\n  l: w\nb: 1\n'), true);
     assert.equal(agrees('# lead\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    args: ["-c", x]\n    command:\n      - -c\n      - |\n        echo "hi"\n          more\n'), true);
+  });
+
+  it('property: edit-in-place writes the same bytes from either tree, for random changes to corpus documents', () => {
+    const docs = [...corpus, ...generated.slice(0, 6)].filter((t) => indexBlockYaml(t) !== undefined);
+    /** Every path to a map or list in `v`, with that container. */
+    const containers = (v: JsonValue, path: (string | number)[] = [], out: [(string | number)[], JsonValue][] = []) => {
+      if (v !== null && typeof v === 'object') {
+        out.push([path, v]);
+        for (const [k, c] of Object.entries(v)) containers(c, [...path, Array.isArray(v) ? Number(k) : k], out);
+      }
+      return out;
+    };
+    const change = fc.record({ doc: fc.nat(), at: fc.nat(), kind: fc.constantFrom('add', 'set', 'delete', 'push', 'unshift', 'nest'), key: fc.constantFrom('name', 'x', 'image', 'k8s.io/a'), value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant({ name: 'new', a: [1, 'b'] }), fc.constant(['p', { q: null }])) });
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 1, maxLength: 4 }), (changes) => {
+        const text = docs[changes[0].doc % docs.length];
+        const prev = parseYamlDocument(text, { duplicateKeys: 'last' }).value;
+        const next = structuredClone(prev);
+        for (const c of changes) {
+          // A fresh copy: fc.constant hands out one object, and changes may nest it into itself.
+          c.value = structuredClone(c.value);
+          const all = containers(next);
+          const [, target] = all[c.at % all.length];
+          if (Array.isArray(target)) {
+            if (c.kind === 'push' || c.kind === 'add') target.push(c.value as JsonValue);
+            else if (c.kind === 'unshift') target.unshift(c.value as JsonValue);
+            else if (c.kind === 'delete') target.splice(c.at % (target.length + 1), 1);
+            else if (target.length > 0) target[c.at % target.length] = c.value as JsonValue;
+          } else if (target !== null && typeof target === 'object') {
+            const keys = Object.keys(target);
+            if (c.kind === 'delete' && keys.length > 1) delete (target as Record<string, JsonValue>)[keys[c.at % keys.length]];
+            else if (c.kind === 'set' && keys.length > 0) (target as Record<string, JsonValue>)[keys[c.at % keys.length]] = c.value as JsonValue;
+            else if (c.kind === 'nest') (target as Record<string, JsonValue>)[c.key] = { [c.key]: c.value as JsonValue };
+            else (target as Record<string, JsonValue>)[c.key] = c.value as JsonValue;
+          }
+        }
+        assert.equal(editInPlace(text, prev, next, '\n', 'index'), editInPlace(text, prev, next, '\n', 'library'));
+      }),
+      { numRuns: 400 },
+    );
   });
 });

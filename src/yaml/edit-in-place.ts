@@ -34,11 +34,12 @@ interface Edit {
 class Unsupported extends Error {}
 
 /** The document text with `next` spliced in where it differs from `prev`; undefined when not possible. */
-export function editInPlace(text: string, prev: JsonValue, next: JsonValue, eol: '\n' | '\r\n'): string | undefined {
+export function editInPlace(text: string, prev: JsonValue, next: JsonValue, eol: '\n' | '\r\n', reader: 'index' | 'library' = 'index'): string | undefined {
   if (!isPlainObject(prev) || !isPlainObject(next)) return undefined;
   let edited: string;
   try {
-    const root = indexBlockYaml(text) ?? libraryRoot(text);
+    // `library` (tests only): skip the index, to compare the two.
+    const root = (reader === 'index' ? indexBlockYaml(text) : undefined) ?? libraryRoot(text);
     if (root === undefined) return undefined;
     const edits: Edit[] = [];
     new Editor(text, eol, edits).map(root, prev, next);
