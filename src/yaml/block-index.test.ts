@@ -176,20 +176,25 @@ describe('block index', () => {
 
   it('leaves whole classes of YAML to the library', () => {
     for (const text of [
-      'a: 1\n\nb: 2\n', // a blank line
-      'a: 1 # c\n', // a comment
+      'a:\n  b: 1\n  # c\nd: 2\n', // a comment deeper than the line after it
+      'a: 1\n# c\n', // a comment at the end
+      'a:\n# c\n  b: 1\n', // a comment between a key and its block
       'a: &x 1\nb: *x\n', // anchors
       'a: b\n  c\n', // a multi-line plain scalar
       'a: "x\\ny"\n', // an escape
       'a: [1,\n  2]\n', // a multi-line flow collection
       'on: 1\n', // a key YAML 1.1 reads as a boolean
       'a: |2\n   x\n', // an indentation indicator
-      'a: |\n  x\n\nb: 1\n', // a block scalar's trailing blank line
+      'a: |+\n  x\n\nb: 1\n', // a kept block scalar's trailing blank line
+      'a: |\n  x\n# c\nb: 1\n', // a comment after a block scalar
+      'a:\n- b: 1\n# c\nd: 2\n', // a comment where a collection ends
       '- a\n', // a sequence at the root
       'a:\r\n  b: 1\r\n', // CRLF
     ]) {
       assert.equal(indexBlockYaml(text), undefined, text);
     }
+    // Blank lines, comments no deeper than the next line, comments after values.
+    assert.equal(agrees('a: 1 # c\n\nb:\n  x: "y"  # z\n  # before l\n\n  l: [1, 2] # w\n\nc: |\n  t\n\nd:\n- 1\n\n# two\n- 2 # two\ne: 2\n'), true);
     // kubectl's style: sequences at their key's column.
     assert.equal(agrees('a:\n- x\n- k: v\n  j:\n  - 1\n  l: w\nb: 1\n'), true);
     assert.equal(agrees('# lead\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    args: ["-c", x]\n    command:\n      - -c\n      - |\n        echo "hi"\n          more\n'), true);

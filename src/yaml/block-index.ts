@@ -23,6 +23,8 @@ const PLAIN_KEY = /[A-Za-z_][A-Za-z0-9_./-]*/y;
 const NOT_A_STRING = new Set(['y', 'n', 'yes', 'no', 'true', 'false', 'on', 'off', 'null']);
 /** Characters that may not start a plain scalar here (YAML indicators; `-` only before a space). */
 const INDICATOR = new Set([...'-?:,[]{}#&*!|>\'"%@`']);
+/** Spaces and a comment after a value. */
+const TRAILING_COMMENT = /^ +#/;
 /** What a one-line flow collection may hold outside its quotes: no comments, anchors, tags, aliases. */
 const FLOW_CHARS = /^[A-Za-z0-9 _.,:/=+\-[\]{}$()~^;<>]*$/;
 
@@ -56,6 +58,10 @@ class Indexer {
   private readonly stack: Open[] = [];
   /** A `key:` with nothing after it, waiting for its block value on the next lines. */
   private pending: { pair: Pair; mapIndent: number; at: number } | undefined;
+  /** Where the last content line read ends (after its line break): collections end there, not after blank lines. */
+  private lastNext = 0;
+  /** The last content read was a block scalar (a comment after one is left to the library). */
+  private afterBlockScalar = false;
 
   constructor(private readonly text: string) {
     for (let start = 0; start < text.length; ) {
@@ -82,18 +88,48 @@ class Indexer {
     this.stack.push({ node: root, indent: first.indent });
     while (k < lines.length) k = this.line(k);
     this.settlePending(undefined);
-    const end = lines[lines.length - 1].next;
-    for (const open of this.stack) close(open.node, end);
+    for (const open of this.stack) close(open.node, this.lastNext);
     return root;
   }
 
   /** Read the line at `k` (and a block scalar's lines after it); the index of the next line. */
   private line(k: number): number {
     const ln = this.lines[k];
-    if (ln.indent === -1) throw new Bail(); // blank lines are fine only inside block scalars
+    if (ln.indent === -1) return k + 1; // a blank line belongs to no node
     const at = ln.start + ln.indent;
     const c = this.text[at];
-    if (c === '#') throw new Bail();
+    if (c === '#') {
+      this.comment(k);
+      return k + 1;
+    }
+    const next = this.content(k, ln, at, c);
+    let last = next - 1;
+    while (this.lines[last].indent === -1) last--;
+    this.lastNext = this.lines[last].next;
+    return next;
+  }
+
+  /**
+   * A comment line between two entries of one collection, no deeper than the entry after it, is
+   * left out of every node (the library attaches it to that entry). Anywhere else (where a
+   * collection ends, at the end, between a `key:` and its block, after a block scalar) the
+   * library may stretch a node's range over it, and not always the same way: those documents
+   * are left to it.
+   */
+  private comment(k: number): void {
+    if (this.pending !== undefined || this.afterBlockScalar) throw new Bail();
+    let j = k + 1;
+    while (j < this.lines.length && (this.lines[j].indent === -1 || this.text[this.lines[j].start + this.lines[j].indent] === '#')) j++;
+    if (j === this.lines.length) throw new Bail();
+    const next = this.lines[j];
+    const top = this.stack[this.stack.length - 1];
+    const at = next.start + next.indent;
+    const dash = this.text[at] === '-' && (at + 1 === next.end || this.text[at + 1] === ' ');
+    if (this.lines[k].indent > next.indent || top.indent !== next.indent || dash !== top.node instanceof YAMLSeq) throw new Bail();
+  }
+
+  private content(k: number, ln: Line, at: number, c: string): number {
+    this.afterBlockScalar = false;
     const dash = c === '-' && (at + 1 === ln.end || this.text[at + 1] === ' ');
     this.settlePending(ln, dash);
     const stack = this.stack;
@@ -102,7 +138,7 @@ class Indexer {
       const top = stack[stack.length - 1];
       if (top.indent > ln.indent || (top.indent === ln.indent && !dash && top.node instanceof YAMLSeq)) {
         stack.pop();
-        close(top.node, ln.start);
+        close(top.node, this.lastNext);
       } else break;
     }
     const top = stack[stack.length - 1];
@@ -206,23 +242,27 @@ class Indexer {
     const lineEnd = trimEnd(text, at, ln.end);
     if (c === '|' || c === '>') return this.blockScalar(k, at, lineEnd);
     let node: Node;
+    let valueEnd: number;
     if (c === '"' || c === "'") {
-      const close = quoteEnd(text, at, lineEnd);
-      if (close !== lineEnd) throw new Bail();
+      valueEnd = quoteEnd(text, at, lineEnd);
       node = new Scalar(null);
     } else if (c === '[' || c === '{') {
-      const body = text.slice(at, lineEnd);
-      if (!FLOW_CHARS.test(stripQuotes(body)) || !balanced(body)) throw new Bail();
+      valueEnd = flowEnd(text, at, lineEnd);
+      if (valueEnd !== -1 && !FLOW_CHARS.test(stripQuotes(text.slice(at, valueEnd)))) throw new Bail();
       node = c === '[' ? new YAMLSeq() : new YAMLMap();
       (node as YAMLSeq | YAMLMap).flow = true;
     } else {
       // `-1` and `-c` are plain scalars; `- x` here would be a sequence where none may start.
       if (INDICATOR.has(c) && !(c === '-' && at + 1 < lineEnd && text[at + 1] !== ' ')) throw new Bail();
-      const s = text.slice(at, lineEnd);
-      if (s.includes(': ') || s.includes(' #') || s.endsWith(':')) throw new Bail();
+      const hash = text.indexOf(' #', at);
+      valueEnd = trimEnd(text, at, hash !== -1 && hash < lineEnd ? hash : lineEnd);
+      const s = text.slice(at, valueEnd);
+      if (s.includes(': ') || s.endsWith(':')) throw new Bail();
       node = new Scalar(null);
     }
-    node.range = [at, lineEnd, ln.next];
+    // After the value: nothing, or spaces and a comment.
+    if (valueEnd === -1 || !(valueEnd === lineEnd || TRAILING_COMMENT.test(text.slice(valueEnd, lineEnd)))) throw new Bail();
+    node.range = [at, valueEnd, ln.next];
     // Nothing may continue it: the next line must start a key or item at an open column.
     return { node, next: k + 1 };
   }
@@ -244,8 +284,9 @@ class Indexer {
       } else if (l.indent < contentIndent) break;
       last = j;
     }
-    // No content, blank lines before the first or after the last content line: leave it to the library.
-    if (last === -1 || last !== j - 1) throw new Bail();
+    // No content, blank lines before the first, or after the last one with `+` (kept in the value): leave it to the library.
+    if (last === -1 || (last !== j - 1 && header.includes('+'))) throw new Bail();
+    this.afterBlockScalar = true;
     const node = new Scalar(null);
     const end = this.lines[last].next;
     node.range = [at, end, end];
@@ -296,17 +337,17 @@ function stripQuotes(s: string): string {
   return out;
 }
 
-/** Brackets outside quotes balance, and the first one closes only at the very end. */
-function balanced(s: string): boolean {
-  const t = stripQuotes(s);
+/** The offset after the flow collection at `at` if it closes on its line (quotes without escapes); else -1. */
+function flowEnd(text: string, at: number, end: number): number {
   let depth = 0;
-  for (let i = 0; i < t.length; i++) {
-    const c = t[i];
-    if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') {
-      if (--depth < 0) return false;
-      if (depth === 0 && i !== t.length - 1) return false;
-    }
+  for (let i = at; i < end; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      const close = quoteEnd(text, i, end);
+      if (close === -1) return -1;
+      i = close - 1;
+    } else if (c === '[' || c === '{') depth++;
+    else if ((c === ']' || c === '}') && --depth === 0) return i + 1;
   }
-  return depth === 0;
+  return -1;
 }
