@@ -61,8 +61,8 @@ let wasm: { scanner: DepthScanner; memory: Uint8Array } | null | undefined;
  * count). Inside a string a backslash skips the next byte, whatever it is; outside, closing
  * brackets count down even below zero (the input may not be JSON). The WebAssembly scan
  * (depth-wasm.ts) does it 16 bytes at a time, one 64 KiB page after the other; the JavaScript
- * one is the fallback. The reference byte-at-a-time version is in json-guard.test.ts, which
- * holds both to it.
+ * one is the fallback. The byte-at-a-time reference (src/testing/json-guard-reference.ts) is
+ * what json-guard.test.ts holds both to.
  */
 export function exceedsDepth(bytes: Uint8Array, max: number): boolean {
   if (wasm === undefined) {
