@@ -65,6 +65,7 @@ export { sprigFuncs, templateFuncs, injectorFuncs } from './template/funcs/index
 
 // Patch engines: Kubernetes strategic merge (Pod schema) and RFC 6902.
 export { applyPatch, createPatch, strategicMerge } from './patch/index.js';
+export type { MergeOptions } from './patch/index.js';
 export type { JsonPatchOperation, SmpField, SmpSchema } from './patch/index.js';
 
 // Errors: one catalogue with stable codes.

@@ -277,8 +277,9 @@ describe('injectPod on hostile pods', () => {
     const pod = replicaSetPod();
     containers(pod)[0].ports = [{ containerPort: 15090 }];
     assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_CONFLICT: container "shop" declares port TCP\/15090, which the injected container "sidecar-proxy" uses/);
-    containers(pod)[0].ports = [{ containerPort: 15090, protocol: 'UDP' }];
-    injectChecked(pod, WEBHOOK, defaultConfig());
+    const udp = replicaSetPod(); // the first pod is frozen by the test run's debug check (cow.ts)
+    containers(udp)[0].ports = [{ containerPort: 15090, protocol: 'UDP' }];
+    injectChecked(udp, WEBHOOK, defaultConfig());
   });
 
   it('a pod whose only container is named like a native sidecar is SI_INJECT_CONFLICT, never a pod without containers', () => {

@@ -13,7 +13,8 @@
  *    `image: auto` keeps the injected image. Nulls in the user's container count as absent, as
  *    for Go's typed containers.
  *
- * The pod given is not modified; the result is a new object.
+ * The pod given is not modified. The result is a new object that shares the subtrees no overlay
+ * touched with it (cow.ts: the caller owns what it writes into before writing).
  */
 import { InjectionError } from '../errors.js';
 import { strategicMerge } from '../patch/index.js';
@@ -21,6 +22,7 @@ import { isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { quote } from '../util/describe.js';
 import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
+import { deepFreeze } from './cow.js';
 import type { Overrides } from './profile.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
@@ -49,6 +51,9 @@ export interface MergeResult {
 
 type Obj = Record<string, unknown>;
 
+/** Every merge here shares what it does not touch (cow.ts). */
+const SHARE = { share: true } as const;
+
 /**
  * The maps of a list of a pod the templates produced (the merged pod, the templates' own pod).
  * Template output is not checked like the input pod (a template may render any YAML the merge
@@ -70,11 +75,11 @@ function names(pod: Obj, list: string): string[] {
 /** Merge overlays into `user` (the pod without any earlier injection). */
 export function mergeOverlays(user: Pod, overlays: readonly { name: string; overlay: JsonObject }[]): MergeResult {
   let merged: JsonObject = asJson(user);
-  let templatePod: JsonObject = {};
+  let templatePod: JsonObject = EMPTY_TEMPLATE_POD;
   for (const { overlay } of overlays) {
-    templatePod = foldIntoNativeSidecars(strategicMerge(templatePod, overlay));
+    templatePod = templatePodAfter(templatePod, overlay);
     merged = moveToInit(merged, names(templatePod, 'initContainers'));
-    merged = foldIntoNativeSidecars(strategicMerge(merged, overlay));
+    merged = foldIntoNativeSidecars(strategicMerge(merged, overlay, undefined, SHARE));
   }
   const injected: Injected = {
     initContainers: names(templatePod, 'initContainers'),
@@ -92,6 +97,32 @@ export function mergeOverlays(user: Pod, overlays: readonly { name: string; over
   return { pod: merged, injected, overrides, sidecars: { containers: sidecarsIn('containers'), initContainers: sidecarsIn('initContainers') } };
 }
 
+/** What the templates alone make, before the first: nothing. */
+const EMPTY_TEMPLATE_POD: JsonObject = Object.freeze({}) as JsonObject;
+
+/**
+ * The templates' own pod after one more overlay. It depends on the overlays only, and rendered
+ * overlays are cached (render.ts: the same frozen object for the same text), so it is kept per
+ * (pod so far, overlay) and read, never changed: pods of one workload skip a full copy of the
+ * sidecar. Weak maps: an entry goes when its overlay leaves the render cache.
+ */
+const templatePods = new WeakMap<JsonObject, WeakMap<JsonObject, JsonObject>>();
+
+function templatePodAfter(before: JsonObject, overlay: JsonObject): JsonObject {
+  let next = templatePods.get(before);
+  if (next === undefined) templatePods.set(before, (next = new WeakMap()));
+  let after = next.get(overlay);
+  if (after === undefined) {
+    after = foldIntoNativeSidecars(strategicMerge(before, overlay, undefined, SHARE));
+    // Only a frozen (cached, immutable) overlay can be a key: another could change under it.
+    if (Object.isFrozen(overlay)) {
+      deepFreeze(after); // shared between requests from now on
+      next.set(overlay, after);
+    }
+  }
+  return after;
+}
+
 /**
  * A later template that customises a sidecar under `containers` (written before native
  * sidecars) while an earlier one injected it as a native sidecar (an init container with
@@ -105,7 +136,7 @@ function foldIntoNativeSidecars(pod: JsonObject): JsonObject {
   const folding = containers.filter((c) => native.has(c.name));
   if (folding.length === 0) return pod;
   let out: JsonObject = { ...pod, spec: { ...(pod.spec as Obj), containers: containers.filter((c) => !folding.includes(c)) } as JsonObject };
-  for (const c of folding) out = strategicMerge(out, { spec: { initContainers: [c as JsonObject] } });
+  for (const c of folding) out = strategicMerge(out, { spec: { initContainers: [c as JsonObject] } }, undefined, SHARE);
   return out;
 }
 
@@ -137,14 +168,14 @@ function reapplyUserContainers(merged: JsonObject, user: Pod, injected: Injected
     if (mine === undefined) continue;
     const overlay = overrideOverlay(mine);
     record.containers.push(overlay);
-    merged = strategicMerge(merged, { spec: { containers: [overlay] } });
+    merged = strategicMerge(merged, { spec: { containers: [overlay] } }, undefined, SHARE);
   }
   for (const name of injected.initContainers) {
     const mine = find(userInits, name) ?? find(userContainers, name);
     if (mine === undefined) continue;
     const overlay = overrideOverlay(mine);
     record.initContainers.push(overlay);
-    merged = strategicMerge(merged, { spec: { initContainers: [overlay] } });
+    merged = strategicMerge(merged, { spec: { initContainers: [overlay] } }, undefined, SHARE);
   }
   return merged;
 }

@@ -14,16 +14,20 @@
  * `metadata.managedFields` is handled here and in the patch stage only: it is left out of the
  * working copy (Istio drops it too: it can be huge and nothing reads it), and the patch stage
  * puts the received value back, the same reference, so the patch never walks it.
+ *
+ * The working copy is deep by default. With `share` it is copied only down to `metadata` and
+ * shares the rest with the pod as received (cow.ts): for a pod nothing will edit in place.
  */
 import { InjectionError } from '../errors.js';
 import { cloneJson, isPlainObject } from '../util/json.js';
+import { copyMap } from './cow.js';
 import { describeValue as describe, quote } from '../util/describe.js';
 import type { NamedList, Pod } from './pod-types.js';
 
 export interface PodInput {
   /** The pod as received, now known to be a Pod (read-only: never changed, never copied). */
   received: Pod;
-  /** The working copy: a deep copy of the pod without `metadata.managedFields`. */
+  /** The working copy, without `metadata.managedFields`: a deep copy, or with `share` a copy of the top level and metadata only. */
   pod: Pod;
   /** Whether the input had `metadata.managedFields` (its value is taken from `received` again). */
   hasManagedFields: boolean;
@@ -38,7 +42,7 @@ function fail(message: string, field: string): never {
 }
 
 
-export function readPodInput(pod: unknown): PodInput {
+export function readPodInput(pod: unknown, share = false): PodInput {
   if (!isPlainObject(pod)) fail(`the object to inject is ${describe(pod)}, not a pod (a map with metadata and spec)`, '');
   const meta = pod.metadata;
   if (meta !== undefined && meta !== null && !isPlainObject(meta)) fail(`metadata is ${describe(meta)}; it must be a map`, 'metadata');
@@ -97,10 +101,11 @@ export function readPodInput(pod: unknown): PodInput {
   let copy: Pod;
   if (hasManagedFields) {
     // Copy everything but managedFields (never cloned: it can be megabytes).
-    const { managedFields: _skip, ...restMeta } = meta;
-    copy = cloneJson({ ...received, metadata: restMeta });
+    const restMeta = copyMap(meta);
+    delete restMeta.managedFields;
+    copy = { ...received, metadata: restMeta } as Pod;
   } else {
-    copy = cloneJson(received);
+    copy = (isPlainObject(meta) ? { ...received, metadata: copyMap(meta) } : { ...received }) as Pod;
   }
-  return { received, pod: copy, hasManagedFields };
+  return { received, pod: share ? copy : cloneJson(copy), hasManagedFields };
 }

@@ -15,7 +15,9 @@
  *   profile read from the pod, e.g. its proxy config), so nothing is parsed twice.
  *   - `templateFields`: the template data's fields (extra template data), given the fields so far;
  *   - `holdFirst`, `initBeforeSidecar`, `leadingInitContainers`: where containers go (order stage);
- *   - `postProcess`: change the merged pod in place after the merge (the post-process stage).
+ *   - `postProcess`: change the merged pod in place after the merge (the post-process stage),
+ *     within the writer frame of inject/cow.ts: the merged pod shares what the merge did not
+ *     touch with the pod as received, so anything deeper is replaced, never edited in place.
  *
  * Mutation: hooks may change in place only the pod they are given to change (`strip`,
  * `postProcess`); everything else they see is read-only.

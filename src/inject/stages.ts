@@ -14,14 +14,15 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { createPatch } from '../patch/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { applyPatch, createPatch } from '../patch/index.js';
+import { deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { isCurrentInjection } from './current.js';
 import { revisionOf, templateData } from './data.js';
 import { decide } from './decide.js';
 import { checkPatchLimit } from './limits.js';
 import { assertHasAppContainer, assertNoPortConflicts, assertUniqueNames, mergeOverlays, type MergeResult } from './merge.js';
+import { DEBUG_CHECKS, freezeReceived, hasAnnotation, ownWriterFrame } from './cow.js';
 import { readPodInput } from './pod-input.js';
 import { annotationsOf, itemNames, type Pod, type StringMap } from './pod-types.js';
 import type { PodHooks, PodProfileInput } from './profile.js';
@@ -93,9 +94,13 @@ function advance<S extends object, T extends object>(s: S, results: T): S & T {
   return Object.assign(s, results);
 }
 
-/** Read the pod: check its shape (InjectionError otherwise) and make the working copy. */
+/**
+ * Read the pod: check its shape (InjectionError otherwise) and make the working copy, which shares
+ * the received pod's subtrees unless strip will edit it (an earlier injection's status: cow.ts).
+ */
 export function readPod(pod: unknown, ctx: InjectionContext, config: LoadedConfig): Read {
-  const input = readPodInput(pod);
+  if (DEBUG_CHECKS) freezeReceived(pod);
+  const input = readPodInput(pod, !hasAnnotation(pod, config.injectionKeys.status));
   return { ctx, config, received: input.received, work: input.pod, hasManagedFields: input.hasManagedFields, warnings: [] };
 }
 
@@ -143,6 +148,8 @@ export function render(s: Selected): Rendered {
 /** Strategic-merge the overlays into the user's pod, then the user's own sidecar customisations (merge.ts). */
 export function merge(s: Rendered): Merged {
   const { pod, injected, sidecars, overrides } = mergeOverlays(s.work, s.overlays);
+  // The merge shared what it did not touch; later stages write only into the frame owned here.
+  ownWriterFrame(pod, new Set([...injected.containers, ...injected.initContainers]));
   const mergedAnnotations = ensureMap(ensureMap(pod, 'metadata'), 'annotations');
   return advance(s, { injected, sidecars, overrides, merged: pod, mergedAnnotations });
 }
@@ -209,6 +216,9 @@ export function patch(s: Annotated): InjectedResult {
     throw new InjectorError('SI_PATCH', `the JSON patch could not be built: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (ctx.limits !== undefined) checkPatchLimit(ops, ctx.limits);
+  if (DEBUG_CHECKS && !deepEqual(applyPatch(received, ops), merged)) {
+    throw new InjectorError('SI_INTERNAL', 'debug check: the patch does not turn the pod as received into the injected pod');
+  }
   return { kind: 'injected', decision: s.decision, pod: merged, patch: ops, status: s.status, warnings: [...s.decision.warnings, ...s.warnings] };
 }
 

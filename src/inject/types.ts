@@ -122,7 +122,10 @@ export interface SkippedResult {
 export interface InjectedResult {
   kind: 'injected';
   decision: Decision;
-  /** The final pod (a new object; the input is never mutated). */
+  /**
+   * The final pod: a new object, and the input is never mutated. It shares the subtrees the
+   * injection did not change with the input (inject/cow.ts): clone it before changing it.
+   */
   pod: JsonObject;
   /** Operations that turn the pod exactly as received into `pod`. */
   patch: JsonPatchOperation[];

@@ -14,6 +14,7 @@
  */
 import { escapePointerToken, parsePointer } from '../patch/index.js';
 import { cloneJson, deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
+import { copyMap } from './cow.js';
 import { NAMED_LISTS } from './pod-input.js';
 import type { Pod } from './pod-types.js';
 import type { RemovedItems } from './profile.js';
@@ -78,8 +79,17 @@ export function withoutInjected(pod: JsonObject, status: InjectionStatus, status
 export function computeUndo(before: Readonly<Obj>, after: JsonObject): UndoEntry[] {
   const entries: UndoEntry[] = [];
   diffObject(before, after, '', entries, undefined);
-  const check = cloneJson(after);
-  applyUndo(check, entries, []);
+  // The check applies the entries to a copy-on-write view of `after` (cow.ts): it copies only
+  // the paths the entries touch, and deepEqual skips the rest by identity.
+  const check = copyMap(after);
+  const owned = new Set<object>([check]);
+  for (const e of entries) {
+    try {
+      applyEntry(check, e, owned);
+    } catch {
+      // As applyUndo: an entry that does not fit is skipped, and the comparison below decides.
+    }
+  }
   if (deepEqual(check, before)) return entries;
   // Safety net: record whole top-level fields that still differ.
   const coarse: UndoEntry[] = [];
@@ -109,13 +119,15 @@ function diffObject(before: Obj, after: Obj, ptr: string, entries: UndoEntry[], 
     else push(entries, item, child);
   }
   for (const k of Object.keys(before)) {
-    const child = `${ptr}/${escapePointerToken(k)}`;
     const b = before[k];
     if (!Object.hasOwn(after, k)) {
-      push(entries, item, child, { v: b });
+      push(entries, item, `${ptr}/${escapePointerToken(k)}`, { v: b });
       continue;
     }
     const a = after[k];
+    // The same object (shared, cow.ts) or the same scalar: nothing to undo below.
+    if (a === b) continue;
+    const child = `${ptr}/${escapePointerToken(k)}`;
     if (item === undefined && NAMED_POINTERS.has(child) && Array.isArray(b) && Array.isArray(a)) {
       diffNamedList(b, a, child, entries);
     } else if (isPlainObject(b) && isPlainObject(a)) {
@@ -189,21 +201,26 @@ export function applyUndo(pod: Obj, entries: readonly UndoEntry[], warnings: str
   }
 }
 
-function applyEntry(pod: Obj, e: UndoEntry): void {
+/**
+ * Apply one entry. `owned` (the undo check) makes it copy on write: every map and list on the way
+ * is replaced by a copy (remembered in `owned`) before it is changed, so the pod given, which
+ * shares its subtrees with others, is never written; without it the pod is edited in place.
+ */
+function applyEntry(pod: Obj, e: UndoEntry, owned?: Set<object>): void {
   const tokens = parsePointer(e.p);
   if (e.e === 1) {
-    pruneIfEmpty(pod, tokens);
+    pruneIfEmpty(pod, tokens, owned);
     return;
   }
   if (e.n === undefined && e.o === undefined) {
-    setOrDelete(pod, tokens, e);
+    setOrDelete(pod, tokens, e, owned);
     return;
   }
   // A named list.
-  const parent = walk(pod, tokens.slice(0, -1), e.v !== undefined && e.s === undefined);
+  const parent = walk(pod, tokens.slice(0, -1), e.v !== undefined && e.s === undefined, owned);
   if (parent === undefined) throw new Error('its parent is gone');
   const key = tokens[tokens.length - 1];
-  let list = Object.hasOwn(parent, key) ? parent[key] : undefined;
+  let list = child(parent, key, owned);
   if (e.o !== undefined) {
     if (Array.isArray(list)) parent[key] = reorder(list, e.o);
     return;
@@ -224,12 +241,22 @@ function applyEntry(pod: Obj, e: UndoEntry): void {
     return;
   }
   if (at < 0) throw new Error('the item is gone');
-  setOrDelete((list as Obj[])[at], parsePointer(e.s), e);
+  setOrDelete(child(list as unknown as Obj, String(at), owned) as Obj, parsePointer(e.s), e, owned);
 }
 
-function setOrDelete(root: Obj, tokens: string[], e: UndoEntry): void {
+/** `parent[key]` (own members only); with `owned`, a map or list is first replaced by a copy that is the caller's to change. */
+function child(parent: Obj, key: string, owned: Set<object> | undefined): unknown {
+  const v = Object.hasOwn(parent, key) ? parent[key] : undefined;
+  if (owned === undefined || typeof v !== 'object' || v === null || owned.has(v)) return v;
+  const copy = Array.isArray(v) ? v.slice() : copyMap(v as Obj);
+  setOwn(parent, key, copy);
+  owned.add(copy);
+  return copy;
+}
+
+function setOrDelete(root: Obj, tokens: string[], e: UndoEntry, owned?: Set<object>): void {
   if (tokens.length === 0) throw new Error('cannot replace the whole object');
-  const parent = walk(root, tokens.slice(0, -1), e.v !== undefined);
+  const parent = walk(root, tokens.slice(0, -1), e.v !== undefined, owned);
   const key = tokens[tokens.length - 1];
   if (parent === undefined) {
     if (e.v === undefined) return; // already absent
@@ -244,8 +271,8 @@ function setOrDelete(root: Obj, tokens: string[], e: UndoEntry): void {
   } else setOwn(parent, key, cloneJson(e.v));
 }
 
-function pruneIfEmpty(root: Obj, tokens: string[]): void {
-  const parent = walk(root, tokens.slice(0, -1), false);
+function pruneIfEmpty(root: Obj, tokens: string[], owned?: Set<object>): void {
+  const parent = walk(root, tokens.slice(0, -1), false, owned);
   const key = tokens[tokens.length - 1];
   if (parent === undefined || key === undefined || !Object.hasOwn(parent, key)) return;
   const v = parent[key];
@@ -253,14 +280,16 @@ function pruneIfEmpty(root: Obj, tokens: string[]): void {
 }
 
 /** The map at `tokens`, creating missing (or null) maps on the way when `create`. */
-function walk(root: Obj, tokens: string[], create: boolean): Obj | undefined {
+function walk(root: Obj, tokens: string[], create: boolean, owned?: Set<object>): Obj | undefined {
   let node: Obj = root;
   for (const t of tokens) {
-    let next = Object.hasOwn(node, t) ? node[t] : undefined;
+    let next = child(node, t, owned);
     if (!isPlainObject(next)) {
       if (!create || (next !== undefined && next !== null)) return undefined;
-      next = {};
-      setOwn(node, t, next);
+      const created: Obj = {};
+      setOwn(node, t, created);
+      owned?.add(created);
+      next = created;
     }
     node = next as Obj;
   }

@@ -53,6 +53,7 @@ function diffObject(a: Obj, b: Obj, path: string, ops: JsonPatchOperation[], dep
   for (const k of Object.keys(b)) {
     const bv = b[k];
     if (bv === undefined) continue; // absent once serialized
+    if (a[k] === bv && Object.hasOwn(a, k)) continue; // the same subtree (shared): nothing changed
     const child = path + '/' + escapePointerToken(k);
     if (!Object.hasOwn(a, k) || a[k] === undefined) {
       assertJson(bv, child, depth + 1);

@@ -3,7 +3,7 @@
  * The patch engines' public surface: Kubernetes strategic merge for the Pod subtree, RFC 6902
  * patch generation against the pod as received, a strict applier, and JSON Pointer helpers.
  */
-export { strategicMerge } from './smp.js';
+export { strategicMerge, type MergeOptions } from './smp.js';
 export {
   CONTAINER_SCHEMA,
   OBJECT_META_SCHEMA,

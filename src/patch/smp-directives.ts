@@ -53,13 +53,53 @@ const DROP: Taken = { keep: false, value: undefined };
  * `ignoreOwnDirective` is for `$patch: replace`, whose body is taken without the marker.
  */
 export function takeNew(value: unknown, path: string, depth: number, ignoreOwnDirective = false): Taken {
+  // Every overlay node passes through here, and paths are only for error messages: copy without
+  // them first, and walk again with paths only to report the error the fast copy ran into.
+  const copy = cleanCopy(value, depth, ignoreOwnDirective);
+  if (copy === DROPPED) return DROP;
+  if (copy !== INVALID) return { keep: true, value: copy };
+  return takeWithPaths(value, path, depth, ignoreOwnDirective);
+}
+
+const DROPPED = Symbol('dropped');
+const INVALID = Symbol('invalid');
+
+/** takeNew without paths: the same copy, DROPPED for a directive map, INVALID where takeWithPaths throws. */
+function cleanCopy(value: unknown, depth: number, ignoreOwnDirective: boolean): unknown {
+  if (depth > MAX_DEPTH) return INVALID;
+  if (typeof value !== 'object' || value === null) return kindOf(value) === 'invalid' ? INVALID : value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const t = cleanCopy(value[i], depth + 1, false);
+      if (t === INVALID) return INVALID;
+      if (t !== DROPPED) out.push(t);
+    }
+    return out;
+  }
+  if (kindOf(value) !== 'object') return INVALID;
+  const src = value as Record<string, unknown>;
+  if (!ignoreOwnDirective && Object.hasOwn(src, DIRECTIVE)) return DROPPED;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(src)) {
+    const v = src[k];
+    if (v === null || v === undefined || (k.charCodeAt(0) === 36 /* $ */ && isDirectiveKey(k))) continue;
+    const t = cleanCopy(v, depth + 1, false);
+    if (t === INVALID) return INVALID;
+    if (t !== DROPPED) setOwn(out, k, t);
+  }
+  return out;
+}
+
+/** The reference walk, with paths: it throws the error for the first bad node (exported for the test that holds takeNew to it). */
+export function takeWithPaths(value: unknown, path: string, depth: number, ignoreOwnDirective = false): Taken {
   if (depth > MAX_DEPTH) throw tooDeep(path, 'the overlay');
   const kind = kindOf(value);
   if (kind === 'array') {
     const src = value as unknown[];
     const out: unknown[] = [];
     for (let i = 0; i < src.length; i++) {
-      const t = takeNew(src[i], joinIndex(path, i), depth + 1);
+      const t = takeWithPaths(src[i], joinIndex(path, i), depth + 1);
       if (t.keep) out.push(t.value);
     }
     return { keep: true, value: out };
@@ -71,7 +111,7 @@ export function takeNew(value: unknown, path: string, depth: number, ignoreOwnDi
     for (const k of Object.keys(src)) {
       const v = src[k];
       if (v === null || v === undefined || isDirectiveKey(k)) continue;
-      const t = takeNew(v, joinKey(path, k), depth + 1);
+      const t = takeWithPaths(v, joinKey(path, k), depth + 1);
       if (t.keep) setOwn(out, k, t.value);
     }
     return { keep: true, value: out };

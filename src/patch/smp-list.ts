@@ -25,7 +25,10 @@ type Scalar = string | number | boolean;
 /** Merges one matched element (the caller knows the element schema). Returns a fresh object. */
 export type ElementMerger = (original: Obj, patch: Obj, path: string) => Obj;
 
-/** A list merged by `mergeKey` (containers by name, volumeMounts by mountPath, ...). Returns a fresh list. */
+/**
+ * A list merged by `mergeKey` (containers by name, volumeMounts by mountPath, ...). Returns a fresh
+ * list; the original's items the patch does not touch are copied, or shared when `share`.
+ */
 export function mergeKeyedList(
   original: readonly unknown[],
   patch: readonly unknown[],
@@ -33,6 +36,7 @@ export function mergeKeyedList(
   mergeElement: ElementMerger,
   path: string,
   depth: number,
+  share = false,
 ): unknown[] {
   if (original.length === 0 && patch.length === 0) return [];
   for (let i = 0; i < original.length; i++) {
@@ -120,7 +124,7 @@ export function mergeKeyedList(
     (i) => patchPos.get(keys[i]),
     (i) => basePos.get(keys[i]),
   );
-  return order.map((i) => (fresh[i] ? merged[i] : cloneJson(merged[i])));
+  return order.map((i) => (fresh[i] || share ? merged[i] : cloneJson(merged[i])));
 }
 
 /** A list of scalars with `patchStrategy: merge` (finalizers): a set union, Kubernetes-ordered. */

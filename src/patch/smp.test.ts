@@ -365,6 +365,46 @@ test('property: merging is idempotent, never mutates or shares its inputs, and k
   );
 });
 
+test('property: {share: true} gives the same result, shares only untouched pod subtrees, and never mutates', () => {
+  fc.assert(
+    fc.property(podArb(), overlayArb(), (pod, overlay) => {
+      const frozenPod = deepFreeze(cloneJson(pod));
+      const frozenOverlay = deepFreeze(cloneJson(overlay));
+      let copied: JsonObject | Error;
+      try {
+        copied = strategicMerge(frozenPod, frozenOverlay);
+      } catch (err) {
+        copied = err as Error;
+      }
+      let shared: JsonObject | Error;
+      try {
+        shared = strategicMerge(frozenPod, frozenOverlay, undefined, { share: true }); // frozen: any write would throw
+      } catch (err) {
+        shared = err as Error;
+      }
+      if (copied instanceof Error) {
+        assert.ok(shared instanceof Error, 'only the copying merge failed');
+        assert.equal(shared.message, copied.message);
+        return;
+      }
+      assert.ok(!(shared instanceof Error), `only the sharing merge failed: ${String(shared)}`);
+      assert.deepEqual(shared, copied);
+      assert.deepEqual(frozenPod, pod);
+      assert.ok(!Object.isFrozen(shared), 'the top level is always a fresh map');
+      const overlayNodes = objectsIn(frozenOverlay);
+      for (const o of objectsIn(shared)) assert.ok(!overlayNodes.has(o), 'the result shares an object with the overlay');
+    }),
+    { numRuns: 400 },
+  );
+  // It does share: a pod subtree the overlay does not touch is the same object.
+  const pod = { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'app', env: [{ name: 'X', value: '1' }] }], volumes: [{ name: 'v', emptyDir: {} }] } };
+  const merged = strategicMerge(pod, { spec: { containers: [{ name: 'proxy' }] } }, undefined, { share: true });
+  assert.equal(merged.metadata, pod.metadata);
+  assert.equal((merged.spec as JsonObject).volumes, pod.spec.volumes);
+  assert.equal(((merged.spec as JsonObject).containers as JsonObject[])[1], pod.spec.containers[0]);
+  assert.notEqual(merged.spec, pod.spec);
+});
+
 test('2,000 env vars merge without quadratic blow-up', () => {
   const env = Array.from({ length: 2000 }, (_, i) => ({ name: `VAR_${i}`, value: String(i) }));
   const pod = { spec: { containers: [{ name: 'app', env }] } };

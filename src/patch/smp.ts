@@ -20,7 +20,10 @@
  * field is ignored; several directives in one map apply in a fixed order (retainKeys, element
  * order, fields, deletions) where Go's order is its random map iteration.
  *
- * The result is a new object that shares nothing with either input, so callers may mutate it.
+ * The result is a new object that shares nothing with either input, so callers may mutate it;
+ * with `{share: true}` it shares the subtrees of `original` the patch does not touch (never a
+ * node of the patch), so a merge costs what the patch touches, not the pod's size. The
+ * injection pipeline merges that way and copies before it writes (inject/cow.ts).
  */
 import { InjectionError } from '../errors.js';
 import { cloneJson, getOwn, isPlainObject, type JsonObject } from '../util/json.js';
@@ -45,18 +48,31 @@ type Obj = Record<string, unknown>;
  * inputs. `null`/`undefined` patch = no change. Throws InjectionError `SI_INJECT_MERGE` naming
  * the path when the overlay cannot be merged, `SI_INPUT_LIMIT` when nesting is absurdly deep.
  */
-export function strategicMerge(original: JsonObject, patch: unknown, schema: SmpSchema = POD_SCHEMA): JsonObject {
+export function strategicMerge(original: JsonObject, patch: unknown, schema: SmpSchema = POD_SCHEMA, options: MergeOptions = {}): JsonObject {
   if (!isPlainObject(original)) {
     throw new InjectionError('SI_INJECT_MERGE', `strategic merge needs an object to merge into, got ${describeValue(original)}`);
   }
-  if (patch === null || patch === undefined) return cloneJson(original);
+  const share = options.share === true;
+  if (patch === null || patch === undefined) return share ? copyMap(original) : cloneJson(original);
   if (kindOf(patch) !== 'object') {
     throw new InjectionError('SI_INJECT_MERGE', `the overlay must be a map (a YAML mapping like the pod), got ${describeValue(patch)}`);
   }
-  return mergeObject(original, patch as Obj, schema, '', 0) as JsonObject;
+  return mergeObject(original, patch as Obj, schema, '', 0, share) as JsonObject;
 }
 
-function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string, depth: number): Obj {
+export interface MergeOptions {
+  /** Share the untouched subtrees of `original` instead of copying them (the result is then not the caller's to mutate freely). */
+  share?: boolean;
+}
+
+/** A shallow copy keeping `__proto__` keys as data. */
+function copyMap(o: Obj): JsonObject {
+  const out: Obj = {};
+  for (const k of Object.keys(o)) setOwn(out, k, o[k]);
+  return out as JsonObject;
+}
+
+function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string, depth: number, share: boolean): Obj {
   if (depth > MAX_DEPTH) throw tooDeep(path, 'the pod or overlay');
   const directive = getOwn(patch, DIRECTIVE);
   if (directive === 'replace') return takeNew(patch, path, depth, true).value as Obj;
@@ -89,7 +105,7 @@ function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string,
 
   // Start from the original; untouched values are copied, touched ones are replaced below.
   const out: Obj = {};
-  for (const k of Object.keys(original)) setOwn(out, k, touched.has(k) ? original[k] : cloneJson(original[k]));
+  for (const k of Object.keys(original)) setOwn(out, k, share || touched.has(k) ? original[k] : cloneJson(original[k]));
 
   if (retainKeys !== undefined) applyRetainKeys(out, patch, fields, retainKeys, path);
 
@@ -97,10 +113,10 @@ function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string,
   for (const k of orderKeys) {
     const target = targetOf(k, SET_ELEMENT_ORDER, path);
     consumed.add(target);
-    mergeWithElementOrder(out, patch, target, patch[k], fieldOf(schema, target), joinKey(path, target), depth);
+    mergeWithElementOrder(out, patch, target, patch[k], fieldOf(schema, target), joinKey(path, target), depth, share);
   }
   for (const k of fields) {
-    if (!consumed.has(k)) mergeField(out, k, patch[k], fieldOf(schema, k), joinKey(path, k), depth);
+    if (!consumed.has(k)) mergeField(out, k, patch[k], fieldOf(schema, k), joinKey(path, k), depth, share);
   }
   for (const k of deleteKeys) {
     const target = targetOf(k, DELETE_FROM_PRIMITIVE_LIST, path);
@@ -116,6 +132,7 @@ function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string,
   }
 
   // Touched keys that nothing replaced (e.g. a delete list for a non-list) still hold the input's value.
+  if (share) return out;
   for (const k of touched) {
     if (Object.hasOwn(out, k) && Object.hasOwn(original, k) && out[k] === original[k] && typeof out[k] === 'object') {
       setOwn(out, k, cloneJson(out[k]));
@@ -125,7 +142,7 @@ function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string,
 }
 
 /** One field of the patch against the (partly built) output map. */
-function mergeField(out: Obj, key: string, value: unknown, field: SmpField | undefined, path: string, depth: number): void {
+function mergeField(out: Obj, key: string, value: unknown, field: SmpField | undefined, path: string, depth: number, share: boolean): void {
   if (value === null) {
     delete out[key];
     return;
@@ -143,19 +160,19 @@ function mergeField(out: Obj, key: string, value: unknown, field: SmpField | und
   }
   if (pk === 'object') {
     const sub = field?.type === 'object' ? field.schema : OPAQUE_SCHEMA;
-    setOwn(out, key, mergeObject(current as Obj, value as Obj, sub, path, depth + 1));
+    setOwn(out, key, mergeObject(current as Obj, value as Obj, sub, path, depth + 1, share));
   } else if (pk === 'array') {
-    setOwn(out, key, mergeArrays(current as unknown[], value as unknown[], field, path, depth + 1));
+    setOwn(out, key, mergeArrays(current as unknown[], value as unknown[], field, path, depth + 1, share));
   } else {
     setOwn(out, key, value);
   }
 }
 
-/** Two lists of one field, by the field's strategy. Fresh result. */
-function mergeArrays(current: unknown[], value: unknown[], field: SmpField | undefined, path: string, depth: number): unknown[] {
+/** Two lists of one field, by the field's strategy. A fresh list (its untouched items shared when `share`). */
+function mergeArrays(current: unknown[], value: unknown[], field: SmpField | undefined, path: string, depth: number, share: boolean): unknown[] {
   if (field?.type === 'list') {
     const element = field.element ?? OPAQUE_SCHEMA;
-    return mergeKeyedList(current, value, field.mergeKey, (o, p, at) => mergeObject(o, p, element, at, depth + 1), path, depth);
+    return mergeKeyedList(current, value, field.mergeKey, (o, p, at) => mergeObject(o, p, element, at, depth + 1, share), path, depth, share);
   }
   if (field?.type === 'set') return mergeScalarSet(current, value, path);
   return takeNew(value, path, depth).value as unknown[]; // atomic: replaced
@@ -170,6 +187,7 @@ function mergeWithElementOrder(
   field: SmpField | undefined,
   path: string,
   depth: number,
+  share: boolean,
 ): void {
   if (!Array.isArray(setOrder)) throw mergeError(path, `"$setElementOrder/${key}" must be a list, got ${describeValue(setOrder)}`);
   const hasOriginal = Object.hasOwn(out, key);
@@ -182,9 +200,9 @@ function mergeWithElementOrder(
   const mergeKey = field?.type === 'list' ? field.mergeKey : '';
   validateElementOrder(patchList, setOrder, mergeKey, path);
   let merged: unknown[];
-  if (hasOriginal && hasPatch) merged = mergeArrays(originalList, patchList, field, path, depth + 1);
+  if (hasOriginal && hasPatch) merged = mergeArrays(originalList, patchList, field, path, depth + 1, share);
   else if (hasPatch) merged = takeNew(patchList, path, depth + 1).value as unknown[];
-  else merged = cloneJson(originalList);
+  else merged = share ? originalList.slice() : cloneJson(originalList);
   setOwn(out, key, applyElementOrder(merged, setOrder, originalList, mergeKey, path));
 }
 
