@@ -4,10 +4,12 @@
  * than silently replaced, and nesting depth is bounded *before* parsing. V8's JSON.parse is
  * iterative and happily builds 100,000 nested arrays, but every recursive walk after it (clone,
  * merge, stringify, logging) would then die with a RangeError; one linear byte scan here keeps
- * that out of the process. `__proto__` keys need no work: JSON.parse defines them as plain own
+ * that out of the process (16 bytes a step in WebAssembly, depth-wasm.ts, so it costs a tenth of
+ * the parse). `__proto__` keys need no work: JSON.parse defines them as plain own
  * data properties, and nothing downstream copies with assignment.
  */
 import { isUtf8 } from 'node:buffer';
+import { instantiateDepthScan, PAGE, type DepthScanner } from './depth-wasm.js';
 
 /**
  * Far above any real Pod (affinity rules or managedFields reach a few dozen levels) and far
@@ -21,36 +23,91 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;
 const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 
 /**
  * True when there are at most `max` opening brackets in total (inside strings or not), so no
- * value can be nested deeper than `max`. Native `indexOf` hops make this several times cheaper
- * than the exact scan; a typical Pod review has a few dozen brackets.
+ * value can be nested deeper than `max`. String `indexOf` hops are native and skip whole runs;
+ * a typical Pod review has a few dozen brackets (a big one, with managedFields, over 1,000).
  */
-function fewOpeners(bytes: Buffer, max: number): boolean {
+function fewOpeners(text: string, max: number): boolean {
   let count = 0;
-  for (let i = bytes.indexOf(OPEN_OBJECT); i !== -1; i = bytes.indexOf(OPEN_OBJECT, i + 1)) if (++count > max) return false;
-  for (let i = bytes.indexOf(OPEN_ARRAY); i !== -1; i = bytes.indexOf(OPEN_ARRAY, i + 1)) if (++count > max) return false;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++count > max) return false;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++count > max) return false;
   return true;
 }
 
-/** True when some value in `bytes` is nested deeper than `max` (brackets inside strings do not count). */
+/** Outside strings, the bytes that matter: 1 a quote, 2 an opening bracket, 3 a closing one. */
+const OUTSIDE = new Uint8Array(256);
+OUTSIDE[QUOTE] = 1;
+OUTSIDE[OPEN_ARRAY] = OUTSIDE[OPEN_OBJECT] = 2;
+OUTSIDE[0x5d] = OUTSIDE[0x7d] = 3;
+
+/**
+ * Non-zero when one of the 4 bytes of `w` is a quote or a backslash (the classic "has a zero
+ * byte" test on `w` xor the repeated byte). Strings are most of a review's bytes, and inside
+ * one only these two bytes matter, so the scan skips string contents 4 bytes at a time.
+ */
+function quoteOrBackslash(w: number): number {
+  const q = w ^ 0x22222222;
+  const b = w ^ 0x5c5c5c5c;
+  return (((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080;
+}
+
+/** The WebAssembly scanner, instantiated on first use; null where there is none. */
+let wasm: { scanner: DepthScanner; memory: Uint8Array } | null | undefined;
+
+/**
+ * True when some value in `bytes` is nested deeper than `max` (brackets inside strings do not
+ * count). Inside a string a backslash skips the next byte, whatever it is; outside, closing
+ * brackets count down even below zero (the input may not be JSON). The WebAssembly scan
+ * (depth-wasm.ts) does it 16 bytes at a time, one 64 KiB page after the other; the JavaScript
+ * one is the fallback. The byte-at-a-time reference (src/testing/json-guard-reference.ts) is
+ * what json-guard.test.ts holds both to.
+ */
 export function exceedsDepth(bytes: Uint8Array, max: number): boolean {
-  let depth = 0;
-  let inString = false;
+  if (wasm === undefined) {
+    const scanner = instantiateDepthScan();
+    wasm = scanner === undefined ? null : { scanner, memory: new Uint8Array(scanner.memory.buffer) };
+  }
+  // The module compares in signed 32 bits; other limits (never configured) take the fallback.
+  if (wasm === null || !Number.isInteger(max) || Math.abs(max) > 0x3fffffff) return exceedsDepthJs(bytes, max);
+  const { scanner, memory } = wasm;
+  scanner.depth.value = 0;
+  scanner.state.value = 0;
+  for (let at = 0; at < bytes.length; at += PAGE) {
+    const page = bytes.subarray(at, Math.min(at + PAGE, bytes.length));
+    memory.set(page, 0);
+    if (scanner.scan(page.length, max) === 1) return true;
+  }
+  return false;
+}
+
+/** exceedsDepth in JavaScript, skipping string contents 4 bytes at a time. */
+export function exceedsDepthJs(bytes: Uint8Array, max: number): boolean {
   const n = bytes.length;
-  for (let i = 0; i < n; i++) {
-    const c = bytes[i];
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
-    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+  // 4-byte words from the first aligned byte (`head`) to `wordsEnd`, for the skip inside strings.
+  const head = (4 - (bytes.byteOffset & 3)) & 3;
+  const words = n > head ? new Int32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >> 2) : new Int32Array(0);
+  const wordsEnd = head + words.length * 4;
+  let depth = 0;
+  let i = 0;
+  while (i < n) {
+    const kind = OUTSIDE[bytes[i++]];
+    if (kind === 0) continue;
+    if (kind === 1) {
+      // A string: find its closing quote.
+      for (;;) {
+        if (i >= head && ((i - head) & 3) === 0) {
+          while (i + 4 <= wordsEnd && quoteOrBackslash(words[(i - head) >> 2]) === 0) i += 4;
+        }
+        if (i >= n) return false;
+        const c = bytes[i++];
+        if (c === QUOTE) break;
+        if (c === BACKSLASH) i++;
+      }
+    } else if (kind === 2) {
       if (++depth > max) return true;
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+    } else {
       depth--;
     }
   }
@@ -60,11 +117,14 @@ export function exceedsDepth(bytes: Uint8Array, max: number): boolean {
 export function parseJsonGuarded(body: Buffer, maxDepth: number = DEFAULT_MAX_DEPTH): GuardedJson {
   if (body.length === 0) return { ok: false, message: 'request body is empty: send an AdmissionReview as JSON' };
   if (!isUtf8(body)) return { ok: false, message: 'request body is not valid UTF-8' };
-  if (!fewOpeners(body, maxDepth) && exceedsDepth(body, maxDepth)) {
+  const text = body.toString('utf8');
+  // Past 16 KiB, counting brackets (a Pod review has one every 30 bytes or so) costs more than
+  // the exact scan it would save, and rarely saves it.
+  if ((body.length > 16384 || !fewOpeners(text, maxDepth)) && exceedsDepth(body, maxDepth)) {
     return { ok: false, message: `request body is nested too deeply (more than ${maxDepth} levels)` };
   }
   try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {
     // V8's message quotes a short excerpt of the input; clip it, the response is JSON-escaped.
     const detail = err instanceof Error ? err.message.slice(0, 160) : 'parse error';

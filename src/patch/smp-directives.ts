@@ -52,13 +52,14 @@ const DROP: Taken = { keep: false, value: undefined };
  * directive maps removed. `keep: false` means the value itself was a directive map.
  * `ignoreOwnDirective` is for `$patch: replace`, whose body is taken without the marker.
  */
-export function takeNew(value: unknown, path: string, depth: number, ignoreOwnDirective = false): Taken {
+export function takeNew(value: unknown, path: string | (() => string), depth: number, ignoreOwnDirective = false): Taken {
   // Every overlay node passes through here, and paths are only for error messages: copy without
-  // them first, and walk again with paths only to report the error the fast copy ran into.
+  // them first (the path may be given as a function, called only then), and walk again with
+  // paths only to report the error the fast copy ran into.
   const copy = cleanCopy(value, depth, ignoreOwnDirective);
   if (copy === DROPPED) return DROP;
   if (copy !== INVALID) return { keep: true, value: copy };
-  return takeWithPaths(value, path, depth, ignoreOwnDirective);
+  return takeWithPaths(value, typeof path === 'string' ? path : path(), depth, ignoreOwnDirective);
 }
 
 const DROPPED = Symbol('dropped');

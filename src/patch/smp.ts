@@ -116,7 +116,7 @@ function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string,
     mergeWithElementOrder(out, patch, target, patch[k], fieldOf(schema, target), joinKey(path, target), depth, share);
   }
   for (const k of fields) {
-    if (!consumed.has(k)) mergeField(out, k, patch[k], fieldOf(schema, k), joinKey(path, k), depth, share);
+    if (!consumed.has(k)) mergeField(out, k, patch[k], fieldOf(schema, k), path, depth, share);
   }
   for (const k of deleteKeys) {
     const target = targetOf(k, DELETE_FROM_PRIMITIVE_LIST, path);
@@ -141,8 +141,12 @@ function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string,
   return out;
 }
 
-/** One field of the patch against the (partly built) output map. */
-function mergeField(out: Obj, key: string, value: unknown, field: SmpField | undefined, path: string, depth: number, share: boolean): void {
+/**
+ * One field of the patch against the (partly built) output map. The field's path (for error
+ * messages, and passed down) is built from `parentPath` only where it can be needed: per key it
+ * was a noticeable share of a merge.
+ */
+function mergeField(out: Obj, key: string, value: unknown, field: SmpField | undefined, parentPath: string, depth: number, share: boolean): void {
   if (value === null) {
     delete out[key];
     return;
@@ -150,21 +154,24 @@ function mergeField(out: Obj, key: string, value: unknown, field: SmpField | und
   const current = getOwn(out, key);
   const ck = Object.hasOwn(out, key) ? kindOf(current) : undefined;
   const pk = kindOf(value);
-  if (pk === 'invalid') throw mergeError(path, `the overlay holds ${describeValue(value)}, which is not JSON data`);
+  if (pk === 'invalid') throw mergeError(joinKey(parentPath, key), `the overlay holds ${describeValue(value)}, which is not JSON data`);
   if (ck === undefined || ck !== pk) {
     // Nothing to merge into, or a different type: the overlay's value wins (Kubernetes too).
-    const taken = takeNew(value, path, depth + 1);
+    const taken = takeNew(value, () => joinKey(parentPath, key), depth + 1);
     if (taken.keep) setOwn(out, key, taken.value);
     else delete out[key];
     return;
   }
+  if (pk !== 'object' && pk !== 'array') {
+    setOwn(out, key, value);
+    return;
+  }
+  const path = joinKey(parentPath, key);
   if (pk === 'object') {
     const sub = field?.type === 'object' ? field.schema : OPAQUE_SCHEMA;
     setOwn(out, key, mergeObject(current as Obj, value as Obj, sub, path, depth + 1, share));
-  } else if (pk === 'array') {
-    setOwn(out, key, mergeArrays(current as unknown[], value as unknown[], field, path, depth + 1, share));
   } else {
-    setOwn(out, key, value);
+    setOwn(out, key, mergeArrays(current as unknown[], value as unknown[], field, path, depth + 1, share));
   }
 }
 

@@ -12,12 +12,16 @@
  *   removed ones are cut, changed maps are edited recursively;
  * - a flow collection or scalar that changed: the whole key line(s) are written anew.
  *
+ * The tree comes from block-index.ts for plain block YAML (one pass over the lines), else from
+ * the library's `parseDocument`; both give the same tree (block-index.test.ts).
+ *
  * The result is parsed again and must equal the new value; anything this does not handle
  * (anchors, tags, complex keys, a key shared with `- ` on its line that must go) returns
  * undefined, and the caller falls back to re-serialising the document.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
+import { indexBlockYaml } from './block-index.js';
 import { stringifyObject } from './emit.js';
 import { parseYamlDocument } from './read.js';
 
@@ -30,14 +34,15 @@ interface Edit {
 class Unsupported extends Error {}
 
 /** The document text with `next` spliced in where it differs from `prev`; undefined when not possible. */
-export function editInPlace(text: string, prev: JsonValue, next: JsonValue, eol: '\n' | '\r\n'): string | undefined {
+export function editInPlace(text: string, prev: JsonValue, next: JsonValue, eol: '\n' | '\r\n', reader: 'index' | 'library' = 'index'): string | undefined {
   if (!isPlainObject(prev) || !isPlainObject(next)) return undefined;
   let edited: string;
   try {
-    const doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
-    if (doc.errors.length > 0 || !isMap(doc.contents) || doc.contents.flow === true) return undefined;
+    // `library` (tests only): skip the index, to compare the two.
+    const root = (reader === 'index' ? indexBlockYaml(text) : undefined) ?? libraryRoot(text);
+    if (root === undefined) return undefined;
     const edits: Edit[] = [];
-    new Editor(text, eol, edits).map(doc.contents, prev, next);
+    new Editor(text, eol, edits).map(root, prev, next);
     edited = apply(text, edits);
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
@@ -50,6 +55,13 @@ export function editInPlace(text: string, prev: JsonValue, next: JsonValue, eol:
     return undefined;
   }
   return edited;
+}
+
+/** The root block mapping as the `yaml` library reads it (any YAML; about 6x the cost of the index). */
+function libraryRoot(text: string): YAMLMap | undefined {
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
+  if (doc.errors.length > 0 || !isMap(doc.contents) || doc.contents.flow === true) return undefined;
+  return doc.contents;
 }
 
 function apply(text: string, edits: Edit[]): string {
