@@ -6,6 +6,7 @@
  * under 120 characters, a bounded total.
  */
 import type { JsonPatchOperation } from '../patch/types.js';
+import { patchJson } from '../patch/index.js';
 import type { AdmissionResponse, AdmissionVersion, ResultStatus } from './types.js';
 
 export const MAX_WARNING_LENGTH = 120;
@@ -64,7 +65,7 @@ const encodedPatches = new WeakMap<readonly JsonPatchOperation[], string>();
 function encodePatch(patch: readonly JsonPatchOperation[]): string {
   let encoded = encodedPatches.get(patch);
   if (encoded === undefined) {
-    encoded = Buffer.from(JSON.stringify(patch)).toString('base64');
+    encoded = Buffer.from(patchJson(patch)).toString('base64');
     encodedPatches.set(patch, encoded);
   }
   return encoded;

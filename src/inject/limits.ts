@@ -12,6 +12,8 @@
  */
 import { InjectionError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
+import { patchJson } from '../patch/index.js';
+import type { JsonPatchOperation } from '../patch/types.js';
 
 export interface PodLimits {
   /** `spec.containers` items. */
@@ -83,8 +85,8 @@ export function checkSpecLimits(pod: unknown, limits: Readonly<PodLimits>): void
 }
 
 /** Throws SI_INJECT_LIMIT when the patch (as JSON) is over its limit. */
-export function checkPatchLimit(patch: unknown, limits: Readonly<PodLimits>): void {
-  const bytes = Buffer.byteLength(JSON.stringify(patch));
+export function checkPatchLimit(patch: readonly JsonPatchOperation[], limits: Readonly<PodLimits>): void {
+  const bytes = Buffer.byteLength(patchJson(patch));
   if (bytes > limits.patchBytes) throw over('bytes of JSON patch', bytes, limits.patchBytes, 'patchBytes');
 }
 

@@ -16,5 +16,6 @@ export {
 } from './smp-schema.js';
 export type { JsonPatchOperation } from './types.js';
 export { createPatch } from './diff.js';
+export { patchJson } from './patch-json.js';
 export { applyPatch } from './apply.js';
 export { escapePointerToken, formatPointer, parsePointer, unescapePointerToken } from './json-pointer.js';

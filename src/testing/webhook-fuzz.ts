@@ -153,6 +153,7 @@ export function checkCase(t: FuzzTarget, body: Buffer, stats: FuzzStats = newSta
     assert.equal(res.patch, undefined, 'a denial carries no patch');
     assert.equal(typeof res.status?.code, 'number', 'a denial carries a status code');
     assert.equal(typeof res.status?.message, 'string', 'a denial carries a message');
+    assert.ok(!String(res.status?.message).includes('(SI_INTERNAL)'), `a denial is never an internal error (a bug): ${String(res.status?.message).slice(0, 300)}`);
     stats.denied++;
     return;
   }
