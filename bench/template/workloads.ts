@@ -57,6 +57,9 @@ class Recorder implements Template {
   lookup(name: string): Template | undefined {
     return this.inner.lookup(name);
   }
+  callsAny(names: ReadonlySet<string>): boolean {
+    return this.inner.callsAny(names);
+  }
 }
 
 /** `config` with every template parsed again for `engine`. */

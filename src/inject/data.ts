@@ -32,12 +32,16 @@ export class TemplateData implements GoObject {
   }
 
   getField(name: string): unknown {
-    const field = this.#fields.find((f) => f.name === name);
-    if (field === undefined) return NO_FIELD;
-    if (this.#cache.has(name)) return this.#cache.get(name);
-    const v = field.get();
-    this.#cache.set(name, v);
-    return v;
+    const cached = this.#cache.get(name);
+    if (cached !== undefined || this.#cache.has(name)) return cached;
+    const fields = this.#fields;
+    for (let i = 0; i < fields.length; i++) {
+      if (fields[i].name !== name) continue;
+      const v = fields[i].get();
+      this.#cache.set(name, v);
+      return v;
+    }
+    return NO_FIELD;
   }
 
   getMethod(): GoFunc | undefined {
@@ -78,15 +82,20 @@ export function revisionOf(config: Pick<LoadedConfig, 'values'>): string {
 }
 
 /** Template functions that write into a map they are given (Sprig's, must- variants included). */
-const MUTATING = /\b(set|unset|merge|mergeOverwrite|mustMerge|mustMergeOverwrite|push)\b/;
+const MUTATING: ReadonlySet<string> = new Set(['set', 'unset', 'merge', 'mergeOverwrite', 'mustMerge', 'mustMergeOverwrite', 'push']);
 
 const MUTATES = new WeakMap<object, boolean>();
 
-/** Whether any of the config's templates might modify `.Values` (decided once per config). */
+/**
+ * Whether any of the config's templates might modify `.Values` (decided once per config): one
+ * calls such a function. Read from the parse trees, so a word in a comment (Istio's grpc-agent
+ * template says "must be set by user") does not cost every render a copy of the values.
+ */
 export function templatesMayMutate(config: LoadedConfig): boolean {
   let m = MUTATES.get(config);
   if (m === undefined) {
-    m = Object.values(config.templates).some((text) => MUTATING.test(text));
+    m = false;
+    for (const t of config.compiledTemplates.values()) if (t.callsAny(MUTATING)) m = true;
     MUTATES.set(config, m);
   }
   return m;

@@ -32,6 +32,25 @@ describe('parseOverlay', () => {
     );
   });
 
+  it('a recent text is parsed once: the same frozen overlay again, never another text\'s or another name\'s', () => {
+    const a = parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n');
+    assert.equal(parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n'), a);
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a.spec));
+    // Same length, other text; same text, other name.
+    assert.deepEqual(parseOverlay('cache-a', 'spec:\n  hostname: bbbb\n'), { spec: { hostname: 'bbbb' } });
+    assert.notEqual(parseOverlay('cache-b', 'spec:\n  hostname: aaaa\n'), a);
+  });
+
+  it('many texts of one length, past every cache bound: each lookup answers its own text', () => {
+    const text = (i: number) => `spec:\n  hostname: h${String(i).padStart(4, '0')}\n`;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 300; i += round + 1) {
+        assert.deepEqual(parseOverlay('many', text(i)), { spec: { hostname: `h${String(i).padStart(4, '0')}` } });
+        assert.deepEqual(parseOverlay('many', text(i % 7)), { spec: { hostname: `h${String(i % 7).padStart(4, '0')}` } });
+      }
+    }
+  });
+
   it('excerpt marks the line and clips long ones', () => {
     const text = ['a', 'b', 'c', 'x'.repeat(300), 'e', 'f'].join('\n');
     const out = excerpt(text, 4);

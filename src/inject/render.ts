@@ -33,24 +33,55 @@ export function renderOverlay(name: string, template: Template, data: unknown, o
  * Parsed overlays by rendered text. Pods of one workload render the same text, and parsing is
  * a third of an injection's time, so recent results are kept (deep-frozen: the merge never
  * modifies its inputs, and freezing makes sure of it).
+ *
+ * Found by the text's length, then compared with `===`: a Map keyed by the text itself would
+ * hash all of it on every lookup (a few µs for a 3 KB sidecar, more than the comparison), since
+ * each render produces a new string. A length holds at most BUCKET_ENTRIES texts (the earliest
+ * cached leaves first), so texts made to share one length cost a bounded number of comparisons.
  */
 const CACHE_ENTRIES = 128;
 const CACHE_MAX_TEXT = 64 * 1024;
-const cache = new Map<string, JsonObject>();
+const BUCKET_ENTRIES = 4;
+
+interface CachedOverlay {
+  readonly name: string;
+  readonly text: string;
+  readonly overlay: JsonObject;
+}
+
+const byLength = new Map<number, CachedOverlay[]>();
+/** Every entry, least recently used first. */
+const recency = new Set<CachedOverlay>();
+
+function forget(entry: CachedOverlay): void {
+  recency.delete(entry);
+  const bucket = byLength.get(entry.text.length)!;
+  bucket.splice(bucket.indexOf(entry), 1);
+  if (bucket.length === 0) byLength.delete(entry.text.length);
+}
 
 /** Parse rendered text as a pod overlay (the result is frozen; do not modify it). */
 export function parseOverlay(name: string, text: string): JsonObject {
-  const key = `${name}\u0000${text}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit); // most recently used last
-    return hit;
+  const bucket = byLength.get(text.length);
+  if (bucket !== undefined) {
+    for (const entry of bucket) {
+      if (entry.text === text && entry.name === name) {
+        recency.delete(entry);
+        recency.add(entry); // most recently used last
+        return entry.overlay;
+      }
+    }
   }
   const overlay = deepFreeze(parseOverlayText(name, text));
   if (text.length <= CACHE_MAX_TEXT) {
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-    cache.set(key, overlay);
+    const entry: CachedOverlay = { name, text, overlay };
+    const same = byLength.get(text.length);
+    if (same !== undefined && same.length >= BUCKET_ENTRIES) forget(same[0]);
+    if (recency.size >= CACHE_ENTRIES) forget(recency.values().next().value as CachedOverlay);
+    const into = byLength.get(text.length);
+    if (into === undefined) byLength.set(text.length, [entry]);
+    else into.push(entry);
+    recency.add(entry);
   }
   return overlay;
 }

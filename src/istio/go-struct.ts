@@ -30,7 +30,19 @@ export type { FieldSpec, StructSchema } from './k8s-structs.js';
 
 /** The struct types views know (and so `*T`, `[]T` of them), by Go type name. */
 const SCHEMAS = new Map<string, StructSchema>(K8S_STRUCTS.map((s) => [s.goType, s]));
-const FIELD_INDEX = new Map<string, Map<string, FieldSpec>>(K8S_STRUCTS.map((s) => [s.goType, new Map(s.fields.map((f) => [f[0], f]))]));
+/** Each struct's fields by Go name: the JSON name, and the field type's viewer (made on first use). */
+interface FieldView {
+  readonly json: string;
+  view(json: unknown): unknown;
+}
+const FIELD_INDEX = new Map<string, Map<string, FieldView>>(
+  K8S_STRUCTS.map((s) => [s.goType, new Map(s.fields.map(([goName, jsonName, goType]) => [goName, fieldView(jsonName, goType)]))]),
+);
+
+function fieldView(jsonName: string, goType: string): FieldView {
+  let viewer: Viewer | undefined;
+  return { json: jsonName, view: (json) => (viewer ??= viewerOf(goType))(json) };
+}
 
 const INT_TYPES = new Set<string>(['int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64']);
 
@@ -42,33 +54,54 @@ const OPAQUE_TYPES = new Set(['resource.Quantity', 'intstr.IntOrString', 'interf
  * JSON) and `null` become the type's zero value.
  */
 export function viewAs(goType: string, json: unknown): unknown {
-  if (goType.startsWith('*')) {
-    if (json === undefined || json === null) return null;
-    const inner = goType.slice(1);
-    if (SCHEMAS.has(inner)) return new StructView(SCHEMAS.get(inner)!, goType, asObject(json));
-    return viewAs(inner, json);
+  return viewerOf(goType)(json);
+}
+
+/** Converts JSON to one Go type: the type's name is taken apart once, not on every field read. */
+type Viewer = (json: unknown) => unknown;
+
+/** By Go type name; the names are those of the schemas (and their `*`, `[]`, `map` forms): a bounded set. */
+const VIEWERS = new Map<string, Viewer>();
+
+function viewerOf(goType: string): Viewer {
+  let viewer = VIEWERS.get(goType);
+  if (viewer === undefined) {
+    viewer = makeViewer(goType);
+    VIEWERS.set(goType, viewer);
   }
-  if (goType === 'string') return typeof json === 'string' ? json : json === undefined || json === null ? '' : String(json);
-  if (goType === 'bool') return json === true;
-  if (goType === 'float64') return typeof json === 'number' ? json : 0;
-  if (goType === 'int') return toBigInt(json);
-  if (INT_TYPES.has(goType)) return new GoNumber(goType as GoNumberType, toBigInt(json));
-  if (OPAQUE_TYPES.has(goType)) return json === undefined ? null : json;
+  return viewer;
+}
+
+function makeViewer(goType: string): Viewer {
+  if (goType.startsWith('*')) {
+    const inner = goType.slice(1);
+    const schema = SCHEMAS.get(inner);
+    if (schema !== undefined) return (json) => (json === undefined || json === null ? null : new StructView(schema, goType, asObject(json)));
+    const view = viewerOf(inner);
+    return (json) => (json === undefined || json === null ? null : view(json));
+  }
+  if (goType === 'string') return (json) => (typeof json === 'string' ? json : json === undefined || json === null ? '' : String(json));
+  if (goType === 'bool') return (json) => json === true;
+  if (goType === 'float64') return (json) => (typeof json === 'number' ? json : 0);
+  if (goType === 'int') return toBigInt;
+  if (INT_TYPES.has(goType)) return (json) => new GoNumber(goType as GoNumberType, toBigInt(json));
+  if (OPAQUE_TYPES.has(goType)) return (json) => (json === undefined ? null : json);
   if (goType.startsWith('[]')) {
-    const elem = goType.slice(2);
-    const items = Array.isArray(json) ? json.map((item) => viewAs(elem, item)) : [];
-    return withGoType(items, goType);
+    const view = viewerOf(goType.slice(2));
+    return (json) => withGoType(Array.isArray(json) ? json.map((item) => view(item)) : [], goType);
   }
   if (goType.startsWith('map[string]')) {
-    const elem = goType.slice('map[string]'.length);
-    const out = Object.create(null) as Record<string, unknown>;
-    if (isPlainObject(json)) for (const k of Object.keys(json)) out[k] = viewAs(elem, json[k]);
-    return withGoType(out, goType);
+    const view = viewerOf(goType.slice('map[string]'.length));
+    return (json) => {
+      const out = Object.create(null) as Record<string, unknown>;
+      if (isPlainObject(json)) for (const k of Object.keys(json)) out[k] = view(json[k]);
+      return withGoType(out, goType);
+    };
   }
   const schema = SCHEMAS.get(goType);
-  if (schema) return new StructView(schema, goType, asObject(json));
+  if (schema) return (json) => new StructView(schema, goType, asObject(json));
   // A struct type we have no schema for: a generic view that maps Go names to JSON names.
-  return isPlainObject(json) ? new GenericStructView(goType, json) : null;
+  return (json) => (isPlainObject(json) ? new GenericStructView(goType, json) : null);
 }
 
 function asObject(json: unknown): Record<string, unknown> {
@@ -96,8 +129,9 @@ export class StructView implements GoObject {
     const spec = FIELD_INDEX.get(this.schema.goType)!.get(name);
     if (!spec) return NO_FIELD;
     const cache = (this.#cache ??= new Map());
-    if (cache.has(name)) return cache.get(name);
-    const value = viewAs(spec[2], Object.hasOwn(this.json, spec[1]) ? this.json[spec[1]] : undefined);
+    const cached = cache.get(name);
+    if (cached !== undefined || cache.has(name)) return cached;
+    const value = spec.view(Object.hasOwn(this.json, spec.json) ? this.json[spec.json] : undefined);
     cache.set(name, value);
     return value;
   }
@@ -134,12 +168,9 @@ export function goJson(goType: string, json: unknown): unknown {
     for (const k of Object.keys(obj).sort()) put(k, goJson(elem, obj[k]));
     return out;
   }
-  const schema = SCHEMAS.get(goType);
-  if (schema === undefined) return obj;
-  const known = new Set<string>();
-  for (const [, jsonName, fieldType] of schema.fields) {
-    known.add(jsonName);
-    const always = ALWAYS_WRITTEN.has(`${goType}.${jsonName}`);
+  const plan = jsonPlanOf(goType);
+  if (plan === undefined) return obj;
+  for (const { jsonName, fieldType, always } of plan.fields) {
     const v = obj[jsonName];
     if (!Object.hasOwn(obj, jsonName) || v === undefined || v === null) {
       // A nil pointer without omitempty is written as null.
@@ -149,8 +180,29 @@ export function goJson(goType: string, json: unknown): unknown {
     if (!always && omittedWhenEmpty(fieldType, v)) continue;
     put(jsonName, goJson(fieldType, v));
   }
-  for (const k of Object.keys(obj)) if (!known.has(k)) put(k, obj[k]);
+  for (const k of Object.keys(obj)) if (!plan.known.has(k)) put(k, obj[k]);
   return out;
+}
+
+/** A struct's fields as goJson writes them, worked out once per type (not per value printed). */
+interface JsonPlan {
+  readonly fields: readonly { readonly jsonName: string; readonly fieldType: string; readonly always: boolean }[];
+  /** The JSON names the schema knows; other keys follow them. */
+  readonly known: ReadonlySet<string>;
+}
+
+const JSON_PLANS = new Map<string, JsonPlan>();
+
+function jsonPlanOf(goType: string): JsonPlan | undefined {
+  let plan = JSON_PLANS.get(goType);
+  if (plan === undefined) {
+    const schema = SCHEMAS.get(goType);
+    if (schema === undefined) return undefined;
+    const fields = schema.fields.map(([, jsonName, fieldType]) => ({ jsonName, fieldType, always: ALWAYS_WRITTEN.has(`${goType}.${jsonName}`) }));
+    plan = { fields, known: new Set(fields.map((f) => f.jsonName)) };
+    JSON_PLANS.set(goType, plan);
+  }
+  return plan;
 }
 
 /**

@@ -94,6 +94,13 @@ describe('template data', () => {
     assert.equal(config.values.extra, 'base');
   });
 
+  it('Values: a mutating function named only in a comment or text shares the values (no copy per pod)', () => {
+    const config = templatesConfig({ t: '{{/* must be set by user; merge later */}}metadata: {annotations: {x: "set"}}\nspec: {containers: [{name: p, image: p}]}' });
+    assert.equal(templatesMayMutate(config), false);
+    const calls = templatesConfig({ t: '{{ $_ := unset (dict "a" 1) "a" }}spec: {containers: [{name: p, image: p}]}' });
+    assert.equal(templatesMayMutate(calls), true);
+  });
+
   it('Values: mustMerge and mustMergeOverwrite into .Values work too (their own copy per pod)', () => {
     for (const fn of ['mustMerge', 'mustMergeOverwrite', 'merge', 'mergeOverwrite']) {
       const config = templatesConfig(

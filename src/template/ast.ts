@@ -191,3 +191,42 @@ export function isEmptyTree(n: Node | null): boolean {
       return false;
   }
 }
+
+/**
+ * Whether the tree under `root` calls a function named in `names`: an identifier in a command
+ * or argument. Comments and text never count. An explicit stack: trees may nest deeply.
+ */
+export function callsAny(root: Node, names: ReadonlySet<string>): boolean {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    switch (n.type) {
+      case NodeType.Identifier:
+        if (names.has(n.ident)) return true;
+        break;
+      case NodeType.List:
+        for (const c of n.nodes) stack.push(c);
+        break;
+      case NodeType.Action:
+        stack.push(n.pipe);
+        break;
+      case NodeType.Pipe:
+        for (const c of n.cmds) stack.push(c);
+        break;
+      case NodeType.Command:
+        for (const c of n.args) stack.push(c);
+        break;
+      case NodeType.Chain:
+        stack.push(n.node);
+        break;
+      case NodeType.If: case NodeType.Range: case NodeType.With:
+        stack.push(n.pipe, n.list);
+        if (n.elseList !== null) stack.push(n.elseList);
+        break;
+      case NodeType.Template:
+        if (n.pipe !== null) stack.push(n.pipe);
+        break;
+    }
+  }
+  return false;
+}

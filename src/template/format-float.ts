@@ -246,6 +246,12 @@ export function formatFloat(v: number, fmt: string, prec: number, bitSize: 32 | 
   const neg = v < 0 || Object.is(v, -0);
   const abs = Math.abs(v);
   const shortest = prec < 0;
+  // Shortest digits of a float64 without an exponent, as JavaScript prints them (the same
+  // digits as Go's): %v/%g between 1e-4 and 1e6 (printf "%v" of JSON numbers), %f between 1e-6
+  // and 1e21 (encoding/json's numbers: toJson).
+  if (shortest && bitSize === 64 && abs >= 1e-6 && abs < 1e21) {
+    if (fmt === 'f' || ((fmt === 'g' || fmt === 'G') && abs >= 1e-4 && abs < 1e6)) return String(v);
+  }
   let x: Digits;
   if (shortest) {
     x = shortestDigits(abs, bitSize);

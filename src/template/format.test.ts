@@ -125,3 +125,16 @@ test('typed nil slices and maps (funcs/nil.ts markers) print as empty, but %#v s
 test('values outside the model (a bare JS function) print a placeholder instead of failing', () => {
   assert.equal(sprintf('%v|%d', [() => 1, Symbol('s')]), '%!v(function)|%!d(symbol)');
 });
+
+test('sprintf "%v" of one operand (its fast path) prints as the full Printf path does', () => {
+  const obj: GoObject = { [GO_OBJECT]: true, goType: '*t.T', getField: () => NO_FIELD, getMethod: () => undefined, fieldNames: () => ['A'], toJSON: () => ({}) };
+  const values: unknown[] = [
+    'a', '', 'é\n', true, false, 0, -0, 3, 2.5, 1e6, 1e-5, 0.1, 123456.7, Number.NaN, Number.POSITIVE_INFINITY, 5n, -(2n ** 63n), 2n ** 64n,
+    undefined, null, [1, 'a', null], withGoType(['x'], '[]string'), { b: 1, a: [true] }, Object.create(null), new GoNumber('int32', 7n),
+    new GoNumber('uint8', 255n), new GoNumber('float32', 0.5), obj, goFunc([], () => 1),
+  ];
+  values.forEach((v, i) => {
+    // `%v%s` with an empty string runs the general path; its output is the `%v` part.
+    assert.equal(sprintf('%v', [v]), sprintf('%v%s', [v, '']), `value ${i}`);
+  });
+});

@@ -78,6 +78,8 @@ export function sprintln(args: readonly unknown[]): string {
 
 /** Go's `fmt.Sprintf`. */
 export function sprintf(format: string, args: readonly unknown[]): string {
+  // `printf "%v" x`, common in templates, is Go's Sprint of one operand: the same printArg(x, 'v').
+  if (format === '%v' && args.length === 1) return formatValue(args[0]);
   const p = new Printer();
   doPrintf(p, format, args);
   return p.buf;

@@ -17,6 +17,25 @@ test('a template knows its set: definedTemplates, has, executeTemplate, lookup',
     err instanceof TemplateError && err.code === 'SI_TEMPLATE_EXEC' && err.message === 'template: no template "zz" associated with template "main"');
 });
 
+test('callsAny: a function called anywhere in the set\'s trees, never a name in a comment or text', () => {
+  const names = new Set(['set', 'merge']);
+  assert.equal(parseTemplate('t', '{{/* must be set by user */}}set merge {{ "set" }} {{ .set }} {{ $set := 1 }}').callsAny(names), false);
+  for (const text of [
+    '{{ set .Values "a" 1 }}',
+    '{{ $_ := 1 | merge (dict) }}',
+    '{{ if true }}{{ else }}{{ with (set (dict) "a" 1) }}{{ end }}{{ end }}',
+    '{{ range $i, $x := list (merge (dict) (dict)) }}{{ end }}',
+    '{{ define "d" }}{{ (set (dict) "a" 1).a }}{{ end }}x',
+    '{{ template "t2" (set (dict) "a" 1) }}{{ define "t2" }}{{ end }}',
+  ]) {
+    assert.equal(parseTemplate('t', text, { funcs: { set: { params: [], variadic: 'interface {}', call: () => ({}) }, merge: { params: [], variadic: 'interface {}', call: () => ({}) }, dict: { params: [], call: () => ({}) }, list: { params: [], variadic: 'interface {}', call: () => [] } } }).callsAny(names), true, text);
+  }
+  const set = parseTemplateSet([['a', 'plain'], ['b', '{{ printf "%v" (set) }}']], { funcs: { set: { params: [], call: () => 1 } } });
+  assert.equal(set.callsAny(names), true);
+  assert.equal(set.callsAny(new Set(['printf'])), true);
+  assert.equal(set.callsAny(new Set(['unset'])), false);
+});
+
 test('parseTemplateSet: texts share defines; a later non-empty definition replaces an earlier one', () => {
   const set = parseTemplateSet([
     ['helpers', '{{define "greet"}}hello {{.}}{{end}}{{define "x"}}old{{end}}'],

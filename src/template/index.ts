@@ -36,7 +36,7 @@
  */
 
 import { TemplateError } from '../errors.js';
-import { isEmptyTree, type Tree } from './ast.js';
+import { callsAny, isEmptyTree, type Tree } from './ast.js';
 import { BUILTINS } from './builtins.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS, executeTree, type ExecConfig, type MissingKey } from './exec.js';
 import { quote } from './quote.js';
@@ -91,6 +91,11 @@ export interface TemplateSet {
   has(name: string): boolean;
   /** The template called `name`, as a Template sharing this set. */
   lookup(name: string): Template | undefined;
+  /**
+   * Whether a template of the set calls a function named in `names` (read from the parse
+   * trees: a name in a comment or in text does not count).
+   */
+  callsAny(names: ReadonlySet<string>): boolean;
 }
 
 export interface Template extends TemplateSet {
@@ -99,7 +104,11 @@ export interface Template extends TemplateSet {
   execute(data: unknown, options?: ExecuteOptions): string;
 }
 
+const DEFAULT_CONFIG: ExecConfig = Object.freeze({ missingKey: 'default', maxDepth: DEFAULT_MAX_DEPTH, maxSteps: DEFAULT_MAX_STEPS, maxOutput: DEFAULT_MAX_OUTPUT });
+
 function execConfig(options: ExecuteOptions | undefined): ExecConfig {
+  // No options (most renders): the defaults, checked once.
+  if (options === undefined) return DEFAULT_CONFIG;
   const missingKey = options?.missingKey ?? 'default';
   if (!['default', 'invalid', 'zero', 'error'].includes(missingKey)) {
     throw new TemplateError('SI_TEMPLATE_EXEC', `template: unrecognized missingKey option ${JSON.stringify(missingKey)}: use default, invalid, zero or error`);
@@ -172,6 +181,11 @@ class TreeSet implements TemplateSet {
   lookup(name: string): Template | undefined {
     return this.trees.has(name) ? new NamedTemplate(name, this) : undefined;
   }
+
+  callsAny(names: ReadonlySet<string>): boolean {
+    for (const tree of this.trees.values()) if (callsAny(tree.root, names)) return true;
+    return false;
+  }
 }
 
 class NamedTemplate implements Template {
@@ -210,6 +224,10 @@ class NamedTemplate implements Template {
 
   lookup(name: string): Template | undefined {
     return this.set.lookup(name);
+  }
+
+  callsAny(names: ReadonlySet<string>): boolean {
+    return this.set.callsAny(names);
   }
 }
 

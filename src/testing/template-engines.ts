@@ -118,4 +118,8 @@ export class DualTemplate implements Template {
   lookup(name: string): Template | undefined {
     return this.interpreter.lookup(name);
   }
+
+  callsAny(names: ReadonlySet<string>): boolean {
+    return this.interpreter.callsAny(names);
+  }
 }

@@ -5,11 +5,15 @@
  * whole value: it may be large or secret, and messages end up in HTTP headers and logs.
  */
 
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /**
  * Quote a user-supplied string for a message: JSON escapes, non-ASCII as \u escapes, at most
  * about 50 characters. Warnings become HTTP Warning headers, so no control or non-ASCII bytes.
  */
 export function quote(value: string): string {
+  // Printable ASCII other than `"` and `\` stands for itself (the common case: names, label values).
+  if (PLAIN.test(value)) return value.length <= 48 ? `"${value}"` : `"${value.slice(0, 48)}..."`;
   let out = '';
   for (const ch of value) {
     const piece = JSON.stringify(ch).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

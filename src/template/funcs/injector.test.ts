@@ -159,6 +159,14 @@ describe('otelResourceAttributes', () => {
     const none = nilMap('map[string]string');
     assert.equal(run(t, { Mesh: { extensionProviders: [] }, Annotations: none, Labels: none, Containers: containers }), '');
   });
+  test('follows the mesh it is given, render after render (the last answer is reused only for the same JSON)', () => {
+    const none = nilMap('map[string]string');
+    const data = (Mesh: unknown) => ({ Mesh, Annotations: none, Labels: none, Containers: containers });
+    const other = { extensionProviders: [{ name: 'otel', opentelemetry: { serviceAttributeEnrichment: 'OFF' } }] };
+    const on = 'service.namespace=default,service.version=1.0,service.instance.id=default.$(POD_NAME).hello';
+    const want = [on, '', '', on, ''];
+    [enabled, other, { extensionProviders: [] }, enabled, { extensionProviders: [{ x: Number.NaN }] }].forEach((mesh, i) => assert.equal(run(t, data(mesh)), want[i], String(i)));
+  });
 });
 
 describe('env', () => {

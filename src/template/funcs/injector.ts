@@ -258,14 +258,36 @@ function protoToJSON(v: unknown): string {
   }
 }
 
-/** A value's encoding/json view as plain data (structs through their JSON form). */
-function jsonView(v: unknown): unknown {
+/**
+ * The last mesh config's JSON, and whether it asks for OTel semantic-convention service
+ * attributes. The mesh is the config's, the same on every render: reading the answer back
+ * saves parsing its whole JSON again (the marshal stays, so it is always the current mesh).
+ */
+let lastMesh: { json: string; enabled: boolean } | undefined;
+
+/** Whether `mesh` (its encoding/json view) has an OpenTelemetry provider with OTEL_SEMANTIC_CONVENTIONS enrichment. */
+function otelEnrichment(mesh: unknown): boolean {
+  let json: string;
   try {
-    return goJsonUnmarshal(goJsonMarshal(v)).value;
+    json = goJsonMarshal(mesh);
   } catch (e) {
-    if (e instanceof JsonMarshalError) return null;
+    if (e instanceof JsonMarshalError) return false;
     throw e;
   }
+  if (lastMesh !== undefined && lastMesh.json === json) return lastMesh.enabled;
+  let view: unknown;
+  try {
+    view = goJsonUnmarshal(json).value;
+  } catch (e) {
+    if (!(e instanceof JsonMarshalError)) throw e;
+    view = null;
+  }
+  const providers = (view as { extensionProviders?: unknown } | null)?.extensionProviders;
+  const enabled =
+    Array.isArray(providers) &&
+    providers.some((p) => (p as { opentelemetry?: { serviceAttributeEnrichment?: unknown } } | null)?.opentelemetry?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS');
+  lastMesh = { json, enabled };
+  return enabled;
 }
 
 /** An image reference's tag or digest ("repo:1.0" -> "1.0", "repo@sha256:..." -> "sha256:..."). */
@@ -284,11 +306,7 @@ function imageVersion(image: string): string {
  * from its resource.opentelemetry.io/* annotation first).
  */
 function otelResourceAttributes(mesh: unknown, annotations: StrMap, labels: StrMap, namespace: string, containers: unknown): string {
-  const providers = (jsonView(mesh) as { extensionProviders?: unknown } | null)?.extensionProviders;
-  const enabled =
-    Array.isArray(providers) &&
-    providers.some((p) => (p as { opentelemetry?: { serviceAttributeEnrichment?: unknown } } | null)?.opentelemetry?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS');
-  if (!enabled) return '';
+  if (!otelEnrichment(mesh)) return '';
   const get = (m: StrMap, k: string): string => (m !== null && hasOwn(m, k) ? String(m[k]) : '');
   const list = Array.isArray(containers) ? containers : [];
   const single = list.length === 1 ? list[0] : undefined;
