@@ -24,7 +24,7 @@
  * conformance cases fail at once without it).
  */
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { setOwn } from '../util/own.js';
+import { copyMap, setOwn } from '../util/own.js';
 
 /**
  * `SIDECAR_INJECTOR_DEBUG_CHECKS=1` (set by `npm test`): the pod as received is frozen in place
@@ -36,42 +36,32 @@ export const DEBUG_CHECKS = process.env.SIDECAR_INJECTOR_DEBUG_CHECKS === '1';
 
 type Obj = Record<string, unknown>;
 
-/** A shallow copy of a map, keeping a `__proto__` key as data. */
-export function copyMap(o: Obj): Obj {
-  const out: Obj = {};
-  for (const k of Object.keys(o)) setOwn(out, k, o[k]);
-  return out;
-}
-
-/** Replace `parent[key]` by a shallow copy when it is a map or a list; the copy (or undefined). */
-function own(parent: Obj, key: string): unknown {
-  if (!Object.hasOwn(parent, key)) return undefined;
-  const v = parent[key];
-  if (Array.isArray(v)) {
-    const copy = v.slice();
-    parent[key] = copy;
-    return copy;
-  }
-  if (isPlainObject(v)) {
-    const copy = copyMap(v);
-    setOwn(parent, key, copy);
-    return copy;
-  }
-  return undefined;
+/**
+ * `parent[key]` (own members only), first replaced by a shallow copy when it is a map or a list:
+ * the copy is the caller's to change. With `owned`, a node already in it is not copied again,
+ * and the copy is added to it (a walk that copies each node on its way once: the undo check).
+ */
+export function ownChild(parent: Obj, key: string, owned?: Set<object>): unknown {
+  const v = Object.hasOwn(parent, key) ? parent[key] : undefined;
+  if (typeof v !== 'object' || v === null || owned?.has(v) === true) return v;
+  const copy = Array.isArray(v) ? v.slice() : copyMap(v as Obj);
+  setOwn(parent, key, copy);
+  owned?.add(copy);
+  return copy;
 }
 
 /** Give the merged pod (whose top level the merge created) private copies of the writer frame, in place. `injected`: the names the templates injected. */
 export function ownWriterFrame(merged: JsonObject, injected: ReadonlySet<string>): void {
   const pod = merged as Obj;
-  const meta = own(pod, 'metadata');
+  const meta = ownChild(pod, 'metadata');
   if (isPlainObject(meta)) {
-    own(meta, 'annotations');
-    own(meta, 'labels');
+    ownChild(meta, 'annotations');
+    ownChild(meta, 'labels');
   }
-  const spec = own(pod, 'spec');
+  const spec = ownChild(pod, 'spec');
   if (!isPlainObject(spec)) return;
-  own(spec, 'containers');
-  own(spec, 'initContainers');
+  ownChild(spec, 'containers');
+  ownChild(spec, 'initContainers');
   ownItems(merged, injected);
 }
 
@@ -91,9 +81,9 @@ export function ownItems(merged: JsonObject, names: ReadonlySet<string>): void {
       if (!isPlainObject(item) || typeof item.name !== 'string' || !names.has(item.name)) continue;
       const c = copyMap(item);
       items[i] = c as JsonObject;
-      own(c, 'env');
-      own(c, 'args');
-      own(c, 'securityContext');
+      ownChild(c, 'env');
+      ownChild(c, 'args');
+      ownChild(c, 'securityContext');
     }
   }
 }

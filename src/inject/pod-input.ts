@@ -20,7 +20,7 @@
  */
 import { InjectionError } from '../errors.js';
 import { cloneJson, isPlainObject } from '../util/json.js';
-import { copyMap } from './cow.js';
+import { copyMap } from '../util/own.js';
 import { describeValue as describe, quote } from '../util/describe.js';
 import type { NamedList, Pod } from './pod-types.js';
 

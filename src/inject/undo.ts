@@ -14,7 +14,8 @@
  */
 import { escapePointerToken, parsePointer } from '../patch/index.js';
 import { cloneJson, deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
-import { copyMap } from './cow.js';
+import { ownChild } from './cow.js';
+import { copyMap } from '../util/own.js';
 import { NAMED_LISTS } from './pod-input.js';
 import type { Pod } from './pod-types.js';
 import type { RemovedItems } from './profile.js';
@@ -244,14 +245,10 @@ function applyEntry(pod: Obj, e: UndoEntry, owned?: Set<object>): void {
   setOrDelete(child(list as unknown as Obj, String(at), owned) as Obj, parsePointer(e.s), e, owned);
 }
 
-/** `parent[key]` (own members only); with `owned`, a map or list is first replaced by a copy that is the caller's to change. */
+/** `parent[key]` (own members only); with `owned` (copy on write), first made the caller's to change (cow.ts). */
 function child(parent: Obj, key: string, owned: Set<object> | undefined): unknown {
-  const v = Object.hasOwn(parent, key) ? parent[key] : undefined;
-  if (owned === undefined || typeof v !== 'object' || v === null || owned.has(v)) return v;
-  const copy = Array.isArray(v) ? v.slice() : copyMap(v as Obj);
-  setOwn(parent, key, copy);
-  owned.add(copy);
-  return copy;
+  if (owned !== undefined) return ownChild(parent, key, owned);
+  return Object.hasOwn(parent, key) ? parent[key] : undefined;
 }
 
 function setOrDelete(root: Obj, tokens: string[], e: UndoEntry, owned?: Set<object>): void {

@@ -38,7 +38,7 @@ import {
 import { applyElementOrder, deleteFromScalarList, mergeKeyedList, mergeScalarSet, validateElementOrder } from './smp-list.js';
 import { fieldOf, OPAQUE_SCHEMA, POD_SCHEMA, type SmpField, type SmpSchema } from './smp-schema.js';
 import { joinKey, kindOf, MAX_DEPTH, tooDeep } from './values.js';
-import { setOwn } from '../util/own.js';
+import { copyMap, setOwn } from '../util/own.js';
 import { describeValue } from '../util/describe.js';
 
 type Obj = Record<string, unknown>;
@@ -63,13 +63,6 @@ export function strategicMerge(original: JsonObject, patch: unknown, schema: Smp
 export interface MergeOptions {
   /** Share the untouched subtrees of `original` instead of copying them (the result is then not the caller's to mutate freely). */
   share?: boolean;
-}
-
-/** A shallow copy keeping `__proto__` keys as data. */
-function copyMap(o: Obj): JsonObject {
-  const out: Obj = {};
-  for (const k of Object.keys(o)) setOwn(out, k, o[k]);
-  return out as JsonObject;
 }
 
 function mergeObject(original: Obj, patch: Obj, schema: SmpSchema, path: string, depth: number, share: boolean): Obj {

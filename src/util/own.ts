@@ -10,3 +10,10 @@ export function setOwn(obj: Record<string, unknown>, key: string, value: unknown
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
+
+/** A shallow copy of a map, keeping a `__proto__` key as data (the copy-on-write step). */
+export function copyMap<T extends Record<string, unknown>>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) setOwn(out, k, o[k]);
+  return out as T;
+}
