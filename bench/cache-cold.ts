@@ -11,6 +11,7 @@ import { defaultConfig } from '../src/profiles/index.js';
 import { injectPod } from '../src/inject/index.js';
 import { StatusKeys } from '../src/inject/status-mac.js';
 import { reviewBodies, type FixtureName } from './fixtures.js';
+import { cpuUs } from './lib/stats.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: string): string => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
@@ -18,10 +19,6 @@ const sizes = flag('--mb', '0,8,32').split(',').map(Number);
 const fixture = flag('--fixture', 'F1') as FixtureName;
 const calls = Number(flag('--calls', '3000'));
 
-const cpuUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 async function main(): Promise<void> {
   const bodies = await reviewBodies();

@@ -20,18 +20,13 @@ import { serializeReview, patched } from '../src/admission/responses.js';
 import { batchedSink, createLogger, type LogLevel } from '../src/telemetry/log.js';
 import { createMetrics } from '../src/telemetry/metrics.js';
 import { reviewBodies } from './fixtures.js';
-import { median } from './lib/stats.js';
+import { cpuUs, median } from './lib/stats.js';
 
 const argv = process.argv.slice(2);
 const num = (flag: string, fallback: number): number => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);
 const BATCHES = num('--batches', 9);
 const BATCH_MS = num('--ms', 200);
 
-/** This process's CPU time in µs (user + system): robust to other work sharing the cores. */
-function cpuUs(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 /** CPU µs per call: median over batches of about BATCH_MS of CPU each. */
 function perCall(fn: (i: number) => void): number {

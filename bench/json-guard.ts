@@ -8,7 +8,7 @@
  *   npx tsx bench/json-guard.ts [--rounds 9]
  */
 import { reviewBodies } from './fixtures.js';
-import { median } from './lib/stats.js';
+import { cpuUs, median } from './lib/stats.js';
 import { exceedsDepthJs, parseJsonGuarded } from '../src/admission/json-guard.js';
 import { referenceGuarded } from '../src/testing/json-guard-reference.js';
 import { isUtf8 } from 'node:buffer';
@@ -16,10 +16,6 @@ import { isUtf8 } from 'node:buffer';
 const argv = process.argv.slice(2);
 const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : 9;
 
-function cpuUs(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 function perCall(fn: () => unknown, calls: number): number {
   const s = cpuUs();

@@ -27,3 +27,9 @@ export function fmt(x: number | undefined, digits = 2): string {
 export function fmtInt(x: number | undefined): string {
   return x === undefined || !Number.isFinite(x) ? 'n/a' : Math.round(x).toLocaleString('en-US');
 }
+
+/** This process's CPU time in µs (user + system): robust to other work sharing the cores. */
+export function cpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
