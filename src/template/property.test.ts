@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { templateData, templateText } from '../testing/template-arbitraries.js';
 import { TemplateError } from '../errors.js';
 import { parseTemplate, type Template } from './index.js';
 import { goFunc } from './value.js';
@@ -19,14 +20,9 @@ const FRAGMENTS = [
   '{{if .a}}', '{{else}}', '{{end}}', '{{range .l}}', '{{range $i, $v := .m}}', '{{with .b}}', '{{define "d"}}', '{{template "d" .}}', '{{.}}', '{{$}}',
 ];
 
-const tokenText = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));
+const tokenText = templateText(FRAGMENTS);
 
-const jsonData = fc.record({
-  a: fc.jsonValue({ maxDepth: 2 }),
-  b: fc.option(fc.dictionary(fc.constantFrom('c', 'd', 'x'), fc.jsonValue({ maxDepth: 1 }))),
-  l: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
-  m: fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 4 }),
-}, { requiredKeys: [] });
+const jsonData = templateData;
 
 const funcs = {
   f: goFunc(['string'], (s: string, ...rest: unknown[]) => `${s}${rest.length}`, 'interface {}'),

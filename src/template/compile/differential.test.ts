@@ -9,6 +9,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { templateData, templateText } from '../../testing/template-arbitraries.js';
 import { listTopics, loadCases } from '../../testing/template-conformance.js';
 import { bothEngines, runEngine, stepsNeeded } from '../../testing/template-engines.js';
 import { sprigFuncs, templateFuncs } from '../funcs/index.js';
@@ -91,14 +92,9 @@ const FRAGMENTS = [
   '{{break}}', '{{continue}}', '({{.a}})', '(.b).c', '($x := 2)',
 ];
 
-const tokenText = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((parts) => parts.join(''));
+const tokenText = templateText(FRAGMENTS);
 
-const jsonData = fc.record({
-  a: fc.jsonValue({ maxDepth: 2 }),
-  b: fc.option(fc.dictionary(fc.constantFrom('c', 'd', 'x'), fc.jsonValue({ maxDepth: 1 }))),
-  l: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
-  m: fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 4 }),
-}, { requiredKeys: [] });
+const jsonData = templateData;
 
 const funcs: FuncMap = {
   ...templateFuncs(),
