@@ -11,9 +11,9 @@ import { TemplateError } from '../errors.js';
 import { nodeString, type Node } from './ast.js';
 import { ArgProblem, validateType } from './convert.js';
 import { formatValue, formatForTemplate } from './format.js';
-import { mapElemType } from './kinds.js';
+import { Kind, kindOf, mapElemType } from './kinds.js';
 import { byteLength, quote } from './quote.js';
-import { INTERFACE, goTypeName, isGoFuncValue, zeroValue } from './value.js';
+import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
 
 export type MissingKey = 'default' | 'invalid' | 'zero' | 'error';
 
@@ -171,6 +171,52 @@ export class ExecState {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * Go's evalField on `receiver`, for both engines: a map's entry, a Go object's method or field,
+   * or the error Go gives. `hasArgs`: the command passes this field arguments or a final value.
+   * A method is called through the engine's own {@link callFieldMethod}, which gets `a` and `b`
+   * (the engine's call state, passed through untouched).
+   */
+  evalField(dot: unknown, fieldName: string, node: Node, hasArgs: boolean, a: unknown, b: unknown, receiver: unknown, iface: IfaceSource): unknown {
+    this.lastFrom = false;
+    if (receiver === undefined) {
+      if (this.missingKey === 'error') this.errorf(`nil data; no entry for key ${quote(fieldName)}`);
+      return undefined;
+    }
+    if (receiver === null) this.errorf(`nil pointer evaluating ${INTERFACE}.${fieldName}`);
+    if (typeof receiver === 'object') {
+      // Fast path: a plain JSON object (map[string]interface {}).
+      const proto = Object.getPrototypeOf(receiver);
+      if ((proto === Object.prototype || proto === null) && (receiver as { [GO_OBJECT]?: true })[GO_OBJECT] !== true && !isGoFuncValue(receiver)) {
+        return this.mapField(receiver as Record<string, unknown>, fieldName, hasArgs);
+      }
+      const kind = kindOf(receiver);
+      if (kind === Kind.Struct || kind === Kind.Pointer) {
+        const obj = receiver as GoObject;
+        const fn = obj.getMethod(fieldName);
+        if (fn !== undefined) {
+          const result = this.callFieldMethod(dot, fn, node, fieldName, a, b);
+          this.lastFrom = false;
+          return result;
+        }
+        const field = obj.getField(fieldName);
+        if (field !== NO_FIELD) {
+          if (hasArgs) this.errorf(`${fieldName} has arguments but cannot be invoked as function`);
+          return field;
+        }
+      } else if (kind === Kind.Map) {
+        return this.mapField(receiver as Record<string, unknown>, fieldName, hasArgs);
+      }
+    }
+    const isIface = typeof iface === 'boolean' ? iface : mapElemType(iface) === INTERFACE;
+    this.errorf(`can't evaluate field ${fieldName} in type ${isIface ? INTERFACE : goTypeName(receiver)}`);
+  }
+
+  /** Call a Go object's method found by {@link evalField}; each engine calls with its own call state (`a`, `b`). */
+  protected callFieldMethod(_dot: unknown, _fn: GoFunc, _node: Node, fieldName: string, _a: unknown, _b: unknown): unknown {
+    this.errorf(`${fieldName}: method calls are not supported here`);
   }
 
   /** Whether the value the last field lookup produced has static type interface {}. */

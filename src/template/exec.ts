@@ -26,7 +26,7 @@ import { quote, sortStrings } from './quote.js';
 import { isTrue } from './truth.js';
 import { ArgProblem, constantArg, idealConstant, nilArg, validateType } from './convert.js';
 import { Kind, REFLECT_VALUE, kindOf, mapElemType, sliceElemType } from './kinds.js';
-import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, type GoFunc, type GoObject } from './value.js';
+import { INTERFACE, type GoFunc } from './value.js';
 import { DepthExceeded, ExecState, isStackOverflow, type ExecConfig, type IfaceSource } from './exec-state.js';
 
 export { isStackOverflow, location, type ExecConfig, type MissingKey } from './exec-state.js';
@@ -353,50 +353,24 @@ class State extends ExecState {
   ): unknown {
     const n = ident.length;
     for (let i = 0; i < n - 1; i++) {
-      receiver = this.evalField(dot, ident[i], node, null, MISSING, receiver, iface);
+      receiver = this.fieldOf(dot, ident[i], node, null, MISSING, receiver, iface);
       iface = this.lastFrom;
     }
-    return this.evalField(dot, ident[n - 1], node, args, final, receiver, iface);
+    return this.fieldOf(dot, ident[n - 1], node, args, final, receiver, iface);
   }
 
-  private evalField(
+  /** A field of `receiver` (exec-state.ts evalField), with the command's arguments for a method. */
+  private fieldOf(
     dot: unknown, fieldName: string, node: Node, args: readonly Node[] | null, final: Final, receiver: unknown, iface: IfaceSource,
   ): unknown {
-    this.lastFrom = false;
-    if (receiver === undefined) {
-      if (this.missingKey === 'error') this.errorf(`nil data; no entry for key ${quote(fieldName)}`);
-      return undefined;
-    }
-    if (receiver === null) this.errorf(`nil pointer evaluating ${INTERFACE}.${fieldName}`);
-    if (typeof receiver === 'object') {
-      // Fast path: a plain JSON object (map[string]interface {}).
-      const proto = Object.getPrototypeOf(receiver);
-      if ((proto === Object.prototype || proto === null) && (receiver as { [GO_OBJECT]?: true })[GO_OBJECT] !== true && !isGoFuncValue(receiver)) {
-        return this.mapField(receiver as Record<string, unknown>, fieldName, (args !== null && args.length > 1) || final !== MISSING);
-      }
-      const kind = kindOf(receiver);
-      if (kind === Kind.Struct || kind === Kind.Pointer) {
-        const obj = receiver as GoObject;
-        const method = obj.getMethod(fieldName);
-        if (method !== undefined) {
-          const result = this.evalCall(dot, method, 0, node, fieldName, args, final);
-          this.lastFrom = false;
-          return result;
-        }
-        const field = obj.getField(fieldName);
-        if (field !== NO_FIELD) {
-          if ((args !== null && args.length > 1) || final !== MISSING) {
-            this.errorf(`${fieldName} has arguments but cannot be invoked as function`);
-          }
-          return field;
-        }
-      } else if (kind === Kind.Map) {
-        return this.mapField(receiver as Record<string, unknown>, fieldName, (args !== null && args.length > 1) || final !== MISSING);
-      }
-    }
-    const isIface = typeof iface === 'boolean' ? iface : mapElemType(iface) === INTERFACE;
-    this.errorf(`can't evaluate field ${fieldName} in type ${isIface ? INTERFACE : goTypeName(receiver)}`);
+    return this.evalField(dot, fieldName, node, (args !== null && args.length > 1) || final !== MISSING, args, final, receiver, iface);
   }
+
+  /** The method of a Go object found by evalField (exec-state.ts), called with the command's arguments. */
+  protected override callFieldMethod(dot: unknown, fn: GoFunc, node: Node, fieldName: string, args: unknown, final: unknown): unknown {
+    return this.evalCall(dot, fn, 0, node, fieldName, args as readonly Node[] | null, final as Final);
+  }
+
 
   // ---- function calls ---------------------------------------------------------------------
 
