@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
 import { injectChecked, replicaSetPod, WEBHOOK } from '../testing/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
-import { deepFreeze, ownWriterFrame } from './cow.js';
+import { ownWriterFrame } from './cow.js';
+import { deepFreeze } from '../util/json.js';
 import { injectPod, uninjectPod } from './index.js';
 
 type Obj = Record<string, unknown>;

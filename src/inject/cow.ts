@@ -23,7 +23,7 @@
  * a shared node fails every test that reaches it (a write outside the frame does: the Istio
  * conformance cases fail at once without it).
  */
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { copyMap, setOwn } from '../util/own.js';
 
 /**
@@ -103,9 +103,3 @@ export function hasAnnotation(pod: unknown, key: string): boolean {
   return isPlainObject(a) && Object.hasOwn(a, key);
 }
 
-/** Freeze a JSON value and everything in it (the debug check); `skip` is left alone (managedFields: large, never written). */
-export function deepFreeze(value: unknown, skip?: unknown): void {
-  if (value === skip || typeof value !== 'object' || value === null) return;
-  for (const v of Object.values(value)) deepFreeze(v, skip);
-  Object.freeze(value);
-}

@@ -18,11 +18,10 @@
  */
 import { InjectionError } from '../errors.js';
 import { strategicMerge } from '../patch/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { quote } from '../util/describe.js';
 import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
-import { deepFreeze } from './cow.js';
 import type { Overrides } from './profile.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */

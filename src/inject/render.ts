@@ -8,7 +8,7 @@
 import { InjectionError, InjectorError, TemplateError } from '../errors.js';
 import { parseYamlDocument } from '../yaml/index.js';
 import type { ExecuteOptions, Template } from '../template/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { quote } from '../util/describe.js';
 
 /** Keys a rendered overlay may have: it is merged into the pod's metadata and spec. */
@@ -86,16 +86,6 @@ export function parseOverlay(name: string, text: string): JsonObject {
   return overlay;
 }
 
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
-    Object.freeze(v);
-    for (const item of Object.values(v)) stack.push(item);
-  }
-  return value;
-}
 
 function parseOverlayText(name: string, text: string): JsonObject {
   let value: unknown;

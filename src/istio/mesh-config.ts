@@ -9,7 +9,7 @@
  */
 import { ConfigError, InjectionError } from '../errors.js';
 import { parseYamlDocument } from '../yaml/index.js';
-import { deepEqual, isPlainObject } from '../util/json.js';
+import { deepEqual, deepFreeze, isPlainObject } from '../util/json.js';
 import type { InjectorConfig } from '../config/types.js';
 import { setOwn } from '../util/own.js';
 import { normalizeProto, protoJson, ProtoMessage, type EnumType, type MessageSchema } from './proto.js';
@@ -162,7 +162,7 @@ export const MESH_CONFIG_SCHEMA: MessageSchema = {
  * and no tracing default (older releases had 2 and a zipkin address; the live peer showed a pod's
  * explicit `concurrency: 2` kept in PROXY_CONFIG, which only holds with no default).
  */
-export const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
+export const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = deepFreeze({
   configPath: './etc/istio/proxy',
   binaryPath: '/usr/local/bin/envoy',
   serviceCluster: 'istio-proxy',
@@ -176,7 +176,7 @@ export const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = Object.fr
 });
 
 /** Istio's DefaultMeshConfig, the parts an injector can observe, in protojson. */
-const DEFAULT_MESH_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
+const DEFAULT_MESH_CONFIG: Readonly<Record<string, unknown>> = deepFreeze({
   proxyListenPort: 15001,
   proxyInboundListenPort: 15006,
   connectTimeout: '10s',
@@ -233,6 +233,9 @@ export function meshSettings(config: Pick<InjectorConfig, 'values'>): MeshSettin
     mesh = { ...mesh, ...rest };
     if (isPlainObject(defaultConfig)) mesh.defaultConfig = mergeProxyConfig(DEFAULT_PROXY_CONFIG, defaultConfig);
   }
+  // Shared by every pod's render: frozen whole, so a template's `set` into a nested map (which
+  // Go refuses anyway: these are typed proto messages) fails instead of changing later pods.
+  deepFreeze(mesh);
   const proxy = mesh.defaultConfig as Record<string, unknown>;
   return { mesh, meshObject: new ProtoMessage(MESH_CONFIG_SCHEMA, mesh, () => protoJson(MESH_CONFIG_SCHEMA, mesh)), proxy, proxyObject: proxyConfigObject(proxy) };
 }
@@ -261,7 +264,7 @@ function proxyConfigObject(proxy: Record<string, unknown>): ProtoMessage {
 export function podProxyConfig(settings: MeshSettings, annotation: string | undefined): { json: Readonly<Record<string, unknown>>; object: ProtoMessage } {
   if (annotation === undefined) return { json: settings.proxy, object: settings.proxyObject };
   const over = parseProxyConfigAnnotation(annotation);
-  const json = mergeProxyConfig(settings.proxy, over);
+  const json = deepFreeze(mergeProxyConfig(settings.proxy, over));
   return { json, object: proxyConfigObject(json) };
 }
 

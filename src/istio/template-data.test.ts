@@ -67,6 +67,21 @@ describe('template data', () => {
     assert.equal(render('{{ protoToJSON .ProxyConfig }}', annotated), '{"discoveryAddress":"foo:123","concurrency":0,"proxyMetadata":{"A":"1","B":"2"}}');
   });
 
+  it('a template cannot change the mesh config later pods see (set on a nested message is an error)', () => {
+    for (const t of [
+      '{{ $p := index .MeshConfig.ExtensionProviders 0 }}{{ $_ := set $p "name" "changed" }}',
+      '{{ $_ := set .MeshConfig.OutboundTrafficPolicy "mode" "REGISTRY_ONLY" }}',
+      '{{ $p := index .MeshConfig.ExtensionProviders 2 }}{{ $_ := unset $p "envoyFileAccessLog" }}',
+    ]) {
+      assert.throws(() => render(t, POD), /read-only configuration data shared by every pod/);
+    }
+    assert.equal(
+      render('{{ (index .MeshConfig.ExtensionProviders 0).name }} {{ .MeshConfig.OutboundTrafficPolicy.mode }} {{ .ProxyConfig.StatusPort }}', POD),
+      'prometheus ALLOW_ANY 15020',
+    );
+    assert.equal(render('{{ $c := deepCopy .MeshConfig.DefaultProviders }}{{ $_ := set $c "a" "b" }}{{ $c }}', POD), 'map[a:b]');
+  });
+
   it('MeshConfig: Istio defaults, overridden by values.meshConfig', () => {
     assert.equal(render('{{ .MeshConfig.ProxyListenPort }} {{ .MeshConfig.ProxyInboundListenPort }} {{ .MeshConfig.TrustDomain }} {{ .InboundTrafficPolicyMode }}', POD), '15001 15006 cluster.local passthrough');
     const config = defaultConfigWith({ meshConfig: { trustDomain: 'example.org', inboundTrafficPolicy: { mode: 'LOCALHOST' }, defaultConfig: { interceptionMode: 'TPROXY' } } });

@@ -54,3 +54,19 @@ export function cloneJson<T>(value: T): T {
   }
   return out as T;
 }
+
+/**
+ * Freeze a JSON value and everything in it, so a value shared between requests (a cached
+ * overlay, the mesh defaults) cannot be changed by one of them; `skip` is left alone (a subtree
+ * known never to be written, too large to walk). Iterative: depth is not bounded here.
+ */
+export function deepFreeze<T>(value: T, skip?: unknown): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === skip || typeof v !== 'object' || v === null) continue;
+    for (const item of Object.values(v)) stack.push(item);
+    Object.freeze(v);
+  }
+  return value;
+}

@@ -20,15 +20,27 @@ function get(d: Record<string, unknown> | null, key: string): unknown {
   return hasOwn(d, key) ? ifaceResult((d as Record<string, unknown>)[key]) : '';
 }
 
+/**
+ * Maps shared by every render (the mesh config's messages) are frozen: in Go they are typed
+ * proto messages that `set` refuses, and here a write would reach later pods.
+ */
+function assertWritable(d: Record<string, unknown>): void {
+  if (Object.isFrozen(d)) throw new GoFuncError('this map is read-only configuration data shared by every pod (in Go a typed message, not a map[string]interface {}); copy it with deepCopy before changing it');
+}
+
 function set(d: Record<string, unknown> | null, key: string, value: unknown): Record<string, unknown> {
   if (d === null || isNilContainer(d)) throw new GoFuncError('assignment to entry in nil map');
+  assertWritable(d);
   setOwn(d, key, value);
   return d;
 }
 
 function unset(d: Record<string, unknown> | null, key: string): Record<string, unknown> {
   if (d === null) return nilMap();
-  if (!isNilContainer(d)) delete d[key];
+  if (!isNilContainer(d)) {
+    assertWritable(d);
+    delete d[key];
+  }
   return d;
 }
 
