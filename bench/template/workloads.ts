@@ -57,6 +57,10 @@ class Recorder implements Template {
   lookup(name: string): Template | undefined {
     return this.inner.lookup(name);
   }
+  /** Never memoised: the recorder must see the render. */
+  rootReads(): null {
+    return null;
+  }
   callsAny(names: ReadonlySet<string>): boolean {
     return this.inner.callsAny(names);
   }

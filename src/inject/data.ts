@@ -16,6 +16,7 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { GO_OBJECT, NO_FIELD, type GoFunc, type GoObject } from '../template/value.js';
+import { chainKey } from '../template/value-key.js';
 import { cloneJson } from '../util/json.js';
 import type { PodHooks, TemplateField } from './profile.js';
 
@@ -48,6 +49,24 @@ export class TemplateData implements GoObject {
     return undefined;
   }
 
+  /**
+   * The render memo's key for a template that reads `chains` (Template.rootReads): each chain's
+   * value, fields that are the same for every pod of this config left out. Undefined when a
+   * value cannot be keyed or a chain names no field (the render reports that).
+   */
+  readKey(chains: readonly (readonly string[])[]): string | undefined {
+    let out = '';
+    for (const chain of chains) {
+      const field = this.#fields.find((f) => f.name === chain[0]);
+      if (field === undefined) return undefined;
+      if (field.perConfig === true) continue;
+      const k = chainKey(this.getField(chain[0]), chain, 1);
+      if (k === undefined) return undefined;
+      out += `${k};`;
+    }
+    return out;
+  }
+
   fieldNames(): readonly string[] {
     return this.#fields.map((f) => f.name);
   }
@@ -67,9 +86,9 @@ export function templateData(config: LoadedConfig, hooks: readonly PodHooks[]): 
   const values = config.values;
   const cloneValues = templatesMayMutate(config);
   let fields: readonly TemplateField[] = [
-    { name: 'Values', get: () => (cloneValues ? cloneJson(values) : values) },
-    { name: 'Revision', get: () => revisionOf(config) },
-    { name: 'NativeSidecars', get: () => config.nativeSidecars },
+    { name: 'Values', get: () => (cloneValues ? cloneJson(values) : values), perConfig: true },
+    { name: 'Revision', get: () => revisionOf(config), perConfig: true },
+    { name: 'NativeSidecars', get: () => config.nativeSidecars, perConfig: true },
   ];
   for (const h of hooks) if (h.templateFields !== undefined) fields = h.templateFields(fields);
   return new TemplateData(fields);

@@ -30,6 +30,12 @@ import type { InjectionContext } from './types.js';
 export interface TemplateField {
   readonly name: string;
   readonly get: () => unknown;
+  /**
+   * The value is the same for every pod under one loaded config (the values, the mesh config):
+   * the render memo, which is kept per config, leaves it out of its key. Leave unset for
+   * anything that depends on the pod or the request.
+   */
+  readonly perConfig?: boolean;
 }
 
 /** What a profile sees of a pod about to be rendered (read-only). */

@@ -16,9 +16,13 @@ const OVERLAY_KEYS = new Set(['metadata', 'spec']);
 
 /** Render `template` with `data` and parse the result. Empty output is an empty overlay. */
 export function renderOverlay(name: string, template: Template, data: unknown, options?: ExecuteOptions): JsonObject {
-  let text: string;
+  return parseOverlay(name, renderText(name, template, data, options));
+}
+
+/** Render `template` with `data`; a failure is a TemplateError. */
+export function renderText(name: string, template: Template, data: unknown, options?: ExecuteOptions): string {
   try {
-    text = template.execute(data, options);
+    return template.execute(data, options);
   } catch (err) {
     if (err instanceof TemplateError) throw err;
     if (err instanceof RangeError) {
@@ -26,7 +30,6 @@ export function renderOverlay(name: string, template: Template, data: unknown, o
     }
     throw err;
   }
-  return parseOverlay(name, text);
 }
 
 /**

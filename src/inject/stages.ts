@@ -26,7 +26,7 @@ import { DEBUG_CHECKS, freezeReceived, hasAnnotation, ownWriterFrame } from './c
 import { readPodInput } from './pod-input.js';
 import { annotationsOf, itemNames, type Pod, type StringMap } from './pod-types.js';
 import type { PodHooks, PodProfileInput } from './profile.js';
-import { renderOverlay } from './render.js';
+import { renderMemoized } from './render-memo.js';
 import { reorderPod } from './reorder.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash, type ParsedStatus } from './status.js';
@@ -141,7 +141,7 @@ export function render(s: Selected): Rendered {
   const data = templateData(s.config, s.hooks);
   const options = renderOptions(s.config);
   // select checked every name against the compiled templates.
-  const overlays = s.names.map((name) => ({ name, overlay: renderOverlay(name, s.config.compiledTemplates.get(name)!, data, options) }));
+  const overlays = s.names.map((name) => ({ name, overlay: renderMemoized(s.config, name, s.config.compiledTemplates.get(name)!, data, options) }));
   return advance(s, { overlays });
 }
 

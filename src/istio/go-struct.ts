@@ -22,6 +22,7 @@ import {
   type GoNumberType,
   type GoObject,
 } from '../template/value.js';
+import { jsonKey } from '../template/value-key.js';
 import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { K8S_STRUCTS, type FieldSpec, type StructSchema } from './k8s-structs.js';
@@ -149,6 +150,11 @@ export class StructView implements GoObject {
   /** encoding/json's view: fields in declaration order, maps sorted (toJson, structToJSON). */
   toJSON(): unknown {
     return goJson(this.schema.goType, this.json);
+  }
+
+  /** The view is a function of its type (keyed by the caller) and its JSON. */
+  memoKey(): string | undefined {
+    return jsonKey(this.json);
   }
 }
 
@@ -287,5 +293,9 @@ export class GenericStructView implements GoObject {
 
   toJSON(): unknown {
     return this.json;
+  }
+
+  memoKey(): string | undefined {
+    return jsonKey(this.json);
   }
 }

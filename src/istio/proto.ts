@@ -12,6 +12,7 @@
  * of message types this file has no schema for are their raw JSON.
  */
 import { GO_OBJECT, NO_FIELD, GoNumber, withGoType, type GoFunc, type GoObject } from '../template/value.js';
+import { jsonKey } from '../template/value-key.js';
 import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 
@@ -103,6 +104,14 @@ export class ProtoMessage implements GoObject {
     return this.#printedCache;
   }
 
+  /**
+   * Type and JSON decide everything a template sees, `printed` included: it is only given for
+   * the mesh and proxy config, where it is a function of the JSON (Istio's default-cleaned form).
+   */
+  memoKey(): string | undefined {
+    return jsonKey(this.json);
+  }
+
   private value(f: ProtoField): unknown {
     const cache = (this.#cache ??= new Map());
     if (cache.has(f[0])) return cache.get(f[0]);
@@ -131,6 +140,11 @@ export class NilMessage implements GoObject {
     const f = fieldIndex(this.schema).get(name);
     if (f === undefined) return undefined;
     return { params: [], call: () => viewProto(f[2], undefined) };
+  }
+
+  /** A nil message of a type: the type (the caller's part of the key) is all there is. */
+  memoKey(): string {
+    return '';
   }
 
   fieldNames(): readonly string[] {
@@ -174,6 +188,11 @@ export class EnumValue implements GoObject {
 
   toJSON(): unknown {
     return this.name;
+  }
+
+  /** The enum's type is the caller's part of the key; its number picks the name. */
+  memoKey(): string {
+    return String(this.number);
   }
 }
 

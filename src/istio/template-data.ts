@@ -55,15 +55,16 @@ export function istioTemplateFields(core: readonly TemplateField[], pod: PodProf
     },
     { name: 'Spec', get: () => viewAs('v1.PodSpec', pod.pod.spec) },
     { name: 'ProxyConfig', get: () => input.proxyConfig },
-    { name: 'MeshConfig', get: () => input.meshConfig },
+    { name: 'MeshConfig', get: () => input.meshConfig, perConfig: true },
     ...core,
     { name: 'ProxyImage', get: () => proxyImage(values, input.proxyConfigJson, annotations, 'proxy') },
     { name: 'ProxyInitImage', get: () => proxyImage(values, input.proxyConfigJson, annotations, 'proxy_init') },
-    { name: 'ProxyUID', get: () => new GoNumber('int64', DEFAULT_PROXY_ID) },
-    { name: 'ProxyGID', get: () => new GoNumber('int64', DEFAULT_PROXY_ID) },
-    { name: 'InboundTrafficPolicyMode', get: () => input.inboundTrafficPolicyMode },
+    { name: 'ProxyUID', get: () => new GoNumber('int64', DEFAULT_PROXY_ID), perConfig: true },
+    { name: 'ProxyGID', get: () => new GoNumber('int64', DEFAULT_PROXY_ID), perConfig: true },
+    { name: 'InboundTrafficPolicyMode', get: () => input.inboundTrafficPolicyMode, perConfig: true },
     {
       name: 'CompliancePolicy',
+      perConfig: true,
       get: () => {
         const g = values.global;
         return isPlainObject(g) && typeof g.compliancePolicy === 'string' ? g.compliancePolicy : '';

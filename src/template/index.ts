@@ -41,6 +41,7 @@ import { BUILTINS } from './builtins.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS, executeTree, type ExecConfig, type MissingKey } from './exec.js';
 import { quote } from './quote.js';
 import { parseText } from './parse.js';
+import { IMPURE_FUNCTIONS, rootReads } from './reads.js';
 import { Program } from './compile/program.js';
 import type { FuncMap } from './value.js';
 
@@ -102,6 +103,12 @@ export interface Template extends TemplateSet {
   readonly name: string;
   /** Render this template (the text given to parseTemplate, or the set entry of this name). */
   execute(data: unknown, options?: ExecuteOptions): string;
+  /**
+   * The field chains this template reads from its top-level data (reads.ts), or null when it
+   * may read the data whole or depends on more than its data: data that agrees on every chain
+   * renders the same text. Worked out once.
+   */
+  rootReads(): readonly (readonly string[])[] | null;
 }
 
 const DEFAULT_CONFIG: ExecConfig = Object.freeze({ missingKey: 'default', maxDepth: DEFAULT_MAX_DEPTH, maxSteps: DEFAULT_MAX_STEPS, maxOutput: DEFAULT_MAX_OUTPUT });
@@ -189,6 +196,8 @@ class TreeSet implements TemplateSet {
 }
 
 class NamedTemplate implements Template {
+  #reads: readonly (readonly string[])[] | null | undefined;
+
   constructor(
     readonly name: string,
     private readonly set: TreeSet,
@@ -228,6 +237,14 @@ class NamedTemplate implements Template {
 
   callsAny(names: ReadonlySet<string>): boolean {
     return this.set.callsAny(names);
+  }
+
+  rootReads(): readonly (readonly string[])[] | null {
+    if (this.#reads === undefined) {
+      const tree = this.set.trees.get(this.name);
+      this.#reads = tree === undefined || this.set.callsAny(IMPURE_FUNCTIONS) ? null : rootReads(tree, (name) => this.set.trees.get(name));
+    }
+    return this.#reads;
   }
 }
 

@@ -108,6 +108,12 @@ export interface GoObject {
   fieldNames(): readonly string[];
   /** What encoding/json would produce (json tags, omitempty): used by toJson/toYaml. */
   toJSON(): unknown;
+  /**
+   * A self-delimiting string that determines everything a template can observe of this object
+   * (fields, methods, printing), or undefined; without it a render that reads the object is
+   * never memoised (value-key.ts).
+   */
+  memoKey?(): string | undefined;
 }
 
 export function isGoObject(value: unknown): value is GoObject {

@@ -122,4 +122,9 @@ export class DualTemplate implements Template {
   callsAny(names: ReadonlySet<string>): boolean {
     return this.interpreter.callsAny(names);
   }
+
+  /** Never memoised: every render must reach both engines. */
+  rootReads(): null {
+    return null;
+  }
 }

@@ -1,0 +1,142 @@
+/**
+ * The render memo (render-memo.ts) must never change an injection: pods that agree on what a
+ * template reads share one render, everything else renders anew. Held to the same config with
+ * the memo switched off (templates that report no read chains), on generated pods and on the
+ * variants a DaemonSet makes (the same pod, another node).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { LoadedConfig } from '../config/types.js';
+import type { ExecuteOptions, Template } from '../template/index.js';
+import { podArb } from '../testing/inject-arbitraries.js';
+import { defaultConfigWith, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
+import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
+import type { JsonObject } from '../util/json.js';
+import { injectPod } from './index.js';
+import { memoCounts } from './render-memo.js';
+
+/** Delegates to `inner`, counting renders; `memo: false` reports no read chains (never memoised). */
+class Counting implements Template {
+  renders = 0;
+  constructor(
+    private readonly inner: Template,
+    private readonly memo: boolean,
+  ) {}
+  get name(): string {
+    return this.inner.name;
+  }
+  get engine() {
+    return this.inner.engine;
+  }
+  execute(data: unknown, options?: ExecuteOptions): string {
+    this.renders++;
+    return this.inner.execute(data, options);
+  }
+  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
+    return this.inner.executeTemplate(name, data, options);
+  }
+  definedTemplates(): string[] {
+    return this.inner.definedTemplates();
+  }
+  has(name: string): boolean {
+    return this.inner.has(name);
+  }
+  lookup(name: string): Template | undefined {
+    return this.inner.lookup(name);
+  }
+  callsAny(names: ReadonlySet<string>): boolean {
+    return this.inner.callsAny(names);
+  }
+  rootReads(): readonly (readonly string[])[] | null {
+    return this.memo ? this.inner.rootReads() : null;
+  }
+}
+
+/** The same config twice: with the memo and without it. */
+function pair(config: LoadedConfig): { memo: LoadedConfig; plain: LoadedConfig } {
+  const wrap = (memo: boolean) => new Map([...config.compiledTemplates].map(([n, t]) => [n, new Counting(t, memo)]));
+  return { memo: { ...config, compiledTemplates: wrap(true) }, plain: { ...config, compiledTemplates: wrap(false) } };
+}
+
+function outcome(pod: unknown, config: LoadedConfig): unknown {
+  try {
+    return injectPod(structuredClone(pod), WEBHOOK, config);
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/** A DaemonSet's pods: one pod, pinned to different nodes. */
+function onNodes(pod: JsonObject, nodes: readonly string[]): JsonObject[] {
+  return nodes.map((node) => {
+    const p = structuredClone(pod);
+    const spec = p.spec as JsonObject;
+    spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } };
+    return p;
+  });
+}
+
+const configs: [string, () => LoadedConfig][] = [
+  ['the built-in config', () => defaultConfigWith()],
+  [
+    'templates reading volumes, labels and a container field',
+    () =>
+      templatesConfig({
+        s: [
+          'spec:',
+          '  containers:',
+          '  - name: side',
+          '    image: {{ printf "img:%v" (len .Spec.Volumes) | quote }}',
+          '    args: [{{ range $i, $c := .Spec.Containers }}{{ if $i }}, {{ end }}{{ $c.Image | quote }}{{ end }}]',
+          '    env:',
+          '    - name: APP',
+          '      value: {{ index .ObjectMeta.Labels "app" | default "none" | quote }}',
+        ].join('\n'),
+      }),
+  ],
+];
+if (istioChartPresent()) configs.push(["Istio's chart", () => istioChartConfig()]);
+
+describe('render memo', () => {
+  for (const [label, make] of configs) {
+    it(`gives the injection the memo-less render gives, on generated pods and DaemonSet variants (${label})`, () => {
+      const { memo, plain } = pair(make());
+      const hitsBefore = memoCounts.hits;
+      fc.assert(
+        fc.property(podArb(), fc.array(fc.constantFrom('node-a', 'node-b', 'node-c'), { minLength: 1, maxLength: 3 }), (pod, nodes) => {
+          for (const p of [pod, ...onNodes(pod, nodes), pod]) {
+            assert.deepStrictEqual(outcome(p, memo), outcome(p, plain));
+          }
+        }),
+        { numRuns: 60 },
+      );
+      // Not vacuous: the DaemonSet variants were served from the memo (with the debug checks on,
+      // npm test's setting, each of those hits was also rendered again and compared).
+      assert.ok(memoCounts.hits - hitsBefore > 60, `${memoCounts.hits - hitsBefore} memo hits`);
+    });
+  }
+
+  it('renders again when a field the template reads changes', () => {
+    const { memo } = pair(defaultConfigWith());
+    const pod: JsonObject = { metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'app:1' }] } };
+    const { hits, stored } = memoCounts;
+    const a = injectPod(structuredClone(pod), WEBHOOK, memo);
+    const renamed = structuredClone(pod);
+    ((renamed.spec as JsonObject).containers as JsonObject[])[0].name = 'web';
+    const b = injectPod(renamed, WEBHOOK, memo);
+    assert.deepEqual([memoCounts.hits - hits, memoCounts.stored - stored], [0, 2]);
+    assert.notDeepEqual(a, b);
+    for (const p of onNodes(pod, ['n1', 'n2'])) injectPod(p, WEBHOOK, memo);
+    assert.deepEqual([memoCounts.hits - hits, memoCounts.stored - stored], [2, 2], 'pods that differ only in node affinity share the first render');
+  });
+
+  it('stands aside when keys never repeat, and the injections stay the same', () => {
+    const { memo, plain } = pair(defaultConfigWith());
+    const pod = (i: number): JsonObject => ({ metadata: { name: `p${i}` }, spec: { containers: [{ name: `app-${i}`, image: 'app:1' }] } });
+    const { skipped } = memoCounts;
+    for (let i = 0; i < 600; i++) assert.deepStrictEqual(outcome(pod(i), memo), outcome(pod(i), plain));
+    // 512 lookups without a hit closed a window: the later renders went past the memo.
+    assert.equal(memoCounts.skipped - skipped, 600 - 512);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * @module inject/render-memo
+ * Renders remembered by what the template reads. A template reads a few chains of its data
+ * (`.ObjectMeta`, `.Spec.Containers`, `.Values...`: Template.rootReads, from the parse tree),
+ * and pods that agree on those chains render the same overlay: a DaemonSet's pods differ only in
+ * their node affinity, so the result cache misses on each of them while this memo does not.
+ *
+ * Kept per loaded config (the chains into the values and the mesh config, the same for every
+ * pod of it, are left out of the key; a reloaded config starts empty) and per template, the
+ * most recently used entries kept. A template that may read its data whole, or depends on the
+ * environment, is never memoised; nor is a render that failed. With the debug checks on (the
+ * test run), every hit is rendered again and must give the same text.
+ *
+ * Making the key costs about half a render of the built-in template, so where it does not pay
+ * (a cluster of distinct workloads: every key new) the memo steps aside: a window of WINDOW
+ * lookups with fewer than MIN_HITS hits turns it off for the next SKIP renders, then it tries
+ * again. Only the time changes: a render from the memo and a fresh one are the same overlay.
+ */
+import { InjectorError } from '../errors.js';
+import type { LoadedConfig } from '../config/types.js';
+import type { ExecuteOptions, Template } from '../template/index.js';
+import type { JsonObject } from '../util/json.js';
+import { DEBUG_CHECKS } from './cow.js';
+import type { TemplateData } from './data.js';
+import { renderText, parseOverlay } from './render.js';
+
+/** Per template: enough for the DaemonSets and repeated shapes of a busy cluster, bounded. */
+const ENTRIES = 256;
+/** Keys past this (a pod with huge annotations) are not kept: memory stays bounded. */
+const MAX_KEY = 64 * 1024;
+
+const WINDOW = 512;
+const MIN_HITS = WINDOW / 16;
+const SKIP = 8 * WINDOW;
+
+interface Entry {
+  readonly text: string;
+  readonly overlay: JsonObject;
+}
+
+interface Memo {
+  readonly entries: Map<string, Entry>;
+  /** Lookups and hits in the current window. */
+  lookups: number;
+  hits: number;
+  /** Renders left to do without the memo. */
+  skip: number;
+}
+
+const MEMOS = new WeakMap<LoadedConfig, Map<string, Memo>>();
+
+/** Since the process started: renders served from the memo, kept in it, and done past it while it stood aside. */
+export const memoCounts = { hits: 0, stored: 0, skipped: 0 };
+
+/** Render `name` with `data` as renderOverlay does, from the memo when the pod's read chains were seen before. */
+export function renderMemoized(config: LoadedConfig, name: string, template: Template, data: TemplateData, options: ExecuteOptions | undefined): JsonObject {
+  const chains = template.rootReads();
+  const memo = chains === null ? undefined : memoOf(config, name);
+  if (memo !== undefined && memo.skip > 0) {
+    memo.skip--;
+    memoCounts.skipped++;
+  }
+  const key = memo === undefined || memo.skip > 0 ? undefined : data.readKey(chains!);
+  if (memo === undefined || key === undefined || key.length > MAX_KEY) return parseOverlay(name, renderText(name, template, data, options));
+  const { entries } = memo;
+  const hit = entries.get(key);
+  count(memo, hit !== undefined);
+  if (hit !== undefined) {
+    entries.delete(key);
+    entries.set(key, hit); // most recently used last
+    memoCounts.hits++;
+    if (DEBUG_CHECKS && renderText(name, template, data, options) !== hit.text) {
+      throw new InjectorError('SI_INTERNAL', `debug check: template ${name} rendered differently for data the render memo took as the same`);
+    }
+    return hit.overlay;
+  }
+  const text = renderText(name, template, data, options);
+  const overlay = parseOverlay(name, text);
+  if (entries.size >= ENTRIES) entries.delete(entries.keys().next().value as string);
+  entries.set(key, { text, overlay });
+  memoCounts.stored++;
+  return overlay;
+}
+
+function memoOf(config: LoadedConfig, name: string): Memo {
+  let perConfig = MEMOS.get(config);
+  if (perConfig === undefined) MEMOS.set(config, (perConfig = new Map()));
+  let memo = perConfig.get(name);
+  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), lookups: 0, hits: 0, skip: 0 }));
+  return memo;
+}
+
+/** Close a window of lookups: too few hits, and the memo stands aside for a while. */
+function count(memo: Memo, hit: boolean): void {
+  memo.lookups++;
+  if (hit) memo.hits++;
+  if (memo.lookups < WINDOW) return;
+  if (memo.hits < MIN_HITS) memo.skip = SKIP;
+  memo.lookups = 0;
+  memo.hits = 0;
+}
