@@ -6,6 +6,8 @@
  * with their share of all samples. Used to explain a missed target precisely (file/function).
  *
  *   npx tsx bench/profile.ts [--fixture F1] [--seconds 10] [--top 30] [--no-build] [--ours-flag=--log-level=warn]
+ *     --fixture F1-new | F2-new | F1-daemonset: the variant set's bodies in turn (--variants N,
+ *     default 512), as the every-pod-new rows of `npm run bench` send them
  *   npx tsx bench/profile.ts --startup      (cold start: spawn to the first answer)
  *
  * Also works on any .cpuprofile: npx tsx bench/profile.ts --analyze FILE
@@ -13,8 +15,8 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
-import { serverStatusKeys, writeFixtures, type FixtureName } from './fixtures.js';
-import { maxThroughput, WEBHOOK_PATH } from './lib/load.js';
+import { DEFAULT_VARIANTS, serverStatusKeys, VARIANT_SETS, writeFixtures, writeVariants, type FixtureName, type VariantSet } from './fixtures.js';
+import { maxThroughput, WEBHOOK_PATH, type Bodies } from './lib/load.js';
 import { startServer, writeCertificate } from './lib/servers.js';
 import { ensureTools } from './lib/tools.js';
 
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${analyze(JSON.parse(readFileSync(opt('--analyze', ''), 'utf8')) as CpuProfile, top)}\n`);
     return;
   }
-  const fixture = opt('--fixture', 'F1') as FixtureName;
+  const fixture = opt('--fixture', 'F1') as FixtureName | VariantSet;
   const seconds = Number(opt('--seconds', '10'));
   if (!argv.includes('--no-build')) buildProject();
   const work = join(REPO_ROOT, '.bench-tmp', 'profile');
@@ -179,7 +181,10 @@ async function main(): Promise<void> {
     return;
   }
   const tools = ensureTools(false);
-  const r = await maxThroughput(tools, { name: 'ours', port: server.port, pid: server.pid, path: WEBHOOK_PATH }, fx.reviews[fixture], { connections: 10, warmupS: 1, durationS: seconds, workDir: work });
+  const bodies: Bodies = (VARIANT_SETS as readonly string[]).includes(fixture)
+    ? writeVariants(join(work, 'fixtures'), Number(opt('--variants', String(DEFAULT_VARIANTS))))[fixture as VariantSet]
+    : fx.reviews[fixture as FixtureName];
+  const r = await maxThroughput(tools, { name: 'ours', port: server.port, pid: server.pid, path: WEBHOOK_PATH }, bodies, { connections: 10, warmupS: 1, durationS: seconds, workDir: work });
   await server.stop(15_000);
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`no profile written in ${profDir}`);

@@ -2,14 +2,18 @@
  * @module bench/run
  * The webhook benchmark (issue 6; method in performance.md sections 2-4). Measures the built
  * server (`dist/`) against the anchor (bench/anchor.js: bare node:https, parse, answer allowed)
- * in the same run: rounds of anchor, ours (result cache on: what replica pods get) and ours
- * with the cache off (every request runs the core), in an order that rotates per round, and reports the median of the per-round
+ * in the same run, in rounds whose order rotates, and reports the median of the per-round
  * ratios to the anchor, every raw number, the server CPU share, and the anchor's spread (a run
- * whose anchor moved more than 10 % is flagged). Then cold start, RSS, F3, the CLI, and Pepr
- * 1.1.4 and Istio's own injector side by side. See bench/README.md for what each number means.
+ * whose anchor moved more than 10 % is flagged). Two comparisons, each with its own anchor runs:
+ * - replica pods: the fixture's one body repeated, to the anchor and ours (result cache on);
+ * - every pod new: N distinct bodies in turn (bench/fixtures.ts variant sets), the same sequence
+ *   to the anchor and to ours with the result cache off; plus one DaemonSet's pods (F1 differing
+ *   only by node affinity), for information.
+ * Then cold start, RSS, F3, the CLI, and Pepr 1.1.4 and Istio's own injector side by side. See
+ * bench/README.md for what each row sends and what each number means.
  *
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
- *                    [--rate 1000] [--cold 7] [--only cold,throughput,latency,f3,cli,pepr]
+ *                    [--rate 1000] [--cold 7] [--variants 512] [--only cold,throughput,latency,f3,cli,pepr]
  *                    [--no-pepr] [--pepr-rate 200] [--no-build] [--no-install] [--write]
  *                    [--no-nocache] [--no-paced] [--no-istio] [--istio-rate 100] [--ours-flag=--log-level=warn ...]
  *   (--only istio: ours beside Istio's own injector, bench/lib/istio.ts; needs e2e/build/istio.sh)
@@ -20,9 +24,9 @@ import { join } from 'node:path';
 import { procSample } from '../src/testing/proc-stats.js';
 import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../src/testing/load-client.js';
-import { serverStatusKeys, writeFixtures, type FixtureName } from './fixtures.js';
+import { DEFAULT_VARIANTS, serverStatusKeys, VARIANT_DESCRIPTIONS, writeFixtures, writeVariants, type FixtureName, type VariantFiles, type VariantSet } from './fixtures.js';
 import { benchEnv } from './lib/env.js';
-import { fixedRate, maxThroughput, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
+import { fixedRate, maxThroughput, openLoopRate, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
 import { measureCli, measureF3, measureHttp } from './lib/micro.js';
 import { runPepr } from './lib/pepr-run.js';
 import { runIstio } from './lib/istio.js';
@@ -31,7 +35,7 @@ import { coldStart, startServer, writeCertificate, type ServerSpec } from './lib
 import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
 import { interleave, p99Diff, rpsRatio } from './lib/rounds.js';
-import type { BenchResults, FixtureCheck, ServerName, Settings } from './lib/types.js';
+import type { BenchResults, FixtureCheck, NewPodsResults, ServerName, Settings, VariantCheck } from './lib/types.js';
 
 const argv = process.argv.slice(2);
 const has = (f: string): boolean => argv.includes(f);
@@ -52,12 +56,15 @@ const settings: Settings = {
   coldReps: num('--cold', QUICK ? 3 : 7),
   peprRate: num('--pepr-rate', 200),
   ours: has('--no-nocache') ? ['ours'] : ['ours', 'ours-nocache'],
+  variants: num('--variants', DEFAULT_VARIANTS),
   oursFlags: argv.filter((a) => a.startsWith('--ours-flag=')).map((a) => a.slice('--ours-flag='.length)),
   command: `npm run bench -- ${argv.join(' ')}`.trim(),
   tools: { taskset: false, notes: [] },
 };
 
 const FIXTURES_UNDER_LOAD: FixtureName[] = ['F1', 'F2'];
+/** The every-pod-new variant set of each fixture under load. */
+const NEW_SET: Partial<Record<FixtureName, VariantSet>> = { F1: 'F1-new', F2: 'F2-new' };
 
 function log(line: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -77,6 +84,38 @@ async function checkFixtures(port: number, bodies: Record<FixtureName, Buffer>, 
   }
   agent.destroy();
   return out;
+}
+
+/**
+ * Send every body of a variant set once (in order, one keep-alive connection) and check each
+ * answer: HTTP 200, allowed, a patch, the request's own uid. Counts the distinct patches.
+ */
+async function checkVariants(port: number, v: VariantFiles): Promise<VariantCheck> {
+  const agent = makeAgent(1, {});
+  const failures: string[] = [];
+  const patches = new Set<string>();
+  const ops: number[] = [];
+  let ok = 0;
+  for (let i = 0; i < v.files.length; i++) {
+    let parsed: { response?: { uid?: string; allowed?: boolean; patch?: string } } = {};
+    const r = await sendOne(agent, { port }, { kind: 'valid', label: v.set, path: WEBHOOK_PATH, headers: { 'Content-Type': 'application/json' }, body: readFileSync(v.files[i]), check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed) }, performance.now());
+    const patch = parsed.response?.patch;
+    const n = patch === undefined ? 0 : (JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown[]).length;
+    const why = r.status !== 200 ? `HTTP ${r.status}${r.problem ? ` (${r.problem})` : ''}` : parsed.response?.allowed !== true ? 'not allowed' : parsed.response.uid !== v.uids[i] ? `uid ${parsed.response.uid} for ${v.uids[i]}` : n === 0 ? 'no patch' : undefined;
+    if (why === undefined) {
+      ok++;
+      ops.push(n);
+      patches.add(patch!);
+    } else if (failures.length < 5) failures.push(`#${i}: ${why}`);
+  }
+  agent.destroy();
+  const sorted = [...v.bytes].sort((a, b) => a - b);
+  return { set: v.set, describe: VARIANT_DESCRIPTIONS[v.set], count: v.files.length, bytesMin: sorted[0], bytesMedian: median(sorted), bytesMax: sorted[sorted.length - 1], ok, failures, patchOps: median(ops), distinctPatches: patches.size };
+}
+
+/** The targets of the named servers only (a comparison of like with like). */
+function only(targets: Partial<Record<ServerName, Target>>, names: ServerName[]): Partial<Record<ServerName, Target>> {
+  return Object.fromEntries(names.filter((n) => targets[n] !== undefined).map((n) => [n, targets[n]])) as Partial<Record<ServerName, Target>>;
 }
 
 async function main(): Promise<void> {
@@ -99,6 +138,8 @@ async function main(): Promise<void> {
   // F5 carries a status signed with the served key, as a pod this server injected would.
   const fx = await writeFixtures(join(work, 'fixtures'), await serverStatusKeys(certs.key));
   const bodies = Object.fromEntries(Object.entries(fx.reviews).map(([k, p]) => [k, readFileSync(p)])) as Record<FixtureName, Buffer>;
+  const newPods = settings.ours.includes('ours-nocache');
+  const variants = writeVariants(join(work, 'fixtures'), settings.variants);
   const anchorSpec: ServerSpec = { kind: 'anchor', certs };
   const oursSpec: ServerSpec = { kind: 'ours', certs, flags: settings.oursFlags };
   // Every request runs the core (the first pod of each workload; a cluster of unique pods).
@@ -115,6 +156,20 @@ async function main(): Promise<void> {
       await ours.stop();
     }
     for (const f of results.fixtures) log(`${f.name}: ${f.bytes} B, HTTP ${f.status}, ${f.patchOps} patch ops (${f.expected}) ${f.ok ? 'ok' : 'UNEXPECTED'}`);
+  }
+  if (newPods && (want('throughput') || want('latency'))) {
+    // The server measured: every variant runs the core.
+    const server = await startServer(noCacheSpec, bodies.F1);
+    const sets: VariantCheck[] = [];
+    try {
+      for (const v of Object.values(variants)) sets.push(await checkVariants(server.port, v));
+    } finally {
+      await server.stop();
+    }
+    for (const c of sets) log(`${c.set}: ${c.count} bodies, ${c.bytesMin}-${c.bytesMax} B, ${c.ok} answered HTTP 200 with a patch and their uid, ${c.distinctPatches} distinct patches${c.failures.length ? `; UNEXPECTED: ${c.failures.join('; ')}` : ''}`);
+    results.newPods = { sets };
+    const bad = sets.filter((c) => c.ok !== c.count);
+    if (bad.length > 0) throw new Error(`variant bodies not answered as expected: ${bad.map((c) => `${c.set} ${c.failures.join('; ')}`).join(' | ')}`);
   }
 
   if (want('cold')) {
@@ -148,22 +203,38 @@ async function main(): Promise<void> {
         Object.entries(r)
           .map(([k, v]) => `${k} ${what === 'rps' ? `${v.rps?.toFixed(0)} rps` : `p99 ${v.p99Ms.toFixed(2)} ms`} (cpu ${v.serverCpu?.toFixed(2)})`)
           .join(', ');
+      // Replica pods: one body repeated, anchor and ours (cache on). Every pod new: the variant
+      // set's bodies in turn, the same sequence to the anchor and ours with the cache off.
+      const replica = only(targets, ['anchor', 'ours']);
+      const fresh = only(targets, ['anchor', 'ours-nocache']);
+      const np: NewPodsResults | undefined = results.newPods;
       if (want('throughput')) {
         results.throughput = {};
+        if (np) np.throughput = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          results.throughput[f] = await interleave(settings.pairs, targets, (t) => maxThroughput(tools, t, fx.reviews[f], opts), rpsRatio, (x) => x.rps, (i, r) => log(`${f} max RPS round ${i}: ${show(r, 'rps')}`));
+          results.throughput[f] = await interleave(settings.pairs, replica, (t) => maxThroughput(tools, t, fx.reviews[f], opts), rpsRatio, (x) => x.rps, (i, r) => log(`${f} max RPS, replica pods, round ${i}: ${show(r, 'rps')}`));
+          const set = NEW_SET[f];
+          if (np && set) np.throughput![f] = await interleave(settings.pairs, fresh, (t) => maxThroughput(tools, t, variants[set], opts), rpsRatio, (x) => x.rps, (i, r) => log(`${f} max RPS, every pod new (${settings.variants} workloads), round ${i}: ${show(r, 'rps')}`));
         }
+        if (np) np.daemonSet = await interleave(settings.pairs, fresh, (t) => maxThroughput(tools, t, variants['F1-daemonset'], opts), rpsRatio, (x) => x.rps, (i, r) => log(`F1 max RPS, one DaemonSet (${settings.variants} nodes), round ${i}: ${show(r, 'rps')}`));
       }
       if (want('latency')) {
         results.latency = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          results.latency[f] = await interleave(settings.pairs, targets, (t) => fixedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s round ${i}: ${show(r, 'p99')}`));
+          results.latency[f] = await interleave(settings.pairs, replica, (t) => fixedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s, replica pods, round ${i}: ${show(r, 'p99')}`));
         }
       }
       if (want('latency') && !has('--no-paced') && tools.h2load) {
         results.paced = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          results.paced[f] = await interleave(settings.pairs, targets, async (t) => (await pacedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }))!, p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s arrivals spread out, round ${i}: ${show(r, 'p99')}`));
+          results.paced[f] = await interleave(settings.pairs, replica, async (t) => (await pacedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }))!, p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s arrivals spread out, replica pods, round ${i}: ${show(r, 'p99')}`));
+        }
+      }
+      if (want('latency') && np) {
+        np.latency = {};
+        for (const f of FIXTURES_UNDER_LOAD) {
+          const set = NEW_SET[f];
+          if (set) np.latency[f] = await interleave(settings.pairs, fresh, (t) => openLoopRate(t, variants[set], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s, every pod new (Node open loop), round ${i}: ${show(r, 'p99')}`));
         }
       }
       if (want('f3')) {

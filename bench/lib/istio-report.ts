@@ -10,7 +10,7 @@ import { fmt, median } from './stats.js';
 
 export function renderIstio(x: IstioResults): string[] {
   const L: string[] = [
-    `Ours beside Istio's own injector (istio.io/istio ${x.version}, pkg/kube/inject's webhook handler served by \`istio-injector-server\`), both with the config rendered by that Istio build, native sidecars on; same certificate, TLS and pinning. Istio has no result cache: each request is a full injection. "Ours, cache off" is every pod new; "ours, cache on" is replica pods.`,
+    `Ours beside Istio's own injector (istio.io/istio ${x.version}, pkg/kube/inject's webhook handler served by \`istio-injector-server\`), both with the config rendered by that Istio build, native sidecars on; same certificate, TLS and pinning. Istio has no result cache: each request is a full injection. "Ours, cache off" runs the core on every request; "ours, cache on" is replica pods. Sends: each fixture's one body, repeated, to every server, so ours with the cache off still reuses what it keeps of a repeated pod (e.g. parsed overlays): not the distinct-workload every-pod-new measurement of the main section.`,
     '',
   ];
   if (x.error) L.push(`**Failed:** ${x.error}`, '');

@@ -8,17 +8,39 @@
  *   log (microsecond resolution), the warm-up's requests dropped by start time.
  * The generator runs pinned to its own core (`taskset -c 1`) when possible. Without wrk or
  * h2load the Node client of src/testing/load-client.ts stands in (in this process, unpinned).
+ *
+ * What is sent (`Bodies`): one body file, repeated (replica pods: the same pod every time), or a
+ * list of body files sent in turn (every pod new: each request the next of N distinct pods,
+ * cycling). wrk cycles them with a Lua script that formats every request once at start-up and
+ * hands out the next on each call; h2load cannot vary its body, so the fixed rate for a list
+ * (`openLoopRate`) is the Node open-loop client in a child process pinned like the other tools
+ * (bench/lib/open-loop-child.ts), for the anchor and ours alike.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cpuShare, procSample } from '../../src/testing/proc-stats.js';
 import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../../src/testing/load-client.js';
-import { pinned } from '../../src/testing/server-process.js';
+import { pinned, REPO_ROOT } from '../../src/testing/server-process.js';
+import type { OpenLoopInput, OpenLoopOutput } from './open-loop-child.js';
 import type { Tools } from './tools.js';
 
 export const GENERATOR_CPUS = '1';
 export const WEBHOOK_PATH = '/inject?timeout=10s';
+
+/** One body file repeated, or a list of body files sent in turn (see the module comment). */
+export type Bodies = string | BodyList;
+
+export interface BodyList {
+  /** One body file per line, in the order they are sent (wrk's script reads it). */
+  listFile: string;
+  files: string[];
+}
+
+export function describeBodies(b: Bodies): string {
+  return typeof b === 'string' ? 'one body, repeated' : `${b.files.length} bodies in turn`;
+}
 
 export interface Target {
   name: string;
@@ -26,6 +48,8 @@ export interface Target {
   pid: number;
   /** Path of the POST (Pepr's differs). */
   path: string;
+  /** https unless told (the tests point wrk at a plain HTTP recorder). */
+  scheme?: 'http' | 'https';
 }
 
 export interface ThroughputResult {
@@ -100,39 +124,79 @@ wrk.path = os.getenv("BENCH_PATH")
 wrk.headers["Content-Type"] = "application/json"
 `;
 
-function reviewRequest(body: Buffer, path: string): (i: number) => LoadRequest {
-  return () => ({
+/**
+ * POST the body files listed in BENCH_BODIES (one path a line) in turn, to BENCH_PATH. Every
+ * request is formatted once, in init (per thread; the bench runs wrk -t1, so one thread and one
+ * sequence), and request() only hands out the next: a table lookup per request. Each wrk run
+ * starts again at the first body.
+ */
+export const WRK_CYCLE_SCRIPT = `-- POST the bodies listed in BENCH_BODIES in turn (pre-formatted once in init) to BENCH_PATH.
+local requests = {}
+local n = 0
+local i = 0
+function init(args)
+  local path = os.getenv("BENCH_PATH")
+  local headers = { ["Content-Type"] = "application/json" }
+  for name in io.lines(os.getenv("BENCH_BODIES")) do
+    if name ~= "" then
+      local f = assert(io.open(name, "rb"))
+      local body = f:read("*a")
+      f:close()
+      n = n + 1
+      requests[n] = wrk.format("POST", path, headers, body)
+    end
+  end
+  assert(n > 0, "no bodies listed in " .. os.getenv("BENCH_BODIES"))
+end
+function request()
+  i = i % n + 1
+  return requests[i]
+end
+`;
+
+function reviewRequest(bodies: Buffer[], path: string): (i: number) => LoadRequest {
+  return (i) => ({
     kind: 'valid',
     label: 'bench',
     path,
     headers: { 'Content-Type': 'application/json' },
-    body,
+    body: bodies[i % bodies.length],
     check: (status) => (status === 200 ? undefined : `HTTP ${status}`),
   });
 }
 
-export async function maxThroughput(tools: Tools, target: Target, bodyFile: string, options: { connections: number; warmupS: number; durationS: number; workDir: string }): Promise<ThroughputResult> {
+function readBodies(b: Bodies): Buffer[] {
+  return typeof b === 'string' ? [readFileSync(b)] : b.files.map((f) => readFileSync(f));
+}
+
+/** wrk's arguments and environment for `bodies` (the script is written into `workDir`). */
+export function wrkSetup(target: Target, bodies: Bodies, workDir: string, connections: number): { args: string[]; env: NodeJS.ProcessEnv } {
+  const cycle = typeof bodies !== 'string';
+  const script = join(workDir, cycle ? 'post-cycle.lua' : 'post.lua');
+  writeFileSync(script, cycle ? WRK_CYCLE_SCRIPT : WRK_SCRIPT);
+  const env = { ...process.env, BENCH_PATH: target.path, ...(cycle ? { BENCH_BODIES: bodies.listFile } : { BENCH_BODY: bodies }) };
+  const scheme = target.scheme ?? 'https';
+  return { args: ['-t1', `-c${connections}`, '--latency', '-s', script, `${scheme}://127.0.0.1:${target.port}`], env };
+}
+
+export async function maxThroughput(tools: Tools, target: Target, bodies: Bodies, options: { connections: number; warmupS: number; durationS: number; workDir: string }): Promise<ThroughputResult> {
+  const what = typeof bodies === 'string' ? '' : `, ${bodies.files.length} bodies in turn`;
   if (tools.wrk) {
-    const script = join(options.workDir, 'post.lua');
-    writeFileSync(script, WRK_SCRIPT);
-    const env = { ...process.env, BENCH_BODY: bodyFile, BENCH_PATH: target.path };
-    const url = `https://127.0.0.1:${target.port}`;
-    const common = ['-t1', `-c${options.connections}`, '--latency', '-s', script, url];
+    const { args: common, env } = wrkSetup(target, bodies, options.workDir, options.connections);
     if (options.warmupS > 0) await run('wrk', [`-d${options.warmupS}s`, ...common], env);
     const before = procSample(target.pid);
     const r = await run('wrk', [`-d${options.durationS}s`, ...common], env);
     const after = procSample(target.pid);
     if (r.code !== 0) throw new Error(`wrk failed (${r.code}): ${r.stderr || r.stdout}`);
-    return { ...parseWrk(r.stdout), serverCpu: cpuShare(before, after), tool: 'wrk -t1' };
+    return { ...parseWrk(r.stdout), serverCpu: cpuShare(before, after), tool: `wrk -t1${what}` };
   }
-  const body = readFileSync(bodyFile);
-  const next = reviewRequest(body, target.path);
+  const next = reviewRequest(readBodies(bodies), target.path);
   if (options.warmupS > 0) await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, next });
   const before = procSample(target.pid);
   const s = await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, next });
   const after = procSample(target.pid);
   const p = percentiles(s.validLatencies);
-  return { rps: s.rate, p50Ms: p.p50, p99Ms: p.p99, requests: s.completed, errors: s.byKind.valid.failed, serverCpu: cpuShare(before, after), tool: 'node closed loop' };
+  return { rps: s.rate, p50Ms: p.p50, p99Ms: p.p99, requests: s.completed, errors: s.byKind.valid.failed, serverCpu: cpuShare(before, after), tool: `node closed loop${what}` };
 }
 
 /** h2load's log: start (µs since epoch), status, duration (µs), one request per line. */
@@ -163,8 +227,7 @@ export async function fixedRate(tools: Tools, target: Target, bodyFile: string, 
     if (r.code !== 0) throw new Error(`h2load failed (${r.code}): ${r.stderr || r.stdout}`);
     return fromH2loadLog(readFileSync(log, 'utf8'), options, cpuShare(before, after), 'h2load --h1 --rps');
   }
-  const body = readFileSync(bodyFile);
-  const next = reviewRequest(body, target.path);
+  const next = reviewRequest(readBodies(bodyFile), target.path);
   if (options.warmupS > 0) await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, rate: options.rate, next });
   const before = procSample(target.pid);
   const s = await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, rate: options.rate, next });
@@ -182,6 +245,56 @@ export async function fixedRate(tools: Tools, target: Target, bodyFile: string, 
     maxMs: p.max,
     serverCpu: cpuShare(before, after),
     tool: 'node open loop',
+  };
+}
+
+const OPEN_LOOP_CHILD = join(dirname(fileURLToPath(import.meta.url)), 'open-loop-child.ts');
+
+/**
+ * Latency at a fixed rate for a list of bodies, each request the next (h2load sends one body
+ * only): the Node open-loop client in a child process pinned to the generator's core
+ * (open-loop-child.ts), `connections` keep-alive connections, a request due every 1 / rate
+ * (sent from a 1 ms timer, so arrivals are spread out, about one per millisecond at 1,000/s),
+ * latency from the scheduled time. The warm-up's requests are not counted; the server's CPU share
+ * covers the measured run. Use it for every server of a comparison (the anchor too).
+ */
+export async function openLoopRate(target: Target, bodies: BodyList, options: { rate: number; connections: number; warmupS: number; durationS: number }): Promise<FixedRateResult> {
+  const input: OpenLoopInput = { port: target.port, path: target.path, listFile: bodies.listFile, rate: options.rate, connections: options.connections, warmupS: options.warmupS, durationS: options.durationS };
+  const [cmd, args] = pinned(GENERATOR_CPUS, process.execPath, ['--import', 'tsx', OPEN_LOOP_CHILD, JSON.stringify(input)]);
+  let before: ReturnType<typeof procSample> | undefined;
+  let after: ReturnType<typeof procSample> | undefined;
+  const { code, stdout, stderr } = await new Promise<Run>((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      const had = out;
+      out += d.toString();
+      if (!had.includes('measuring\n') && out.includes('measuring\n')) before = procSample(target.pid);
+      if (!had.includes('measured\n') && out.includes('measured\n')) after = procSample(target.pid);
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('error', reject);
+    child.once('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+  });
+  const line = stdout.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`open-loop generator failed (${code}): ${stderr || stdout}`);
+  const o = JSON.parse(line) as OpenLoopOutput;
+  if (o.problems.length > 0) process.stderr.write(`open loop to ${target.name}: ${o.failed} failed, e.g. ${o.problems.join('; ')}\n`);
+  // A few answers are always in flight at the end; more than 10 ms' worth is a backlog.
+  if (o.late > Math.max(options.connections, options.rate / 100)) process.stderr.write(`open loop to ${target.name}: ${o.late} answers came after the measured run ended (a backlog: the server fell behind)\n`);
+  return {
+    targetRps: options.rate,
+    achievedRps: o.achievedRps,
+    count: o.completed,
+    non200: o.failed,
+    p50Ms: o.p50,
+    p90Ms: o.p90,
+    p99Ms: o.p99,
+    p999Ms: o['p99.9'],
+    maxMs: o.max,
+    serverCpu: cpuShare(before, after),
+    tool: `node open loop (child process), ${o.bodies} bodies in turn`,
   };
 }
 

@@ -3,7 +3,7 @@
  * The shape of one benchmark run's results (written as JSON next to the fixtures and rendered
  * into bench/RESULTS.md), shared by the runner and the report.
  */
-import type { FixtureName } from '../fixtures.js';
+import type { FixtureName, VariantSet } from '../fixtures.js';
 import type { BenchEnv } from './env.js';
 import type { FixedRateResult, ThroughputResult } from './load.js';
 import type { CliResult, F3Result, Timing } from './micro.js';
@@ -20,6 +20,8 @@ export interface Settings {
   peprRate: number;
   /** Our variants measured (ours, and ours-nocache unless --no-nocache). */
   ours: ServerName[];
+  /** Bodies per variant set for the every-pod-new rows (`--variants`, default 512). */
+  variants?: number;
   oursFlags: string[];
   command: string;
   tools: { wrk?: string; h2load?: string; taskset: boolean; notes: string[] };
@@ -34,6 +36,40 @@ export interface FixtureCheck {
   patchBytes: number;
   expected: string;
   ok: boolean;
+}
+
+/** A variant set (bench/fixtures.ts), each body sent once before measuring and its answer checked. */
+export interface VariantCheck {
+  set: VariantSet;
+  /** What the bodies are and how they differ. */
+  describe: string;
+  count: number;
+  bytesMin: number;
+  bytesMedian: number;
+  bytesMax: number;
+  /** Bodies answered HTTP 200, allowed, with a patch and their own uid. */
+  ok: number;
+  /** The first few that were not, with why. */
+  failures: string[];
+  /** Median patch operations per answer. */
+  patchOps: number;
+  /** How many different patches the bodies got (distinct workloads: one each; one DaemonSet: the same). */
+  distinctPatches: number;
+}
+
+/**
+ * Every pod new (issue 18): the anchor and ours with the result cache off, both sent the same
+ * sequence of distinct bodies (a variant set, cycled), so no cache inside the server can hit on a
+ * repeated body and the anchor's cost is for the same bytes.
+ */
+export interface NewPodsResults {
+  sets: VariantCheck[];
+  /** Max throughput on F1-new / F2-new (wrk cycling the bodies): anchor and ours-nocache. */
+  throughput?: Partial<Record<FixtureName, Rounds<ThroughputResult>>>;
+  /** Max throughput on F1-daemonset: informational (no goal). */
+  daemonSet?: Rounds<ThroughputResult>;
+  /** Fixed rate on F1-new / F2-new (the Node open loop in a pinned child, for both). */
+  latency?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
 }
 
 /** The servers a round measures, in the order they run. */
@@ -77,6 +113,8 @@ export interface TargetCheck {
   target: string;
   measured: string;
   met: boolean | undefined;
+  /** A row without a goal, shown for information. */
+  informational?: boolean;
 }
 
 export interface BenchResults {
@@ -84,10 +122,14 @@ export interface BenchResults {
   settings: Settings;
   fixtures: FixtureCheck[];
   cold?: { anchor: ColdStart[]; ours: ColdStart[] };
+  /** Replica pods: the fixture's one body repeated, anchor and ours (result cache on). */
   throughput?: Partial<Record<FixtureName, Rounds<ThroughputResult>>>;
+  /** Replica pods at a fixed rate (h2load, one body): anchor and ours. */
   latency?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
   /** The same rate with arrivals spread out (one-connection h2load processes, staggered). */
   paced?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
+  /** Every pod new: distinct bodies to the anchor and ours with the result cache off. */
+  newPods?: NewPodsResults;
   peakRss?: Partial<Record<ServerName, number>>;
   /** F3: in-process timings and HTTPS to the cache-off server (one injection, not a cache hit). */
   f3?: F3Result & { httpAnchor?: Timing };
