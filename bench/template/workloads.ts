@@ -14,6 +14,7 @@ import type { LoadedConfig } from '../../src/config/types.js';
 import { injectPod } from '../../src/inject/index.js';
 import type { InjectionContext } from '../../src/inject/types.js';
 import { istioChartConfig, istioChartPresent } from '../../src/testing/istio-chart.js';
+import { DelegatingTemplate } from '../../src/testing/template-engines.js';
 import { sprigFuncs, templateFuncs } from '../../src/template/funcs/index.js';
 import { parseTemplate, type ExecuteOptions, type Template, type TemplateEngine } from '../../src/template/index.js';
 import { podF1, podF2 } from '../fixtures.js';
@@ -30,39 +31,17 @@ export interface CapturedRender {
 }
 
 /** A Template that remembers what it was last rendered with. */
-class Recorder implements Template {
+class Recorder extends DelegatingTemplate {
   data: unknown;
   options: ExecuteOptions | undefined;
-  constructor(private readonly inner: Template) {}
-  get name(): string {
-    return this.inner.name;
-  }
-  get engine(): TemplateEngine {
-    return this.inner.engine;
-  }
-  execute(data: unknown, options?: ExecuteOptions): string {
+  override execute(data: unknown, options?: ExecuteOptions): string {
     this.data = data;
     this.options = options;
     return this.inner.execute(data, options);
   }
-  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
-    return this.inner.executeTemplate(name, data, options);
-  }
-  definedTemplates(): string[] {
-    return this.inner.definedTemplates();
-  }
-  has(name: string): boolean {
-    return this.inner.has(name);
-  }
-  lookup(name: string): Template | undefined {
-    return this.inner.lookup(name);
-  }
   /** Never memoised: the recorder must see the render. */
-  rootReads(): null {
+  override rootReads(): null {
     return null;
-  }
-  callsAny(names: ReadonlySet<string>): boolean {
-    return this.inner.callsAny(names);
   }
 }
 

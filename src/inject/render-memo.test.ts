@@ -8,54 +8,31 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LoadedConfig } from '../config/types.js';
-import type { ExecuteOptions, Template } from '../template/index.js';
+import type { Template } from '../template/index.js';
 import { podArb } from '../testing/inject-arbitraries.js';
+import { DelegatingTemplate } from '../testing/template-engines.js';
 import { defaultConfigWith, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
 import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
 import type { JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
 import { memoCounts } from './render-memo.js';
 
-/** Delegates to `inner`, counting renders; `memo: false` reports no read chains (never memoised). */
-class Counting implements Template {
-  renders = 0;
+/** `memo: false` reports no read chains: never memoised. */
+class Memoised extends DelegatingTemplate {
   constructor(
-    private readonly inner: Template,
+    inner: Template,
     private readonly memo: boolean,
-  ) {}
-  get name(): string {
-    return this.inner.name;
+  ) {
+    super(inner);
   }
-  get engine() {
-    return this.inner.engine;
-  }
-  execute(data: unknown, options?: ExecuteOptions): string {
-    this.renders++;
-    return this.inner.execute(data, options);
-  }
-  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
-    return this.inner.executeTemplate(name, data, options);
-  }
-  definedTemplates(): string[] {
-    return this.inner.definedTemplates();
-  }
-  has(name: string): boolean {
-    return this.inner.has(name);
-  }
-  lookup(name: string): Template | undefined {
-    return this.inner.lookup(name);
-  }
-  callsAny(names: ReadonlySet<string>): boolean {
-    return this.inner.callsAny(names);
-  }
-  rootReads(): readonly (readonly string[])[] | null {
+  override rootReads(): readonly (readonly string[])[] | null {
     return this.memo ? this.inner.rootReads() : null;
   }
 }
 
 /** The same config twice: with the memo and without it. */
 function pair(config: LoadedConfig): { memo: LoadedConfig; plain: LoadedConfig } {
-  const wrap = (memo: boolean) => new Map([...config.compiledTemplates].map(([n, t]) => [n, new Counting(t, memo)]));
+  const wrap = (memo: boolean) => new Map([...config.compiledTemplates].map(([n, t]) => [n, new Memoised(t, memo)]));
   return { memo: { ...config, compiledTemplates: wrap(true) }, plain: { ...config, compiledTemplates: wrap(false) } };
 }
 

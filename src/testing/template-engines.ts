@@ -74,21 +74,68 @@ export interface EngineMismatch {
 }
 
 /**
+ * A Template that hands everything to `inner`: test and bench wrappers extend it and override
+ * what they watch (the render, the memo's read chains).
+ */
+export class DelegatingTemplate implements Template {
+  constructor(protected readonly inner: Template) {}
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  get engine(): TemplateEngine {
+    return this.inner.engine;
+  }
+
+  execute(data: unknown, options?: ExecuteOptions): string {
+    return this.inner.execute(data, options);
+  }
+
+  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
+    return this.inner.executeTemplate(name, data, options);
+  }
+
+  definedTemplates(): string[] {
+    return this.inner.definedTemplates();
+  }
+
+  has(name: string): boolean {
+    return this.inner.has(name);
+  }
+
+  lookup(name: string): Template | undefined {
+    return this.inner.lookup(name);
+  }
+
+  callsAny(names: ReadonlySet<string>): boolean {
+    return this.inner.callsAny(names);
+  }
+
+  rootReads(): readonly (readonly string[])[] | null {
+    return this.inner.rootReads();
+  }
+}
+
+/**
  * A Template that renders with both engines on every execute, records any disagreement in
  * `mismatches`, and answers as the interpreter does. Swapped into a loaded config, it checks
  * the engines on real template data (Go structs, proto views, methods) along the real path.
  */
-export class DualTemplate implements Template {
-  readonly engine = 'interpreter';
-
+export class DualTemplate extends DelegatingTemplate {
   constructor(
-    readonly name: string,
     private readonly compiled: Template,
-    private readonly interpreter: Template,
+    interpreter: Template,
     private readonly log: { renders: number; mismatches: EngineMismatch[] },
-  ) {}
+  ) {
+    super(interpreter);
+  }
 
-  execute(data: unknown, options?: ExecuteOptions): string {
+  override get engine(): TemplateEngine {
+    return 'interpreter';
+  }
+
+  override execute(data: unknown, options?: ExecuteOptions): string {
     const run = (t: Template): EngineOutcome => {
       try {
         return { output: t.execute(data, options) };
@@ -96,35 +143,15 @@ export class DualTemplate implements Template {
         return failure('exec', err);
       }
     };
-    const interpreter = run(this.interpreter);
+    const interpreter = run(this.inner);
     const compiled = run(this.compiled);
     this.log.renders++;
     if (!isDeepStrictEqual(compiled, interpreter)) this.log.mismatches.push({ template: this.name, compiled, interpreter });
-    return this.interpreter.execute(data, options);
-  }
-
-  executeTemplate(name: string, data: unknown, options?: ExecuteOptions): string {
-    return this.interpreter.executeTemplate(name, data, options);
-  }
-
-  definedTemplates(): string[] {
-    return this.interpreter.definedTemplates();
-  }
-
-  has(name: string): boolean {
-    return this.interpreter.has(name);
-  }
-
-  lookup(name: string): Template | undefined {
-    return this.interpreter.lookup(name);
-  }
-
-  callsAny(names: ReadonlySet<string>): boolean {
-    return this.interpreter.callsAny(names);
+    return this.inner.execute(data, options);
   }
 
   /** Never memoised: every render must reach both engines. */
-  rootReads(): null {
+  override rootReads(): null {
     return null;
   }
 }

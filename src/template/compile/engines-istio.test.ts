@@ -23,7 +23,7 @@ function dual(config: LoadedConfig, log: { renders: number; mismatches: EngineMi
   for (const [name, text] of Object.entries(config.templates)) {
     const compiled = parseTemplate(name, text, { funcs, engine: 'compiled' });
     const interpreter = parseTemplate(name, text, { funcs, engine: 'interpreter' });
-    templates.set(name, new DualTemplate(name, compiled, interpreter, log));
+    templates.set(name, new DualTemplate(compiled, interpreter, log));
   }
   return { ...config, compiledTemplates: templates };
 }
