@@ -15,7 +15,7 @@ import { defaultConfigWith, templatesConfig, WEBHOOK } from '../testing/inject-f
 import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
 import type { JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
-import { memoCounts } from './render-memo.js';
+import { memoCounts, memoFootprint } from './render-memo.js';
 
 /** `memo: false` reports no read chains: never memoised. */
 class Memoised extends DelegatingTemplate {
@@ -115,5 +115,16 @@ describe('render memo', () => {
     for (let i = 0; i < 600; i++) assert.deepStrictEqual(outcome(pod(i), memo), outcome(pod(i), plain));
     // 512 lookups without a hit closed a window: the later renders went past the memo.
     assert.equal(memoCounts.skipped - skipped, 600 - 512);
+  });
+
+  it('keeps its memory bounded: pods with large annotations evict sooner', () => {
+    const { memo } = pair(defaultConfigWith());
+    const big = 'x'.repeat(30_000);
+    for (let i = 0; i < 200; i++) {
+      injectPod({ metadata: { name: 'p', annotations: { note: `${i}${big}` } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } }, WEBHOOK, memo);
+    }
+    const { entries, chars } = memoFootprint(memo);
+    assert.ok(chars <= 2 * 1024 * 1024, `${chars} characters kept`);
+    assert.ok(entries > 10 && entries < 200, `${entries} entries kept`);
   });
 });

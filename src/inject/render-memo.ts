@@ -26,8 +26,10 @@ import { renderText, parseOverlay } from './render.js';
 
 /** Per template: enough for the DaemonSets and repeated shapes of a busy cluster, bounded. */
 const ENTRIES = 256;
-/** Keys past this (a pod with huge annotations) are not kept: memory stays bounded. */
+/** Keys past this (a pod with huge annotations) are not kept. */
 const MAX_KEY = 64 * 1024;
+/** Characters of keys and texts kept per template (about 4 MB): pods with large annotations evict sooner. */
+const MAX_CHARS = 2 * 1024 * 1024;
 
 const WINDOW = 512;
 const MIN_HITS = WINDOW / 16;
@@ -40,6 +42,8 @@ interface Entry {
 
 interface Memo {
   readonly entries: Map<string, Entry>;
+  /** Characters of the keys and texts in `entries`. */
+  chars: number;
   /** Lookups and hits in the current window. */
   lookups: number;
   hits: number;
@@ -56,11 +60,13 @@ export const memoCounts = { hits: 0, stored: 0, skipped: 0 };
 export function renderMemoized(config: LoadedConfig, name: string, template: Template, data: TemplateData, options: ExecuteOptions | undefined): JsonObject {
   const chains = template.rootReads();
   const memo = chains === null ? undefined : memoOf(config, name);
+  let key: string | undefined;
   if (memo !== undefined && memo.skip > 0) {
     memo.skip--;
     memoCounts.skipped++;
+  } else if (memo !== undefined) {
+    key = data.readKey(chains!);
   }
-  const key = memo === undefined || memo.skip > 0 ? undefined : data.readKey(chains!);
   if (memo === undefined || key === undefined || key.length > MAX_KEY) return parseOverlay(name, renderText(name, template, data, options));
   const { entries } = memo;
   const hit = entries.get(key);
@@ -76,17 +82,34 @@ export function renderMemoized(config: LoadedConfig, name: string, template: Tem
   }
   const text = renderText(name, template, data, options);
   const overlay = parseOverlay(name, text);
-  if (entries.size >= ENTRIES) entries.delete(entries.keys().next().value as string);
   entries.set(key, { text, overlay });
+  memo.chars += key.length + text.length;
+  // The least recently used leave first (a Map iterates in insertion order).
+  for (const [k, e] of entries) {
+    if (entries.size <= ENTRIES && memo.chars <= MAX_CHARS) break;
+    entries.delete(k);
+    memo.chars -= k.length + e.text.length;
+  }
   memoCounts.stored++;
   return overlay;
+}
+
+/** Entries and characters kept for `config`'s templates (what the memory bound holds to). */
+export function memoFootprint(config: LoadedConfig): { entries: number; chars: number } {
+  let entries = 0;
+  let chars = 0;
+  for (const m of MEMOS.get(config)?.values() ?? []) {
+    entries += m.entries.size;
+    chars += m.chars;
+  }
+  return { entries, chars };
 }
 
 function memoOf(config: LoadedConfig, name: string): Memo {
   let perConfig = MEMOS.get(config);
   if (perConfig === undefined) MEMOS.set(config, (perConfig = new Map()));
   let memo = perConfig.get(name);
-  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), lookups: 0, hits: 0, skip: 0 }));
+  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), chars: 0, lookups: 0, hits: 0, skip: 0 }));
   return memo;
 }
 
