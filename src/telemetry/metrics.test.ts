@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { injectPod } from '../inject/index.js';
+import { memoCounts } from '../inject/render-memo.js';
+import { defaultConfig } from '../profiles/index.js';
 import { createMetrics, LATENCY_BUCKETS } from './metrics.js';
 
 test('series exist at zero before any traffic, so alerts and dashboards see them', async () => {
@@ -54,4 +57,21 @@ test('each instance has a private registry (two servers in one process do not co
   assert.match((await a.render()).body, /^sidecar_injector_injections_total 1$/m);
   assert.match((await b.render()).body, /^sidecar_injector_injections_total 0$/m);
   assert.match((await a.render()).body, /^process_cpu_user_seconds_total/m);
+});
+
+test('render memo: hits, stored and skipped renders are exported as the core counted them', async () => {
+  const m = createMetrics({ processMetrics: false });
+  const config = defaultConfig();
+  const pod = (node: string) => ({
+    metadata: { generateName: 'agent-' },
+    spec: { containers: [{ name: 'agent', image: 'agent:1' }], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } } },
+  });
+  const before = { ...memoCounts };
+  for (const node of ['n1', 'n2', 'n3']) injectPod(pod(node), { namespace: 'ops', mode: 'webhook' }, config);
+  assert.deepEqual([memoCounts.hits - before.hits, memoCounts.stored - before.stored], [2, 1]);
+  const text = (await m.render()).body;
+  for (const result of ['hit', 'stored', 'skipped'] as const) {
+    const want = { hit: memoCounts.hits, stored: memoCounts.stored, skipped: memoCounts.skipped }[result];
+    assert.ok(text.includes(`sidecar_injector_render_memo_total{result="${result}"} ${want}\n`), `${result}: ${want}`);
+  }
 });

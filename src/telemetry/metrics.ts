@@ -8,6 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { allErrorCodes, type ErrorCode } from '../errors.js';
+import { memoCounts } from '../inject/render-memo.js';
 import type { DecisionReason } from '../inject/types.js';
 
 export const METRIC_PREFIX = 'sidecar_injector_';
@@ -155,6 +156,19 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     help: 'Lookups in the injection result cache (repeated pods, e.g. replicas), by result.',
     labelNames: ['result'],
     registers,
+  });
+  // The core counts its memo's work in one process-wide object; it is read at scrape time.
+  new Counter({
+    name: `${p}render_memo_total`,
+    help: 'Template renders by how the render memo served them: hit (pods that agree on what the template reads), stored (rendered and kept), skipped (rendered while the memo stood aside: keys were not repeating).',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      this.reset();
+      this.inc({ result: 'hit' }, memoCounts.hits);
+      this.inc({ result: 'stored' }, memoCounts.stored);
+      this.inc({ result: 'skipped' }, memoCounts.skipped);
+    },
   });
   const refusedCallers = new Counter({
     name: `${p}refused_callers_total`,
