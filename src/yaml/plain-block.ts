@@ -338,9 +338,8 @@ class Reader {
   /**
    * `|` or `|-` at `at`, the value of an entry of the collection at column `parentIndent`: the
    * lines after it indented deeper than that column (the first one sets the indentation), with
-   * blank lines inside. The library's own rules decide odd cases (leading blank lines, blank
-   * lines longer than the indentation, a last line of spaces without a line break), so those
-   * are left to it.
+   * blank lines inside. The library's own rules decide the odd cases (leading blank lines,
+   * blank lines longer than the indentation, no content line), so those are left to it.
    */
   private blockScalar(at: number, parentIndent: number): Read {
     const text = this.text;
