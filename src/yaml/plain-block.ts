@@ -412,7 +412,12 @@ function isStringKey(key: string): boolean {
   return key !== '__proto__' && resolvePlain(key) === STRING;
 }
 
-/** A plain scalar's value, for the scalars the subset accepts. */
+/**
+ * A plain scalar's value, for the scalars the subset accepts. The library types a plain scalar
+ * by the schema's one implicit type (k8s-schema.ts), which calls resolvePlain on this same text
+ * (js-yaml trims it the same way), and convert.ts keeps strings, numbers and booleans as they
+ * are: so resolvePlain's answer is the library's, not a second opinion.
+ */
 function plainValue(s: string): JsonValue {
   const r = resolvePlain(s);
   if (r === STRING) return s;
