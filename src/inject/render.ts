@@ -6,9 +6,10 @@
  * rendered text is what they cannot see.
  */
 import { InjectionError, InjectorError, TemplateError } from '../errors.js';
-import { parseYamlDocument } from '../yaml/index.js';
+import { parseYamlDocument, readPlainBlockYaml } from '../yaml/index.js';
+import { DEBUG_CHECKS } from './cow.js';
 import type { ExecuteOptions, Template } from '../template/index.js';
-import { deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
+import { deepEqual, deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { quote } from '../util/describe.js';
 
 /** Keys a rendered overlay may have: it is merged into the pod's metadata and spec. */
@@ -91,17 +92,23 @@ export function parseOverlay(name: string, text: string): JsonObject {
 
 
 function parseOverlayText(name: string, text: string): JsonObject {
-  let value: unknown;
-  try {
-    value = parseYamlDocument(text, { file: `the output of template ${quote(name)}` }).value;
-  } catch (err) {
-    if (!(err instanceof InjectorError)) throw err;
-    const line = err.location?.line;
-    throw new InjectionError(
-      'SI_INJECT_RENDER_OUTPUT',
-      `template ${quote(name)} rendered text that is not valid YAML${line !== undefined ? ` (line ${line})` : ''}: ${err.message}${excerpt(text, line)}`,
-      { cause: err, details: { template: name, line } },
-    );
+  // The one-pass reader takes the plain YAML templates render (same value as the library, or
+  // undefined); anything else, and every error, is the library's.
+  let value: unknown = readPlainBlockYaml(text);
+  if (value === undefined) {
+    try {
+      value = parseYamlDocument(text, { file: `the output of template ${quote(name)}` }).value;
+    } catch (err) {
+      if (!(err instanceof InjectorError)) throw err;
+      const line = err.location?.line;
+      throw new InjectionError(
+        'SI_INJECT_RENDER_OUTPUT',
+        `template ${quote(name)} rendered text that is not valid YAML${line !== undefined ? ` (line ${line})` : ''}: ${err.message}${excerpt(text, line)}`,
+        { cause: err, details: { template: name, line } },
+      );
+    }
+  } else if (DEBUG_CHECKS) {
+    checkFastRead(value, text);
   }
   if (value === null || value === undefined) return {};
   if (!isPlainObject(value)) {
@@ -133,6 +140,19 @@ function parseOverlayText(name: string, text: string): JsonObject {
   // Nothing rendered means nothing to merge.
   for (const key of OVERLAY_KEYS) if (Object.hasOwn(value, key) && value[key] === null) delete value[key];
   return value as JsonObject;
+}
+
+/** Debug check: the one-pass reader's value is the library's (which must not fail on it). */
+function checkFastRead(value: unknown, text: string): void {
+  let library: unknown;
+  try {
+    library = parseYamlDocument(text).value;
+  } catch (err) {
+    throw new InjectorError('SI_INTERNAL', `debug check: the one-pass YAML reader took rendered text the library refuses: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (!deepEqual(value, library) || JSON.stringify(value) !== JSON.stringify(library)) {
+    throw new InjectorError('SI_INTERNAL', 'debug check: the one-pass YAML reader and the library read rendered text differently');
+  }
 }
 
 function lineOfTopKey(text: string, key: string): number | undefined {

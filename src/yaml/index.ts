@@ -6,11 +6,14 @@
  * and Helm read YAML) and one place that knows the libraries' quirks.
  *
  * - read.ts: manifests (`inject -f`, KRM), fast, as plain JSON with kubectl's limits.
+ * - plain-block.ts: the plain block YAML templates render, read in one pass (same values as
+ *   read.ts, or undefined for anything else: then read.ts reads it and reports errors).
  * - read-config.ts: config and data files, keeping the document so errors can name lines.
  * - emit.ts: writes JSON data as kubectl-style YAML; edit-in-place.ts splices changes into the
  *   original text. The template function `toYaml` quotes by the same rule table (go-quote.ts).
  */
 export { parseYamlDocument, formatPath, MAX_DEPTH, type DuplicateKeys, type YamlParseOptions } from './read.js';
+export { readPlainBlockYaml } from './plain-block.js';
 export type { ConvertResult } from './convert.js';
 export { locate, type Position } from './locate.js';
 export { parseKubeYaml, parseKubeYamlStream, YamlSyntaxError, type ParsedYaml, type YamlStreamDocument } from './read-config.js';

@@ -107,6 +107,17 @@ describe('resolvePlain: YAML 1.1 as go-yaml v2 (sigs.k8s.io/yaml) types plain sc
     assert.ok(resolvePlain('-9223372036854775809') instanceof FloatScalar);
   });
 
+  it('reads short decimals (a fast path) as the general rule does: the number, -0 as 0; with a leading 0 octal (property)', () => {
+    assert.ok(Object.is(resolvePlain('-0'), 0));
+    assert.equal(resolvePlain('010'), 8);
+    fc.assert(
+      fc.property(fc.integer({ min: -(10 ** 15) + 1, max: 10 ** 15 - 1 }), (n) => {
+        assert.ok(Object.is(resolvePlain(String(n)), n === 0 ? 0 : n), String(n));
+        if (n > 0) assert.equal(resolvePlain(`0${n.toString(8)}`), n);
+      }),
+    );
+  });
+
   it('resolves .nan and .inf to non-finite floats (which conversion then rejects)', () => {
     for (const s of ['.nan', '.NaN', '.inf', '+.INF', '-.Inf']) {
       const r = resolvePlain(s);

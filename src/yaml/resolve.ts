@@ -81,6 +81,18 @@ for (const w of ['.nan', '.NaN', '.NAN']) WORDS.set(w, new FloatScalar(NaN));
 for (const w of ['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF']) WORDS.set(w, new FloatScalar(Infinity));
 for (const w of ['-.inf', '-.Inf', '-.INF']) WORDS.set(w, new FloatScalar(-Infinity));
 
+/** The longest word of WORDS: a longer scalar is none of them, without hashing it for the lookup. */
+const WORD_MAX = Math.max(...[...WORDS.keys()].map((w) => w.length));
+/**
+ * go-yaml's hint table as char codes: only a scalar starting with one of these can resolve to
+ * something other than a string (digits, sign, dot, `<`, and the words' first letters).
+ */
+const HINT = new Uint8Array(128);
+for (const ch of '0123456789+-.<yYnNtTfFoO~') HINT[ch.charCodeAt(0)] = 1;
+
+/** Short decimal integers, the common case: parseGoInt's value for them is their Number, -0 as 0. */
+const SHORT_DECIMAL = /^-?(?:0|[1-9][0-9]{0,14})$/;
+
 /** Go's strconv.ParseInt(s, 0, 64) syntax (after go-yaml removed every `_`). */
 const GO_INT = /^([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[bB]([01]+)|0[oO]([0-7]+)|(0[0-7]*)|([1-9][0-9]*))$/;
 /** go-yaml's yamlStyleFloat. */
@@ -99,11 +111,17 @@ export function resolvePlain(s: string): unknown {
   if (s === '') return NULL_SCALAR;
   const c = s.charCodeAt(0);
   // go-yaml's hint table: only these first characters can give a non-string.
+  if (c >= 128 || HINT[c] === 0) return STRING;
   if (c === 0x3c /* < */) return s === '<<' ? new MergeKey() : STRING;
   const isDigit = c >= 0x30 && c <= 0x39;
-  if (!isDigit && c !== 0x2b && c !== 0x2d && c !== 0x2e && !'yYnNtTfFoO~'.includes(s[0])) return STRING;
-  const word = WORDS.get(s);
-  if (word !== undefined) return word;
+  if ((isDigit || c === 0x2d) && SHORT_DECIMAL.test(s)) {
+    const n = Number(s);
+    return n === 0 ? 0 : n;
+  }
+  if (s.length <= WORD_MAX) {
+    const word = WORDS.get(s);
+    if (word !== undefined) return word;
+  }
   if (c === 0x2e /* . */) {
     if (!DOT_FLOAT.test(s)) return STRING;
     return finiteFloat(Number(s.includes('_') ? s.replaceAll('_', '') : s));
