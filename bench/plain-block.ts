@@ -1,12 +1,12 @@
 /**
- * @module scripts/plain-block-bench
+ * @module bench/plain-block
  * Issue 18, the cache-miss read of a rendered overlay: µs per read of the built-in template's
  * overlay (and of Istio's sidecar overlay when ../shared/conformance/istio is there) by the
  * one-pass reader (yaml/plain-block.ts) against the library path (parseYamlDocument), in one
  * process. Rounds alternate the two readers so machine noise hits both alike; the ratio is the
  * median of the per-round ratios.
  *
- *   tsx scripts/plain-block-bench.ts [--rounds 15] [--reads 2000]
+ *   npx tsx bench/plain-block.ts [--rounds 15] [--reads 2000]
  */
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
