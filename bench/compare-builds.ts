@@ -1,0 +1,70 @@
+/**
+ * @module bench/compare-builds
+ * Before and after of a change to the server, over HTTPS: the server built in another checkout
+ * (a `git worktree` of the older commit, with `npm run build` run in it) against this one, both
+ * with the result cache off, and the anchor, on the every-pod-new variant sets (fixtures.ts).
+ * Within a round the three alternate in rotating order on the same bodies; printed are the
+ * requests/s of each round, the medians, and server CPU per request (the steadier figure on a
+ * shared machine). Needs wrk and a quiet machine; `npm run build` here first.
+ *
+ *   npx tsx bench/compare-builds.ts --base /tmp/base [--rounds 3] [--sets F1-new,F1-daemonset,F2-new]
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VARIANT_SETS, writeVariants, type VariantSet } from './fixtures.js';
+import { maxThroughput, WEBHOOK_PATH } from './lib/load.js';
+import { startCommand, startServer, writeCertificate } from './lib/servers.js';
+import { median } from './lib/stats.js';
+import { ensureTools } from './lib/tools.js';
+import { REPO_ROOT } from '../src/testing/server-process.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, fallback?: string): string => {
+  const i = argv.indexOf(name);
+  if (i >= 0 && argv[i + 1] !== undefined) return argv[i + 1];
+  if (fallback === undefined) throw new Error(`${name} is required`);
+  return fallback;
+};
+const base = opt('--base');
+const rounds = Number(opt('--rounds', '3'));
+const sets = opt('--sets', VARIANT_SETS.join(',')).split(',') as VariantSet[];
+for (const s of sets) if (!VARIANT_SETS.includes(s)) throw new Error(`unknown set ${s}: use ${VARIANT_SETS.join(', ')}`);
+
+const dir = join(REPO_ROOT, '.bench-tmp', 'compare-builds');
+const certs = await writeCertificate(join(dir, 'certs'));
+const variants = writeVariants(join(dir, 'variants'));
+const tools = ensureTools(false);
+if (!tools.wrk) throw new Error('wrk is needed (apt-get install wrk)');
+
+type Who = 'anchor' | 'before' | 'after';
+const ORDERS: Who[][] = [['anchor', 'before', 'after'], ['after', 'anchor', 'before'], ['before', 'after', 'anchor']];
+const serve = (root: string) => (port: number) => ({
+  command: process.execPath,
+  args: [join(root, 'dist', 'bin', 'sidecar-injector.mjs'), 'serve', '--port', String(port), '--address', '127.0.0.1', '--tls-cert', certs.cert, '--tls-key', certs.key, '--result-cache-entries', '0'],
+});
+
+const results = new Map<string, { rps: number[]; cpuUs: number[] }>();
+for (let r = 0; r < rounds; r++) {
+  for (const set of sets) {
+    const bodies = variants[set];
+    const first = readFileSync(bodies.files[0]);
+    for (const who of ORDERS[r % ORDERS.length]) {
+      const server = who === 'anchor' ? await startServer({ kind: 'anchor', certs }, first) : await startCommand(serve(who === 'before' ? base : REPO_ROOT), first);
+      try {
+        const t = await maxThroughput(tools, { name: who, port: server.port, pid: server.pid, path: WEBHOOK_PATH }, bodies, { connections: 10, warmupS: 1, durationS: 3, workDir: dir });
+        let e = results.get(`${set} ${who}`);
+        if (e === undefined) results.set(`${set} ${who}`, (e = { rps: [], cpuUs: [] }));
+        e.rps.push(Math.round(t.rps));
+        if (t.serverCpu !== undefined) e.cpuUs.push(Math.round((t.serverCpu * 1e6) / t.rps));
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+}
+for (const set of sets) {
+  const get = (who: Who) => results.get(`${set} ${who}`)!;
+  const line = (who: Who) => `${who.padEnd(6)} ${get(who).rps.join(' / ')} requests/s, median ${median(get(who).rps)}, ${median(get(who).cpuUs)} µs CPU per request`;
+  console.log(`${set}:\n  ${line('anchor')}\n  ${line('before')}\n  ${line('after')}`);
+  console.log(`  after / before ${(median(get('after').rps) / median(get('before').rps)).toFixed(2)}x; vs anchor ${(median(get('before').rps) / median(get('anchor').rps)).toFixed(3)}x -> ${(median(get('after').rps) / median(get('anchor').rps)).toFixed(3)}x`);
+}
