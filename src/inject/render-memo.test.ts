@@ -127,4 +127,15 @@ describe('render memo', () => {
     assert.ok(chars <= 2 * 1024 * 1024, `${chars} characters kept`);
     assert.ok(entries > 10 && entries < 200, `${entries} entries kept`);
   });
+
+  it('stands aside twice as long after a second window without hits', () => {
+    const { memo } = pair(templatesConfig({ s: 'metadata:\n  annotations:\n    name: {{ .ObjectMeta.Name | quote }}' }));
+    const pod = (i: number): JsonObject => ({ metadata: { name: `p${i}` }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
+    const { skipped, stored } = memoCounts;
+    // A window (512 keyed), the first stand-aside (4,096), a second failed window (512), then 10 of the doubled one.
+    for (let i = 0; i < 512 + 4096 + 512 + 10; i++) injectPod(pod(i), WEBHOOK, memo);
+    assert.deepEqual([memoCounts.skipped - skipped, memoCounts.stored - stored], [4096 + 10, 1024]);
+    for (let i = 0; i < 8192 - 10; i++) injectPod(pod(i), WEBHOOK, memo);
+    assert.equal(memoCounts.stored - stored, 1024, 'still standing aside: the second stand-aside is 8,192 renders');
+  });
 });

@@ -14,7 +14,9 @@
  * Making the key costs about half a render of the built-in template, so where it does not pay
  * (a cluster of distinct workloads: every key new) the memo steps aside: a window of WINDOW
  * lookups with fewer than MIN_HITS hits turns it off for the next SKIP renders, then it tries
- * again. Only the time changes: a render from the memo and a fresh one are the same overlay.
+ * again, standing aside twice as long after each window that failed again (up to 16 times), so
+ * the probing costs little where it never pays. Only the time changes: a render from the memo
+ * and a fresh one are the same overlay.
  */
 import { InjectorError } from '../errors.js';
 import type { LoadedConfig } from '../config/types.js';
@@ -49,6 +51,8 @@ interface Memo {
   hits: number;
   /** Renders left to do without the memo. */
   skip: number;
+  /** Windows in a row that closed with too few hits. */
+  failed: number;
 }
 
 const MEMOS = new WeakMap<LoadedConfig, Map<string, Memo>>();
@@ -109,7 +113,7 @@ function memoOf(config: LoadedConfig, name: string): Memo {
   let perConfig = MEMOS.get(config);
   if (perConfig === undefined) MEMOS.set(config, (perConfig = new Map()));
   let memo = perConfig.get(name);
-  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), chars: 0, lookups: 0, hits: 0, skip: 0 }));
+  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), chars: 0, lookups: 0, hits: 0, skip: 0, failed: 0 }));
   return memo;
 }
 
@@ -118,7 +122,12 @@ function count(memo: Memo, hit: boolean): void {
   memo.lookups++;
   if (hit) memo.hits++;
   if (memo.lookups < WINDOW) return;
-  if (memo.hits < MIN_HITS) memo.skip = SKIP;
+  if (memo.hits < MIN_HITS) {
+    memo.skip = SKIP * 2 ** Math.min(memo.failed, 4);
+    memo.failed++;
+  } else {
+    memo.failed = 0;
+  }
   memo.lookups = 0;
   memo.hits = 0;
 }
