@@ -2,17 +2,18 @@
  * @module bench/compare-builds
  * Before and after of a change to the server, over HTTPS: the server built in another checkout
  * (a `git worktree` of the older commit, with `npm run build` run in it) against this one, both
- * with the result cache off, and the anchor, on the every-pod-new variant sets (fixtures.ts).
+ * with the result cache off, and the anchor, on the every-pod-new variant sets (fixtures.ts) or
+ * on one fixture's body repeated (F1-F4; F4, the opted-out pod, is the path without injection).
  * Within a round the three alternate in rotating order on the same bodies; printed are the
  * requests/s of each round, the medians, and server CPU per request (the steadier figure on a
  * shared machine). Needs wrk and a quiet machine; `npm run build` here first.
  *
- *   npx tsx bench/compare-builds.ts --base /tmp/base [--rounds 3] [--sets F1-new,F1-daemonset,F2-new]
+ *   npx tsx bench/compare-builds.ts --base /tmp/base [--rounds 3] [--sets F1-new,F1-daemonset,F2-new,F4]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VARIANT_SETS, writeVariants, type VariantSet } from './fixtures.js';
-import { maxThroughput, WEBHOOK_PATH } from './lib/load.js';
+import { VARIANT_SETS, writeFixtures, writeVariants, type VariantSet } from './fixtures.js';
+import { maxThroughput, WEBHOOK_PATH, type Bodies } from './lib/load.js';
 import { startCommand, startServer, writeCertificate } from './lib/servers.js';
 import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
@@ -27,12 +28,16 @@ const opt = (name: string, fallback?: string): string => {
 };
 const base = opt('--base');
 const rounds = Number(opt('--rounds', '3'));
-const sets = opt('--sets', VARIANT_SETS.join(',')).split(',') as VariantSet[];
-for (const s of sets) if (!VARIANT_SETS.includes(s)) throw new Error(`unknown set ${s}: use ${VARIANT_SETS.join(', ')}`);
+const SINGLE = ['F1', 'F2', 'F3', 'F4'] as const;
+type Single = (typeof SINGLE)[number];
+const sets = opt('--sets', VARIANT_SETS.join(',')).split(',') as (VariantSet | Single)[];
+for (const s of sets) if (!(VARIANT_SETS as readonly string[]).includes(s) && !(SINGLE as readonly string[]).includes(s)) throw new Error(`unknown set ${s}: use ${[...VARIANT_SETS, ...SINGLE].join(', ')}`);
 
 const dir = join(REPO_ROOT, '.bench-tmp', 'compare-builds');
 const certs = await writeCertificate(join(dir, 'certs'));
 const variants = writeVariants(join(dir, 'variants'));
+const fixtures = await writeFixtures(join(dir, 'fixtures'));
+const bodiesOf = (set: VariantSet | Single): Bodies => ((SINGLE as readonly string[]).includes(set) ? fixtures.reviews[set as Single] : variants[set as VariantSet]);
 const tools = ensureTools(false);
 if (!tools.wrk) throw new Error('wrk is needed (apt-get install wrk)');
 
@@ -46,8 +51,8 @@ const serve = (root: string) => (port: number) => ({
 const results = new Map<string, { rps: number[]; cpuUs: number[] }>();
 for (let r = 0; r < rounds; r++) {
   for (const set of sets) {
-    const bodies = variants[set];
-    const first = readFileSync(bodies.files[0]);
+    const bodies = bodiesOf(set);
+    const first = readFileSync(typeof bodies === 'string' ? bodies : bodies.files[0]);
     for (const who of ORDERS[r % ORDERS.length]) {
       const server = who === 'anchor' ? await startServer({ kind: 'anchor', certs }, first) : await startCommand(serve(who === 'before' ? base : REPO_ROOT), first);
       try {

@@ -124,8 +124,8 @@ describe('render memo', () => {
       injectPod({ metadata: { name: 'p', annotations: { note: `${i}${big}` } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } }, WEBHOOK, memo);
     }
     const { entries, chars } = memoFootprint(memo);
-    assert.ok(chars <= 2 * 1024 * 1024, `${chars} characters kept`);
-    assert.ok(entries > 10 && entries < 200, `${entries} entries kept`);
+    assert.ok(chars <= 1024 * 1024, `${chars} characters kept`);
+    assert.ok(entries > 10 && entries < 64, `${entries} entries kept`);
   });
 
   it('stands aside twice as long after a second window without hits', () => {

@@ -26,12 +26,12 @@ import { DEBUG_CHECKS } from './cow.js';
 import type { TemplateData } from './data.js';
 import { renderText, parseOverlay } from './render.js';
 
-/** Per template: enough for the DaemonSets and repeated shapes of a busy cluster, bounded. */
-const ENTRIES = 256;
+/** Per template: a DaemonSet's pods share one entry, so this covers the DaemonSets of a busy cluster. */
+const ENTRIES = 64;
 /** Keys past this (a pod with huge annotations) are not kept. */
 const MAX_KEY = 64 * 1024;
-/** Characters of keys and texts kept per template (about 4 MB): pods with large annotations evict sooner. */
-const MAX_CHARS = 2 * 1024 * 1024;
+/** Characters of keys and texts kept per template (about 1 MB): pods with large annotations evict sooner. */
+const MAX_CHARS = 1024 * 1024;
 
 const WINDOW = 512;
 const MIN_HITS = WINDOW / 16;
