@@ -27,6 +27,10 @@ describe('resolvePlain: YAML 1.1 as go-yaml v2 (sigs.k8s.io/yaml) types plain sc
     ['+0x1F', 31],
     ['0b101', 5],
     ['-0b101', -5],
+    // go-yaml's last try, ParseInt(plain[2:], 2), takes a sign after `0b` (found by the go-yaml comparison)
+    ['0b+1', 1],
+    ['0b_-10', -2],
+    ['-0b+1', '-0b+1'],
     ['1_000', 1000],
     ['0x_1F', 31],
     ['+12', 12],

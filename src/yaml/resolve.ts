@@ -131,6 +131,13 @@ export function resolvePlain(s: string): unknown {
   const asInt = parseGoInt(plain);
   if (asInt !== STRING) return asInt;
   if (GO_FLOAT.test(plain)) return finiteFloat(Number(plain));
+  // go-yaml's last try: ParseInt(plain[2:], 2) after a `0b` prefix, which takes a sign there
+  // (`0b+1` is 1, `0b_-1` is -1). Unsigned digits were taken above (Go's base 0 reads `0b`).
+  const signedBinary = /^0b([-+])([01]+)$/.exec(plain);
+  if (signedBinary !== null) {
+    const v = BigInt(`0b${signedBinary[2]}`);
+    return int64Result(signedBinary[1] === '-' ? -v : v, false);
+  }
   return STRING;
 }
 
@@ -151,9 +158,12 @@ function parseGoInt(plain: string): unknown {
   else if (oct !== undefined) magnitude = BigInt(`0o${oct}`);
   else if (octLegacy !== undefined) magnitude = octLegacy.length > 1 ? BigInt(`0o${octLegacy.slice(1)}`) : 0n;
   else magnitude = BigInt(dec as string);
-  const v = sign === '-' ? -magnitude : magnitude;
-  // ParseInt (int64), then ParseUint (uint64, which takes no sign), else not an integer.
-  const fits = (v >= INT64_MIN && v <= INT64_MAX) || (sign === '' && v <= UINT64_MAX);
+  return int64Result(sign === '-' ? -magnitude : magnitude, sign === '');
+}
+
+/** ParseInt (int64), then ParseUint (uint64, which takes no sign: `unsigned`), else not an integer. */
+function int64Result(v: bigint, unsigned: boolean): unknown {
+  const fits = (v >= INT64_MIN && v <= INT64_MAX) || (unsigned && v <= UINT64_MAX);
   if (!fits) return STRING;
   const n = Number(v);
   if (Number.isSafeInteger(n)) return n === 0 ? 0 : n;
