@@ -6,7 +6,8 @@
  * on one fixture's body repeated (F1-F4; F4, the opted-out pod, is the path without injection).
  * Within a round the three alternate in rotating order on the same bodies; printed are the
  * requests/s of each round, the medians, and server CPU per request (the steadier figure on a
- * shared machine). Needs wrk and a quiet machine; `npm run build` here first.
+ * shared machine). Then cold start (spawn to the first answer), seven times each, alternating.
+ * Needs wrk and a quiet machine; `npm run build` here first.
  *
  *   npx tsx bench/compare-builds.ts --base /tmp/base [--rounds 3] [--sets F1-new,F1-daemonset,F2-new,F4]
  */
@@ -73,3 +74,15 @@ for (const set of sets) {
   console.log(`${set}:\n  ${line('anchor')}\n  ${line('before')}\n  ${line('after')}`);
   console.log(`  after / before ${(median(get('after').rps) / median(get('before').rps)).toFixed(2)}x; vs anchor ${(median(get('before').rps) / median(get('anchor').rps)).toFixed(3)}x -> ${(median(get('after').rps) / median(get('anchor').rps)).toFixed(3)}x`);
 }
+
+const cold: Record<Who, number[]> = { anchor: [], before: [], after: [] };
+const anchorCommand = (port: number) => ({ command: process.execPath, args: [join(REPO_ROOT, 'bench', 'anchor.js'), '--port', String(port), '--cert', certs.cert, '--key', certs.key] });
+const body = readFileSync(fixtures.reviews.F1);
+for (let i = 0; i < 7; i++) {
+  for (const who of ORDERS[i % ORDERS.length]) {
+    const server = await startCommand(who === 'anchor' ? anchorCommand : serve(who === 'before' ? base : REPO_ROOT), body);
+    cold[who].push(Math.round(server.readyMs ?? Number.NaN));
+    await server.stop();
+  }
+}
+console.log(`cold start to the first answer (ms): ${(['anchor', 'before', 'after'] as const).map((w) => `${w} ${cold[w].join(' / ')}, median ${median(cold[w])}`).join('; ')}`);
