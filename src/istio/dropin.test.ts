@@ -6,20 +6,16 @@
  * and the same errors.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { podTemplates } from '../manifest-io/index.js';
 import { istioChartConfig, istioChartConfigMap, istioChartPresent, ISTIO_INJECT_DIR, type IstioChartOptions } from '../testing/istio-chart.js';
-import { istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../testing/istio-conformance.js';
-import type { JsonObject } from '../util/json.js';
+import { casePods, istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../testing/istio-conformance.js';
 import { injectPod } from '../inject/index.js';
-import type { InjectionContext } from '../inject/types.js';
 
 const present = istioChartPresent() && istioInjectDataPresent();
 
@@ -53,36 +49,21 @@ describe("Istio's plain ConfigMap as --config", { skip: present ? false : 'Istio
     for (const c of istioCases()) {
       const explicit = istioChartConfig(c.options);
       const dropIn = plainFor(c.options);
-      for (const d of parseAllDocuments(readFileSync(ISTIO_INJECT_DIR + c.in, 'utf8'))) {
-        const doc = d.toJS() as JsonObject | null;
-        if (doc === null) continue;
-        let refs;
-        try {
-          refs = podTemplates(doc);
-        } catch {
-          continue;
-        }
-        for (const ref of refs) {
-          const isPod = ref.owner.kind === 'Pod';
-          const pod = isPod ? doc : ref.template;
-          const ctx: InjectionContext = isPod
-            ? { namespace: '', mode: 'manual' }
-            : { namespace: '', mode: 'manual', owner: { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion } };
-          // The template hash covers the values, which differ by the explicit key: mask it.
-          const run = (config: LoadedConfig) => {
-            try {
-              const r = injectPod(pod, ctx, config);
-              const text = JSON.stringify(r.kind === 'injected' ? { kind: r.kind, pod: r.pod, patch: r.patch } : { kind: r.kind, reason: r.decision.reason });
-              return text.replace(/(templateHash\\*":\\*")[0-9a-f]{16}/g, '$1HASH');
-            } catch (err) {
-              return `error ${err instanceof InjectorError ? err.code : String(err)}`;
-            }
-          };
-          const ours = run(dropIn);
-          if (ours.startsWith('{"kind":"injected"')) assert.ok(ours.includes('HASH'), 'the template hash is masked');
-          assert.equal(ours, run(explicit), `${c.want || c.in} ${ref.owner.kind}/${ref.owner.name}`);
-          compared++;
-        }
+      for (const { pod, ctx, owner } of casePods(c)) {
+        // The template hash covers the values, which differ by the explicit key: mask it.
+        const run = (config: LoadedConfig) => {
+          try {
+            const r = injectPod(pod, ctx, config);
+            const text = JSON.stringify(r.kind === 'injected' ? { kind: r.kind, pod: r.pod, patch: r.patch } : { kind: r.kind, reason: r.decision.reason });
+            return text.replace(/(templateHash\\*":\\*")[0-9a-f]{16}/g, '$1HASH');
+          } catch (err) {
+            return `error ${err instanceof InjectorError ? err.code : String(err)}`;
+          }
+        };
+        const ours = run(dropIn);
+        if (ours.startsWith('{"kind":"injected"')) assert.ok(ours.includes('HASH'), 'the template hash is masked');
+        assert.equal(ours, run(explicit), `${c.want || c.in} ${owner.kind}/${owner.name}`);
+        compared++;
       }
     }
     assert.ok(compared > 100, `only ${compared} pod templates compared`);

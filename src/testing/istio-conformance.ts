@@ -19,6 +19,7 @@ import { parseAllDocuments } from 'yaml';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { injectPod } from '../inject/index.js';
+import type { InjectionContext } from '../inject/types.js';
 import { podTemplates, type PodTemplateRef } from '../manifest-io/index.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { canonicalQuantity } from '../istio/quantity.js';
@@ -193,13 +194,35 @@ function refsOf(doc: JsonValue): PodTemplateRef[] {
   }
 }
 
-function inject(ref: PodTemplateRef, doc: JsonValue, config: LoadedConfig) {
+/** A pod or pod template of a case's input, with the context `inject -f` gives it. */
+export interface CasePod {
+  readonly pod: JsonObject;
+  readonly ctx: InjectionContext;
+  readonly owner: PodTemplateRef['owner'];
+}
+
+function casePod(ref: PodTemplateRef, doc: JsonValue): CasePod {
   const isPod = ref.owner.kind === 'Pod';
   const namespace = ref.owner.namespace ?? '';
-  const ctx = isPod
-    ? { namespace, mode: 'manual' as const }
-    : { namespace, mode: 'manual' as const, owner: { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion } };
-  const pod = isPod ? (doc as JsonObject) : ref.template;
+  const ctx: InjectionContext = isPod
+    ? { namespace, mode: 'manual' }
+    : { namespace, mode: 'manual', owner: { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion } };
+  return { pod: isPod ? (doc as JsonObject) : ref.template, ctx, owner: ref.owner };
+}
+
+/** Every pod and pod template in a case's input, in order (documents that hold none are skipped). */
+export function casePods(c: IstioCase, dir = ISTIO_INJECT_DIR): CasePod[] {
+  const out: CasePod[] = [];
+  for (const d of parseAllDocuments(readFileSync(dir + c.in, 'utf8'))) {
+    const doc = d.toJS() as JsonValue;
+    if (doc === null) continue;
+    for (const ref of refsOf(doc)) out.push(casePod(ref, doc));
+  }
+  return out;
+}
+
+function inject(ref: PodTemplateRef, doc: JsonValue, config: LoadedConfig) {
+  const { pod, ctx } = casePod(ref, doc);
   return injectPod(pod, ctx, config);
 }
 

@@ -20,6 +20,7 @@ import { parseYamlDocument } from './read.js';
 import type { JsonValue } from '../util/json.js';
 import { readManifest } from '../manifest-io/documents.js';
 import { generateManifest } from '../testing/manifest-fixtures.js';
+import { LINE_MUTATIONS, mutateLine } from '../testing/yaml-mutations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARED = join(ROOT, '..', 'shared', 'conformance');
@@ -92,50 +93,7 @@ function agrees(text: string): boolean {
 const corpus = [...yamlFiles(join(ROOT, 'testdata')), ...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(SHARED)].flatMap(documentTexts);
 const generated = readManifest(generateManifest(40), 'm40').map((d) => d.text);
 
-/** Line-level edits that take a document out of (or keep it in) the plain subset. */
-const MUTATIONS: ((line: string) => string[])[] = [
-  () => [],
-  (l) => [l, l],
-  (l) => [` ${l}`],
-  (l) => [l.replace(/^ /, '')],
-  (l) => [`  ${l}`],
-  (l) => [l, ''],
-  (l) => [l, '# a comment'],
-  (l) => [`${l} # trailing`],
-  (l) => [l, '  continued'],
-  (l) => [l, '      continued: too'],
-  (l) => [l.replace(/: /, ': &a ')],
-  (l) => [l.replace(/: .*/, ': *a')],
-  (l) => [l.replace(/: /, ': !!str ')],
-  (l) => [l.replace(/: (.*)/, ': "$1')],
-  (l) => [l.replace(/: (.*)/, ": '$1'")],
-  (l) => [l.replace(/: (.*)/, ': "a\\tb"')],
-  (l) => [l.replace(/: (.*)/, ': [$1')],
-  (l) => [l.replace(/: (.*)/, ': {a: [1, "x"]}')],
-  (l) => [l.replace(/: (.*)/, ': |'), '  text'],
-  (l) => [l.replace(/: (.*)/, ': >-')],
-  (l) => [l.replace(/^(\s*)(\S)/, '$1- $2')],
-  (l) => [l.replace(/^(\s*)- /, '$1')],
-  (l) => [l.replace(/^(\s*)- /, '$1- - ')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1on:')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1"$2":')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1? $2:')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1$2 x:')],
-  (l) => [l.replace(/: (.*)/, ':$1')],
-  (l) => [l.replace(/: (.*)/, ': a: b')],
-  (l) => [l.replace(/: (.*)/, ': -x')],
-  (l) => [l.replace(/: (.*)/, ': - x')],
-  (l) => [l.replace(/: (.*)/, ':')],
-  (l) => [l, '---'],
-  (l) => [l.replace(/ /, '\t')],
-];
 
-function mutate(text: string, at: number, which: number): string {
-  const lines = text.split('\n');
-  const k = at % lines.length;
-  lines.splice(k, 1, ...MUTATIONS[which % MUTATIONS.length](lines[k]));
-  return lines.join('\n');
-}
 
 describe('block index', () => {
   it('has a corpus, and takes most of it', () => {
@@ -152,7 +110,7 @@ describe('block index', () => {
     let taken = 0;
     for (const text of [...corpus, ...generated.slice(0, 2)]) {
       const lines = text.split('\n').length;
-      for (let at = 0; at < lines; at += 1 + (lines >> 2)) for (let m = 0; m < MUTATIONS.length; m++) if (agrees(mutate(text, at, m))) taken++;
+      for (let at = 0; at < lines; at += 1 + (lines >> 2)) for (let m = 0; m < LINE_MUTATIONS.length; m++) if (agrees(mutateLine(text, at, m))) taken++;
     }
     assert.ok(taken > 100, `${taken} mutated documents taken`);
   });
@@ -167,7 +125,7 @@ describe('block index', () => {
       fc.property(fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 }), fc.boolean(), fc.nat(), fc.nat(), fc.boolean(), (obj, indentSeqs, at, m, doMutate) => {
         let text = stringifyObject(obj as never);
         if (indentSeqs) text = text.replace(/^( *)- /gm, (_all, sp: string) => `${sp}  - `);
-        if (doMutate) text = mutate(text, at, m);
+        if (doMutate) text = mutateLine(text, at, m);
         agrees(text);
       }),
       { numRuns: 1500 },

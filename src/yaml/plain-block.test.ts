@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { parseAllDocuments } from 'yaml';
 import { readPlainBlockYaml, MAX_NESTING } from './plain-block.js';
 import { parseYamlDocument } from './read.js';
 import { readManifest } from '../manifest-io/documents.js';
@@ -25,9 +24,10 @@ import { stripPod } from '../inject/strip.js';
 import { templateData } from '../inject/data.js';
 import type { InjectionContext } from '../inject/types.js';
 import { defaultConfigWith, deploymentTemplate, replicaSetPod, WEBHOOK } from '../testing/inject-fixtures.js';
-import { istioChartConfig, istioChartPresent, ISTIO_INJECT_DIR } from '../testing/istio-chart.js';
-import { istioCases, istioInjectDataPresent } from '../testing/istio-conformance.js';
+import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
+import { casePods, istioCases, istioInjectDataPresent } from '../testing/istio-conformance.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
+import { LINE_MUTATIONS, mutateLine } from '../testing/yaml-mutations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARED_ISTIO = join(ROOT, '..', 'shared', 'conformance', 'istio');
@@ -124,29 +124,15 @@ function istioOverlays(): { name: string; text: string }[] {
     if (config === undefined) configs.set(key, (config = istioChartConfig(c.options)));
     // Every template of the chart for the default settings; the selected ones for the others.
     const all = key === '{}';
-    for (const d of parseAllDocuments(readFileSync(ISTIO_INJECT_DIR + c.in, 'utf8'))) {
-      const doc = d.toJS() as JsonObject | null;
-      if (doc === null) continue;
-      let refs;
+    for (const { pod, ctx } of casePods(c)) {
       try {
-        refs = podTemplates(doc);
-      } catch {
-        continue;
-      }
-      for (const ref of refs) {
-        const isPod = ref.owner.kind === 'Pod';
-        const ctx: InjectionContext = isPod
-          ? { namespace: '', mode: 'manual' }
-          : { namespace: '', mode: 'manual', owner: { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion } };
-        try {
-          for (const r of renderTexts(isPod ? doc : ref.template, ctx, config, all)) {
-            if (seen.has(r.text)) continue;
-            seen.add(r.text);
-            out.push(r);
-          }
-        } catch {
-          // An input our injector refuses (bad annotations): nothing rendered.
+        for (const r of renderTexts(pod, ctx, config, all)) {
+          if (seen.has(r.text)) continue;
+          seen.add(r.text);
+          out.push(r);
         }
+      } catch {
+        // An input our injector refuses (bad annotations): nothing rendered.
       }
     }
   }
@@ -187,70 +173,8 @@ const istio = istioOverlays();
 // Mutations: line-level edits that take a document out of the subset or keep it in, and
 // character-level ones that hit every rule at once.
 
-const LINE_MUTATIONS: ((line: string) => string[])[] = [
-  () => [],
-  (l) => [l, l],
-  (l) => [` ${l}`],
-  (l) => [l.replace(/^ /, '')],
-  (l) => [`  ${l}`],
-  (l) => [l, ''],
-  (l) => [l, '   '],
-  (l) => [l, '# a comment'],
-  (l) => [l, '        # deep comment'],
-  (l) => [`${l} # trailing`],
-  (l) => [`${l}#no-space`],
-  (l) => [`${l}   `],
-  (l) => [l, '  continued'],
-  (l) => [l, '      continued: too'],
-  (l) => [l.replace(/: /, ': &a ')],
-  (l) => [l.replace(/: .*/, ': *a')],
-  (l) => [l.replace(/: /, ': !!str ')],
-  (l) => [l.replace(/: /, ': !!int ')],
-  (l) => [l.replace(/: (.*)/, ': "$1')],
-  (l) => [l.replace(/: (.*)/, ": '$1'")],
-  (l) => [l.replace(/: (.*)/, ': "$1"')],
-  (l) => [l.replace(/: (.*)/, ': "a\\tb\\u00e9\\"c"')],
-  (l) => [l.replace(/: (.*)/, ': "a\\x41"')],
-  (l) => [l.replace(/: (.*)/, ": 'it''s'")],
-  (l) => [l.replace(/: (.*)/, ': [$1')],
-  (l) => [l.replace(/: (.*)/, ': [$1, x]')],
-  (l) => [l.replace(/: (.*)/, ': {a: [1, "x"]}')],
-  (l) => [l.replace(/: (.*)/, ': {a: 1,'), '  b: "2",', '}'],
-  (l) => [l.replace(/: (.*)/, ': |'), '  text', '', '    more'],
-  (l) => [l.replace(/: (.*)/, ': |-'), '      text'],
-  (l) => [l.replace(/: (.*)/, ': >-'), '      text'],
-  (l) => [l.replace(/^(\s*)(\S)/, '$1- $2')],
-  (l) => [l.replace(/^(\s*)- /, '$1')],
-  (l) => [l.replace(/^(\s*)- /, '$1- - ')],
-  (l) => [l.replace(/^(\s*)- /, '$1-   ')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1on:')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1"$2":')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1? $2:')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1$2 x:')],
-  (l) => [l.replace(/^(\s*)([\w.-]+):/, '$1<<:')],
-  (l) => [l.replace(/: (.*)/, ':$1')],
-  (l) => [l.replace(/: (.*)/, ': a: b')],
-  (l) => [l.replace(/: (.*)/, ': -x')],
-  (l) => [l.replace(/: (.*)/, ': - x')],
-  (l) => [l.replace(/: (.*)/, ':')],
-  (l) => [l.replace(/: (.*)/, ': yes')],
-  (l) => [l.replace(/: (.*)/, ': 0644')],
-  (l) => [l.replace(/: (.*)/, ': 1.5')],
-  (l) => [l.replace(/: (.*)/, ': ~')],
-  (l) => [l, '---'],
-  (l) => [l.replace(/ /, '\t')],
-  (l) => [`${l}\r`],
-];
-
 /** Characters whose insertion tests a rule each. */
 const INSERTS = [' ', '  ', '\t', '#', ' #', ':', ': ', '-', '- ', '"', "'", '\\', '\n', '[', ']', '{', '}', ',', '|', '>', '&', '*', '!', '?', '%', '@', '`', 'x', '0', '\r', '\u0085', '\u2028', '\ufeff', '\u0007', '\ud800', 'é', '~'];
-
-function mutateLine(text: string, at: number, which: number): string {
-  const lines = text.split('\n');
-  const k = at % lines.length;
-  lines.splice(k, 1, ...LINE_MUTATIONS[which % LINE_MUTATIONS.length](lines[k]));
-  return lines.join('\n');
-}
 
 function mutateChar(text: string, at: number, which: number, kind: number): string {
   const p = at % (text.length + 1);
