@@ -5,6 +5,21 @@
  * strings, tabs and CRs): the readers in src/yaml that answer for a subset (block-index.ts,
  * plain-block.ts) are held to the library on real documents edited with these.
  */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The YAML files under `dir` (`.yaml`, `.yml`, and with `injected` Istio's `.yaml.injected` goldens); none if it is absent. */
+export function yamlFiles(dir: string, injected = false): string[] {
+  if (!existsSync(dir)) return [];
+  const pattern = injected ? /\.ya?ml(?:\.injected)?$/ : /\.ya?ml$/;
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...yamlFiles(p, injected));
+    else if (pattern.test(name)) out.push(p);
+  }
+  return out;
+}
 
 /** Each turns one line into the lines that replace it. */
 export const LINE_MUTATIONS: readonly ((line: string) => string[])[] = [

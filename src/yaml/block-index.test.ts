@@ -7,7 +7,7 @@
  * ends rounded to the end of their line.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -20,21 +20,10 @@ import { parseYamlDocument } from './read.js';
 import type { JsonValue } from '../util/json.js';
 import { readManifest } from '../manifest-io/documents.js';
 import { generateManifest } from '../testing/manifest-fixtures.js';
-import { LINE_MUTATIONS, mutateLine } from '../testing/yaml-mutations.js';
+import { LINE_MUTATIONS, mutateLine, yamlFiles } from '../testing/yaml-mutations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARED = join(ROOT, '..', 'shared', 'conformance');
-
-function yamlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...yamlFiles(p));
-    else if (/\.ya?ml$/.test(name)) out.push(p);
-  }
-  return out;
-}
 
 /** The texts of the YAML documents of a file, as `inject -f` hands them to edit-in-place. */
 function documentTexts(file: string): string[] {

@@ -8,7 +8,7 @@
  * of YAML outside its subset to the library.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -27,21 +27,10 @@ import { defaultConfigWith, deploymentTemplate, replicaSetPod, WEBHOOK } from '.
 import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
 import { casePods, istioCases, istioInjectDataPresent } from '../testing/istio-conformance.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
-import { LINE_MUTATIONS, mutateLine } from '../testing/yaml-mutations.js';
+import { LINE_MUTATIONS, mutateLine, yamlFiles } from '../testing/yaml-mutations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARED_ISTIO = join(ROOT, '..', 'shared', 'conformance', 'istio');
-
-function yamlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...yamlFiles(p));
-    else if (/\.ya?ml(?:\.injected)?$/.test(name)) out.push(p);
-  }
-  return out;
-}
 
 /** The texts of a file's YAML documents (as `inject -f` splits them), and the whole file. */
 function documentTexts(file: string): string[] {
@@ -164,7 +153,7 @@ async function exampleOverlays(): Promise<string[]> {
   return texts;
 }
 
-const files = [...yamlFiles(join(ROOT, 'testdata')), ...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(SHARED_ISTIO)];
+const files = [...yamlFiles(join(ROOT, 'testdata'), true), ...yamlFiles(join(ROOT, 'examples'), true), ...yamlFiles(SHARED_ISTIO, true)];
 const corpus = files.flatMap(documentTexts);
 const builtin = builtinOverlays();
 const istio = istioOverlays();
