@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigError, TemplateError } from '../errors.js';
 import type { Template } from '../template/index.js';
-import { isPlainObject, type JsonObject } from '../util/json.js';
+import { deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { detectCompatibility, istioNativeSidecars } from './compat.js';
 import { joinPath, type ConfigIssue } from './issues.js';
 import type { ConfigSource, InjectorConfig, LoadedConfig, TemplateOptions } from './types.js';
@@ -244,13 +244,7 @@ function stableJson(value: unknown): string {
 
 /** Deep-freeze the data parts: one config object is shared by every request until the next reload. */
 function freezeConfig(config: LoadedConfig): LoadedConfig {
-  const stack: unknown[] = [];
-  for (const [k, v] of Object.entries(config)) if (k !== 'compiledTemplates') stack.push(v);
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v) || v instanceof Map) continue;
-    Object.freeze(v);
-    for (const item of Object.values(v)) stack.push(item);
-  }
+  // Maps (compiled templates) are not data; frozen parts were frozen whole already.
+  for (const [k, v] of Object.entries(config)) if (k !== 'compiledTemplates') deepFreeze(v, (node) => node instanceof Map || Object.isFrozen(node));
   return Object.freeze(config);
 }

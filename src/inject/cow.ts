@@ -93,7 +93,7 @@ export function freezeReceived(pod: unknown): void {
   if (!isPlainObject(pod)) return;
   const meta = pod.metadata;
   const managed = isPlainObject(meta) && Object.hasOwn(meta, 'managedFields') ? meta.managedFields : undefined;
-  deepFreeze(pod, managed);
+  deepFreeze(pod, (node) => node === managed);
 }
 
 /** Whether a pod (not yet validated) carries the annotation `key`. */

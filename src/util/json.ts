@@ -56,15 +56,16 @@ export function cloneJson<T>(value: T): T {
 }
 
 /**
- * Freeze a JSON value and everything in it, so a value shared between requests (a cached
- * overlay, the mesh defaults) cannot be changed by one of them; `skip` is left alone (a subtree
- * known never to be written, too large to walk). Iterative: depth is not bounded here.
+ * Freeze a JSON value and everything in it, so a value shared between requests (a loaded config,
+ * a cached overlay, the mesh defaults) cannot be changed by one of them. `skip` leaves a node and
+ * everything under it alone (a subtree known never to be written and too large to walk, or one
+ * that is not data). Iterative: depth is not bounded here.
  */
-export function deepFreeze<T>(value: T, skip?: unknown): T {
+export function deepFreeze<T>(value: T, skip?: (node: object) => boolean): T {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
-    if (v === skip || typeof v !== 'object' || v === null) continue;
+    if (typeof v !== 'object' || v === null || skip?.(v) === true) continue;
     for (const item of Object.values(v)) stack.push(item);
     Object.freeze(v);
   }
