@@ -52,8 +52,8 @@ describe('valueKey and jsonKey', () => {
       assert.notEqual(k({ a: 0 }), k({ a: -0 }));
     }
     assert.ok(jsonKey({ a: 'no zero here' })!.startsWith('J'), 'the fast form is used when exact');
-    for (const v of [{ a: 0 }, [0], [1, 0], { a: [2, 0], b: 1 }, 0]) assert.ok(jsonKey(v)!.startsWith('W'), `${JSON.stringify(v)}: a zero takes the exact walk`);
-    for (const v of [{ a: 10 }, [0.5], { a: '0' }, [100, 20]]) assert.ok(jsonKey(v)!.startsWith('J'), `${JSON.stringify(v)}: no zero number`);
+    for (const v of [{ a: -0 }, [-0], [1, -0], { a: [2, -0], b: 1 }, -0]) assert.ok(jsonKey(v)!.startsWith('W'), `${String(v)}: a -0 takes the exact walk`);
+    for (const v of [{ a: 0 }, [0], { a: 10 }, [0.5], { a: '0' }, [100, 20]]) assert.ok(jsonKey(v)!.startsWith('J'), `${JSON.stringify(v)}: no -0, the fast form is exact`);
   });
 
   it('tells apart the Go shapes a template prints differently', () => {

@@ -39,10 +39,24 @@ function hasZeroToken(text: string): boolean {
   return false;
 }
 
+/** Whether a -0 is anywhere in `json` (a walk that builds nothing, for the rare text with a 0 in it). */
+function hasNegativeZero(json: unknown): boolean {
+  const stack: unknown[] = [json];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (Object.is(v, -0)) return true;
+    } else if (typeof v === 'object' && v !== null) {
+      for (const item of Object.values(v)) stack.push(item);
+    }
+  }
+  return false;
+}
+
 /**
  * The key of a plain JSON value (the JSON behind a Go struct view): JSON.stringify, which is
  * native and a few times faster than {@link valueKey}, whenever that is exact. It is not when
- * the value holds a zero (0 and -0 print differently in a template but stringify alike) or
+ * the value holds a -0 (0 and -0 print differently in a template but stringify alike) or
  * something JSON cannot write (a bigint); those take the exact walk. Each form has its own
  * prefix, and which one a value takes depends on the value alone, so keys stay injective.
  */
@@ -53,7 +67,7 @@ export function jsonKey(json: unknown): string | undefined {
   } catch {
     text = undefined; // a bigint, or too deep: the exact walk decides
   }
-  if (text !== undefined && !hasZeroToken(text)) return `J${text}`;
+  if (text !== undefined && (!hasZeroToken(text) || !hasNegativeZero(json))) return `J${text}`;
   const k = valueKey(json);
   return k === undefined ? undefined : `W${k}`;
 }
