@@ -90,7 +90,6 @@ export function parseOverlay(name: string, text: string): JsonObject {
   return overlay;
 }
 
-
 function parseOverlayText(name: string, text: string): JsonObject {
   // The one-pass reader takes the plain YAML templates render (same value as the library, or
   // undefined); anything else, and every error, is the library's.

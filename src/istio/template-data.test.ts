@@ -72,6 +72,7 @@ describe('template data', () => {
       '{{ $p := index .MeshConfig.ExtensionProviders 0 }}{{ $_ := set $p "name" "changed" }}',
       '{{ $_ := set .MeshConfig.OutboundTrafficPolicy "mode" "REGISTRY_ONLY" }}',
       '{{ $p := index .MeshConfig.ExtensionProviders 2 }}{{ $_ := unset $p "envoyFileAccessLog" }}',
+      '{{ $_ := merge .MeshConfig.OutboundTrafficPolicy (dict "mode" "REGISTRY_ONLY") }}',
     ]) {
       assert.throws(() => render(t, POD), /read-only configuration data shared by every pod/);
     }

@@ -93,6 +93,7 @@ function mergeKind(v: unknown): 'map' | 'slice' | 'struct' | 'other' {
 
 /** mergo.deepMerge for two maps (dst is modified). */
 export function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string, unknown>, overwrite: boolean): void {
+  assertWritable(dst);
   for (const key of Object.keys(src)) {
     const srcEl = src[key];
     const dstHas = Object.hasOwn(dst, key);
