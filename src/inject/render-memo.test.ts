@@ -117,8 +117,23 @@ describe('render memo', () => {
     assert.equal(memoCounts.skipped - skipped, 600 - 512);
   });
 
+  it('renders a pod too large for its key to pay without one, and the injection stays the same', () => {
+    const { memo, plain } = pair(defaultConfigWith());
+    const env = Array.from({ length: 2000 }, (_, i) => ({ name: `SETTING_${i}`, value: `value-${i}` }));
+    const pod = (node: string): JsonObject => onNodes({ metadata: { name: 'big' }, spec: { containers: [{ name: 'app', image: 'app:1', env }] } }, [node])[0];
+    const { hits, stored, large } = memoCounts;
+    for (const node of ['n1', 'n2', 'n3']) assert.deepStrictEqual(outcome(pod(node), memo), outcome(pod(node), plain));
+    // The built-in template's text is a few KB; this pod's JSON is about 80 KB.
+    assert.deepEqual([memoCounts.hits - hits, memoCounts.stored - stored, memoCounts.large - large], [0, 0, 3]);
+    // A small pod still gets its key (and its DaemonSet siblings their hit).
+    const small = (node: string): JsonObject => onNodes({ metadata: { name: 'small' }, spec: { containers: [{ name: 'app', image: 'app:1' }] } }, [node])[0];
+    for (const node of ['n1', 'n2']) injectPod(small(node), WEBHOOK, memo);
+    assert.deepEqual([memoCounts.hits - hits, memoCounts.stored - stored, memoCounts.large - large], [1, 1, 3]);
+  });
+
   it('keeps its memory bounded: pods with large annotations evict sooner', () => {
-    const { memo } = pair(defaultConfigWith());
+    // A template that renders the large annotation, so its pods are not too large for a key.
+    const { memo } = pair(templatesConfig({ s: 'metadata:\n  annotations:\n    copy: {{ index .ObjectMeta.Annotations "note" | quote }}' }));
     const big = 'x'.repeat(30_000);
     for (let i = 0; i < 200; i++) {
       injectPod({ metadata: { name: 'p', annotations: { note: `${i}${big}` } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } }, WEBHOOK, memo);

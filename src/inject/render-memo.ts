@@ -11,6 +11,12 @@
  * environment, is never memoised; nor is a render that failed. With the debug checks on (the
  * test run), every hit is rendered again and must give the same text.
  *
+ * The key is the JSON of what the template reads, so its cost grows with the pod while a
+ * render's grows with the overlay: for a pod with 2,000 environment variables the key cost four
+ * times the render it could save. So a pod whose JSON is longer than KEY_PER_TEXT times the
+ * template's last rendered text is rendered without one (sized by a walk that stops at that
+ * limit, jsonLengthWithin).
+ *
  * Making the key costs about half a render of the built-in template, so where it does not pay
  * (a cluster of distinct workloads: every key new) the memo steps aside: a window of WINDOW
  * lookups with fewer than MIN_HITS hits turns it off for the next SKIP renders, then it tries
@@ -21,7 +27,7 @@
 import { InjectorError } from '../errors.js';
 import type { LoadedConfig } from '../config/types.js';
 import type { ExecuteOptions, Template } from '../template/index.js';
-import type { JsonObject } from '../util/json.js';
+import { jsonLengthWithin, type JsonObject } from '../util/json.js';
 import { DEBUG_CHECKS } from './cow.js';
 import type { TemplateData } from './data.js';
 import { renderText, parseOverlay } from './render.js';
@@ -32,6 +38,16 @@ const ENTRIES = 64;
 const MAX_KEY = 64 * 1024;
 /** Characters of keys and texts kept per template (about 1 MB): pods with large annotations evict sooner. */
 const MAX_CHARS = 1024 * 1024;
+
+/**
+ * Key characters per character of rendered text past which a key costs more than the render and
+ * read it could save, even when every lookup hits: serialising a key costs about 4 ns a
+ * character, rendering and reading the built-in template about 20 ns a character of its output
+ * and Istio's sidecar template about 17 (measured on this project's bench machine).
+ */
+const KEY_PER_TEXT = 3;
+/** The smallest size limit: a short overlay still pays for the key of a small pod. */
+const MIN_KEY_LIMIT = 4096;
 
 const WINDOW = 512;
 const MIN_HITS = WINDOW / 16;
@@ -53,15 +69,23 @@ interface Memo {
   skip: number;
   /** Windows in a row that closed with too few hits. */
   failed: number;
+  /** Length of the text this template rendered last (0: none yet). */
+  textChars: number;
 }
 
 const MEMOS = new WeakMap<LoadedConfig, Map<string, Memo>>();
 
-/** Since the process started: renders served from the memo, kept in it, and done past it while it stood aside. */
-export const memoCounts = { hits: 0, stored: 0, skipped: 0 };
+/**
+ * Since the process started: renders served from the memo, kept in it, done past it while it
+ * stood aside, and done past it because the pod was too large for a key to pay.
+ */
+export const memoCounts = { hits: 0, stored: 0, skipped: 0, large: 0 };
 
-/** Render `name` with `data` as renderOverlay does, from the memo when the pod's read chains were seen before. */
-export function renderMemoized(config: LoadedConfig, name: string, template: Template, data: TemplateData, options: ExecuteOptions | undefined): JsonObject {
+/**
+ * Render `name` with `data` (the template data of `pod`) as renderOverlay does, from the memo
+ * when the pod's read chains were seen before.
+ */
+export function renderMemoized(config: LoadedConfig, name: string, template: Template, data: TemplateData, options: ExecuteOptions | undefined, pod: unknown): JsonObject {
   const chains = template.rootReads();
   const memo = chains === null ? undefined : memoOf(config, name);
   let key: string | undefined;
@@ -69,9 +93,16 @@ export function renderMemoized(config: LoadedConfig, name: string, template: Tem
     memo.skip--;
     memoCounts.skipped++;
   } else if (memo !== undefined) {
-    key = data.readKey(chains!);
+    // The pod's JSON bounds the key's length (the chains read parts of it).
+    const limit = memo.textChars === 0 ? MAX_KEY : Math.min(MAX_KEY, Math.max(MIN_KEY_LIMIT, KEY_PER_TEXT * memo.textChars));
+    if (jsonLengthWithin(pod, limit) <= limit) key = data.readKey(chains!);
+    else memoCounts.large++;
   }
-  if (memo === undefined || key === undefined || key.length > MAX_KEY) return parseOverlay(name, renderText(name, template, data, options));
+  if (memo === undefined || key === undefined || key.length > MAX_KEY) {
+    const text = renderText(name, template, data, options);
+    if (memo !== undefined) memo.textChars = text.length;
+    return parseOverlay(name, text);
+  }
   const { entries } = memo;
   const hit = entries.get(key);
   count(memo, hit !== undefined);
@@ -85,6 +116,7 @@ export function renderMemoized(config: LoadedConfig, name: string, template: Tem
     return hit.overlay;
   }
   const text = renderText(name, template, data, options);
+  memo.textChars = text.length;
   const overlay = parseOverlay(name, text);
   entries.set(key, { text, overlay });
   memo.chars += key.length + text.length;
@@ -113,7 +145,7 @@ function memoOf(config: LoadedConfig, name: string): Memo {
   let perConfig = MEMOS.get(config);
   if (perConfig === undefined) MEMOS.set(config, (perConfig = new Map()));
   let memo = perConfig.get(name);
-  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), chars: 0, lookups: 0, hits: 0, skip: 0, failed: 0 }));
+  if (memo === undefined) perConfig.set(name, (memo = { entries: new Map(), chars: 0, lookups: 0, hits: 0, skip: 0, failed: 0, textChars: 0 }));
   return memo;
 }
 

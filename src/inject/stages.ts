@@ -141,7 +141,7 @@ export function render(s: Selected): Rendered {
   const data = templateData(s.config, s.hooks);
   const options = renderOptions(s.config);
   // select checked every name against the compiled templates.
-  const overlays = s.names.map((name) => ({ name, overlay: renderMemoized(s.config, name, s.config.compiledTemplates.get(name)!, data, options) }));
+  const overlays = s.names.map((name) => ({ name, overlay: renderMemoized(s.config, name, s.config.compiledTemplates.get(name)!, data, options, s.work) }));
   return advance(s, { overlays });
 }
 

@@ -70,8 +70,8 @@ test('render memo: hits, stored and skipped renders are exported as the core cou
   for (const node of ['n1', 'n2', 'n3']) injectPod(pod(node), { namespace: 'ops', mode: 'webhook' }, config);
   assert.deepEqual([memoCounts.hits - before.hits, memoCounts.stored - before.stored], [2, 1]);
   const text = (await m.render()).body;
-  for (const result of ['hit', 'stored', 'skipped'] as const) {
-    const want = { hit: memoCounts.hits, stored: memoCounts.stored, skipped: memoCounts.skipped }[result];
+  for (const result of ['hit', 'stored', 'skipped', 'large'] as const) {
+    const want = { hit: memoCounts.hits, stored: memoCounts.stored, skipped: memoCounts.skipped, large: memoCounts.large }[result];
     assert.ok(text.includes(`sidecar_injector_render_memo_total{result="${result}"} ${want}\n`), `${result}: ${want}`);
   }
 });

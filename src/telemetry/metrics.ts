@@ -160,7 +160,7 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
   // The core counts its memo's work in one process-wide object; it is read at scrape time.
   new Counter({
     name: `${p}render_memo_total`,
-    help: 'Template renders by how the render memo served them: hit (pods that agree on what the template reads), stored (rendered and kept), skipped (rendered while the memo stood aside: keys were not repeating).',
+    help: 'Template renders by how the render memo served them: hit (pods that agree on what the template reads), stored (rendered and kept), skipped (rendered while the memo stood aside: keys were not repeating), large (rendered without a key: the pod is too large for its key to cost less than the render).',
     labelNames: ['result'],
     registers,
     collect() {
@@ -168,6 +168,7 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
       this.inc({ result: 'hit' }, memoCounts.hits);
       this.inc({ result: 'stored' }, memoCounts.stored);
       this.inc({ result: 'skipped' }, memoCounts.skipped);
+      this.inc({ result: 'large' }, memoCounts.large);
     },
   });
   const refusedCallers = new Counter({
