@@ -30,7 +30,7 @@ import type { ExecuteOptions, Template } from '../template/index.js';
 import { jsonLengthWithin, type JsonObject } from '../util/json.js';
 import { DEBUG_CHECKS } from './cow.js';
 import type { TemplateData } from './data.js';
-import { renderText, parseOverlay } from './render.js';
+import { freezeOverlay, renderText, parseOverlay } from './render.js';
 
 /** Per template: a DaemonSet's pods share one entry, so this covers the DaemonSets of a busy cluster. */
 const ENTRIES = 64;
@@ -117,7 +117,8 @@ export function renderMemoized(config: LoadedConfig, name: string, template: Tem
   }
   const text = renderText(name, template, data, options);
   memo.textChars = text.length;
-  const overlay = parseOverlay(name, text);
+  // Kept, so shared with later pods: frozen.
+  const overlay = freezeOverlay(parseOverlay(name, text));
   entries.set(key, { text, overlay });
   memo.chars += key.length + text.length;
   // The least recently used leave first (a Map iterates in insertion order).

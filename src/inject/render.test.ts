@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { excerpt, parseOverlay } from './render.js';
+import { excerpt, freezeOverlay, parseOverlay } from './render.js';
 
 describe('parseOverlay', () => {
   it('reads YAML 1.1 as Kubernetes does (yes/no are strings in pod fields only when quoted)', () => {
@@ -32,10 +32,16 @@ describe('parseOverlay', () => {
     );
   });
 
-  it('a recent text is parsed once: the same frozen overlay again, never another text\'s or another name\'s', () => {
+  it('a text seen before is kept after its second read: the same frozen overlay again, never another text\'s or another name\'s', () => {
+    const first = parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n');
+    assert.ok(!Object.isFrozen(first), 'a text seen once is not kept, so its overlay is not frozen for sharing');
     const a = parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n');
+    assert.deepEqual(a, first);
+    assert.notEqual(a, first);
     assert.equal(parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n'), a);
     assert.ok(Object.isFrozen(a) && Object.isFrozen(a.spec));
+    assert.equal(freezeOverlay(first), first);
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.spec), 'freezeOverlay freezes it whole');
     // Same length, other text; same text, other name.
     assert.deepEqual(parseOverlay('cache-a', 'spec:\n  hostname: bbbb\n'), { spec: { hostname: 'bbbb' } });
     assert.notEqual(parseOverlay('cache-b', 'spec:\n  hostname: aaaa\n'), a);

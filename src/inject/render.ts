@@ -11,6 +11,7 @@ import { DEBUG_CHECKS } from './cow.js';
 import type { ExecuteOptions, Template } from '../template/index.js';
 import { deepEqual, deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { quote } from '../util/describe.js';
+import { TextLru } from './text-lru.js';
 
 /** Keys a rendered overlay may have: it is merged into the pod's metadata and spec. */
 const OVERLAY_KEYS = new Set(['metadata', 'spec']);
@@ -34,60 +35,43 @@ export function renderText(name: string, template: Template, data: unknown, opti
 }
 
 /**
- * Parsed overlays by rendered text. Pods of one workload render the same text, and parsing is
- * a third of an injection's time, so recent results are kept (deep-frozen: the merge never
+ * Parsed overlays by rendered text. Pods of one workload render the same text, and reading it
+ * is a good part of an injection, so recent results are kept (deep-frozen: the merge never
  * modifies its inputs, and freezing makes sure of it).
  *
- * Found by the text's length, then compared with `===`: a Map keyed by the text itself would
- * hash all of it on every lookup (a few µs for a 3 KB sidecar, more than the comparison), since
- * each render produces a new string. A length holds at most BUCKET_ENTRIES texts (the earliest
- * cached leaves first), so texts made to share one length cost a bounded number of comparisons.
+ * Only a text seen before is kept: in a cluster of many different workloads most texts come
+ * once, and keeping each one's overlay (a few hundred objects) until it is evicted made the
+ * garbage collector copy it into the old generation and collect it there. A text seen once is
+ * remembered as text only (one string), and its overlay is kept the second time.
  */
 const CACHE_ENTRIES = 128;
 const CACHE_MAX_TEXT = 64 * 1024;
 const BUCKET_ENTRIES = 4;
 
-interface CachedOverlay {
-  readonly name: string;
-  readonly text: string;
-  readonly overlay: JsonObject;
-}
+const kept = new TextLru<JsonObject>(CACHE_ENTRIES, BUCKET_ENTRIES);
+const seenOnce = new TextLru<true>(CACHE_ENTRIES, BUCKET_ENTRIES);
 
-const byLength = new Map<number, CachedOverlay[]>();
-/** Every entry, least recently used first. */
-const recency = new Set<CachedOverlay>();
-
-function forget(entry: CachedOverlay): void {
-  recency.delete(entry);
-  const bucket = byLength.get(entry.text.length)!;
-  bucket.splice(bucket.indexOf(entry), 1);
-  if (bucket.length === 0) byLength.delete(entry.text.length);
-}
-
-/** Parse rendered text as a pod overlay (the result is frozen; do not modify it). */
+/**
+ * Parse rendered text as a pod overlay. Do not modify the result: it is frozen when kept, and
+ * otherwise it is still this text's overlay (freezeOverlay makes it safe to share).
+ */
 export function parseOverlay(name: string, text: string): JsonObject {
-  const bucket = byLength.get(text.length);
-  if (bucket !== undefined) {
-    for (const entry of bucket) {
-      if (entry.text === text && entry.name === name) {
-        recency.delete(entry);
-        recency.add(entry); // most recently used last
-        return entry.overlay;
-      }
-    }
+  const cached = kept.get(name, text);
+  if (cached !== undefined) return cached;
+  const overlay = parseOverlayText(name, text);
+  if (text.length > CACHE_MAX_TEXT) return overlay;
+  if (seenOnce.get(name, text) === undefined) {
+    seenOnce.add(name, text, true);
+    return overlay;
   }
-  const overlay = deepFreeze(parseOverlayText(name, text));
-  if (text.length <= CACHE_MAX_TEXT) {
-    const entry: CachedOverlay = { name, text, overlay };
-    const same = byLength.get(text.length);
-    if (same !== undefined && same.length >= BUCKET_ENTRIES) forget(same[0]);
-    if (recency.size >= CACHE_ENTRIES) forget(recency.values().next().value as CachedOverlay);
-    const into = byLength.get(text.length);
-    if (into === undefined) byLength.set(text.length, [entry]);
-    else into.push(entry);
-    recency.add(entry);
-  }
-  return overlay;
+  seenOnce.delete(name, text);
+  kept.add(name, text, overlay);
+  return deepFreeze(overlay);
+}
+
+/** Freeze an overlay from parseOverlay before sharing it between pods (the render memo does). */
+export function freezeOverlay(overlay: JsonObject): JsonObject {
+  return Object.isFrozen(overlay) ? overlay : deepFreeze(overlay);
 }
 
 function parseOverlayText(name: string, text: string): JsonObject {
