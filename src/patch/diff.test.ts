@@ -210,3 +210,27 @@ test('complexity guard: 2,000 env vars plus an appended sidecar diff fast and in
   assert.ok(performance.now() - t2 < 200);
   assertPatchTransforms(many, reversed, ops2, { ownOnly: true });
 });
+
+test('createPatch refuses an added value that is not JSON data, naming where it is', () => {
+  const cases: [unknown, string][] = [
+    [{ spec: { containers: [{ name: 'a', ports: [80, Number.NaN] }] } }, '/spec/containers/0/ports/1'],
+    [{ metadata: { labels: { 'a/b': () => 1 } } }, '/metadata/labels/a~1b'],
+    [{ spec: { when: new Date(0) } }, '/spec/when'],
+  ];
+  for (const [modified, path] of cases) {
+    assert.throws(
+      () => createPatch({}, modified),
+      (err: unknown) => err instanceof InjectorError && err.code === 'SI_PATCH' && err.message.includes(`"${path}"`),
+      path,
+    );
+  }
+  // Valid data of the same shapes passes, and so do undefined entries in maps (JSON drops them).
+  assert.deepEqual(createPatch({}, { spec: { containers: [{ name: 'a', ports: [80, 81] }] }, x: undefined }), [{ op: 'add', path: '/spec', value: { containers: [{ name: 'a', ports: [80, 81] }] } }]);
+});
+
+test('createPatch refuses an added value nested past the depth limit', () => {
+  const deep: Record<string, unknown> = {};
+  let at = deep;
+  for (let i = 0; i < 2000; i++) at = (at.n = {}) as Record<string, unknown>;
+  assert.throws(() => createPatch({}, { spec: deep }), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT');
+});

@@ -197,17 +197,40 @@ function matchInOrder(a: unknown[], b: unknown[], start: number, endA: number, e
   return out;
 }
 
-/** Values we put into operations must survive JSON serialization unchanged. */
+/**
+ * Values we put into operations must survive JSON serialization unchanged. Every added node
+ * passes here and paths are only for the error: check without them, and walk again with paths
+ * only to report what the check ran into.
+ */
 function assertJson(v: unknown, path: string, depth: number): void {
+  if (!isJsonTree(v, depth)) assertJsonWithPaths(v, path, depth);
+}
+
+/** Whether assertJsonWithPaths would pass `v`. */
+function isJsonTree(v: unknown, depth: number): boolean {
+  if (depth > MAX_DEPTH) return false;
+  const k = kindOf(v);
+  if (k === 'invalid') return false;
+  if (k === 'array') {
+    const arr = v as unknown[];
+    for (let i = 0; i < arr.length; i++) if (!isJsonTree(arr[i], depth + 1)) return false;
+  } else if (k === 'object') {
+    const o = v as Obj;
+    for (const key of Object.keys(o)) if (o[key] !== undefined && !isJsonTree(o[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+function assertJsonWithPaths(v: unknown, path: string, depth: number): void {
   if (depth > MAX_DEPTH) throw tooDeep(path, 'the document');
   const k = kindOf(v);
   if (k === 'invalid') throw notJson(path, v);
   if (k === 'array') {
     const arr = v as unknown[];
-    for (let i = 0; i < arr.length; i++) assertJson(arr[i], path + '/' + i, depth + 1);
+    for (let i = 0; i < arr.length; i++) assertJsonWithPaths(arr[i], path + '/' + i, depth + 1);
   } else if (k === 'object') {
     const o = v as Obj;
-    for (const key of Object.keys(o)) if (o[key] !== undefined) assertJson(o[key], path + '/' + escapePointerToken(key), depth + 1);
+    for (const key of Object.keys(o)) if (o[key] !== undefined) assertJsonWithPaths(o[key], path + '/' + escapePointerToken(key), depth + 1);
   }
 }
 
