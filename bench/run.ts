@@ -230,7 +230,7 @@ async function main(): Promise<void> {
   }
 
   if (want('istio') && !has('--no-istio')) {
-    results.istio = await runIstio({ tools, certs, anchor: anchorSpec, bodies, files: fx.reviews, settings, rate: num('--istio-rate', 100), work, log });
+    results.istio = await runIstio({ tools, certs, anchor: anchorSpec, bodies, files: fx.reviews, variants, settings, rate: num('--istio-rate', 100), work, log });
   }
 
   if (want('pepr')) {

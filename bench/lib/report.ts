@@ -161,7 +161,7 @@ export function renderMarkdown(r: BenchResults): string {
     L.push(...variantTable(np.sets), '');
   }
   const bytesOf = (f: string): string => fmtInt(r.fixtures.find((x) => x.name === f)?.bytes);
-  const replicaSends = (f: string): string => `Sends: the ${f} body (${bytesOf(f)} B), the same bytes on every request (one uid), to the anchor and to ours with the result cache on.`;
+  const replicaSends = (f: string): string => oneBodySends(f, bytesOf(f), ['anchor', 'ours']);
   for (const [f, t] of Object.entries(r.throughput ?? {})) {
     L.push(`Max throughput, ${f}, replica pods (closed loop: requests/s, server CPU share, latency at saturation):`, '', replicaSends(f), '');
     L.push(...throughputSection(t));
@@ -224,7 +224,7 @@ export function renderMarkdown(r: BenchResults): string {
     if (p.latency) L.push(`Fixed rate ${s.peprRate}/s, F1:`, '', ...roundsTable(p.latency, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`), '', spreadLine(p.latency, 'p99 spread'), '');
     L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its deliberate 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
   }
-  if (r.istio) L.push(...renderIstio(r.istio));
+  if (r.istio) L.push(...renderIstio(r.istio, bytesOf));
   if (r.notes.length > 0) L.push('Notes:', '', ...r.notes.map((n) => `- ${n}`), '');
   return L.join('\n');
 }
@@ -242,21 +242,45 @@ function throughputSection(t: Rounds<ThroughputResult>): string[] {
   ];
 }
 
-/** What an every-pod-new section sent, and how often each body came round in the measured runs. */
-export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string): string {
+/** Each server as the object of "sends to", and its short name. */
+const SENT_TO: Record<ServerName, [string, string]> = {
+  anchor: ['the anchor', 'the anchor'],
+  ours: ['ours with the result cache on', 'ours'],
+  'ours-nocache': ['ours with the result cache off (`--result-cache-entries 0`)', 'ours'],
+  pepr: ['Pepr', 'Pepr'],
+  istio: ["Istio's injector", 'Istio'],
+};
+
+/** "a and b", "a, b and c". */
+function and(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** "to the anchor and to ours with the result cache on", for a comparison's servers. */
+export function toServers(servers: ServerName[]): string {
+  return and(servers.map((n) => `to ${SENT_TO[n][0]}`));
+}
+
+/** What a comparison sending one fixture's body sent. */
+export function oneBodySends(f: string, bytes: string, servers: ServerName[]): string {
+  return `Sends: the ${f} body (${bytes} B), the same bytes on every request (one uid), ${toServers(servers)}.`;
+}
+
+/** What an every-pod-new comparison sent, and how often each body came round in the measured runs. */
+export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string, servers: ServerName[] = ['anchor', 'ours-nocache']): string {
   const c = np.sets.find((x) => x.set === set);
   const n = c?.count ?? Number.NaN;
   const what = c?.describe ?? VARIANT_DESCRIPTIONS[set];
   const bytes = c ? `${fmtInt(c.bytesMin)}-${fmtInt(c.bytesMax)} B` : 'n/a';
   let passes = '';
   if (t !== undefined) {
-    const per = (name: ServerName): string => fmt(median(t.rounds.map((r) => (r[name]?.requests ?? Number.NaN) / n)), 1);
+    const per = (name: ServerName): string => `${fmt(median(t.rounds.map((r) => (r[name]?.requests ?? Number.NaN) / n)), 1)} times to ${SENT_TO[name][1]}`;
     const caveat = set === 'F1-daemonset'
       ? 'a memo of what templates read may rightly hit on all of them after the first, since they differ only in what templates do not read'
       : `a cache inside the server holding ${fmtInt(n)} or more entries would hit after the first pass, and the row would no longer be every pod new`;
-    passes = ` In the measured runs each body went out about ${per('anchor')} times to the anchor and ${per('ours-nocache')} times to ours (median of rounds; every run starts at the first body): ${caveat}.`;
+    passes = ` In the measured runs each body went out about ${and(servers.map(per))} (median of rounds; every run starts at the first body): ${caveat}.`;
   }
-  return `Sends: ${fmtInt(n)} ${what} (${bytes}), in turn, the same sequence to the anchor and to ours with the result cache off (\`--result-cache-entries 0\`); ${how}.${passes}`;
+  return `Sends: ${fmtInt(n)} ${what} (${bytes}), in turn, the same sequence ${toServers(servers)}; ${how}.${passes}`;
 }
 
 export function variantTable(sets: VariantCheck[]): string[] {
