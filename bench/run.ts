@@ -34,7 +34,7 @@ import { evaluateTargets, renderMarkdown, writeResultsFile } from './lib/report.
 import { coldStart, startServer, writeCertificate, type ServerSpec } from './lib/servers.js';
 import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
-import { interleave, p99Diff, rpsRatio } from './lib/rounds.js';
+import { interleave, only, p99Diff, rpsRatio } from './lib/rounds.js';
 import { checkVariants, describeCheck, requireAllInjected } from './lib/variant-check.js';
 import type { BenchResults, FixtureCheck, NewPodsResults, ServerName, Settings, VariantCheck } from './lib/types.js';
 
@@ -83,11 +83,6 @@ async function checkFixtures(port: number, bodies: Record<FixtureName, Buffer>, 
   }
   agent.destroy();
   return out;
-}
-
-/** The targets of the named servers only (a comparison of like with like). */
-function only(targets: Partial<Record<ServerName, Target>>, names: ServerName[]): Partial<Record<ServerName, Target>> {
-  return Object.fromEntries(names.filter((n) => targets[n] !== undefined).map((n) => [n, targets[n]])) as Partial<Record<ServerName, Target>>;
 }
 
 async function main(): Promise<void> {
@@ -234,7 +229,7 @@ async function main(): Promise<void> {
   }
 
   if (want('pepr')) {
-    results.pepr = await runPepr({ tools, certs, bodies, fixtureFile: fx.reviews.F1, settings, work, specs, log });
+    results.pepr = await runPepr({ tools, certs, bodies, fixtureFile: fx.reviews.F1, variants, settings, work, specs, log });
   }
 
   env.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);

@@ -17,7 +17,7 @@ import type { SpawnedServer } from '../../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../../src/testing/load-client.js';
 import { NEW_SET, type FixtureName, type VariantFiles, type VariantSet } from '../fixtures.js';
 import { describeBodies, fixedRate, maxThroughput, openLoopRate, WEBHOOK_PATH, type Bodies, type FixedRateResult, type Target, type ThroughputResult } from './load.js';
-import { interleave, p99Diff, rpsRatio } from './rounds.js';
+import { interleave, only, p99Diff, rpsRatio } from './rounds.js';
 import { startCommand, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
 import type { Tools } from './tools.js';
@@ -164,10 +164,9 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
     }
     requireAllInjected(checks);
     const opts = { connections: o.settings.connections, warmupS: o.settings.warmupS, durationS: o.settings.durationS, workDir: o.work };
-    const pick = (names: ServerName[]) => Object.fromEntries(names.map((n) => [n, targets[n]])) as Partial<Record<ServerName, Target>>;
     for (const c of plan) {
       const bodies = comparisonBodies(c, o.files, o.variants);
-      c.throughput = await interleave(o.settings.pairs, pick(c.servers), (x) => maxThroughput(o.tools, x, bodies, opts), rpsRatio, (x) => x.rps, (i, r) =>
+      c.throughput = await interleave(o.settings.pairs, only(targets, c.servers), (x) => maxThroughput(o.tools, x, bodies, opts), rpsRatio, (x) => x.rps, (i, r) =>
         o.log(`istio ${c.fixture} max RPS, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r).map(([k, v]) => `${k} ${v.rps.toFixed(0)}`).join(', ')}`));
     }
     for (const f of ISTIO_FIXTURES) results.oursOverIstio[f] = { everyPodNew: ratioToIstio(plan, f, 'ours-nocache'), replicaPods: ratioToIstio(plan, f, 'ours') };
@@ -175,7 +174,7 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
       const bodies = comparisonBodies(c, o.files, o.variants);
       // h2load sends one body only: a variant set goes through the Node open-loop child, for every server of the comparison.
       const measure = (x: Target) => (typeof bodies === 'string' ? fixedRate(o.tools, x, bodies, { ...opts, rate: c.rate }) : openLoopRate(x, bodies, { ...opts, rate: c.rate }));
-      c.latency = await interleave(o.settings.pairs, pick(c.servers), measure, p99Diff, (x) => x.p99Ms, (i, r) =>
+      c.latency = await interleave(o.settings.pairs, only(targets, c.servers), measure, p99Diff, (x) => x.p99Ms, (i, r) =>
         o.log(`istio ${c.fixture} @${c.rate}/s, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r).map(([k, v]) => `${k} p50 ${v.p50Ms.toFixed(2)} p99 ${v.p99Ms.toFixed(2)}`).join(', ')}`));
     }
   } catch (err) {
