@@ -9,6 +9,7 @@ import { mib } from '../../src/testing/proc-stats.js';
 import { VARIANT_DESCRIPTIONS, type FixtureName, type VariantSet } from '../fixtures.js';
 import type { FixedRateResult, ThroughputResult } from './load.js';
 import { renderIstio } from './istio-report.js';
+import { renderPepr } from './pepr-report.js';
 import { fmt, fmtInt, median } from './stats.js';
 import { SERVER_LABELS, type BenchResults, type Rounds, type ServerName, type TargetCheck, type VariantCheck } from './types.js';
 
@@ -212,18 +213,7 @@ export function renderMarkdown(r: BenchResults): string {
     for (const c of [r.cli.m200, r.cli.m1000]) L.push(`| M${c.documents} | ${(c.bytes / 1024 / 1024).toFixed(2)} MiB | ${c.wallMs.map((x) => x.toFixed(0)).join(', ')} | ${c.medianMs.toFixed(0)} | ${c.injected} | ${c.baselineMs.toFixed(0)} ms |`);
     L.push('');
   }
-  if (r.pepr) {
-    const p = r.pepr;
-    L.push(`Side by side with Pepr ${p.version} (same F1 mutation, harness, certificate and pinning; installed in ${p.dir || 'n/a'}${p.installSeconds !== undefined ? `, npm install ${p.installSeconds.toFixed(0)} s` : ', reused'}):`, '');
-    if (p.error) L.push(`**Failed:** ${p.error}`, '');
-    L.push(`Sends: the F1 body (${bytesOf('F1')} B), the same bytes on every request, to every server (so ours with the result cache off still reuses what it keeps of a repeated pod, e.g. parsed overlays; this section is not an every-pod-new measurement).`, '');
-    if (p.throughput) {
-      L.push('Max throughput, F1:', '', ...roundsTable(p.throughput, tp, (x) => `${fmt(x, 3)}x`), '', spreadLine(p.throughput), '');
-      L.push(`Ours / Pepr (median of per-round ratios): ${Object.entries(p.oursOverPepr).map(([k, v]) => `${SERVER_LABELS[k as ServerName]} **${fmt(v, 1)}x**`).join('; ')}.`, '');
-    }
-    if (p.latency) L.push(`Fixed rate ${s.peprRate}/s, F1:`, '', ...roundsTable(p.latency, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`), '', spreadLine(p.latency, 'p99 spread'), '');
-    L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its deliberate 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
-  }
+  if (r.pepr) L.push(...renderPepr(r.pepr, s.peprRate, bytesOf));
   if (r.istio) L.push(...renderIstio(r.istio, bytesOf));
   if (r.notes.length > 0) L.push('Notes:', '', ...r.notes.map((n) => `- ${n}`), '');
   return L.join('\n');
