@@ -9,7 +9,8 @@
  * - every pod new: N distinct bodies in turn (bench/fixtures.ts variant sets), the same sequence
  *   to the anchor and to ours with the result cache off; plus one DaemonSet's pods (F1 differing
  *   only by node affinity), for information.
- * Then cold start, RSS, F3, the CLI, and Pepr 1.1.4 and Istio's own injector side by side. See
+ * Then cold start, RSS, F3, the CLI, and Pepr 1.1.4 and Istio's own injector side by side (the
+ * same two comparisons: replica pods on one body, every pod new on a variant set). See
  * bench/README.md for what each row sends and what each number means.
  *
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
