@@ -324,6 +324,8 @@ export function daemonSetWorkload(i: number): Workload {
 export type VariantSet = 'F1-new' | 'F2-new' | 'F1-daemonset';
 export const VARIANT_SETS: readonly VariantSet[] = ['F1-new', 'F2-new', 'F1-daemonset'];
 export const DEFAULT_VARIANTS = 512;
+/** The every-pod-new variant set of a fixture (F3-F5 have none: they are one special pod each). */
+export const NEW_SET: Partial<Record<FixtureName, VariantSet>> = { F1: 'F1-new', F2: 'F2-new' };
 
 /** What each set sends, for the report and README. */
 export const VARIANT_DESCRIPTIONS: Record<VariantSet, string> = {

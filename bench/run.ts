@@ -9,7 +9,8 @@
  * - every pod new: N distinct bodies in turn (bench/fixtures.ts variant sets), the same sequence
  *   to the anchor and to ours with the result cache off; plus one DaemonSet's pods (F1 differing
  *   only by node affinity), for information.
- * Then cold start, RSS, F3, the CLI, and Pepr 1.1.4 and Istio's own injector side by side. See
+ * Then cold start, RSS, F3, the CLI, and Pepr 1.1.4 and Istio's own injector side by side (the
+ * same two comparisons: replica pods on one body, every pod new on a variant set). See
  * bench/README.md for what each row sends and what each number means.
  *
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
@@ -24,7 +25,7 @@ import { join } from 'node:path';
 import { procSample } from '../src/testing/proc-stats.js';
 import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../src/testing/load-client.js';
-import { DEFAULT_VARIANTS, serverStatusKeys, VARIANT_DESCRIPTIONS, writeFixtures, writeVariants, type FixtureName, type VariantFiles, type VariantSet } from './fixtures.js';
+import { DEFAULT_VARIANTS, NEW_SET, serverStatusKeys, writeFixtures, writeVariants, type FixtureName } from './fixtures.js';
 import { benchEnv } from './lib/env.js';
 import { fixedRate, maxThroughput, openLoopRate, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
 import { measureCli, measureF3, measureHttp } from './lib/micro.js';
@@ -34,7 +35,8 @@ import { evaluateTargets, renderMarkdown, writeResultsFile } from './lib/report.
 import { coldStart, startServer, writeCertificate, type ServerSpec } from './lib/servers.js';
 import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
-import { interleave, p99Diff, rpsRatio } from './lib/rounds.js';
+import { interleave, only, p99Diff, rpsRatio } from './lib/rounds.js';
+import { checkVariants, describeCheck, requireAllInjected } from './lib/variant-check.js';
 import type { BenchResults, FixtureCheck, NewPodsResults, ServerName, Settings, VariantCheck } from './lib/types.js';
 
 const argv = process.argv.slice(2);
@@ -63,8 +65,6 @@ const settings: Settings = {
 };
 
 const FIXTURES_UNDER_LOAD: FixtureName[] = ['F1', 'F2'];
-/** The every-pod-new variant set of each fixture under load. */
-const NEW_SET: Partial<Record<FixtureName, VariantSet>> = { F1: 'F1-new', F2: 'F2-new' };
 
 function log(line: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -84,38 +84,6 @@ async function checkFixtures(port: number, bodies: Record<FixtureName, Buffer>, 
   }
   agent.destroy();
   return out;
-}
-
-/**
- * Send every body of a variant set once (in order, one keep-alive connection) and check each
- * answer: HTTP 200, allowed, a patch, the request's own uid. Counts the distinct patches.
- */
-async function checkVariants(port: number, v: VariantFiles): Promise<VariantCheck> {
-  const agent = makeAgent(1, {});
-  const failures: string[] = [];
-  const patches = new Set<string>();
-  const ops: number[] = [];
-  let ok = 0;
-  for (let i = 0; i < v.files.length; i++) {
-    let parsed: { response?: { uid?: string; allowed?: boolean; patch?: string } } = {};
-    const r = await sendOne(agent, { port }, { kind: 'valid', label: v.set, path: WEBHOOK_PATH, headers: { 'Content-Type': 'application/json' }, body: readFileSync(v.files[i]), check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed) }, performance.now());
-    const patch = parsed.response?.patch;
-    const n = patch === undefined ? 0 : (JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown[]).length;
-    const why = r.status !== 200 ? `HTTP ${r.status}${r.problem ? ` (${r.problem})` : ''}` : parsed.response?.allowed !== true ? 'not allowed' : parsed.response.uid !== v.uids[i] ? `uid ${parsed.response.uid} for ${v.uids[i]}` : n === 0 ? 'no patch' : undefined;
-    if (why === undefined) {
-      ok++;
-      ops.push(n);
-      patches.add(patch!);
-    } else if (failures.length < 5) failures.push(`#${i}: ${why}`);
-  }
-  agent.destroy();
-  const sorted = [...v.bytes].sort((a, b) => a - b);
-  return { set: v.set, describe: VARIANT_DESCRIPTIONS[v.set], count: v.files.length, bytesMin: sorted[0], bytesMedian: median(sorted), bytesMax: sorted[sorted.length - 1], ok, failures, patchOps: median(ops), distinctPatches: patches.size };
-}
-
-/** The targets of the named servers only (a comparison of like with like). */
-function only(targets: Partial<Record<ServerName, Target>>, names: ServerName[]): Partial<Record<ServerName, Target>> {
-  return Object.fromEntries(names.filter((n) => targets[n] !== undefined).map((n) => [n, targets[n]])) as Partial<Record<ServerName, Target>>;
 }
 
 async function main(): Promise<void> {
@@ -166,10 +134,9 @@ async function main(): Promise<void> {
     } finally {
       await server.stop();
     }
-    for (const c of sets) log(`${c.set}: ${c.count} bodies, ${c.bytesMin}-${c.bytesMax} B, ${c.ok} answered HTTP 200 with a patch and their uid, ${c.distinctPatches} distinct patches${c.failures.length ? `; UNEXPECTED: ${c.failures.join('; ')}` : ''}`);
+    for (const c of sets) log(describeCheck(c, 'ours-nocache'));
     results.newPods = { sets };
-    const bad = sets.filter((c) => c.ok !== c.count);
-    if (bad.length > 0) throw new Error(`variant bodies not answered as expected: ${bad.map((c) => `${c.set} ${c.failures.join('; ')}`).join(' | ')}`);
+    requireAllInjected(sets.map((check) => ({ server: 'ours-nocache', check })));
   }
 
   if (want('cold')) {
@@ -259,11 +226,11 @@ async function main(): Promise<void> {
   }
 
   if (want('istio') && !has('--no-istio')) {
-    results.istio = await runIstio({ tools, certs, anchor: anchorSpec, bodies, files: fx.reviews, settings, rate: num('--istio-rate', 100), work, log });
+    results.istio = await runIstio({ tools, certs, anchor: anchorSpec, bodies, files: fx.reviews, variants, settings, rate: num('--istio-rate', 100), work, log });
   }
 
   if (want('pepr')) {
-    results.pepr = await runPepr({ tools, certs, bodies, fixtureFile: fx.reviews.F1, settings, work, specs, log });
+    results.pepr = await runPepr({ tools, certs, bodies, fixtureFile: fx.reviews.F1, variants, settings, work, specs, log });
   }
 
   env.loadEnd = loadavg().map((x) => Math.round(x * 100) / 100);

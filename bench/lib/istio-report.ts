@@ -1,36 +1,71 @@
 /**
  * @module bench/lib/istio-report
- * The "ours vs Istio" section of the benchmark report (bench/lib/istio.ts): per fixture, max RPS
- * and fixed-rate latency for every server and round, and ours / Istio.
+ * The "ours vs Istio" section of the benchmark report (bench/lib/istio.ts): the variant bodies'
+ * check by both servers, a summary per fixture (ours / Istio), then each comparison's rounds,
+ * each with a "Sends:" line saying what every server of it was sent.
  */
-import type { FixtureName } from '../fixtures.js';
-import type { IstioResults } from './istio.js';
-import { fr, roundsTable, tp } from './report.js';
-import { fmt, median } from './stats.js';
+import type { FixtureName, VariantSet } from '../fixtures.js';
+import type { IstioComparison, IstioResults } from './istio.js';
+import { fr, oneBodySends, roundsTable, sendsLine, tp } from './report.js';
+import { fmt, fmtInt, median } from './stats.js';
+import type { VariantCheck } from './types.js';
 
-export function renderIstio(x: IstioResults): string[] {
+/** The comparison of `f` that measured ours with the cache off (F1/F2: the variant set; F3: the one body, with all four). */
+function everyPodNew(x: IstioResults, f: FixtureName): IstioComparison | undefined {
+  return x.comparisons.find((c) => c.fixture === f && c.servers.includes('ours-nocache'));
+}
+
+/** What the every-pod-new comparison of a fixture sent, in the summary table. */
+function newSends(x: IstioResults, c: IstioComparison | undefined): string {
+  if (c === undefined) return 'n/a';
+  if (c.set === undefined) return `the ${c.fixture} body repeated (no ${c.fixture} variant set): not every pod new for ours`;
+  return `${fmtInt(x.variantChecks[c.set]?.['ours-nocache']?.count)} ${c.set} bodies in turn`;
+}
+
+function checkCell(c: VariantCheck | undefined): string {
+  if (c === undefined) return 'n/a';
+  return `${fmtInt(c.ok)} of ${fmtInt(c.count)}${c.ok === c.count ? '' : ` **(${c.failures.join('; ')})**`}, ${fmt(c.patchOps, 0)} ops, ${fmtInt(c.distinctPatches)} distinct patches`;
+}
+
+export function renderIstio(x: IstioResults, bytesOf: (f: string) => string): string[] {
   const L: string[] = [
-    `Ours beside Istio's own injector (istio.io/istio ${x.version}, pkg/kube/inject's webhook handler served by \`istio-injector-server\`), both with the config rendered by that Istio build, native sidecars on; same certificate, TLS and pinning. Istio has no result cache: each request is a full injection. "Ours, cache off" runs the core on every request; "ours, cache on" is replica pods. Sends: each fixture's one body, repeated, to every server, so ours with the cache off still reuses what it keeps of a repeated pod (e.g. parsed overlays): not the distinct-workload every-pod-new measurement of the main section.`,
+    `Ours beside Istio's own injector (istio.io/istio ${x.version}, pkg/kube/inject's webhook handler served by \`istio-injector-server\`), both with the config rendered by that Istio build, native sidecars on; same certificate, TLS and pinning. Istio has no result cache: each request is a full injection. Two comparisons per fixture, each with its own anchor runs: *replica pods* (ours with the result cache on and Istio, the fixture's one body repeated) and *every pod new* (ours with the result cache off and Istio, the fixture's variant set in turn, the same sequence to both, so no cache inside ours hits on a repeated body). F3 has no variant set: its one body goes to all four servers, and its "every pod new" ratio is ours with the cache off on a repeated body.`,
     '',
   ];
   if (x.error) L.push(`**Failed:** ${x.error}`, '');
-  const fixtures = Object.keys(x.throughput) as FixtureName[];
-  if (fixtures.length > 0) {
-    L.push('| Fixture | Patch ops (ours / Istio) | Max RPS ours / Istio, every pod new | Max RPS ours / Istio, replica pods | p50 / p99 ms at fixed rate: ours every pod new, Istio |', '|---|---|---|---|---|');
-    for (const f of fixtures) {
-      const r = x.oursOverIstio[f];
-      const lat = x.latency[f];
-      const med = (name: 'ours-nocache' | 'istio', k: 'p50Ms' | 'p99Ms') => median((lat?.rounds ?? []).map((round) => round[name]?.[k] ?? Number.NaN));
-      const l = lat === undefined ? 'n/a' : `${fmt(med('ours-nocache', 'p50Ms'))} / ${fmt(med('ours-nocache', 'p99Ms'))}, ${fmt(med('istio', 'p50Ms'))} / ${fmt(med('istio', 'p99Ms'))} (at ${x.rates[f]}/s)`;
-      L.push(`| ${f} | ${x.patchOps[f]?.['ours-nocache'] ?? 'n/a'} / ${x.patchOps[f]?.istio ?? 'n/a'} | **${fmt(r?.everyPodNew)}x** | **${fmt(r?.replicaPods)}x** | ${l} |`);
+  const sets = Object.keys(x.variantChecks) as VariantSet[];
+  if (sets.length > 0) {
+    L.push("Variant sets (each body sent once to ours with the result cache off and to Istio's injector before measuring; expected from both: HTTP 200, allowed, a patch, its own uid):", '');
+    L.push('| Set | Bytes (min / median / max) | Ours, cache off: answered as expected | Istio: answered as expected |', '|---|---|---|---|');
+    for (const set of sets) {
+      const o = x.variantChecks[set]?.['ours-nocache'];
+      L.push(`| ${set} | ${o ? `${fmtInt(o.bytesMin)} / ${fmtInt(o.bytesMedian)} / ${fmtInt(o.bytesMax)}` : 'n/a'} | ${checkCell(o)} | ${checkCell(x.variantChecks[set]?.istio)} |`);
     }
     L.push('');
   }
-  for (const f of fixtures) {
-    const t = x.throughput[f];
-    if (t) L.push(`Max throughput, ${f}:`, '', ...roundsTable(t, tp, (v) => `${fmt(v, 3)}x`), '');
-    const lat = x.latency[f];
-    if (lat) L.push(`Fixed rate ${x.rates[f]}/s, ${f} (p50 / p99 / p99.9 / max ms):`, '', ...roundsTable(lat, fr, (v) => `${v >= 0 ? '+' : ''}${fmt(v)} ms`), '');
+  const fixtures = [...new Set(x.comparisons.filter((c) => c.throughput !== undefined).map((c) => c.fixture))];
+  if (fixtures.length > 0) {
+    L.push('| Fixture | Patch ops, one body (ours / Istio) | Every pod new sends | Max RPS ours / Istio, every pod new | Max RPS ours / Istio, replica pods | p50 / p99 ms at fixed rate, every pod new: ours, Istio (same bodies) |', '|---|---|---|---|---|---|');
+    for (const f of fixtures) {
+      const r = x.oursOverIstio[f];
+      const c = everyPodNew(x, f);
+      const lat = c?.latency;
+      const med = (name: 'ours-nocache' | 'istio', k: 'p50Ms' | 'p99Ms') => median((lat?.rounds ?? []).map((round) => round[name]?.[k] ?? Number.NaN));
+      const l = lat === undefined ? 'n/a' : `${fmt(med('ours-nocache', 'p50Ms'))} / ${fmt(med('ours-nocache', 'p99Ms'))}, ${fmt(med('istio', 'p50Ms'))} / ${fmt(med('istio', 'p99Ms'))} (at ${c!.rate}/s)`;
+      L.push(`| ${f} | ${x.patchOps[f]?.['ours-nocache'] ?? 'n/a'} / ${x.patchOps[f]?.istio ?? 'n/a'} | ${newSends(x, c)} | **${fmt(r?.everyPodNew)}x** | **${fmt(r?.replicaPods)}x** | ${l} |`);
+    }
+    L.push('');
+  }
+  for (const c of x.comparisons) {
+    const kind = c.set !== undefined ? 'every pod new' : c.servers.includes('ours-nocache') ? 'one body (no variant set)' : 'replica pods';
+    const sends = (how: string, withPasses: boolean): string => {
+      if (c.set === undefined) return `${oneBodySends(c.fixture, bytesOf(c.fixture), c.servers)}${c.servers.includes('ours-nocache') ? ` ${c.fixture} has no variant set, so ours with the result cache off still reuses what it keeps of a repeated pod (e.g. parsed overlays, a render memo): not an every-pod-new measurement.` : ''}`;
+      const check = x.variantChecks[c.set]?.['ours-nocache'];
+      return sendsLine({ sets: check ? [check] : [] }, c.set, withPasses ? c.throughput : undefined, how, c.servers);
+    };
+    if (c.throughput) L.push(`Max throughput, ${c.fixture}, ${kind}:`, '', sends('wrk cycles through them, each request the next body', true), '', ...roundsTable(c.throughput, tp, (v) => `${fmt(v, 3)}x`), '');
+    const tool = c.set === undefined ? 'h2load' : "the Node open-loop client in a child process pinned to the generator's core (h2load cannot vary its body), for every server";
+    if (c.latency) L.push(`Fixed rate ${c.rate}/s, ${c.fixture}, ${kind}, ${tool} (p50 / p99 / p99.9 / max ms):`, '', sends('each request the next body', false), '', ...roundsTable(c.latency, fr, (v) => `${v >= 0 ? '+' : ''}${fmt(v)} ms`), '');
   }
   return L;
 }

@@ -1,34 +1,42 @@
 /**
  * @module bench/lib/pepr-run
  * The side-by-side run: anchor, ours and Pepr 1.1.4 on F1 with the same harness, certificate,
- * pinning and tools, in rotation (anchor, ours, Pepr per round). Max throughput at the same
+ * pinning and tools, in rotation, two comparisons as in the main section: replica pods (the
+ * anchor, ours with the cache on and Pepr, the F1 body repeated) and every pod new (the anchor,
+ * ours with the cache off and Pepr, the F1-new variant set in turn, the same sequence to each). Max throughput at the same
  * connection count; latency at a fixed rate Pepr can sustain (`--pepr-rate`, default 200/s,
  * since Pepr tops out well under the 1,000/s used for ours). Cold starts of Pepr include its
  * deliberate 0-3 s store jitter (it binds /mutate only after its store is ready).
  * Any failure is reported as the error, not thrown: the rest of the benchmark stands.
  */
-import type { FixtureName } from '../fixtures.js';
+import type { FixtureName, VariantFiles, VariantSet } from '../fixtures.js';
 import { procSample } from '../../src/testing/proc-stats.js';
 import type { SpawnedServer } from '../../src/testing/server-process.js';
-import { fixedRate, maxThroughput, WEBHOOK_PATH, type Target } from './load.js';
+import { fixedRate, maxThroughput, openLoopRate, WEBHOOK_PATH, type Target } from './load.js';
 import { installPepr, PEPR_PATH, PEPR_VERSION, startPepr, type PeprProcesses } from './pepr.js';
-import { interleave, p99Diff, rpsRatio } from './rounds.js';
+import { interleave, only, p99Diff, rpsRatio } from './rounds.js';
 import { SERVER_CPUS, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
 import type { Tools } from './tools.js';
-import type { PeprResults, ServerName, Settings } from './types.js';
+import type { PeprResults, ServerName, Settings, VariantCheck } from './types.js';
+import { checkVariants, describeCheck, requireAllInjected } from './variant-check.js';
 
 export interface PeprRunOptions {
   tools: Tools;
   certs: CertFiles;
   bodies: Record<FixtureName, Buffer>;
   fixtureFile: string;
+  /** The variant sets written for the run; F1-new is the every-pod-new comparison's. */
+  variants: Partial<Record<VariantSet, VariantFiles>>;
   settings: Settings;
   work: string;
   /** anchor, ours and (unless skipped) ours-nocache. */
   specs: Partial<Record<ServerName, ServerSpec>>;
   log: (line: string) => void;
 }
+
+/** Pepr's module does F1's mutation: its every-pod-new comparison sends F1's variant set. */
+export const PEPR_SET: VariantSet = 'F1-new';
 
 export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
   const out: PeprResults = { version: PEPR_VERSION, dir: '', coldStartMs: [], idleRss: [], oursOverPepr: {} };
@@ -63,13 +71,30 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
         Object.entries(r)
           .map(([k, v]) => `${k} ${rps ? `${v.rps?.toFixed(0)} rps` : `p99 ${v.p99Ms.toFixed(2)} ms`}`)
           .join(', ');
-      out.throughput = await interleave(o.settings.pairs, targets, (t) => maxThroughput(o.tools, t, o.fixtureFile, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS round ${i}: ${line(r, true)}`));
-      out.latency = await interleave(o.settings.pairs, targets, (t) => fixedRate(o.tools, t, o.fixtureFile, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s round ${i}: ${line(r, false)}`));
-      out.peakRss = procSample(pepr.pepr.pid)?.hwmBytes;
-      for (const name of Object.keys(o.specs) as ServerName[]) {
-        if (name === 'anchor') continue;
-        out.oursOverPepr[name] = median(out.throughput.rounds.map((r) => r[name]!.rps / r.pepr!.rps));
+      // Replica pods: the F1 body repeated, to the anchor, ours with the cache on and Pepr.
+      const replica = only(targets, ['anchor', 'ours', 'pepr']);
+      out.throughput = await interleave(o.settings.pairs, replica, (t) => maxThroughput(o.tools, t, o.fixtureFile, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, replica pods, round ${i}: ${line(r, true)}`));
+      out.latency = await interleave(o.settings.pairs, replica, (t) => fixedRate(o.tools, t, o.fixtureFile, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, replica pods, round ${i}: ${line(r, false)}`));
+      out.oursOverPepr.ours = median(out.throughput.rounds.map((r) => r.ours!.rps / r.pepr!.rps));
+      // Every pod new: the F1-new set in turn, the same sequence to the anchor, ours with the
+      // cache off and Pepr (each body first checked: injected by both compared).
+      const v = o.variants[PEPR_SET];
+      if (targets['ours-nocache'] !== undefined && v !== undefined) {
+        const checks: Partial<Record<ServerName, VariantCheck>> = {};
+        for (const name of ['ours-nocache', 'pepr'] as ServerName[]) {
+          checks[name] = await checkVariants(targets[name]!.port, v, targets[name]!.path);
+          o.log(describeCheck(checks[name]!, name));
+        }
+        const np: NonNullable<PeprResults['newPods']> = { set: PEPR_SET, checks };
+        out.newPods = np;
+        requireAllInjected(Object.entries(checks).map(([server, check]) => ({ server, check })));
+        const fresh = only(targets, ['anchor', 'ours-nocache', 'pepr']);
+        np.throughput = await interleave(o.settings.pairs, fresh, (t) => maxThroughput(o.tools, t, v, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, every pod new (${v.files.length} bodies in turn), round ${i}: ${line(r, true)}`));
+        // h2load sends one body only: the Node open-loop child, for every server of the comparison.
+        np.latency = await interleave(o.settings.pairs, fresh, (t) => openLoopRate(t, v, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, every pod new (Node open loop), round ${i}: ${line(r, false)}`));
+        out.oursOverPepr['ours-nocache'] = median(np.throughput.rounds.map((r) => r['ours-nocache']!.rps / r.pepr!.rps));
       }
+      out.peakRss = procSample(pepr.pepr.pid)?.hwmBytes;
     } finally {
       await pepr?.stop();
       for (const s of running) await s.stop();

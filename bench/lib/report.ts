@@ -9,6 +9,7 @@ import { mib } from '../../src/testing/proc-stats.js';
 import { VARIANT_DESCRIPTIONS, type FixtureName, type VariantSet } from '../fixtures.js';
 import type { FixedRateResult, ThroughputResult } from './load.js';
 import { renderIstio } from './istio-report.js';
+import { renderPepr } from './pepr-report.js';
 import { fmt, fmtInt, median } from './stats.js';
 import { SERVER_LABELS, type BenchResults, type Rounds, type ServerName, type TargetCheck, type VariantCheck } from './types.js';
 
@@ -161,7 +162,7 @@ export function renderMarkdown(r: BenchResults): string {
     L.push(...variantTable(np.sets), '');
   }
   const bytesOf = (f: string): string => fmtInt(r.fixtures.find((x) => x.name === f)?.bytes);
-  const replicaSends = (f: string): string => `Sends: the ${f} body (${bytesOf(f)} B), the same bytes on every request (one uid), to the anchor and to ours with the result cache on.`;
+  const replicaSends = (f: string): string => oneBodySends(f, bytesOf(f), ['anchor', 'ours']);
   for (const [f, t] of Object.entries(r.throughput ?? {})) {
     L.push(`Max throughput, ${f}, replica pods (closed loop: requests/s, server CPU share, latency at saturation):`, '', replicaSends(f), '');
     L.push(...throughputSection(t));
@@ -212,19 +213,8 @@ export function renderMarkdown(r: BenchResults): string {
     for (const c of [r.cli.m200, r.cli.m1000]) L.push(`| M${c.documents} | ${(c.bytes / 1024 / 1024).toFixed(2)} MiB | ${c.wallMs.map((x) => x.toFixed(0)).join(', ')} | ${c.medianMs.toFixed(0)} | ${c.injected} | ${c.baselineMs.toFixed(0)} ms |`);
     L.push('');
   }
-  if (r.pepr) {
-    const p = r.pepr;
-    L.push(`Side by side with Pepr ${p.version} (same F1 mutation, harness, certificate and pinning; installed in ${p.dir || 'n/a'}${p.installSeconds !== undefined ? `, npm install ${p.installSeconds.toFixed(0)} s` : ', reused'}):`, '');
-    if (p.error) L.push(`**Failed:** ${p.error}`, '');
-    L.push(`Sends: the F1 body (${bytesOf('F1')} B), the same bytes on every request, to every server (so ours with the result cache off still reuses what it keeps of a repeated pod, e.g. parsed overlays; this section is not an every-pod-new measurement).`, '');
-    if (p.throughput) {
-      L.push('Max throughput, F1:', '', ...roundsTable(p.throughput, tp, (x) => `${fmt(x, 3)}x`), '', spreadLine(p.throughput), '');
-      L.push(`Ours / Pepr (median of per-round ratios): ${Object.entries(p.oursOverPepr).map(([k, v]) => `${SERVER_LABELS[k as ServerName]} **${fmt(v, 1)}x**`).join('; ')}.`, '');
-    }
-    if (p.latency) L.push(`Fixed rate ${s.peprRate}/s, F1:`, '', ...roundsTable(p.latency, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`), '', spreadLine(p.latency, 'p99 spread'), '');
-    L.push(`Pepr cold start ${p.coldStartMs.map((x) => x.toFixed(0)).join(', ')} ms (includes its deliberate 0-3 s store jitter); idle RSS ${p.idleRss.map((x) => mib(x)).join(', ')} MiB; peak ${mib(p.peakRss)} MiB.`, '');
-  }
-  if (r.istio) L.push(...renderIstio(r.istio));
+  if (r.pepr) L.push(...renderPepr(r.pepr, s.peprRate, bytesOf));
+  if (r.istio) L.push(...renderIstio(r.istio, bytesOf));
   if (r.notes.length > 0) L.push('Notes:', '', ...r.notes.map((n) => `- ${n}`), '');
   return L.join('\n');
 }
@@ -242,21 +232,45 @@ function throughputSection(t: Rounds<ThroughputResult>): string[] {
   ];
 }
 
-/** What an every-pod-new section sent, and how often each body came round in the measured runs. */
-export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string): string {
+/** Each server as the object of "sends to", and its short name. */
+const SENT_TO: Record<ServerName, [string, string]> = {
+  anchor: ['the anchor', 'the anchor'],
+  ours: ['ours with the result cache on', 'ours'],
+  'ours-nocache': ['ours with the result cache off (`--result-cache-entries 0`)', 'ours'],
+  pepr: ['Pepr', 'Pepr'],
+  istio: ["Istio's injector", 'Istio'],
+};
+
+/** "a and b", "a, b and c". */
+function and(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** "to the anchor and to ours with the result cache on", for a comparison's servers. */
+export function toServers(servers: ServerName[]): string {
+  return and(servers.map((n) => `to ${SENT_TO[n][0]}`));
+}
+
+/** What a comparison sending one fixture's body sent. */
+export function oneBodySends(f: string, bytes: string, servers: ServerName[]): string {
+  return `Sends: the ${f} body (${bytes} B), the same bytes on every request (one uid), ${toServers(servers)}.`;
+}
+
+/** What an every-pod-new comparison sent, and how often each body came round in the measured runs. */
+export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string, servers: ServerName[] = ['anchor', 'ours-nocache']): string {
   const c = np.sets.find((x) => x.set === set);
   const n = c?.count ?? Number.NaN;
   const what = c?.describe ?? VARIANT_DESCRIPTIONS[set];
   const bytes = c ? `${fmtInt(c.bytesMin)}-${fmtInt(c.bytesMax)} B` : 'n/a';
   let passes = '';
   if (t !== undefined) {
-    const per = (name: ServerName): string => fmt(median(t.rounds.map((r) => (r[name]?.requests ?? Number.NaN) / n)), 1);
+    const per = (name: ServerName): string => `${fmt(median(t.rounds.map((r) => (r[name]?.requests ?? Number.NaN) / n)), 1)} times to ${SENT_TO[name][1]}`;
     const caveat = set === 'F1-daemonset'
       ? 'a memo of what templates read may rightly hit on all of them after the first, since they differ only in what templates do not read'
       : `a cache inside the server holding ${fmtInt(n)} or more entries would hit after the first pass, and the row would no longer be every pod new`;
-    passes = ` In the measured runs each body went out about ${per('anchor')} times to the anchor and ${per('ours-nocache')} times to ours (median of rounds; every run starts at the first body): ${caveat}.`;
+    passes = ` In the measured runs each body went out about ${and(servers.map(per))} (median of rounds; every run starts at the first body): ${caveat}.`;
   }
-  return `Sends: ${fmtInt(n)} ${what} (${bytes}), in turn, the same sequence to the anchor and to ours with the result cache off (\`--result-cache-entries 0\`); ${how}.${passes}`;
+  return `Sends: ${fmtInt(n)} ${what} (${bytes}), in turn, the same sequence ${toServers(servers)}; ${how}.${passes}`;
 }
 
 export function variantTable(sets: VariantCheck[]): string[] {

@@ -38,6 +38,11 @@ export async function interleave<T>(
   return { rounds: out, orders, vsAnchor, anchorSpread: s, flagged: s > MAX_ANCHOR_SPREAD };
 }
 
+/** The targets of the named servers only (a comparison of like with like). */
+export function only(targets: Partial<Record<ServerName, Target>>, names: ServerName[]): Partial<Record<ServerName, Target>> {
+  return Object.fromEntries(names.filter((n) => targets[n] !== undefined).map((n) => [n, targets[n]])) as Partial<Record<ServerName, Target>>;
+}
+
 /** Round `i`'s order: the list rotated left by `i`. */
 export function rotation<T>(names: readonly T[], i: number): T[] {
   const k = names.length === 0 ? 0 : i % names.length;

@@ -101,9 +101,12 @@ export interface PeprResults {
   coldStartMs: number[];
   idleRss: (number | undefined)[];
   peakRss?: number;
+  /** Replica pods: the F1 body repeated, to the anchor, ours (cache on) and Pepr. */
   throughput?: Rounds<ThroughputResult>;
   latency?: Rounds<FixedRateResult>;
-  /** Median over rounds of ours / Pepr RPS, for each of our variants. */
+  /** Every pod new: the variant set in turn, the same sequence to the anchor, ours-nocache and Pepr (each body checked with both first). */
+  newPods?: { set: VariantSet; checks: Partial<Record<ServerName, VariantCheck>>; throughput?: Rounds<ThroughputResult>; latency?: Rounds<FixedRateResult> };
+  /** Median over rounds of ours / Pepr RPS: ours from replica pods, ours-nocache from every pod new. */
   oursOverPepr: Partial<Record<ServerName, number>>;
   error?: string;
 }
