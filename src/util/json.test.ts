@@ -59,3 +59,10 @@ test('jsonLengthWithin: a pod with 2,000 environment variables is sized within a
   assert.ok(Math.abs(est - real) < real / 10, `estimate ${est}, JSON ${real}`);
   assert.equal(jsonLengthWithin(pod, 4096), Number.POSITIVE_INFINITY);
 });
+
+test('jsonLengthWithin: a value too deep to walk counts as past any limit (no stack overflow escapes)', () => {
+  let deep: unknown = 'x';
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  assert.equal(jsonLengthWithin(deep, Number.POSITIVE_INFINITY), Number.POSITIVE_INFINITY);
+  assert.equal(jsonLengthWithin(deep, 100), Number.POSITIVE_INFINITY, 'a small limit stops first');
+});
