@@ -127,8 +127,8 @@ wrk.headers["Content-Type"] = "application/json"
 /**
  * POST the body files listed in BENCH_BODIES (one path a line) in turn, to BENCH_PATH. Every
  * request is formatted once, in init (per thread; the bench runs wrk -t1, so one thread and one
- * sequence), and request() only hands out the next: a table lookup per request. Each wrk run
- * starts again at the first body.
+ * sequence), and request() only hands out the next: a table lookup per request. A run starts
+ * at body BENCH_START (0-based, default 0): the measured run goes on where its warm-up stopped.
  */
 export const WRK_CYCLE_SCRIPT = `-- POST the bodies listed in BENCH_BODIES in turn (pre-formatted once in init) to BENCH_PATH.
 local requests = {}
@@ -147,6 +147,8 @@ function init(args)
     end
   end
   assert(n > 0, "no bodies listed in " .. os.getenv("BENCH_BODIES"))
+  -- wrk asks for one request before the first it sends, and discards it: start one earlier.
+  i = ((tonumber(os.getenv("BENCH_START") or "0") or 0) - 1) % n
 end
 function request()
   i = i % n + 1
@@ -183,15 +185,22 @@ export async function maxThroughput(tools: Tools, target: Target, bodies: Bodies
   const what = typeof bodies === 'string' ? '' : `, ${bodies.files.length} bodies in turn`;
   if (tools.wrk) {
     const { args: common, env } = wrkSetup(target, bodies, options.workDir, options.connections);
-    if (options.warmupS > 0) await run('wrk', [`-d${options.warmupS}s`, ...common], env);
+    let start = 0;
+    if (options.warmupS > 0) {
+      const w = await run('wrk', [`-d${options.warmupS}s`, ...common], env);
+      // The measured run goes on from the body after the warm-up's last (see WRK_CYCLE_SCRIPT).
+      if (w.code === 0) start = parseWrk(w.stdout).requests;
+    }
     const before = procSample(target.pid);
-    const r = await run('wrk', [`-d${options.durationS}s`, ...common], env);
+    const r = await run('wrk', [`-d${options.durationS}s`, ...common], { ...env, BENCH_START: String(start) });
     const after = procSample(target.pid);
     if (r.code !== 0) throw new Error(`wrk failed (${r.code}): ${r.stderr || r.stdout}`);
     return { ...parseWrk(r.stdout), serverCpu: cpuShare(before, after), tool: `wrk -t1${what}` };
   }
-  const next = reviewRequest(readBodies(bodies), target.path);
-  if (options.warmupS > 0) await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, next });
+  const body = reviewRequest(readBodies(bodies), target.path);
+  let offset = 0;
+  const next = (i: number): LoadRequest => body(i + offset);
+  if (options.warmupS > 0) offset = (await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, next })).sent;
   const before = procSample(target.pid);
   const s = await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, next });
   const after = procSample(target.pid);

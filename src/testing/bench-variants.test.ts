@@ -125,6 +125,51 @@ test("wrk's cycling script sends every listed body in turn", { skip: hasWrk ? fa
   }
 });
 
+test("wrk's cycling script starts at body BENCH_START: a measured run goes on where its warm-up stopped", { skip: hasWrk ? false : 'wrk not installed' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  const uids: string[] = [];
+  const server = createHttp(recorder(uids));
+  try {
+    const v = writeVariants(dir, 5)['F1-new'];
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const { args, env } = wrkSetup({ name: 'recorder', port, pid: process.pid, path: '/inject', scheme: 'http' }, v, dir, 1);
+    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
+      const child = spawn('wrk', ['-d1s', ...args], { env: { ...env, BENCH_START: '7' }, stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.once('close', (code) => resolve({ code, err }));
+    });
+    assert.equal(r.code, 0, r.err);
+    // One connection: the bodies arrive in the order handed out, from 7 mod 5 = 2 on.
+    assert.deepEqual(uids.slice(0, 6), [2, 3, 4, 0, 1, 2].map((i) => v.uids[i]));
+  } finally {
+    server.close();
+    server.closeAllConnections();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the open-loop child goes on after its warm-up from the next body, not from the first', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-open-'));
+  const uids: string[] = [];
+  const dev = await devCertificate({ hosts: ['localhost'] });
+  const server = createHttps({ cert: dev.certPem, key: dev.keyPem }, recorder(uids));
+  try {
+    const v = writeVariants(dir, 7)['F1-new'];
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await openLoopRate({ name: 'recorder', port, pid: process.pid, path: '/inject' }, v, { rate: 50, connections: 1, warmupS: 0.3, durationS: 0.3 });
+    assert.ok(uids.length > 14, `${uids.length} requests`);
+    // Warm-up and measured run together are one unbroken cycle through the bodies.
+    assert.deepEqual(uids, uids.map((_, k) => v.uids[k % 7]));
+  } finally {
+    server.close();
+    server.closeAllConnections();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the open-loop child sends every listed body in turn at a fixed rate', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-open-'));
   const uids: string[] = [];
