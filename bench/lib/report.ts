@@ -268,7 +268,7 @@ export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Roun
     const caveat = set === 'F1-daemonset'
       ? 'a memo of what templates read may rightly hit on all of them after the first, since they differ only in what templates do not read'
       : `a cache inside the server holding ${fmtInt(n)} or more entries would hit after the first pass, and the row would no longer be every pod new`;
-    passes = ` In the measured runs each body went out about ${and(servers.map(per))} (median of rounds; every run starts at the first body): ${caveat}.`;
+    passes = ` In the measured runs each body went out about ${and(servers.map(per))} (median of rounds; each measured run goes on where its warm-up stopped): ${caveat}.`;
   }
   return `Sends: ${fmtInt(n)} ${what} (${bytes}), in turn, the same sequence ${toServers(servers)}; ${how}.${passes}`;
 }
