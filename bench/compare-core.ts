@@ -10,8 +10,11 @@
  *
  *   npx tsx bench/compare-core.ts --base /tmp/base [--sets F1-new,F1-daemonset,F2-new,F3] [--passes 15]
  *
- * The pods: a variant set's 512 pods (fixtures.ts), or F3 (2,000 env vars) 64 times.
+ * The pods: a variant set's 512 pods (fixtures.ts), or F3 (2,000 env vars) 64 times. Each set
+ * runs in a process of its own, so one set's state (a render memo standing aside after a set of
+ * distinct workloads) does not carry into the next.
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../src/testing/server-process.js';
@@ -28,6 +31,14 @@ const base = opt('--base');
 const passes = Number(opt('--passes', '15'));
 const sets = opt('--sets', [...VARIANT_SETS, 'F3'].join(',')).split(',');
 for (const s of sets) if (s !== 'F3' && !(VARIANT_SETS as readonly string[]).includes(s)) throw new Error(`unknown set ${s}: use ${[...VARIANT_SETS, 'F3'].join(', ')}`);
+const child = argv.includes('--child');
+if (!child) {
+  for (const set of sets) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', '--base', base, '--passes', String(passes), '--sets', set], { stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  process.exit(0);
+}
 
 type InjectPod = (pod: unknown, ctx: { namespace: string; mode: 'webhook' }, config: unknown) => unknown;
 interface Side {
