@@ -19,14 +19,10 @@ import { startCommand, startServer, writeCertificate } from './lib/servers.js';
 import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
 import { REPO_ROOT } from '../src/testing/server-process.js';
+import { option } from './lib/args.js';
 
 const argv = process.argv.slice(2);
-const opt = (name: string, fallback?: string): string => {
-  const i = argv.indexOf(name);
-  if (i >= 0 && argv[i + 1] !== undefined) return argv[i + 1];
-  if (fallback === undefined) throw new Error(`${name} is required`);
-  return fallback;
-};
+const opt = (name: string, fallback?: string): string => option(argv, name, fallback);
 const base = opt('--base');
 const rounds = Number(opt('--rounds', '3'));
 const SINGLE = ['F1', 'F2', 'F3', 'F4'] as const;

@@ -19,14 +19,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../src/testing/server-process.js';
 import { podF3, VARIANT_SETS, variantPod, type VariantSet } from './fixtures.js';
+import { option } from './lib/args.js';
 
 const argv = process.argv.slice(2);
-const opt = (name: string, fallback?: string): string => {
-  const i = argv.indexOf(name);
-  if (i >= 0 && argv[i + 1] !== undefined) return argv[i + 1];
-  if (fallback === undefined) throw new Error(`${name} is required`);
-  return fallback;
-};
+const opt = (name: string, fallback?: string): string => option(argv, name, fallback);
 const base = opt('--base');
 const passes = Number(opt('--passes', '15'));
 const sets = opt('--sets', [...VARIANT_SETS, 'F3'].join(',')).split(',');
