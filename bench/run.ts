@@ -27,7 +27,7 @@ import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../src/testing/load-client.js';
 import { DEFAULT_VARIANTS, NEW_SET, serverStatusKeys, writeFixtures, writeVariants, type FixtureName } from './fixtures.js';
 import { benchEnv } from './lib/env.js';
-import { fixedRate, maxThroughput, openLoopRate, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
+import { fixedRate, listRate, listRateClient, maxThroughput, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';
 import { measureCli, measureF3, measureHttp } from './lib/micro.js';
 import { runPepr } from './lib/pepr-run.js';
 import { runIstio } from './lib/istio.js';
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   }
   env.coreWired = benchEnv().coreWired;
   const tools = ensureTools(!has('--no-install'));
-  settings.tools = { wrk: tools.wrk, h2load: tools.h2load, taskset: tools.taskset, notes: tools.notes };
+  settings.tools = { wrk: tools.wrk, h2load: tools.h2load, vegeta: tools.vegeta?.version, taskset: tools.taskset, notes: tools.notes };
   for (const n of tools.notes) log(n);
 
   const work = join(REPO_ROOT, '.bench-tmp', 'run');
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
         np.latency = {};
         for (const f of FIXTURES_UNDER_LOAD) {
           const set = NEW_SET[f];
-          if (set) np.latency[f] = await interleave(settings.pairs, fresh, (t) => openLoopRate(t, variants[set], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s, every pod new (Node open loop), round ${i}: ${show(r, 'p99')}`));
+          if (set) np.latency[f] = await interleave(settings.pairs, fresh, (t) => listRate(tools, t, variants[set], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s, every pod new (${listRateClient(tools)}), round ${i}: ${show(r, 'p99')}`));
         }
       }
       if (want('f3')) {

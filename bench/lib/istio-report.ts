@@ -6,7 +6,7 @@
  */
 import type { FixtureName, VariantSet } from '../fixtures.js';
 import type { IstioComparison, IstioResults } from './istio.js';
-import { fr, oneBodySends, roundsTable, sendsLine, tp } from './report.js';
+import { fr, listClientText, oneBodySends, roundsTable, sendsLine, tp } from './report.js';
 import { fmt, fmtInt, median } from './stats.js';
 import type { VariantCheck } from './types.js';
 
@@ -64,7 +64,7 @@ export function renderIstio(x: IstioResults, bytesOf: (f: string) => string): st
       return sendsLine({ sets: check ? [check] : [] }, c.set, withPasses ? c.throughput : undefined, how, c.servers);
     };
     if (c.throughput) L.push(`Max throughput, ${c.fixture}, ${kind}:`, '', sends('wrk cycles through them, each request the next body', true), '', ...roundsTable(c.throughput, tp, (v) => `${fmt(v, 3)}x`), '');
-    const tool = c.set === undefined ? 'h2load' : "the Node open-loop client in a child process pinned to the generator's core (h2load cannot vary its body), for every server";
+    const tool = c.set === undefined ? 'h2load' : `${listClientText(c.latency)} (h2load cannot vary its body), for every server`;
     if (c.latency) L.push(`Fixed rate ${c.rate}/s, ${c.fixture}, ${kind}, ${tool} (p50 / p99 / p99.9 / max ms):`, '', sends('each request the next body', false), '', ...roundsTable(c.latency, fr, (v) => `${v >= 0 ? '+' : ''}${fmt(v)} ms`), '');
   }
   return L;

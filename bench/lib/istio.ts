@@ -8,15 +8,15 @@
  * requests is a full injection. Replica pods: ours with the cache on and Istio get the
  * fixture's one body repeated (what a ReplicaSet's pods look like). Every pod new: ours with the
  * cache off and Istio get the fixture's variant set (F1-new, F2-new), the same sequence, so no
- * cache inside ours hits on a repeated body (wrk cycling for max RPS, the Node open-loop child at
- * the fixed rate); F3 has no variant set and stays one body repeated, for all four servers.
+ * cache inside ours hits on a repeated body (wrk cycling for max RPS, vegeta or else the Node
+ * open-loop child at the fixed rate); F3 has no variant set and stays one body repeated, for all four servers.
  */
 import { join } from 'node:path';
 import { findIstioPeer, ISTIO_MODULE_VERSION, writePeerConfigDir } from '../../src/testing/istio-peer.js';
 import type { SpawnedServer } from '../../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../../src/testing/load-client.js';
 import { NEW_SET, type FixtureName, type VariantFiles, type VariantSet } from '../fixtures.js';
-import { describeBodies, fixedRate, maxThroughput, openLoopRate, WEBHOOK_PATH, type Bodies, type FixedRateResult, type Target, type ThroughputResult } from './load.js';
+import { describeBodies, fixedRate, listRate, maxThroughput, WEBHOOK_PATH, type Bodies, type FixedRateResult, type Target, type ThroughputResult } from './load.js';
 import { interleave, only, p99Diff, rpsRatio } from './rounds.js';
 import { startCommand, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
@@ -172,8 +172,8 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
     for (const f of ISTIO_FIXTURES) results.oursOverIstio[f] = { everyPodNew: ratioToIstio(plan, f, 'ours-nocache'), replicaPods: ratioToIstio(plan, f, 'ours') };
     for (const c of plan) {
       const bodies = comparisonBodies(c, o.files, o.variants);
-      // h2load sends one body only: a variant set goes through the Node open-loop child, for every server of the comparison.
-      const measure = (x: Target) => (typeof bodies === 'string' ? fixedRate(o.tools, x, bodies, { ...opts, rate: c.rate }) : openLoopRate(x, bodies, { ...opts, rate: c.rate }));
+      // h2load sends one body only: a variant set goes through vegeta (or the Node open-loop child), for every server of the comparison.
+      const measure = (x: Target) => (typeof bodies === 'string' ? fixedRate(o.tools, x, bodies, { ...opts, rate: c.rate }) : listRate(o.tools, x, bodies, { ...opts, rate: c.rate }));
       c.latency = await interleave(o.settings.pairs, only(targets, c.servers), measure, p99Diff, (x) => x.p99Ms, (i, r) =>
         o.log(`istio ${c.fixture} @${c.rate}/s, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r).map(([k, v]) => `${k} p50 ${v.p50Ms.toFixed(2)} p99 ${v.p99Ms.toFixed(2)}`).join(', ')}`));
     }

@@ -13,8 +13,9 @@
  * list of body files sent in turn (every pod new: each request the next of N distinct pods,
  * cycling). wrk cycles them with a Lua script that formats every request once at start-up and
  * hands out the next on each call; h2load cannot vary its body, so the fixed rate for a list
- * (`openLoopRate`) is the Node open-loop client in a child process pinned like the other tools
- * (bench/lib/open-loop-child.ts), for the anchor and ours alike.
+ * (`listRate`) is vegeta (bench/lib/vegeta.ts) pinned like the other tools, or, without vegeta,
+ * the Node open-loop client in a child process pinned the same way (`openLoopRate`,
+ * bench/lib/open-loop-child.ts), for the anchor and ours alike; the result's `tool` says which.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../.
 import { pinned, REPO_ROOT } from '../../src/testing/server-process.js';
 import type { OpenLoopInput, OpenLoopOutput } from './open-loop-child.js';
 import type { Tools } from './tools.js';
+import { parseVegetaJson, summarizeVegeta, vegetaAttackArgs, vegetaTargets, type Vegeta, type VegetaRow } from './vegeta.js';
 
 export const GENERATOR_CPUS = '1';
 export const WEBHOOK_PATH = '/inject?timeout=10s';
@@ -265,7 +267,8 @@ const OPEN_LOOP_CHILD = join(dirname(fileURLToPath(import.meta.url)), 'open-loop
  * (open-loop-child.ts), `connections` keep-alive connections, a request due every 1 / rate
  * (sent from a 1 ms timer, so arrivals are spread out, about one per millisecond at 1,000/s),
  * latency from the scheduled time. The warm-up's requests are not counted; the server's CPU share
- * covers the measured run. Use it for every server of a comparison (the anchor too).
+ * covers the measured run. Use it for every server of a comparison (the anchor too). `listRate`
+ * falls back to it when vegeta is not installed.
  */
 export async function openLoopRate(target: Target, bodies: BodyList, options: { rate: number; connections: number; warmupS: number; durationS: number }): Promise<FixedRateResult> {
   const input: OpenLoopInput = { port: target.port, path: target.path, listFile: bodies.listFile, rate: options.rate, connections: options.connections, warmupS: options.warmupS, durationS: options.durationS };
@@ -305,6 +308,66 @@ export async function openLoopRate(target: Target, bodies: BodyList, options: { 
     serverCpu: cpuShare(before, after),
     tool: `node open loop (child process), ${o.bodies} bodies in turn`,
   };
+}
+
+export interface ListRateOptions {
+  rate: number;
+  connections: number;
+  warmupS: number;
+  durationS: number;
+  workDir: string;
+}
+
+/**
+ * Latency at a fixed rate for a list of bodies, each request the next: vegeta when it is
+ * installed, else the Node open-loop child (its own latency floor is higher: see
+ * bench/lib/vegeta.ts). The result's `tool` says which ran. The same client for every server
+ * of a comparison (the tools are found once per run).
+ */
+export function listRate(tools: Pick<Tools, 'vegeta'>, target: Target, bodies: BodyList, options: ListRateOptions): Promise<FixedRateResult> {
+  return tools.vegeta !== undefined ? vegetaRate(tools.vegeta, target, bodies, options) : openLoopRate(target, bodies, options);
+}
+
+/** The fixed-rate client `listRate` uses, for log lines. */
+export function listRateClient(tools: Pick<Tools, 'vegeta'>): string {
+  return tools.vegeta !== undefined ? 'vegeta open loop' : 'Node open loop';
+}
+
+/**
+ * `listRate` with vegeta, pinned to the generator's core: a warm-up attack, then the measured
+ * one, its target file rotated to start at the body after the warm-up's last (one request per
+ * target handed out, so the warm-up's request count is where it stopped). Each attack opens its
+ * own connections, as the Node child's runs do. Latency counts from when vegeta's pacer handed
+ * the request to a worker (on schedule unless vegeta itself is starved: it never waits for a
+ * free worker); the server's CPU share covers the measured attack.
+ */
+export async function vegetaRate(vegeta: Vegeta, target: Target, bodies: BodyList, options: ListRateOptions): Promise<FixedRateResult> {
+  const url = `${target.scheme ?? 'https'}://127.0.0.1:${target.port}${target.path}`;
+  const base = join(options.workDir, `vegeta-${target.name}`);
+  const attack = async (seconds: number, start: number, what: string): Promise<void> => {
+    writeFileSync(`${base}.targets`, vegetaTargets(url, bodies.files, start));
+    rmSync(`${base}.bin`, { force: true });
+    const r = await run(vegeta.path, vegetaAttackArgs({ targets: `${base}.targets`, output: `${base}.bin`, rate: options.rate, connections: options.connections, seconds }));
+    if (r.code !== 0) throw new Error(`vegeta attack (${what}) failed (${r.code}): ${r.stderr || r.stdout}`);
+  };
+  const results = async (): Promise<VegetaRow[]> => {
+    const r = await run(vegeta.path, ['encode', '-to=json', `-output=${base}.jsonl`, `${base}.bin`]);
+    if (r.code !== 0) throw new Error(`vegeta encode failed (${r.code}): ${r.stderr || r.stdout}`);
+    return parseVegetaJson(readFileSync(`${base}.jsonl`, 'utf8'));
+  };
+  let start = 0;
+  if (options.warmupS > 0) {
+    await attack(options.warmupS, 0, 'warm-up');
+    start = (await results()).length;
+  }
+  const before = procSample(target.pid);
+  await attack(options.durationS, start, 'measured run');
+  const after = procSample(target.pid);
+  const { result, late, problems } = summarizeVegeta(await results(), options);
+  if (problems.length > 0) process.stderr.write(`vegeta to ${target.name}: ${result.non200} failed, e.g. ${problems.join('; ')}\n`);
+  // A few answers are always in flight at the end; more than 10 ms' worth is a backlog.
+  if (late > Math.max(options.connections, options.rate / 100)) process.stderr.write(`vegeta to ${target.name}: ${late} answers came after the measured run ended (a backlog: the server fell behind)\n`);
+  return { ...result, serverCpu: cpuShare(before, after), tool: `${vegeta.version} open loop, ${bodies.files.length} bodies in turn` };
 }
 
 /**

@@ -5,7 +5,7 @@
  * every server of it was sent.
  */
 import { mib } from '../../src/testing/proc-stats.js';
-import { fr, oneBodySends, roundsTable, sendsLine, spreadLine, tp } from './report.js';
+import { fr, listClientText, oneBodySends, roundsTable, sendsLine, spreadLine, tp } from './report.js';
 import { fmt, fmtInt } from './stats.js';
 import { SERVER_LABELS, type PeprResults, type Rounds, type ServerName, type VariantCheck } from './types.js';
 
@@ -29,7 +29,7 @@ export function renderPepr(p: PeprResults, rate: number, bytesOf: (f: string) =>
     L.push(`Every body of ${np.set} sent once to each compared server before measuring (expected: HTTP 200, allowed, a patch, its own uid): ${checked(ours, 'ours with the result cache off')}; ${checked(np.checks.pepr, 'Pepr')}.`, '');
     const sets = { sets: ours ? [ours] : [] };
     if (np.throughput) L.push(`Max throughput, F1, every pod new:`, '', sendsLine(sets, np.set, np.throughput, 'wrk cycles through them, each request the next body', serversOf(np.throughput)), '', ...roundsTable(np.throughput, tp, ratioTable), '', spreadLine(np.throughput), '');
-    if (np.latency) L.push(`Fixed rate ${rate}/s, F1, every pod new, the Node open-loop client in a child process pinned to the generator's core (h2load cannot vary its body), for every server:`, '', sendsLine(sets, np.set, undefined, 'each request the next body', serversOf(np.latency)), '', ...roundsTable(np.latency, fr, msDiff), '', spreadLine(np.latency, 'p99 spread'), '');
+    if (np.latency) L.push(`Fixed rate ${rate}/s, F1, every pod new, ${listClientText(np.latency)} (h2load cannot vary its body), for every server:`, '', sendsLine(sets, np.set, undefined, 'each request the next body', serversOf(np.latency)), '', ...roundsTable(np.latency, fr, msDiff), '', spreadLine(np.latency, 'p99 spread'), '');
   }
   const ratios = Object.entries(p.oursOverPepr);
   if (ratios.length > 0) L.push(`Ours / Pepr max RPS (median of per-round ratios, each from its own comparison): ${ratios.map(([k, v]) => `${SERVER_LABELS[k as ServerName]} **${fmt(v, 1)}x**`).join('; ')}.`, '');

@@ -12,7 +12,7 @@
 import type { FixtureName, VariantFiles, VariantSet } from '../fixtures.js';
 import { procSample } from '../../src/testing/proc-stats.js';
 import type { SpawnedServer } from '../../src/testing/server-process.js';
-import { fixedRate, maxThroughput, openLoopRate, WEBHOOK_PATH, type Target } from './load.js';
+import { fixedRate, listRate, listRateClient, maxThroughput, WEBHOOK_PATH, type Target } from './load.js';
 import { installPepr, PEPR_PATH, PEPR_VERSION, startPepr, type PeprProcesses } from './pepr.js';
 import { interleave, only, p99Diff, rpsRatio } from './rounds.js';
 import { SERVER_CPUS, startServer, type CertFiles, type ServerSpec } from './servers.js';
@@ -90,8 +90,8 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
         requireAllInjected(Object.entries(checks).map(([server, check]) => ({ server, check })));
         const fresh = only(targets, ['anchor', 'ours-nocache', 'pepr']);
         np.throughput = await interleave(o.settings.pairs, fresh, (t) => maxThroughput(o.tools, t, v, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, every pod new (${v.files.length} bodies in turn), round ${i}: ${line(r, true)}`));
-        // h2load sends one body only: the Node open-loop child, for every server of the comparison.
-        np.latency = await interleave(o.settings.pairs, fresh, (t) => openLoopRate(t, v, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, every pod new (Node open loop), round ${i}: ${line(r, false)}`));
+        // h2load sends one body only: vegeta (or the Node open-loop child), for every server of the comparison.
+        np.latency = await interleave(o.settings.pairs, fresh, (t) => listRate(o.tools, t, v, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, every pod new (${listRateClient(o.tools)}), round ${i}: ${line(r, false)}`));
         out.oursOverPepr['ours-nocache'] = median(np.throughput.rounds.map((r) => r['ours-nocache']!.rps / r.pepr!.rps));
       }
       out.peakRss = procSample(pepr.pepr.pid)?.hwmBytes;

@@ -50,6 +50,26 @@ function newLabel(r: BenchResults): string {
   return `cache off (every pod new: ${fmtInt(variantCount(r))} distinct workloads in turn, the anchor sent the same)`;
 }
 
+/** Which fixed-rate client sent a list of bodies in these rounds (load.ts listRate), from each result's `tool`. */
+function listClients(l: Rounds<FixedRateResult> | undefined): Set<'vegeta' | 'node'> {
+  const tools = (l?.rounds ?? []).flatMap((r) => Object.values(r).flatMap((x) => (x === undefined ? [] : [x.tool])));
+  return new Set(tools.map((t) => (t.startsWith('vegeta') ? 'vegeta' : 'node')));
+}
+
+/** The client's short name, for the targets table: "vegeta open loop" or "Node open loop". */
+export function listClientName(l: Rounds<FixedRateResult> | undefined): string {
+  const c = listClients(l);
+  return c.size === 2 ? 'vegeta and Node open loop' : c.has('vegeta') ? 'vegeta open loop' : 'Node open loop';
+}
+
+/** What the client of an every-pod-new fixed-rate row is and how it paces (the section headings). */
+export function listClientText(l: Rounds<FixedRateResult> | undefined): string {
+  const vegeta = "vegeta (a Go open-loop load generator) pinned to the generator's core, its pacer handing each request to an idle worker when due (latency from then, the wait for a connection included)";
+  const node = "the Node open-loop client in a child process pinned to the generator's core, a request due every 1/rate, sent from a 1 ms timer (latency from the scheduled time)";
+  const c = listClients(l);
+  return c.size === 2 ? `vegeta in some rounds, the Node client in others (see each result's tool): ${vegeta}; ${node}` : c.has('vegeta') ? vegeta : node;
+}
+
 const noisy = (x: Rounds<unknown> | undefined): string => (x?.flagged ? ' (anchor spread > 10 %: noisy)' : '');
 const ms = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`;
 
@@ -83,7 +103,7 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     }
     if (variants.includes('ours-nocache')) {
       const l = np?.latency?.[f];
-      out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${newLabel(r)} (Node open loop, arrivals spread out)`, '<= 1 ms', l?.vsAnchor['ours-nocache'], (x) => x <= 1, (x) => `${ms(x)}${noisy(l)}`));
+      out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${newLabel(r)} (${listClientName(l)}, arrivals spread out)`, '<= 1 ms', l?.vsAnchor['ours-nocache'], (x) => x <= 1, (x) => `${ms(x)}${noisy(l)}`));
     }
   }
   for (const f of ['F1', 'F2'] as FixtureName[]) {
@@ -144,7 +164,7 @@ export function renderMarkdown(r: BenchResults): string {
   L.push(`- Machine: ${e.cores} x ${e.cpu}, ${e.memoryGiB} GiB, Linux ${e.kernel}; Node ${e.node}`);
   L.push(`- Load average at start ${e.loadStart.join(' / ')}, at end ${e.loadEnd?.join(' / ') ?? 'n/a'}${e.loadStart[0] > e.cores * 0.5 ? ' — **the machine was busy with other work; absolute numbers are low and noisy, same-run ratios are what count**' : ''}`);
   L.push(`- Commit ${e.commit}${e.dirty ? ' plus uncommitted changes in the tree' : ''}; serve runs the real core: ${e.coreWired.built ? 'yes' : '**no (stand-in)**'}`);
-  L.push(`- Tools: ${s.tools.wrk ?? 'no wrk'}; ${s.tools.h2load ?? 'no h2load'}; pinning ${s.tools.taskset ? 'server core 0, generator core 1' : 'none'}`);
+  L.push(`- Tools: ${s.tools.wrk ?? 'no wrk'}; ${s.tools.h2load ?? 'no h2load'}; ${s.tools.vegeta ?? 'no vegeta'}; pinning ${s.tools.taskset ? 'server core 0, generator core 1' : 'none'}`);
   L.push(`- Settings: ${s.pairs} rounds per comparison (replica pods: anchor and ours, one body repeated${s.ours.includes('ours-nocache') ? `; every pod new: anchor and ours-nocache, ${fmtInt(s.variants)} distinct bodies in turn` : ''}; the order rotates each round), warm-up ${s.warmupS} s, measured ${s.durationS} s, ${s.connections} keep-alive connections, fixed rate ${s.rate}/s${s.oursFlags.length ? `, ours with ${s.oursFlags.join(' ')}` : ''}`);
   L.push(`- Command: \`${s.command}\``, '');
 
@@ -188,7 +208,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   for (const [f, l] of Object.entries(np?.latency ?? {})) {
     const set = `${f}-new` as VariantSet;
-    L.push(`Fixed rate ${s.rate}/s, ${f}, every pod new (the Node open-loop client in a child process pinned to the generator's core, ${s.connections} keep-alive connections, a request due every 1/rate, sent from a 1 ms timer: arrivals spread out; latency from the scheduled time; p50 / p99 / p99.9 / max in ms):`, '', sendsLine(np!, set, undefined, 'h2load cannot vary its body, so both servers get this client instead'), '');
+    L.push(`Fixed rate ${s.rate}/s, ${f}, every pod new (${listClientText(l)}; ${s.connections} keep-alive connections at most; arrivals spread out; p50 / p99 / p99.9 / max in ms):`, '', sendsLine(np!, set, undefined, 'h2load cannot vary its body, so both servers get this client instead'), '');
     L.push(...roundsTable(l, fr, (x) => `${x >= 0 ? '+' : ''}${fmt(x)} ms`));
     L.push('', spreadLine(l, 'p99 spread'), '');
   }

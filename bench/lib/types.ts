@@ -24,7 +24,7 @@ export interface Settings {
   variants?: number;
   oursFlags: string[];
   command: string;
-  tools: { wrk?: string; h2load?: string; taskset: boolean; notes: string[] };
+  tools: { wrk?: string; h2load?: string; vegeta?: string; taskset: boolean; notes: string[] };
 }
 
 export interface FixtureCheck {
@@ -68,7 +68,7 @@ export interface NewPodsResults {
   throughput?: Partial<Record<FixtureName, Rounds<ThroughputResult>>>;
   /** Max throughput on F1-daemonset: informational (no goal). */
   daemonSet?: Rounds<ThroughputResult>;
-  /** Fixed rate on F1-new / F2-new (the Node open loop in a pinned child, for both). */
+  /** Fixed rate on F1-new / F2-new (vegeta, or without it the Node open loop in a pinned child; the same for both). */
   latency?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
 }
 

@@ -198,7 +198,7 @@ function fakeRounds<T>(server: ServerName, a: T, o: T): Rounds<T> {
 
 test('the report takes every-pod-new goals from the distinct-body rows and says what each row sends', () => {
   const t = (rps: number): ThroughputResult => ({ rps, p50Ms: 1, p99Ms: 2, requests: rps * 3, errors: 0, serverCpu: 1, tool: 'test' });
-  const l = (p99: number): FixedRateResult => ({ targetRps: 1000, achievedRps: 1000, count: 3000, non200: 0, p50Ms: 1, p90Ms: 1, p99Ms: p99, p999Ms: p99, maxMs: p99, serverCpu: 0.5, tool: 'test' });
+  const l = (p99: number): FixedRateResult => ({ targetRps: 1000, achievedRps: 1000, count: 3000, non200: 0, p50Ms: 1, p90Ms: 1, p99Ms: p99, p999Ms: p99, maxMs: p99, serverCpu: 0.5, tool: 'vegeta v12.12.0 open loop, 512 bodies in turn' });
   const set = (name: VariantSet) => ({ set: name, describe: `desc ${name}`, count: 512, bytesMin: 6800, bytesMedian: 6900, bytesMax: 7000, ok: 512, failures: [], patchOps: 7, distinctPatches: name === 'F1-daemonset' ? 1 : 512 });
   const r = {
     env: { date: '2026-11-27T00:00:00Z', node: 'v20', cores: 2, cpu: 'x', memoryGiB: 1, kernel: 'k', loadStart: [0, 0, 0], commit: 'c', dirty: false, coreWired: { source: true, built: true } },
@@ -222,6 +222,7 @@ test('the report takes every-pod-new goals from the distinct-body rows and says 
   assert.equal(row(/one DaemonSet/)!.informational, true);
   assert.match(row(/one DaemonSet/)!.measured, /^0\.700/);
   assert.match(row(/^F1 p99 .*every pod new/)!.measured, /^\+0\.50 ms/);
+  assert.match(row(/^F1 p99 .*every pod new/)!.metric, /\(vegeta open loop, arrivals spread out\)$/, 'names the client that ran');
   r.targets = targets;
   const md = renderMarkdown(r);
   assert.match(md, /\| information \|/);
@@ -229,5 +230,6 @@ test('the report takes every-pod-new goals from the distinct-body rows and says 
   assert.match(md, /Sends: 512 desc F1-new \(6,800-7,000 B\), in turn, the same sequence to the anchor and to ours with the result cache off/);
   assert.match(md, /each body went out about 6\.0 times to the anchor and 3\.0 times to ours/);
   assert.match(md, /Sends: 512 desc F1-daemonset/);
+  assert.match(md, /Fixed rate 1000\/s, F1, every pod new \(vegeta \(a Go open-loop load generator\) pinned to the generator's core/);
   assert.match(md, /\| F1-daemonset \| 512 \| 6,800 \/ 6,900 \/ 7,000 \| 512 of 512 \| 7 \| 1 \|/);
 });
