@@ -25,6 +25,7 @@ import { cpuShare, procSample } from '../../src/testing/proc-stats.js';
 import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../../src/testing/load-client.js';
 import { pinned, REPO_ROOT } from '../../src/testing/server-process.js';
 import type { OpenLoopInput, OpenLoopOutput } from './open-loop-child.js';
+import { latencyFields } from './stats.js';
 import type { Tools } from './tools.js';
 import { parseVegetaJson, summarizeVegeta, vegetaAttackArgs, vegetaTargets, type Vegeta, type VegetaRow } from './vegeta.js';
 
@@ -243,17 +244,12 @@ export async function fixedRate(tools: Tools, target: Target, bodyFile: string, 
   const before = procSample(target.pid);
   const s = await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, rate: options.rate, next });
   const after = procSample(target.pid);
-  const p = percentiles(s.validLatencies, [50, 90, 99, 99.9]);
   return {
     targetRps: options.rate,
     achievedRps: s.rate,
     count: s.completed,
     non200: s.byKind.valid.failed,
-    p50Ms: p.p50,
-    p90Ms: p.p90,
-    p99Ms: p.p99,
-    p999Ms: p['p99.9'],
-    maxMs: p.max,
+    ...latencyFields(s.validLatencies),
     serverCpu: cpuShare(before, after),
     tool: 'node open loop',
   };
@@ -407,17 +403,12 @@ function h2loadArgs(connections: number, perClient: number, seconds: number, log
 function fromH2loadLog(logText: string, options: { rate: number; warmupS: number; durationS: number }, serverCpu: number | undefined, tool: string): FixedRateResult {
   const rows = parseH2loadLog(logText, options.warmupS);
   const ok = rows.filter((x) => x.status === 200).map((x) => x.ms);
-  const p = percentiles(ok, [50, 90, 99, 99.9]);
   return {
     targetRps: options.rate,
     achievedRps: rows.length / options.durationS,
     count: rows.length,
     non200: rows.length - ok.length,
-    p50Ms: p.p50,
-    p90Ms: p.p90,
-    p99Ms: p.p99,
-    p999Ms: p['p99.9'],
-    maxMs: p.max,
+    ...latencyFields(ok),
     serverCpu,
     tool,
   };

@@ -3,6 +3,7 @@
  * The few statistics the benchmark reports: medians, per-pair ratios and the anchor's spread
  * (the noise gate: a run whose anchor moved by more than 10 % is flagged, not trusted).
  */
+import { percentiles } from '../../src/testing/load-client.js';
 
 export function median(xs: readonly number[]): number {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -32,4 +33,10 @@ export function fmtInt(x: number | undefined): string {
 export function cpuUs(): number {
   const u = process.cpuUsage();
   return u.user + u.system;
+}
+
+/** The latency fields of a fixed-rate row (FixedRateResult) from the answers' latencies in ms. */
+export function latencyFields(latenciesMs: ArrayLike<number>): { p50Ms: number; p90Ms: number; p99Ms: number; p999Ms: number; maxMs: number } {
+  const p = percentiles(latenciesMs, [50, 90, 99, 99.9]);
+  return { p50Ms: p.p50, p90Ms: p.p90, p99Ms: p.p99, p999Ms: p['p99.9'], maxMs: p.max };
 }

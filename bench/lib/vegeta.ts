@@ -15,8 +15,8 @@
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { percentiles } from '../../src/testing/load-client.js';
 import type { FixedRateResult } from './load.js';
+import { latencyFields } from './stats.js';
 
 export const VEGETA_MODULE = 'github.com/tsenart/vegeta/v12';
 export const VEGETA_VERSION = 'v12.12.0';
@@ -156,7 +156,6 @@ export function summarizeVegeta(rows: VegetaRow[], options: { rate: number; dura
   const ok = rows.filter((r) => r.code === 200 && r.error === '');
   const windowEnd = rows.reduce((m, r) => Math.min(m, r.startMs), Infinity) + options.durationS * 1000;
   const inWindow = ok.filter((r) => r.startMs + r.latencyMs <= windowEnd).length;
-  const p = percentiles(ok.map((r) => r.latencyMs), [50, 90, 99, 99.9]);
   const problems = [...new Set(rows.filter((r) => r.code !== 200 || r.error !== '').map((r) => r.error || `HTTP ${r.code}`))].slice(0, 5);
   return {
     result: {
@@ -164,11 +163,7 @@ export function summarizeVegeta(rows: VegetaRow[], options: { rate: number; dura
       achievedRps: inWindow / options.durationS,
       count: rows.length,
       non200: rows.length - ok.length,
-      p50Ms: p.p50,
-      p90Ms: p.p90,
-      p99Ms: p.p99,
-      p999Ms: p['p99.9'],
-      maxMs: p.max,
+      ...latencyFields(ok.map((r) => r.latencyMs)),
     },
     late: ok.length - inWindow,
     problems,
