@@ -9,19 +9,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttp, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttps } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { reviewBodies, variantBodies, variantPod, writeVariants, type VariantSet } from '../../bench/fixtures.js';
 import { openLoopRate, wrkSetup, type FixedRateResult, type ThroughputResult } from '../../bench/lib/load.js';
 import { evaluateTargets, renderMarkdown } from '../../bench/lib/report.js';
 import type { BenchResults, Rounds, ServerName } from '../../bench/lib/types.js';
-import { devCertificate } from '../certs/index.js';
 import { injectPod } from '../inject/index.js';
 import { defaultConfig } from '../profiles/index.js';
+import { uidRecorder } from './uid-recorder.js';
 
 type Obj = Record<string, any>;
 const parse = (b: Buffer): Obj => JSON.parse(b.toString('utf8')) as Obj;
@@ -83,112 +77,73 @@ test('every variant is injected by the built-in config: distinct workloads get d
 });
 
 /** A server that records the uid of every review it is sent and answers 200. */
-function recorder(uids: string[]): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      uids.push((parse(Buffer.concat(chunks)).request as Obj).uid as string);
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{}');
-    });
-  };
-}
-
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 
+/** wrk for one second with `args` and `env` (asynchronously: the recorder answers from this process's event loop). */
+function runWrk(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('wrk', ['-d1s', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('close', (code) => resolve({ code, err }));
+  });
+}
+
 test("wrk's cycling script sends every listed body in turn", { skip: hasWrk ? false : 'wrk not installed' }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
-  const uids: string[] = [];
-  const server = createHttp(recorder(uids));
+  const rec = await uidRecorder('http');
   try {
-    const v = writeVariants(dir, 3)['F1-new'];
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    const { args, env } = wrkSetup({ name: 'recorder', port, pid: process.pid, path: '/inject', scheme: 'http' }, v, dir, 2);
-    // Asynchronously: the recorder answers from this process's event loop.
-    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn('wrk', ['-d1s', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 });
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.once('close', (code) => resolve({ code, err }));
-    });
+    const v = writeVariants(rec.dir, 3)['F1-new'];
+    const { args, env } = wrkSetup({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject', scheme: 'http' }, v, rec.dir, 2);
+    const r = await runWrk(args, env);
     assert.equal(r.code, 0, r.err);
-    assert.deepEqual([...new Set(uids)].sort(), [...v.uids].sort(), 'every body was sent');
+    assert.deepEqual([...new Set(rec.uids)].sort(), [...v.uids].sort(), 'every body was sent');
     // Handed out in turn: counts differ by at most one, plus the requests in flight at the end.
-    const counts = v.uids.map((u) => uids.filter((x) => x === u).length);
+    const counts = v.uids.map((u) => rec.uids.filter((x) => x === u).length);
     assert.ok(Math.max(...counts) - Math.min(...counts) <= 3, `counts ${counts.join(', ')}`);
   } finally {
-    server.close();
-    server.closeAllConnections();
-    rmSync(dir, { recursive: true, force: true });
+    rec.close();
   }
 });
 
 test("wrk's cycling script starts at body BENCH_START: a measured run goes on where its warm-up stopped", { skip: hasWrk ? false : 'wrk not installed' }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
-  const uids: string[] = [];
-  const server = createHttp(recorder(uids));
+  const rec = await uidRecorder('http');
   try {
-    const v = writeVariants(dir, 5)['F1-new'];
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    const { args, env } = wrkSetup({ name: 'recorder', port, pid: process.pid, path: '/inject', scheme: 'http' }, v, dir, 1);
-    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn('wrk', ['-d1s', ...args], { env: { ...env, BENCH_START: '7' }, stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 });
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.once('close', (code) => resolve({ code, err }));
-    });
+    const v = writeVariants(rec.dir, 5)['F1-new'];
+    const { args, env } = wrkSetup({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject', scheme: 'http' }, v, rec.dir, 1);
+    const r = await runWrk(args, { ...env, BENCH_START: '7' });
     assert.equal(r.code, 0, r.err);
     // One connection: the bodies arrive in the order handed out, from 7 mod 5 = 2 on.
-    assert.deepEqual(uids.slice(0, 6), [2, 3, 4, 0, 1, 2].map((i) => v.uids[i]));
+    assert.deepEqual(rec.uids.slice(0, 6), [2, 3, 4, 0, 1, 2].map((i) => v.uids[i]));
   } finally {
-    server.close();
-    server.closeAllConnections();
-    rmSync(dir, { recursive: true, force: true });
+    rec.close();
   }
 });
 
 test('the open-loop child goes on after its warm-up from the next body, not from the first', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-open-'));
-  const uids: string[] = [];
-  const dev = await devCertificate({ hosts: ['localhost'] });
-  const server = createHttps({ cert: dev.certPem, key: dev.keyPem }, recorder(uids));
+  const rec = await uidRecorder('https');
   try {
-    const v = writeVariants(dir, 7)['F1-new'];
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    await openLoopRate({ name: 'recorder', port, pid: process.pid, path: '/inject' }, v, { rate: 50, connections: 1, warmupS: 0.3, durationS: 0.3 });
-    assert.ok(uids.length > 14, `${uids.length} requests`);
+    const v = writeVariants(rec.dir, 7)['F1-new'];
+    await openLoopRate({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, { rate: 50, connections: 1, warmupS: 0.3, durationS: 0.3 });
+    assert.ok(rec.uids.length > 14, `${rec.uids.length} requests`);
     // Warm-up and measured run together are one unbroken cycle through the bodies.
-    assert.deepEqual(uids, uids.map((_, k) => v.uids[k % 7]));
+    assert.deepEqual(rec.uids, rec.uids.map((_, k) => v.uids[k % 7]));
   } finally {
-    server.close();
-    server.closeAllConnections();
-    rmSync(dir, { recursive: true, force: true });
+    rec.close();
   }
 });
 
 test('the open-loop child sends every listed body in turn at a fixed rate', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-open-'));
-  const uids: string[] = [];
-  const dev = await devCertificate({ hosts: ['localhost'] });
-  const server = createHttps({ cert: dev.certPem, key: dev.keyPem }, recorder(uids));
+  const rec = await uidRecorder('https');
   try {
-    const v = writeVariants(dir, 4)['F2-new'];
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    const r = await openLoopRate({ name: 'recorder', port, pid: process.pid, path: '/inject' }, v, { rate: 100, connections: 2, warmupS: 0, durationS: 0.5 });
+    const v = writeVariants(rec.dir, 4)['F2-new'];
+    const r = await openLoopRate({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, { rate: 100, connections: 2, warmupS: 0, durationS: 0.5 });
     assert.equal(r.non200, 0);
     assert.ok(r.count > 0);
-    assert.deepEqual([...new Set(uids)].sort(), [...v.uids].sort(), 'every body was sent');
-    const counts = v.uids.map((u) => uids.filter((x) => x === u).length);
+    assert.deepEqual([...new Set(rec.uids)].sort(), [...v.uids].sort(), 'every body was sent');
+    const counts = v.uids.map((u) => rec.uids.filter((x) => x === u).length);
     assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `in turn: counts ${counts.join(', ')}`);
   } finally {
-    server.close();
-    server.closeAllConnections();
-    rmSync(dir, { recursive: true, force: true });
+    rec.close();
   }
 });
 

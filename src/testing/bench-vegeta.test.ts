@@ -7,17 +7,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttps } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { writeVariants } from '../../bench/fixtures.js';
 import { vegetaRate, type FixedRateResult } from '../../bench/lib/load.js';
 import { listClientName, listClientText } from '../../bench/lib/report.js';
 import type { Rounds } from '../../bench/lib/types.js';
 import { findVegeta, parseVegetaJson, rfc3339Ms, summarizeVegeta, vegetaAttackArgs, vegetaTargets } from '../../bench/lib/vegeta.js';
-import { devCertificate } from '../certs/index.js';
+import { uidRecorder } from './uid-recorder.js';
 
 /** The targets of a target file: [method and URL, header, body file] each. */
 const targetsOf = (text: string): string[][] =>
@@ -97,32 +92,9 @@ test('the report names the client each every-pod-new fixed-rate row ran with, ve
 
 const vegeta = findVegeta();
 
-/** An HTTPS server that records the uid of every review and answers 200. */
-async function recorder(uids: string[]): Promise<{ port: number; close: () => void }> {
-  const dev = await devCertificate({ hosts: ['localhost'] });
-  const server = createHttps({ cert: dev.certPem, key: dev.keyPem }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      uids.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: { uid: string } }).request.uid);
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => {
-      server.close();
-      server.closeAllConnections();
-    },
-  };
-}
-
 test('vegeta sends every listed body in turn, and its measured run goes on where the warm-up stopped', { skip: vegeta ? false : 'vegeta not installed (npm run bench installs it with go install)' }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-vegeta-'));
-  const uids: string[] = [];
-  const rec = await recorder(uids);
+  const rec = await uidRecorder('https');
+  const { dir, uids } = rec;
   try {
     const v = writeVariants(dir, 7)['F1-new'];
     const r = await vegetaRate(vegeta!, { name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, { rate: 50, connections: 1, warmupS: 0.3, durationS: 0.5, workDir: dir });
@@ -134,6 +106,5 @@ test('vegeta sends every listed body in turn, and its measured run goes on where
     assert.deepEqual(uids, uids.map((_, k) => v.uids[k % 7]));
   } finally {
     rec.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 });
