@@ -264,6 +264,8 @@ function proxyConfigObject(proxy: Record<string, unknown>): ProtoMessage {
 export function podProxyConfig(settings: MeshSettings, annotation: string | undefined): { json: Readonly<Record<string, unknown>>; object: ProtoMessage } {
   if (annotation === undefined) return { json: settings.proxy, object: settings.proxyObject };
   const over = parseProxyConfigAnnotation(annotation);
+  // Frozen like the config's own proxy config, so a template's `set` into .ProxyConfig fails the
+  // same way for an annotated pod as for any other (Go refuses it: a typed proto message).
   const json = deepFreeze(mergeProxyConfig(settings.proxy, over));
   return { json, object: proxyConfigObject(json) };
 }
