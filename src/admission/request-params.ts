@@ -5,24 +5,13 @@
  * Parsed by hand (no `new URL` per request); results for paths are cached because a webhook
  * configuration sends the same few paths forever.
  */
+import { parseDuration } from '../util/duration.js';
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-
-/** Go's `time.ParseDuration` for non-negative values; undefined when malformed. */
+/** Go's `time.ParseDuration` (util/duration) for non-negative values, in ms; undefined when malformed. */
 export function parseGoDuration(text: string): number | undefined {
   if (text.length === 0 || text.length > 64) return undefined;
-  if (text === '0') return 0;
-  let total = 0;
-  let pos = 0;
-  while (pos < text.length) {
-    DURATION_PART.lastIndex = pos;
-    const m = DURATION_PART.exec(text);
-    if (m === null) return undefined;
-    total += Number(m[1]) * UNIT_MS[m[2]];
-    pos = DURATION_PART.lastIndex;
-  }
-  return total;
+  const d = parseDuration(text);
+  return d.ok && d.nanos >= 0n ? Number(d.nanos) / 1e6 : undefined;
 }
 
 /** The raw value of `name` in a query string (no `?`), undefined when absent. */

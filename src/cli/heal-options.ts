@@ -27,15 +27,6 @@ export function addHealOptions(cmd: Command): Command {
     .option('--injector-namespace <namespace>', 'where the injector runs, when the webhook configuration cannot be read', DEFAULT_NAME);
 }
 
-/** `30s`, `2m`, `1h`, `500ms` or plain seconds -> milliseconds. */
-export function parseDuration(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (m === null) throw new InvalidArgumentError('expected a duration such as 30s, 2m, 1h or 500ms');
-  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  if (n > 24 * 3_600_000) throw new InvalidArgumentError('at most 24h');
-  return Math.round(n);
-}
-
 export function parsePositive(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) throw new InvalidArgumentError('expected a whole number, 1-1000');
   return Number(value);

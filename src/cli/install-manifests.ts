@@ -5,7 +5,8 @@
  * Helm chart's values; the work is in `install/`. Notes (where the CA went, risky settings) go
  * to stderr so stdout stays pure YAML.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { durationFlag } from './duration-flag.js';
 import type { CertMode, InstallRequest } from '../install/index.js';
 import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
@@ -88,7 +89,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--port <n>', 'container HTTPS port (unprivileged)', integer(1024, 65535), DEFAULT_WEBHOOK_PORT)
     .option('--monitoring-port <n>', 'container port for /metrics, /healthz, /readyz over HTTP', integer(1024, 65535), DEFAULT_MONITORING_PORT)
     .option('--log-level <level>', 'server log level', 'info')
-    .option('--drain-delay <seconds>', 'seconds the server keeps serving, not ready, after SIGTERM', integer(0, 60), 5)
+    .addOption(new Option('--drain-delay <duration>', 'how long the server keeps serving, not ready, after SIGTERM (whole seconds, at most 1m)').argParser(durationFlag({ maxMs: 60_000, wholeSeconds: true })).default(5000, '5s'))
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
     .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
     .option('-o, --output <file>', 'write to FILE instead of stdout')
@@ -123,7 +124,7 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     port: flags.port,
     monitoringPort: flags.monitoringPort,
     logLevel: flags.logLevel,
-    drainDelaySeconds: flags.drainDelay,
+    drainDelaySeconds: flags.drainDelay / 1000,
     includeNamespace: flags.namespaceObject,
     webhookUrl: flags.webhookUrl,
   };

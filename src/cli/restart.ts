@@ -6,7 +6,8 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliIO } from './io.js';
-import { addHealOptions, parseDuration, parsePositive } from './heal-options.js';
+import { addHealOptions, parsePositive } from './heal-options.js';
+import { durationFlag } from './duration-flag.js';
 import type { RestartCliOptions } from './restart-run.js';
 
 export function register(program: Command, io: CliIO): void {
@@ -18,8 +19,8 @@ export function register(program: Command, io: CliIO): void {
     .option('--stale', 'restart workloads with pods whose sidecar is stale')
     .option('--missing', 'restart workloads with pods that lack their sidecar')
     .option('--max-in-flight <n>', 'workloads rolling at once', parsePositive, 1)
-    .addOption(new Option('--interval <duration>', 'pause between starting two restarts').argParser(parseDuration).default(2000, '2s'))
-    .addOption(new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time').argParser(parseDuration).default(300_000, '5m'))
+    .addOption(new Option('--interval <duration>', 'pause between starting two restarts').argParser(durationFlag({ maxMs: 3_600_000 })).default(2000, '2s'))
+    .addOption(new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time').argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 })).default(300_000, '5m'))
     .option('--dry-run', 'only print what would be restarted and why (the default)')
     .option('--yes', 'really restart')
     .option('-o, --output <format>', 'text or json (the outcome of every workload)', parseFormat, 'text')

@@ -5,7 +5,8 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_NAME } from '../install/options.js';
-import { parseDuration, parsePositive } from './heal-options.js';
+import { parsePositive } from './heal-options.js';
+import { durationFlag } from './duration-flag.js';
 
 export interface ReconcileCliOptions {
   reconcile?: boolean;
@@ -29,5 +30,5 @@ export function addReconcileOptions(cmd: Command): Command {
     .option('--reconcile-lease-namespace <namespace>', "the Lease's namespace (default: the injector's own)")
     .option('--reconcile-webhook-config <name>', 'MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: --webhook-config, else sidecar-injector)')
     .option('--reconcile-max-in-flight <n>', 'with --reconcile-restart: workloads rolling at once', parsePositive, 1)
-    .addOption(new Option('--reconcile-restart-timeout <duration>', 'with --reconcile-restart: stop restarting when a rollout shows no progress in this time').argParser(parseDuration).default(300_000, '5m'));
+    .addOption(new Option('--reconcile-restart-timeout <duration>', 'with --reconcile-restart: stop restarting when a rollout shows no progress in this time').argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 })).default(300_000, '5m'));
 }

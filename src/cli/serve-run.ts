@@ -33,8 +33,9 @@ export interface ServeOptions extends Partial<ReconcileCliOptions> {
   logLevel: LogLevel;
   devHost?: string[];
   webhookConfig?: string;
-  /** Seconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
+  /** Milliseconds between drift checks of the caBundle (it is also checked at start and on a CA change). */
   caBundleResync: number;
+  /** Milliseconds (every duration flag is parsed to ms, cli/duration-flag). */
   drainDelay: number;
   shutdownTimeout: number;
   resultCacheEntries: number;
@@ -115,13 +116,13 @@ export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'mo
 }
 
 /** Start the caBundle reconciler when asked; it follows the served CA. */
-async function startReconciler(name: string, resyncSeconds: number, logger: Logger, metrics: WebhookMetrics) {
+async function startReconciler(name: string, resyncMs: number, logger: Logger, metrics: WebhookMetrics) {
   const cluster = await import('../cluster/index.js');
   const config = await cluster.loadInClusterConfig();
   const reconciler = new cluster.CaBundleReconciler({
     api: new cluster.KubeClient(config),
     webhookConfigName: name,
-    intervalMs: resyncSeconds * 1000,
+    intervalMs: resyncMs,
     onEvent: (event) => {
       if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
       else if (event.type === 'failure') {
@@ -207,7 +208,7 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
         onError: options.onError,
         logger,
         metrics,
-        shutdown: { drainDelayMs: options.drainDelay * 1000, graceMs: options.shutdownTimeout * 1000 },
+        shutdown: { drainDelayMs: options.drainDelay, graceMs: options.shutdownTimeout },
         onCertificate,
         resultCacheEntries: options.resultCacheEntries,
         podLimits: options.limit,

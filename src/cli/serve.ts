@@ -7,30 +7,20 @@
  * wiring and the first words to the user; the running part is in serve-run.ts, loaded only
  * when the command runs.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { formatDurationMs } from '../util/duration.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions } from './serve-reconcile-options.js';
+import { durationFlag } from './duration-flag.js';
 import type { ServeOptions, ServeRuntime } from './serve-run.js';
 
 function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('expected a port number 0-65535');
-  return n;
-}
-
-function parseSeconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 3600) throw new InvalidArgumentError('expected seconds, 0-3600');
-  return n;
-}
-
-function parsePositiveSeconds(value: string): number {
-  const n = parseSeconds(value);
-  if (n < 1) throw new InvalidArgumentError('expected seconds, 1-3600');
   return n;
 }
 
@@ -88,9 +78,9 @@ export function register(program: Command, io: CliIO): void {
     .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, parseLevel, 'info' as LogLevel)
     .option('--dev-host <host...>', 'extra DNS names or IPs for the development certificate (an address the apiserver can reach)')
     .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
-    .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
-    .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
-    .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
+    .addOption(new Option('--ca-bundle-resync <duration>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)').argParser(durationFlag({ minMs: 1000, maxMs: 3_600_000 })).default(60_000, '1m'))
+    .addOption(new Option('--drain-delay <duration>', 'on SIGTERM, keep serving (not ready) this long before closing the listener').argParser(durationFlag({ maxMs: 3_600_000 })).default(0, '0s'))
+    .addOption(new Option('--shutdown-timeout <duration>', 'then wait at most this long for in-flight requests').argParser(durationFlag({ maxMs: 3_600_000 })).default(DEFAULT_GRACE_MS, formatDurationMs(DEFAULT_GRACE_MS)))
     .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
     .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
