@@ -17,7 +17,7 @@ export function register(program: Command, io: CliIO): void {
     .command('certs')
     .description('create a CA and a serving certificate for the webhook Service, or renew only the certificate when --out already holds the CA')
     .requiredOption('--service <name>', 'name of the webhook Service')
-    .requiredOption('--namespace <namespace>', 'namespace of the webhook Service')
+    .requiredOption('-n, --namespace <namespace>', 'namespace of the webhook Service')
     .requiredOption('--out <dir>', 'directory for ca.crt, ca.key, tls.crt and tls.key (created if missing)')
     .option('--ca-validity-days <days>', 'lifetime of a new CA', parseDays, DEFAULT_CA_VALIDITY_DAYS)
     .option('--validity-days <days>', 'lifetime of the serving certificate (never beyond the CA)', parseDays, DEFAULT_LEAF_VALIDITY_DAYS)

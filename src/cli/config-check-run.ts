@@ -8,9 +8,9 @@ import { ownerFor, podInput } from '../manual-inject/pod-templates.js';
 import type { JsonObject } from '../util/json.js';
 import { readInput, type CliIO } from './io.js';
 import { loadInjectorConfig, sourceName } from './manual-io.js';
+import { dataText, type DataFormat } from './output.js';
 
-export async function runConfigCheck(io: CliIO, opts: { config?: string; filename?: string[]; output: string }): Promise<void> {
-  if (opts.output !== 'text' && opts.output !== 'json') throw new InjectorError('SI_USAGE', `--output must be text or json, got ${JSON.stringify(opts.output)}`);
+export async function runConfigCheck(io: CliIO, opts: { config?: string; filename?: string[]; output: 'text' | DataFormat }): Promise<void> {
   const config = await loadInjectorConfig(io, opts.config, false);
   const pods: CheckPod[] = representativePods(config);
   for (const file of opts.filename ?? []) {
@@ -27,7 +27,7 @@ export async function runConfigCheck(io: CliIO, opts: { config?: string; filenam
   const file = configFile(config.source);
   const text = file === undefined ? undefined : await readFile(file, 'utf8').catch(() => undefined);
   const report = checkConfig(config, pods, { source: file !== undefined && text !== undefined ? { file, text } : undefined });
-  io.stdout(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  io.stdout(opts.output === 'text' ? formatReport(report) : await dataText(report, opts.output));
   if (report.failures.length > 0) {
     const first = report.failures[0];
     throw new ConfigError('SI_CONFIG_INVALID', `config check: ${report.failures.length} injection(s) give a pod the API server would refuse; first: ${formatFinding(first)}`);

@@ -7,11 +7,12 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from './io.js';
+import { formatOption } from './output.js';
 
 interface CheckCliOptions {
   config?: string;
   filename?: string[];
-  output: 'text' | 'json';
+  output: 'text' | 'json' | 'yaml';
 }
 
 export function register(program: Command, io: CliIO): void {
@@ -21,7 +22,7 @@ export function register(program: Command, io: CliIO): void {
     .description('inject every template into representative pods (and -f pods) and validate the results as the API server would')
     .option('-c, --config <path>', 'injector config (default: the built-in one)')
     .option('-f, --filename <file...>', 'more pods or workloads to check (YAML or JSON, multi-document)')
-    .option('-o, --output <format>', 'text or json', 'text')
+    .addOption(formatOption(['text', 'json', 'yaml'] as const, 'text'))
     .action(async (opts: CheckCliOptions) => {
       const { runConfigCheck } = await import('./config-check-run.js');
       await runConfigCheck(io, opts);

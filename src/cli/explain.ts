@@ -10,6 +10,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_NAME as DEFAULT_INJECTOR_NAMESPACE } from '../install/options.js';
 import { readInput, type CliIO } from './io.js';
 import { MANUAL_HELP } from './manual-help.js';
+import { dataText, formatOption } from './output.js';
 import { setOwn } from '../util/own.js';
 
 interface ExplainCliOptions {
@@ -21,7 +22,7 @@ interface ExplainCliOptions {
   enableNamespacesByDefault?: boolean;
   excludeNamespace?: string[];
   matchConditions: boolean;
-  output: 'text' | 'json';
+  output: 'text' | 'json' | 'yaml';
 }
 
 export function register(program: Command, io: CliIO): void {
@@ -36,7 +37,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--enable-namespaces-by-default', 'the webhook configuration also injects pods in unlabelled namespaces (the auto. entry)')
     .option('--exclude-namespace <namespace...>', 'more namespaces the webhook configuration excludes (as given to manifests)')
     .option('--no-match-conditions', 'the webhook configuration has no CEL matchConditions (manifests --no-match-conditions)')
-    .option('-o, --output <format>', 'text or json', parseFormat, 'text')
+    .addOption(formatOption(['text', 'json', 'yaml'] as const, 'text'))
     .addHelpText('after', MANUAL_HELP.explain)
     .action(async (opts: ExplainCliOptions) => {
       // Loaded when the command runs, not at CLI start-up.
@@ -54,7 +55,7 @@ export function register(program: Command, io: CliIO): void {
         excludedNamespaces: opts.excludeNamespace ?? [],
         matchConditions: opts.matchConditions,
       });
-      io.stdout(opts.output === 'json' ? formatExplainJson(entries) : formatExplainText(entries));
+      io.stdout(opts.output === 'json' ? formatExplainJson(entries) : opts.output === 'yaml' ? await dataText(JSON.parse(formatExplainJson(entries)), 'yaml') : formatExplainText(entries));
     });
 }
 
@@ -69,9 +70,4 @@ export function parseLabels(value: string): Record<string, string> {
     setOwn(labels, key, part.slice(eq + 1).trim());
   }
   return labels;
-}
-
-function parseFormat(value: string): 'text' | 'json' {
-  if (value !== 'text' && value !== 'json') throw new InvalidArgumentError('expected text or json');
-  return value;
 }

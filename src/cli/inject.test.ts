@@ -44,7 +44,7 @@ describe('sidecar-injector inject', () => {
     assert.equal(r.out, HOST);
   });
 
-  it('-o writes the file; on error the file is left untouched and nothing is printed to stdout', async () => {
+  it('-o out.yaml (istioctl kube-inject) writes the file; on error the file is left untouched and nothing is printed to stdout', async () => {
     const out = file('out.yaml', 'previous content\n');
     const ok = await run(['inject', '-f', file('web.yaml', WEB), '-o', out]);
     assert.equal(ok.code, 0, ok.err);
@@ -140,7 +140,7 @@ describe('sidecar-injector explain', () => {
 
   it('rejects a bad --namespace-labels and a bad -o', async () => {
     assert.equal((await run(['explain', '-f', '-', '--namespace-labels', 'novalue'], WEB)).code, 2);
-    assert.equal((await run(['explain', '-f', '-', '-o', 'yaml'], WEB)).code, 2);
+    assert.equal((await run(['explain', '-f', '-', '-o', 'xml'], WEB)).code, 2);
   });
 
   it('parseLabels', () => {

@@ -11,7 +11,8 @@ import type { CertMode, InstallRequest } from '../install/index.js';
 import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
 import { InjectorError } from '../errors.js';
-import { writeOutput, type CliIO } from './io.js';
+import type { CliIO } from './io.js';
+import { formatOption, outputFileOption, writeStream, type DataFormat } from './output.js';
 
 interface ManifestsFlags {
   namespace: string;
@@ -42,7 +43,8 @@ interface ManifestsFlags {
   drainDelay: number;
   namespaceObject: boolean;
   webhookUrl?: string;
-  output?: string;
+  output: DataFormat;
+  outputFile?: string;
 }
 
 function integer(min: number, max: number): (value: string) => number {
@@ -64,7 +66,7 @@ export function register(program: Command, io: CliIO): void {
   program
     .command('manifests')
     .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f')
-    .option('--namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
+    .option('-n, --namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
     .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
     .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
     .option('--image <image>', `server image (default: ${defaultImage()})`)
@@ -92,7 +94,8 @@ export function register(program: Command, io: CliIO): void {
     .addOption(new Option('--drain-delay <duration>', 'how long the server keeps serving, not ready, after SIGTERM (whole seconds, at most 1m)').argParser(durationFlag({ maxMs: 60_000, wholeSeconds: true })).default(5000, '5s'))
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
     .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
-    .option('-o, --output <file>', 'write to FILE instead of stdout')
+    .addOption(formatOption(['yaml', 'json'] as const, 'yaml', 'json: a v1 List'))
+    .addOption(outputFileOption())
     .action(async (flags: ManifestsFlags) => runManifests(io, flags));
 }
 
@@ -131,7 +134,8 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
   // Loaded here, not at the top: the generator pulls in X.509 and YAML code the rest of the CLI does not need.
   const { generateInstall } = await import('../install/index.js');
   const result = await generateInstall(request);
-  await writeOutput(io, flags.output, result.yaml);
+  // The YAML is ours and all YAML: only json needs a conversion.
+  await writeStream(io, flags.outputFile, result.yaml, flags.output === 'json' ? 'json' : undefined);
   for (const note of result.notes) io.stderr(`${note}\n`);
   if (flags.image === undefined) io.stderr(DEFAULT_IMAGE_WARNING);
 }

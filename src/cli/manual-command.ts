@@ -5,8 +5,9 @@
  * written, notes on stderr. Each command supplies its texts and its operation.
  */
 import type { Command } from 'commander';
-import { writeOutput, type CliIO } from './io.js';
+import type { CliIO } from './io.js';
 import { MANUAL_HELP } from './manual-help.js';
+import { manualOutputOption, outputFile, outputFileOption, writeStream, type ManualOutputChoice } from './output.js';
 
 export interface ManualCommandSpec {
   operation: 'inject' | 'uninject';
@@ -20,7 +21,8 @@ export interface ManualCommandSpec {
 interface ManualCommandOptions {
   filename: string;
   config?: string;
-  output?: string;
+  output?: ManualOutputChoice;
+  outputFile?: string;
   namespace?: string;
   quiet?: boolean;
 }
@@ -32,7 +34,8 @@ export function registerManualCommand(program: Command, io: CliIO, spec: ManualC
     .description(spec.description)
     .requiredOption('-f, --filename <file>', spec.filenameHelp)
     .option('-c, --config <path>', spec.configHelp)
-    .option('-o, --output <file>', 'write the result to FILE (replaced only when everything succeeded) instead of stdout')
+    .addOption(manualOutputOption())
+    .addOption(outputFileOption())
     .option('-n, --namespace <namespace>', spec.namespaceHelp, 'default')
     .option('-q, --quiet', spec.quietHelp)
     .addHelpText('after', MANUAL_HELP[operation])
@@ -42,13 +45,15 @@ export function registerManualCommand(program: Command, io: CliIO, spec: ManualC
         import('../manual-inject/index.js'),
         import('./manual-io.js'),
       ]);
+      const file = outputFile(opts.output, opts.outputFile);
+      const format = opts.output?.format;
       const docs = await readManifestInput(io, opts.filename);
-      if (await maybeRunKrm(io, docs, { operation, configPath: opts.config, namespace: opts.namespace, output: opts.output })) return;
+      if (await maybeRunKrm(io, docs, { operation, configPath: opts.config, namespace: opts.namespace, output: file, format })) return;
       const quiet = opts.quiet === true;
       const config = await loadInjectorConfig(io, opts.config, quiet);
       const run = operation === 'inject' ? manual.injectDocuments : manual.uninjectDocuments;
       const result = run(docs, config, { namespace: opts.namespace });
-      await writeOutput(io, opts.output, result.text);
+      await writeStream(io, file, result.text, format);
       printNotes(io, result.notes, quiet);
       // Nothing to work on is not an error, but a silent success would hide a wrong file.
       if (!quiet && result.changed + result.unchanged === 0) {

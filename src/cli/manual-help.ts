@@ -51,10 +51,14 @@ document is re-serialised with its keys in their original order; comments inside
 injection (idempotent); a document already injected by the same config is left byte for byte.
 Warnings from the injector print as "warning: KIND "NS/NAME" (document N): ..."; --quiet hides
 them and the skip lines.
+-o chooses the format as in kubectl: yaml (the default: the input as written, edited in place)
+or json (one object, or a v1 List of several). A value holding "." or "/" is a file to write, as
+with istioctl kube-inject -o out.yaml; --output-file FILE says the same for any name.
 
 Examples:
   sidecar-injector inject -f app.yaml | kubectl apply -f -
   sidecar-injector inject -f app.yaml --config examples/log-shipper/config.yaml -o app.injected.yaml
+  sidecar-injector inject -f app.yaml -o json | jq '.spec.template.spec.containers[].name'
 ${KRM}${EXIT}`,
   uninject: `
 For each pod template carrying the status annotation, removes the containers, init containers,
@@ -62,7 +66,7 @@ volumes and image pull secrets it lists, and the annotation itself. Other docume
 back byte for byte; changed ones are re-serialised (comments inside them are lost).
 
 Example:
-  sidecar-injector uninject -f app.injected.yaml -o app.yaml
+  sidecar-injector uninject -f app.injected.yaml --output-file app.yaml
 ${KRM}${EXIT}`,
   explain: `
 Two layers are evaluated, as in a cluster:

@@ -8,7 +8,8 @@ import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { findResourceList, readManifest, type ManifestDocument, type ResourceList } from '../manifest-io/index.js';
 import { describeSubject, krmFailure, krmSettings, runKrm, type DocumentNote, type KrmOperation, type KrmOutput } from '../manual-inject/index.js';
-import { readInput, writeOutput, type CliIO } from './io.js';
+import { readInput, type CliIO } from './io.js';
+import { writeStream, type DataFormat } from './output.js';
 
 /** Name of the input in messages: the path, or `<stdin>`. */
 export function sourceName(file: string): string {
@@ -47,6 +48,7 @@ export interface KrmRun {
   configPath: string | undefined;
   namespace: string | undefined;
   output: string | undefined;
+  format?: DataFormat;
 }
 
 /**
@@ -58,7 +60,7 @@ export async function maybeRunKrm(io: CliIO, docs: readonly ManifestDocument[], 
   const rl = findResourceList(docs);
   if (rl === undefined) return false;
   const out = await krmOutput(io, rl, run);
-  await writeOutput(io, run.output, out.text);
+  await writeStream(io, run.output, out.text, run.format);
   if (out.error !== undefined) throw out.error;
   return true;
 }

@@ -10,7 +10,7 @@ import { runCli } from './program.js';
 
 const example = (p: string) => fileURLToPath(new URL(`../../examples/${p}`, import.meta.url));
 
-test('policy prints the policy and its bindings as YAML, or writes them with -o', async () => {
+test('policy prints the policy and its bindings as YAML, or writes them with --output-file', async () => {
   const io = memoryIO();
   assert.equal(await runCli(['policy', '-c', example('policy-nginx-sidecar/config.yaml'), '--name', 'web'], io), 0);
   const docs = parseAllDocuments(io.out).map((d) => d.toJSON() as { kind: string; metadata: { name: string } });
@@ -19,7 +19,7 @@ test('policy prints the policy and its bindings as YAML, or writes them with -o'
   try {
     const out = join(dir, 'p.yaml');
     const io2 = memoryIO();
-    assert.equal(await runCli(['policy', '-c', example('policy-nginx-sidecar/config.yaml'), '--name', 'web', '-o', out], io2), 0);
+    assert.equal(await runCli(['policy', '-c', example('policy-nginx-sidecar/config.yaml'), '--name', 'web', '--output-file', out], io2), 0);
     assert.equal(readFileSync(out, 'utf8'), io.out);
     assert.equal(io2.out, '');
   } finally {

@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { writeOutput, type CliIO } from './io.js';
+import { formatOption, objectsText, outputFileOption, type DataFormat } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
 
 interface PolicyFlags {
@@ -14,7 +15,8 @@ interface PolicyFlags {
   name: string;
   failurePolicy: 'Fail' | 'Ignore';
   enableNamespacesByDefault?: boolean;
-  output?: string;
+  output: DataFormat;
+  outputFile?: string;
 }
 
 export function register(program: Command, io: CliIO): void {
@@ -28,12 +30,12 @@ export function register(program: Command, io: CliIO): void {
       return v;
     }, 'Fail')
     .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
-    .option('-o, --output <file>', 'write to FILE instead of stdout')
+    .addOption(formatOption(['yaml', 'json'] as const, 'yaml'))
+    .addOption(outputFileOption())
     .action(async (flags: PolicyFlags) => {
       const config = await loadInjectorConfig(io, flags.config, false);
-      const [{ compilePolicy }, { stringifyObject }] = await Promise.all([import('../policy/index.js'), import('../yaml/emit.js')]);
+      const { compilePolicy } = await import('../policy/index.js');
       const compiled = compilePolicy(config, { name: flags.name, failurePolicy: flags.failurePolicy, enableNamespacesByDefault: flags.enableNamespacesByDefault === true });
-      const docs = [compiled.policy, ...compiled.bindings].map((d) => stringifyObject(d));
-      await writeOutput(io, flags.output, docs.join('---\n'));
+      await writeOutput(io, flags.outputFile, await objectsText([compiled.policy, ...compiled.bindings], flags.output));
     });
 }

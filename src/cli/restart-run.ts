@@ -8,6 +8,7 @@ import { classifyPod } from '../heal/classify.js';
 import { describePlan, planRestart } from '../heal/plan.js';
 import { rollOut, settledTargets, type RolloutOutcome } from '../heal/rollout.js';
 import type { CliIO } from './io.js';
+import { dataText } from './output.js';
 import { scanFromCli } from './status-run.js';
 import type { HealCliOptions } from './heal-options.js';
 
@@ -19,7 +20,7 @@ export interface RestartCliOptions extends HealCliOptions {
   timeout: number;
   dryRun?: boolean;
   yes?: boolean;
-  output: 'text' | 'json';
+  output: 'text' | 'json' | 'yaml';
 }
 
 export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<void> {
@@ -34,7 +35,7 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
   for (const p of rolling) plan.reportOnly.push({ ...p, advice: 'still rolling out its current template: not restarted again (see kubectl rollout status)' });
   const dryRun = opts.yes !== true;
   if (dryRun) {
-    if (opts.output === 'json') io.stdout(`${JSON.stringify({ kind: 'SidecarRestart', dryRun: true, plan }, null, 2)}\n`);
+    if (opts.output !== 'text') io.stdout(await dataText({ kind: 'SidecarRestart', dryRun: true, plan }, opts.output));
     else io.stdout(`${describePlan(plan, true)}(dry run: nothing was changed; add --yes to restart)\n`);
     return;
   }
@@ -54,7 +55,7 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
     },
     { maxInFlight: opts.maxInFlight, intervalMs: opts.interval, timeoutMs: opts.timeout },
   );
-  if (opts.output === 'json') io.stdout(`${JSON.stringify({ kind: 'SidecarRestart', dryRun: false, outcomes, reportOnly: plan.reportOnly }, null, 2)}\n`);
+  if (opts.output !== 'text') io.stdout(await dataText({ kind: 'SidecarRestart', dryRun: false, outcomes, reportOnly: plan.reportOnly }, opts.output));
   else io.stdout(formatOutcomes(outcomes));
   const bad = outcomes.filter((o) => o.result !== 'progressed');
   if (bad.length > 0) {

@@ -4,7 +4,8 @@
  * or missing sidecar, as `kubectl rollout restart` does, a few at a time, waiting for each to
  * progress. A dry run unless `--yes`. Bare pods and Jobs are reported, never restarted.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { formatOption } from './output.js';
 import type { CliIO } from './io.js';
 import { addHealOptions, parsePositive } from './heal-options.js';
 import { durationFlag } from './duration-flag.js';
@@ -23,14 +24,9 @@ export function register(program: Command, io: CliIO): void {
     .addOption(new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time').argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 })).default(300_000, '5m'))
     .option('--dry-run', 'only print what would be restarted and why (the default)')
     .option('--yes', 'really restart')
-    .option('-o, --output <format>', 'text or json (the outcome of every workload)', parseFormat, 'text')
+    .addOption(formatOption(['text', 'json', 'yaml'] as const, 'text', 'the outcome of every workload'))
     .action(async (opts: RestartCliOptions) => {
       const { runRestart } = await import('./restart-run.js');
       await runRestart(io, opts);
     });
-}
-
-function parseFormat(value: string): 'text' | 'json' {
-  if (value !== 'text' && value !== 'json') throw new InvalidArgumentError('expected text or json');
-  return value;
 }

@@ -2,12 +2,12 @@
  * @module cli/status-run
  * The running part of `status` (loaded only when it runs: it brings the Kubernetes client).
  */
-import type { JsonValue } from '../util/json.js';
 import { InjectorError } from '../errors.js';
 import { connect, type HealApi } from '../heal/kube.js';
 import { formatTable, needsAttention, type StatusReport } from '../heal/report.js';
 import { scanCluster, type ScanResult } from '../heal/scan.js';
 import type { CliIO } from './io.js';
+import { dataText } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
 import type { HealCliOptions } from './heal-options.js';
 
@@ -38,11 +38,5 @@ export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void
 }
 
 export async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
-  if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
-  if (format === 'yaml') {
-    const { stringifyObject } = await import('../yaml/index.js');
-    // Through JSON first: the report is data, and the writer takes JSON values only.
-    return stringifyObject(JSON.parse(JSON.stringify(report)) as JsonValue);
-  }
-  return formatTable(report, allNamespaces);
+  return format === 'table' ? formatTable(report, allNamespaces) : dataText(report, format);
 }

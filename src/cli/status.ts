@@ -4,10 +4,11 @@
  * skipped or foreign, grouped by owning workload. Exits 9 (SI_HEAL_DRIFT) when something is
  * stale or missing, so CI and cron can act on it. Read-only.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { formatOption } from './output.js';
 import type { CliIO } from './io.js';
 import { addHealOptions } from './heal-options.js';
-import type { StatusCliOptions, StatusFormat } from './status-run.js';
+import type { StatusCliOptions } from './status-run.js';
 
 export function register(program: Command, io: CliIO): void {
   addHealOptions(
@@ -15,14 +16,9 @@ export function register(program: Command, io: CliIO): void {
       .command('status')
       .description('report, per workload, which pods have a current, stale or missing sidecar (exit 9 when any is stale or missing)'),
   )
-    .option('-o, --output <format>', 'table, json or yaml', parseFormat, 'table')
+    .addOption(formatOption(['table', 'json', 'yaml'] as const, 'table'))
     .action(async (opts: StatusCliOptions) => {
       const { runStatus } = await import('./status-run.js');
       await runStatus(io, opts);
     });
-}
-
-function parseFormat(value: string): StatusFormat {
-  if (value !== 'table' && value !== 'json' && value !== 'yaml') throw new InvalidArgumentError('expected table, json or yaml');
-  return value;
 }

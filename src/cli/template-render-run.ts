@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { InjectorError } from '../errors.js';
 import { parseKubeYamlStream } from '../yaml/index.js';
 import { readInput, type CliIO } from './io.js';
+import type { DataFormat } from './output.js';
 import { setOwn } from '../util/own.js';
 
 export interface RenderOptions {
@@ -18,7 +19,8 @@ export interface RenderOptions {
   data?: string;
   name?: string;
   allowEnv?: boolean;
-  output?: string;
+  output?: DataFormat;
+  outputFile?: string;
 }
 
 export async function renderFiles(io: CliIO, templateFile: string, opts: RenderOptions): Promise<string> {

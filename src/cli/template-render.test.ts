@@ -240,9 +240,9 @@ test('env is only available with --allow-env', async () => {
   }
 });
 
-test('--output writes the rendering to a file', async () => {
+test('--output-file writes the rendering to a file', async () => {
   const out = join(dir, 'out.yaml');
-  const r = await render([file('o.tpl', 'x: {{ .x }}\n'), '--data', file('o.json', '{"x": 2}'), '--output', out]);
+  const r = await render([file('o.tpl', 'x: {{ .x }}\n'), '--data', file('o.json', '{"x": 2}'), '--output-file', out]);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, '');
   assert.equal(readFileSync(out, 'utf8'), 'x: 2\n');

@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
+import { formatOption, outputFileOption, writeStream } from './output.js';
 import type { RenderOptions } from './template-render-run.js';
 
 export function register(program: Command, io: CliIO): void {
@@ -23,23 +24,26 @@ export function register(program: Command, io: CliIO): void {
     .option('-f, --filename <file>', 'a pod or workload (YAML or JSON; its first pod template): render with the same typed data the injector uses')
     .option('--template <name>', 'with -f: the config\'s template to render (default: those injection would select)')
     .option('--merged', 'with -f: print the final injected pod instead of the overlay')
-    .option('--namespace <namespace>', 'with -f: namespace for a pod without metadata.namespace', 'default')
+    .option('-n, --namespace <namespace>', 'with -f: namespace for a pod without metadata.namespace (default: default)')
+    .addOption(formatOption(['yaml', 'json'], undefined, 'with -f; a template\'s own output is printed as it is'))
     .option('-d, --data <file>', 'data as JSON or YAML (YAML 1.1, as Kubernetes reads it), or - for stdin; none means nil data')
-    .option('-n, --name <name>', 'execute this {{define}}d template instead of the file\'s main template')
+    .option('--name <name>', 'execute this {{define}}d template instead of the file\'s main template')
     .option('--allow-env', 'provide the env function (reads this process\'s environment)')
-    .option('-o, --output <file>', 'write the output to a file instead of stdout')
+    .addOption(outputFileOption())
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .action(async (templateFile: string | undefined, opts: RenderOptions) => {
       if (opts.filename !== undefined) {
         const { renderForPod } = await import('./template-render-pod.js');
-        await writeOutput(io, opts.output, await renderForPod(io, templateFile, opts));
+        await writeStream(io, opts.outputFile, await renderForPod(io, templateFile, opts), opts.output);
         return;
       }
       if (templateFile === undefined) throw new InjectorError('SI_USAGE', 'give a template file, or -f POD (with --config) to render a config\'s template for a pod');
+      if (opts.output !== undefined) throw new InjectorError('SI_USAGE', `-o chooses the format of -f's overlay or pod; a template's own output is printed as it is: write it to a file with --output-file FILE`);
+      if (opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '-n/--namespace goes with -f POD; to execute a {{define}}d template use --name NAME');
       // The YAML reader and the template engine load only when the command runs.
       const { renderFiles } = await import('./template-render-run.js');
-      await writeOutput(io, opts.output, await renderFiles(io, templateFile, opts));
+      await writeOutput(io, opts.outputFile, await renderFiles(io, templateFile, opts));
     });
   parent.exitOverride().configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
 }

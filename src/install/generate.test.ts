@@ -402,7 +402,7 @@ describe('manifests: consumers', () => {
     assert.match(io.err, /create inj-tls/);
     const file = join(dir, 'out.yaml');
     const io2 = memoryIO();
-    assert.equal(await runCli(['manifests', '-o', file, '--certs-dir', join(dir, 'cli-certs')], io2), 0, io2.err);
+    assert.equal(await runCli(['manifests', '--output-file', file, '--certs-dir', join(dir, 'cli-certs')], io2), 0, io2.err);
     assert.equal(io2.out, '');
     assert.equal(parseAllDocuments(await readFile(file, 'utf8')).length, 10);
     const bad = memoryIO();

@@ -144,7 +144,7 @@ describe('policy examples', () => {
     ]) {
       const c = compilePolicy(await loadConfig(example(cfg)), { name });
       const text = [c.policy, ...c.bindings].map((d) => stringifyObject(d)).join('---\n');
-      assert.equal(readFileSync(example(out), 'utf8'), text, `${out} is stale: sidecar-injector policy -c examples/${cfg} --name ${name} -o examples/${out}`);
+      assert.equal(readFileSync(example(out), 'utf8'), text, `${out} is stale: sidecar-injector policy -c examples/${cfg} --name ${name} --output-file examples/${out}`);
     }
   });
 });
