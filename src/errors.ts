@@ -46,7 +46,7 @@ const CATALOGUE = {
   SI_ADMISSION_BAD_REQUEST: [1, 400, 'the request is not a valid AdmissionReview'],
   SI_ADMISSION_TIMEOUT: [1, 504, 'the request did not finish within its deadline'],
   SI_INTERNAL: [1, 500, 'a bug: an unexpected internal error'],
-  SI_SERVE_PORT: [2, 500, 'the port to listen on is in use or not allowed (choose another with --port)'],
+  SI_LISTEN_FAILED: [2, 500, 'the port to listen on is in use or not allowed (choose another with --port)'],
 
   // Certificates and cluster
   SI_CERT_INVALID: [7, 500, 'a certificate or key is missing, unreadable, expired or mismatched'],

@@ -16,6 +16,8 @@ import { register as registerConfigCheck } from './config-check.js';
 import { register as registerStatus } from './status.js';
 import { register as registerRestart } from './restart.js';
 import { register as registerPolicy } from './policy.js';
+import { register as registerVersion } from './version.js';
+import { register as registerCompletion } from './completion.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -32,4 +34,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerStatus,
   registerRestart,
   registerPolicy,
+  registerVersion,
+  // Last: it describes every command registered before it.
+  registerCompletion,
 ];

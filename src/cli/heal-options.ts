@@ -5,25 +5,24 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_NAME } from '../install/options.js';
+import { addKubeOptions, type KubeCliOptions } from './kube-options.js';
 
-export interface HealCliOptions {
+export interface HealCliOptions extends KubeCliOptions {
   config?: string;
   namespace?: string;
   allNamespaces?: boolean;
-  kubeconfig?: string;
-  context?: string;
-  webhookConfig: string;
+  /** Undefined: the one named sidecar-injector, else the one labelled app.kubernetes.io/name=sidecar-injector (a Helm release). */
+  webhookConfig?: string;
   injectorNamespace: string;
 }
 
 export function addHealOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('-c, --config <path>', 'injector config (the one serve uses); default: the built-in one')
     .option('-n, --namespace <namespace>', "namespace to look at (default: the context's namespace)")
-    .option('-A, --all-namespaces', 'look at every namespace')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster credentials)')
-    .option('--context <name>', 'kubeconfig context')
-    .option('--webhook-config <name>', 'MutatingWebhookConfiguration whose selectors decide which pods reach the webhook', DEFAULT_NAME)
+    .option('-A, --all-namespaces', 'look at every namespace');
+  return addKubeOptions(cmd)
+    .option('--webhook-config <name>', `MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: ${DEFAULT_NAME}, else the one labelled app.kubernetes.io/name=${DEFAULT_NAME}, as a Helm release names it)`)
     .option('--injector-namespace <namespace>', 'where the injector runs, when the webhook configuration cannot be read', DEFAULT_NAME);
 }
 

@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { durationFlag } from './duration-flag.js';
+import { oneOf } from './choices.js';
 import type { CertMode, InstallRequest } from '../install/index.js';
 import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
@@ -55,12 +56,6 @@ function integer(min: number, max: number): (value: string) => number {
   };
 }
 
-function oneOf<T extends string>(...allowed: T[]): (value: string) => T {
-  return (value) => {
-    if (!(allowed as string[]).includes(value)) throw new InvalidArgumentError(`expected ${allowed.join(' or ')} (case matters)`);
-    return value as T;
-  };
-}
 
 export function register(program: Command, io: CliIO): void {
   program
@@ -70,7 +65,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
     .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
     .option('--image <image>', `server image (default: ${defaultImage()})`)
-    .option('--image-pull-policy <policy>', 'Always, IfNotPresent or Never', oneOf('Always', 'IfNotPresent', 'Never'), 'IfNotPresent')
+    .option('--image-pull-policy <policy>', 'Always, IfNotPresent or Never', oneOf<'Always' | 'IfNotPresent' | 'Never'>('Always', 'IfNotPresent', 'Never'), 'IfNotPresent')
     .option('--replicas <n>', 'server replicas (2+ for a PodDisruptionBudget)', integer(1, 100), 2)
     .option('--failure-policy <policy>', 'Fail: opted-in pods wait while the webhook is down; Ignore: they start without the sidecar', oneOf('Fail', 'Ignore'), 'Fail')
     .option('--timeout-seconds <n>', 'webhook timeout (1-30)', integer(1, 30), DEFAULT_TIMEOUT_SECONDS)

@@ -27,10 +27,11 @@ function formatProblem(value: string, formats: readonly string[]): string {
 
 /** `-o, --output <format>` limited to `formats`; a file name gets a message pointing at --output-file. */
 export function formatOption<T extends string>(formats: readonly T[], defaultFormat?: T, what = ''): Option {
-  const option = new Option('-o, --output <format>', `output format: ${formats.join(', ')}${what === '' ? '' : ` (${what})`}`).argParser((value: string) => {
+  const parse = (value: string): T => {
     if (!(formats as readonly string[]).includes(value)) throw new InvalidArgumentError(formatProblem(value, formats));
     return value as T;
-  });
+  };
+  const option = new Option('-o, --output <format>', `output format: ${formats.join(', ')}${what === '' ? '' : ` (${what})`}`).argParser(Object.assign(parse, { choices: formats }));
   return defaultFormat === undefined ? option : option.default(defaultFormat);
 }
 
@@ -47,12 +48,12 @@ export interface ManualOutputChoice {
 export function manualOutputOption(): Option {
   return new Option(
     '-o, --output <format|file>',
-    'output format: yaml (as the input is written, comments kept) or json; a value with a "." or "/" (out.yaml, ./out) is a file to write, as with istioctl kube-inject -o',
-  ).argParser((value: string): ManualOutputChoice => {
+    'output format, yaml or json (yaml: as the input is written, comments kept); a value with a "." or "/" (out.yaml, ./out) is a file to write, as with istioctl kube-inject -o',
+  ).argParser(Object.assign((value: string): ManualOutputChoice => {
     if (value === 'yaml' || value === 'json') return { format: value };
     if (looksLikePath(value)) return { file: value };
     throw new InvalidArgumentError(`unknown output format "${value}": expected yaml or json; to write a file use --output-file ${value} (a value with a "." or "/", like ${value}.yaml, is also taken as a file, as istioctl kube-inject -o does)`);
-  });
+  }, { choices: ['yaml', 'json'] }));
 }
 
 /** The file to write, from `--output-file` or a path given to `-o` on inject/uninject. */

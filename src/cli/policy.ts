@@ -5,7 +5,8 @@
  * or refuses with SI_POLICY_UNSUPPORTED naming the template, line and construct it cannot
  * express. The work is in `policy/`.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { oneOf } from './choices.js';
 import { writeOutput, type CliIO } from './io.js';
 import { formatOption, objectsText, outputFileOption, type DataFormat } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
@@ -25,10 +26,7 @@ export function register(program: Command, io: CliIO): void {
     .description('compile the config into a MutatingAdmissionPolicy + bindings (admissionregistration.k8s.io/v1, Kubernetes 1.36+): injection by the apiserver, no webhook')
     .option('-c, --config <path>', 'injector config: a directory with "config" and "values", or one YAML file (default: built-in)')
     .option('--name <name>', 'name of the policy (bindings are <name>-namespace, <name>-object)', 'sidecar-injector')
-    .option('--failure-policy <policy>', 'Fail (default): a pod the policy cannot mutate is rejected; Ignore: it starts without the sidecar', (v: string) => {
-      if (v !== 'Fail' && v !== 'Ignore') throw new InvalidArgumentError('expected Fail or Ignore (case matters)');
-      return v;
-    }, 'Fail')
+    .option('--failure-policy <policy>', 'Fail (default): a pod the policy cannot mutate is rejected; Ignore: it starts without the sidecar', oneOf<'Fail' | 'Ignore'>('Fail', 'Ignore'), 'Fail')
     .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
     .addOption(formatOption(['yaml', 'json'] as const, 'yaml'))
     .addOption(outputFileOption())

@@ -8,13 +8,15 @@ import { Command, CommanderError } from 'commander';
 import { InjectorError, toInjectorError } from '../errors.js';
 import type { CliIO } from './io.js';
 import { COMMANDS } from './commands.js';
+import { packageVersion } from '../install/options.js';
 
-export const VERSION = '0.1.0';
+/** The package's version (package.json), as `-v` and `version --client` print it. */
+export const VERSION = packageVersion();
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('sidecar-injector')
     .description('Kubernetes sidecar injector: admission webhook, manual injection and install tooling')
-    .version(VERSION)
+    .version(VERSION, '-v, --version', 'print the client version (sidecar-injector version also asks the cluster)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });

@@ -5,7 +5,7 @@ import { memoryIO } from '../testing/memory-io.js';
 import { runCli } from './program.js';
 import { banner } from './serve-run.js';
 
-test('serve on a port in use: one line naming the flag, exit 2 (SI_SERVE_PORT), no stack trace', async (t) => {
+test('serve on a port in use: one line naming the flag, exit 2 (SI_LISTEN_FAILED), no stack trace', async (t) => {
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.after(() => blocker.close());
@@ -14,7 +14,7 @@ test('serve on a port in use: one line naming the flag, exit 2 (SI_SERVE_PORT), 
   const code = await runCli(['serve', '--port', String(port), '--address', '127.0.0.1'], io);
   assert.equal(code, 2);
   const lines = io.err.trim().split('\n').filter((l) => !l.startsWith('{')); // JSON log lines aside
-  assert.deepEqual(lines, [`Error [SI_SERVE_PORT]: port ${port} is in use: choose another with --port`]);
+  assert.deepEqual(lines, [`Error [SI_LISTEN_FAILED]: port ${port} is in use: choose another with --port`]);
   assert.doesNotMatch(io.err, /\n\s+at /);
 });
 

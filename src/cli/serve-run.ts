@@ -19,8 +19,9 @@ import type { OnError } from '../admission/defaults.js';
 import type { PodLimits } from '../inject/limits.js';
 import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
+import type { KubeCliOptions } from './kube-options.js';
 
-export interface ServeOptions extends Partial<ReconcileCliOptions> {
+export interface ServeOptions extends Partial<ReconcileCliOptions>, KubeCliOptions {
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -112,15 +113,16 @@ export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'mo
       : e.code === 'EACCES'
         ? `port ${port} needs privileges this process does not have: choose one above 1023 with ${flag}`
         : `the address to listen on is not on this host: choose another with --address`;
-  return new InjectorError('SI_SERVE_PORT', why, { cause: err });
+  return new InjectorError('SI_LISTEN_FAILED', why, { cause: err });
 }
 
 /** Start the caBundle reconciler when asked; it follows the served CA. */
-async function startReconciler(name: string, resyncMs: number, logger: Logger, metrics: WebhookMetrics) {
+async function startReconciler(name: string, resyncMs: number, logger: Logger, metrics: WebhookMetrics, kube: KubeCliOptions) {
   const cluster = await import('../cluster/index.js');
-  const config = await cluster.loadInClusterConfig();
+  // The pod's service account, unless --kubeconfig/--context say otherwise (serve outside the cluster).
+  const endpoint = usesKubeconfig(kube) ? (await import('./serve-kube.js')).kubeconfigEndpoint(kube) : await cluster.loadInClusterConfig();
   const reconciler = new cluster.CaBundleReconciler({
-    api: new cluster.KubeClient(config),
+    api: new cluster.KubeClient(endpoint),
     webhookConfigName: name,
     intervalMs: resyncMs,
     onEvent: (event) => {
@@ -135,10 +137,14 @@ async function startReconciler(name: string, resyncMs: number, logger: Logger, m
   return reconciler;
 }
 
+const usesKubeconfig = (o: KubeCliOptions): boolean => o.kubeconfig !== undefined || o.context !== undefined;
+
 async function startHeal(options: ServeOptions, logger: Logger, metrics: WebhookMetrics) {
   const { startReconcile } = await import('../heal/serve-reconcile.js');
   const { DEFAULT_NAME } = await import('../install/options.js');
+  const api = usesKubeconfig(options) ? (await import('../heal/kube.js')).connect({ kubeconfig: options.kubeconfig, context: options.context }) : undefined;
   return startReconcile({
+    ...(api !== undefined ? { api } : {}),
     registry: metrics.registry,
     log: (level, message, fields) => logger[level]({ subject: 'reconcile', ...fields }, message),
     webhookConfig: options.reconcileWebhookConfig ?? options.webhookConfig ?? DEFAULT_NAME,
@@ -184,7 +190,7 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
     let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
     if (options.webhookConfig !== undefined) {
       if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
-      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics);
+      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics, options);
     }
     // Called at startup (before the reconciler starts) and after every certificate reload.
     const onCertificate = (served: ServedCertificate): void => {

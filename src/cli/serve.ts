@@ -15,7 +15,9 @@ import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions } from './serve-reconcile-options.js';
+import { addKubeOptions } from './kube-options.js';
 import { durationFlag } from './duration-flag.js';
+import { oneOf } from './choices.js';
 import type { ServeOptions, ServeRuntime } from './serve-run.js';
 
 function parsePort(value: string): number {
@@ -35,15 +37,6 @@ function collectLimit(value: string, into: PodLimits): PodLimits {
   return into;
 }
 
-function parseOnError(value: string): OnError {
-  if (!(ON_ERROR_MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${ON_ERROR_MODES.join(' or ')}`);
-  return value as OnError;
-}
-
-function parseLevel(value: string): LogLevel {
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(', ')}`);
-  return value as LogLevel;
-}
 
 /**
  * The product's runtime: the real config loader (imported when `serve` runs, so the rest of
@@ -74,8 +67,8 @@ export function register(program: Command, io: CliIO): void {
     .option('--port <n>', 'HTTPS port', parsePort, DEFAULT_PORT)
     .option('--address <addr>', 'listen address (default: all interfaces)')
     .option('--monitoring-port <n>', 'also serve /metrics, /healthz and /readyz over plain HTTP on this port', parsePort)
-    .option('--on-error <mode>', 'when injection was wanted but failed: deny the pod, or allow it without a sidecar (with a warning)', parseOnError, 'deny' as OnError)
-    .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, parseLevel, 'info' as LogLevel)
+    .option('--on-error <mode>', 'when injection was wanted but failed: deny the pod, or allow it without a sidecar (with a warning)', oneOf<OnError>(...ON_ERROR_MODES), 'deny' as OnError)
+    .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, oneOf<LogLevel>(...LOG_LEVELS), 'info' as LogLevel)
     .option('--dev-host <host...>', 'extra DNS names or IPs for the development certificate (an address the apiserver can reach)')
     .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
     .addOption(new Option('--ca-bundle-resync <duration>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)').argParser(durationFlag({ minMs: 1000, maxMs: 3_600_000 })).default(60_000, '1m'))
@@ -85,7 +78,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
     .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
-  addReconcileOptions(serve)
+  addKubeOptions(addReconcileOptions(serve), 'for --webhook-config and --reconcile; default: the pod\'s service account')
     .action(async (options: ServeOptions) => {
       // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
       const { runServe } = await import('./serve-run.js');

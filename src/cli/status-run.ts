@@ -7,6 +7,7 @@ import { connect, type HealApi } from '../heal/kube.js';
 import { formatTable, needsAttention, type StatusReport } from '../heal/report.js';
 import { scanCluster, type ScanResult } from '../heal/scan.js';
 import type { CliIO } from './io.js';
+import { withClusterHint } from './kube-options.js';
 import { dataText } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
 import type { HealCliOptions } from './heal-options.js';
@@ -23,7 +24,12 @@ export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ ap
   const config = await loadInjectorConfig(io, opts.config, false);
   const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });
   const namespace = opts.allNamespaces === true ? undefined : (opts.namespace ?? api.defaultNamespace);
-  const scan = await scanCluster(api, config, { namespace, webhookConfig: opts.webhookConfig, injectorNamespace: opts.injectorNamespace });
+  let scan: ScanResult;
+  try {
+    scan = await scanCluster(api, config, { namespace, webhookConfig: opts.webhookConfig, injectorNamespace: opts.injectorNamespace });
+  } catch (err) {
+    throw await withClusterHint(err, opts);
+  }
   for (const note of scan.notes) io.stderr(`note: ${note}\n`);
   return { api, scan, namespace };
 }

@@ -52,16 +52,54 @@ export interface KubeClientOptions {
   maxResponseBytes?: number;
 }
 
+/**
+ * Where requests go and with which credentials. Asked before every request, because kubelet
+ * rotates the service account token and CA in place. In-cluster by default; `serve --kubeconfig`
+ * supplies one made from a kubeconfig (cli/serve-kube.ts).
+ */
+export interface KubeEndpoint {
+  readonly host: string;
+  readonly port: number;
+  /** Path prefix of the API server URL (a kubeconfig's server may have one); '' for none. */
+  readonly basePath: string;
+  connection(): Promise<{ agent: Agent; headers: Record<string, string> }>;
+  close?(): void;
+}
+
+/** The pod's service account: token re-read per request, one keep-alive agent per CA content. */
+export function inClusterEndpoint(config: InClusterConfig): KubeEndpoint {
+  let agent: Agent | undefined;
+  let agentCa: string | undefined;
+  return {
+    host: config.host,
+    port: config.port,
+    basePath: '',
+    async connection() {
+      const token = await readToken(config.tokenFile);
+      const ca = await readCredential(config.caFile, 'service account CA');
+      if (!agent || ca !== agentCa) {
+        agent?.destroy();
+        agent = new Agent({ ca, keepAlive: true, maxSockets: 2, minVersion: 'TLSv1.2' });
+        agentCa = ca;
+      }
+      return { agent, headers: { Authorization: `Bearer ${token}` } };
+    },
+    close() {
+      agent?.destroy();
+      agent = undefined;
+      agentCa = undefined;
+    },
+  };
+}
+
 export class KubeClient implements KubeApi {
-  readonly #config: InClusterConfig;
+  readonly #endpoint: KubeEndpoint;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   readonly #maxResponseBytes: number;
-  #agent: Agent | undefined;
-  #agentCa: string | undefined;
 
-  constructor(config: InClusterConfig, options: KubeClientOptions = {}) {
-    this.#config = config;
+  constructor(config: InClusterConfig | KubeEndpoint, options: KubeClientOptions = {}) {
+    this.#endpoint = 'connection' in config ? config : inClusterEndpoint(config);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#userAgent = options.userAgent ?? 'sidecar-injector';
     this.#maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
@@ -77,17 +115,15 @@ export class KubeClient implements KubeApi {
 
   /** Close pooled connections. The client stays usable; it reconnects on the next call. */
   close(): void {
-    this.#agent?.destroy();
-    this.#agent = undefined;
-    this.#agentCa = undefined;
+    this.#endpoint.close?.();
   }
 
   async request(method: string, path: string, body: string | undefined, contentType: string | undefined, options: RequestOptions = {}): Promise<unknown> {
     if (!path.startsWith('/')) throw new ClusterError('SI_CLUSTER_REQUEST', `API path must start with "/": ${path}`);
-    const token = await readToken(this.#config.tokenFile);
-    const agent = await this.#agentFor();
+    const endpoint = this.#endpoint;
+    const { agent, headers: auth } = await endpoint.connection();
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${token}`,
+      ...auth,
       Accept: 'application/json',
       'User-Agent': this.#userAgent,
     };
@@ -108,7 +144,7 @@ export class KubeClient implements KubeApi {
       const fail = (message: string, extra: { status?: number; reason?: string; apiMessage?: string; cause?: unknown } = {}) =>
         finish(() => reject(new KubeApiError(`${where}: ${message}`, { method, path, ...extra })));
 
-      const req = request({ host: this.#config.host, port: this.#config.port, method, path, headers, agent }, (res) => {
+      const req = request({ host: endpoint.host, port: endpoint.port, method, path: endpoint.basePath + path, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -145,23 +181,12 @@ export class KubeClient implements KubeApi {
       };
       // Listen for errors before anything can destroy the request.
       req.on('error', (err: NodeJS.ErrnoException) =>
-        fail(`cannot reach the Kubernetes API at ${this.#config.host}:${this.#config.port}: ${err.code ?? err.message}`, { cause: err }),
+        fail(`cannot reach the Kubernetes API at ${endpoint.host}:${endpoint.port}: ${err.code ?? err.message}`, { cause: err }),
       );
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       req.end(body);
     });
-  }
-
-  /** One keep-alive agent per CA content; a rotated `ca.crt` gets a fresh agent. */
-  async #agentFor(): Promise<Agent> {
-    const ca = await readCredential(this.#config.caFile, 'service account CA');
-    if (!this.#agent || ca !== this.#agentCa) {
-      this.#agent?.destroy();
-      this.#agent = new Agent({ ca, keepAlive: true, maxSockets: 2, minVersion: 'TLSv1.2' });
-      this.#agentCa = ca;
-    }
-    return this.#agent;
   }
 }
 

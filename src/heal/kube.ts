@@ -53,18 +53,41 @@ export function workloadPath(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'name
   return `/${base.replace('%s', encodeURIComponent(ref.namespace))}/${encodeURIComponent(ref.name)}`;
 }
 
+/**
+ * The kubeconfig as kubectl finds it (--kubeconfig, else $KUBECONFIG, else ~/.kube/config, else
+ * in-cluster credentials), with the mistakes a user makes named: no kubeconfig at all (the
+ * client would quietly fall back to http://localhost:8080), an unknown context, a file that is
+ * missing or not a kubeconfig, a plain-http server. Each is SI_CLUSTER_CONFIG saying what to do.
+ */
 export function loadKubeConfig(options: ConnectOptions = {}): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
+  const source = options.kubeconfig ?? (process.env.KUBECONFIG || undefined);
   try {
     if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
     else kc.loadFromDefault();
-    if (options.context !== undefined) kc.setCurrentContext(options.context);
   } catch (err) {
-    throw new ClusterError('SI_CLUSTER_CONFIG', `cannot load Kubernetes credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : err instanceof Error ? err.message : String(err);
+    const flag = options.kubeconfig !== undefined ? '--kubeconfig' : 'KUBECONFIG';
+    throw new ClusterError('SI_CLUSTER_CONFIG', `cannot read the kubeconfig ${source ?? ''}: ${why}; point ${flag} at a kubeconfig file (kubectl config view shows the one kubectl uses)`, { cause: err });
+  }
+  // The client's last resort when it found nothing: a made-up http://localhost:8080 context.
+  if (options.kubeconfig === undefined && kc.getCurrentContext() === 'loaded-context' && kc.getCurrentCluster()?.server === 'http://localhost:8080') {
+    throw new ClusterError('SI_CLUSTER_CONFIG', 'no kubeconfig: KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig FILE or set KUBECONFIG');
+  }
+  if (options.context !== undefined) {
+    if (kc.getContextObject(options.context) === null) {
+      const names = kc.getContexts().map((c) => c.name);
+      throw new ClusterError('SI_CLUSTER_CONFIG', `context "${options.context}" is not in the kubeconfig${source !== undefined ? ` ${source}` : ''}; its contexts: ${names.length > 0 ? names.join(', ') : 'none'} (kubectl config get-contexts)`);
+    }
+    kc.setCurrentContext(options.context);
   }
   const cluster = kc.getCurrentCluster();
   if (cluster === null || cluster.server === '') {
-    throw new ClusterError('SI_CLUSTER_CONFIG', 'no Kubernetes cluster configured: set KUBECONFIG, pass --kubeconfig, or run in a pod with a service account');
+    const context = kc.getCurrentContext();
+    throw new ClusterError('SI_CLUSTER_CONFIG', `the kubeconfig's current context${context ? ` "${context}"` : ''} names no cluster with a server; choose one with --context (kubectl config get-contexts)`);
+  }
+  if (cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true) {
+    throw new ClusterError('SI_CLUSTER_CONFIG', `the cluster "${cluster.name}" has a plain-http server (${cluster.server}): use its https address in the kubeconfig`);
   }
   return kc;
 }
@@ -164,7 +187,12 @@ class KubeHealApi implements HealApi {
   async #json(method: string, path: string, body?: string, contentType?: string): Promise<unknown> {
     const url = new URL(path.replace(/^\//, ''), this.#server.href.endsWith('/') ? this.#server.href : `${this.#server.href}/`);
     const opts: RequestOptions = { method, headers: { Accept: 'application/json', ...(contentType ? { 'Content-Type': contentType } : {}) } };
-    await this.#kc.applyToHTTPSOptions(opts);
+    try {
+      await this.#kc.applyToHTTPSOptions(opts);
+    } catch (err) {
+      // Credentials the client cannot use (an exec plugin that fails, unreadable key files).
+      throw new ClusterError('SI_CLUSTER_CONFIG', `cannot use the credentials of context "${this.#kc.getCurrentContext()}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     return new Promise((resolve, reject) => {
       const req = send(url, { ...opts, timeout: 60_000 }, (res) => {

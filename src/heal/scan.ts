@@ -9,7 +9,9 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { webhookScopes, type WebhookScope } from '../install/webhook-rules.js';
+import { InjectorError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
+import { findWebhookConfiguration } from './webhook-find.js';
 import { classifyPod } from './classify.js';
 import type { HealApi } from './kube.js';
 import { indexControllers, workloadOf, type OwnerIndex } from './owners.js';
@@ -18,8 +20,8 @@ import { buildReport, type ClassifiedPod, type StatusReport } from './report.js'
 export interface ScanOptions {
   /** One namespace, or undefined for all. */
   namespace?: string;
-  /** The MutatingWebhookConfiguration whose entries decide which pods reach the webhook. */
-  webhookConfig: string;
+  /** The MutatingWebhookConfiguration whose entries decide which pods reach the webhook; undefined: found as heal/webhook-find says. */
+  webhookConfig?: string;
   /** Used when that configuration cannot be read: the scopes `manifests` writes. */
   injectorNamespace: string;
 }
@@ -37,15 +39,16 @@ export interface ScanResult {
 export async function readScopes(api: HealApi, config: LoadedConfig, options: ScanOptions, notes: string[]): Promise<WebhookScope[]> {
   let mwc: unknown;
   try {
-    mwc = await api.get(`/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${encodeURIComponent(options.webhookConfig)}`);
+    mwc = (await findWebhookConfiguration(api, options.webhookConfig, notes))?.object;
   } catch (err) {
-    notes.push(`cannot read MutatingWebhookConfiguration ${options.webhookConfig} (${err instanceof Error ? err.message : String(err)}); assuming the one manifests writes`);
+    if (err instanceof InjectorError && err.code === 'SI_USAGE') throw err;
+    notes.push(`cannot read MutatingWebhookConfiguration ${options.webhookConfig ?? ''} (${err instanceof Error ? err.message : String(err)})`);
   }
   if (isPlainObject(mwc) && Array.isArray(mwc.webhooks)) {
     const scopes = scopesFromWebhooks(mwc.webhooks);
     if (scopes.length > 0) return scopes;
   }
-  if (mwc === undefined) notes.push(`MutatingWebhookConfiguration ${options.webhookConfig} not found; assuming the one manifests writes (injector namespace ${options.injectorNamespace})`);
+  notes.push(`assuming the webhook configuration manifests writes (injector namespace ${options.injectorNamespace})`);
   return webhookScopes(config.injectionKeys, { injectorNamespace: options.injectorNamespace, excludedNamespaces: config.ignoredNamespaces });
 }
 

@@ -1,0 +1,36 @@
+/**
+ * @module cli/version-webhook
+ * The installed webhook's build, for `version`: the injector's MutatingWebhookConfiguration
+ * (heal/webhook-find) names its Service; the Deployment of the same name (as `manifests` and the
+ * Helm chart write it) carries the version label and the image. In URL mode the server runs
+ * outside the cluster and its build cannot be read from it: said so.
+ */
+import type { HealApi } from '../heal/kube.js';
+import { findWebhookConfiguration } from '../heal/webhook-find.js';
+import { isPlainObject } from '../util/json.js';
+import type { WebhookBuild } from './version.js';
+
+export async function webhookBuild(api: HealApi, name: string | undefined, notes: string[]): Promise<WebhookBuild | undefined> {
+  const found = await findWebhookConfiguration(api, name, notes);
+  if (found === undefined) return undefined;
+  const first = Array.isArray(found.object.webhooks) ? found.object.webhooks.find(isPlainObject) : undefined;
+  const client = isPlainObject(first) && isPlainObject(first.clientConfig) ? first.clientConfig : {};
+  if (typeof client.url === 'string') {
+    return { configuration: found.name, endpoint: client.url, note: 'URL mode: the server runs outside the cluster; ask it with sidecar-injector version there' };
+  }
+  const service = isPlainObject(client.service) ? client.service : {};
+  const ns = typeof service.namespace === 'string' ? service.namespace : '';
+  const svc = typeof service.name === 'string' ? service.name : '';
+  const build: WebhookBuild = { configuration: found.name, endpoint: `service ${ns}/${svc}` };
+  const deployment = await api.get(`/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/deployments/${encodeURIComponent(svc)}`);
+  if (!isPlainObject(deployment)) return { ...build, note: `no Deployment ${ns}/${svc} behind the Service` };
+  const labels = isPlainObject(deployment.metadata) && isPlainObject(deployment.metadata.labels) ? deployment.metadata.labels : {};
+  const spec = isPlainObject(deployment.spec) && isPlainObject(deployment.spec.template) && isPlainObject(deployment.spec.template.spec) ? deployment.spec.template.spec : {};
+  const container = Array.isArray(spec.containers) ? spec.containers.find(isPlainObject) : undefined;
+  return {
+    ...build,
+    deployment: `${ns}/${svc}`,
+    ...(typeof labels['app.kubernetes.io/version'] === 'string' ? { version: labels['app.kubernetes.io/version'] } : {}),
+    ...(isPlainObject(container) && typeof container.image === 'string' ? { image: container.image } : {}),
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * @module heal/webhook-find
+ * Which MutatingWebhookConfiguration is the injector's. `manifests` names it `sidecar-injector`
+ * (or `--name`); a Helm install names it after the release. Both label it
+ * `app.kubernetes.io/name=sidecar-injector`, so when no name was given and the default name is
+ * absent, the one configuration with that label is the injector's. Several: the user chooses.
+ */
+import { InjectorError } from '../errors.js';
+import { DEFAULT_NAME } from '../install/options.js';
+import { isPlainObject } from '../util/json.js';
+import type { HealApi } from './kube.js';
+
+export const MWC_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+export const APP_SELECTOR = `app.kubernetes.io/name=${DEFAULT_NAME}`;
+
+export interface FoundWebhookConfiguration {
+  name: string;
+  object: Record<string, unknown>;
+  /** How it was found: by the name given (or the default name), or by its label. */
+  by: 'name' | 'label';
+}
+
+/**
+ * The injector's webhook configuration, or undefined (with a note why) when there is none.
+ * `name` undefined means "not chosen by the user". Several labelled ones and no name: SI_USAGE.
+ */
+export async function findWebhookConfiguration(api: HealApi, name: string | undefined, notes: string[]): Promise<FoundWebhookConfiguration | undefined> {
+  const wanted = name ?? DEFAULT_NAME;
+  const byName = await api.get(`${MWC_PATH}/${encodeURIComponent(wanted)}`);
+  if (isPlainObject(byName)) return { name: wanted, object: byName, by: 'name' };
+  if (name !== undefined) {
+    notes.push(`MutatingWebhookConfiguration ${name} not found`);
+    return undefined;
+  }
+  const labelled = (await api.list(MWC_PATH, { labelSelector: APP_SELECTOR })).items.filter(isPlainObject);
+  const names = labelled.map((o) => (isPlainObject(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : ''));
+  if (labelled.length === 1) {
+    notes.push(`using MutatingWebhookConfiguration ${names[0]} (labelled ${APP_SELECTOR}; --webhook-config chooses another)`);
+    return { name: names[0], object: labelled[0], by: 'label' };
+  }
+  if (labelled.length > 1) {
+    throw new InjectorError('SI_USAGE', `several MutatingWebhookConfigurations are labelled ${APP_SELECTOR}: ${names.join(', ')}; choose one with --webhook-config`);
+  }
+  notes.push(`no MutatingWebhookConfiguration named ${DEFAULT_NAME} or labelled ${APP_SELECTOR}`);
+  return undefined;
+}
