@@ -14,6 +14,7 @@ import { isPlainObject, type JsonObject } from '../util/json.js';
 import type { CheckPod } from './pods.js';
 import { restrictedFailures, restrictedVolumeFailures } from './restricted.js';
 import { podProblems } from './validate-pod.js';
+import { noValuesMessage, valuesMissing } from './no-values.js';
 
 export interface CheckFinding {
   template: string;
@@ -48,6 +49,7 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
   const report: CheckReport = { templates: templates.map((t) => t ?? config.defaultTemplates.join(',')), pods: pods.map((p) => p.name), renders: 0, failures: [], warnings: [], restricted: [] };
   const seenWarnings = new Set<string>();
   const seenRestricted = new Set<string>();
+  const noValues = valuesMissing(config);
   for (const template of templates) {
     const label = template ?? config.defaultTemplates.join(',');
     for (const p of pods) {
@@ -77,18 +79,31 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
         add({ field: 'decision', message: `not injected: ${result.decision.message}` }, true);
         continue;
       }
-      const before = new Set(podProblems(p.pod).map((x) => `${x.field}\0${x.message}`));
-      for (const problem of podProblems(result.pod)) {
-        if (before.has(`${problem.field}\0${problem.message}`)) continue;
+      for (const problem of injectionProblems(p.pod, result)) {
         // The guessed value itself landing in a field (a quantity annotation set to "true") is not the sidecar's fault.
         if (p.guessed === true && problem.message.includes('"true"')) continue;
-        add({ field: problem.field, message: problem.message });
+        add(problem);
       }
-      for (const path of noValuePaths(result.pod, result.status)) add({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
       if (p.guessed !== true) restricted(result.pod, result.status, userContainers(p.pod), label, seenRestricted, report);
     }
   }
+  // Every failure of a config without values comes from that: say it first.
+  if (noValues && report.failures.length > 0) report.failures.unshift({ template: report.templates.join(','), pod: 'every pod', field: 'values', message: noValuesMessage(config) });
   return report;
+}
+
+/**
+ * What the API server would refuse in an injected pod that it would not have refused in the
+ * pod before injection (the sidecar's doing), plus fields where the template printed Go's
+ * `<no value>`. Shared by `config check` and manual injection's own check (manual-inject).
+ */
+export function injectionProblems(input: unknown, result: { pod: JsonObject; status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null } }): { field: string; message: string }[] {
+  const before = new Set(podProblems(input).map((x) => `${x.field}\0${x.message}`));
+  const out = podProblems(result.pod)
+    .filter((problem) => !before.has(`${problem.field}\0${problem.message}`))
+    .map((problem) => ({ field: problem.field, message: problem.message }));
+  for (const path of noValuePaths(result.pod, result.status)) out.push({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
+  return out;
 }
 
 /** Fields of the injected containers and volumes whose text is Go's `<no value>` (a missing key printed). */

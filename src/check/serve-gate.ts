@@ -7,15 +7,29 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
-import { checkConfig, formatFinding } from './check.js';
+import { checkConfig, formatFinding, type CheckFinding } from './check.js';
 import { basePods } from './pods.js';
 
 export function assertServable(config: LoadedConfig): LoadedConfig {
-  if (config.defaultTemplates.length === 0) return config;
+  configGate(config);
+  return config;
+}
+
+/**
+ * The gate itself, for `serve` and for the commands that inject offline (inject, policy,
+ * template render --config): throws SI_CONFIG_INVALID when the default sidecar is invalid for
+ * every representative pod; returns one warning per pod it is invalid for when only some are.
+ */
+export function configGate(config: LoadedConfig): string[] {
+  if (config.defaultTemplates.length === 0) return [];
   const pods = basePods(config);
   const report = checkConfig(config, pods, { templates: null });
-  const failed = new Set(report.failures.map((f) => f.pod));
-  if (failed.size < pods.length) return config;
+  const failed = new Map<string, CheckFinding>();
+  const names = new Set(pods.map((p) => p.name));
+  for (const f of report.failures) if (names.has(f.pod) && !failed.has(f.pod)) failed.set(f.pod, f);
+  if (failed.size < pods.length) {
+    return [...failed.values()].map((f) => `the default sidecar gives pod "${f.pod}" a pod the API server would refuse: ${formatFinding(f)} (sidecar-injector config check shows every finding)`);
+  }
   const first = report.failures[0];
   throw new ConfigError(
     'SI_CONFIG_INVALID',

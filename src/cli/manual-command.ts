@@ -50,9 +50,9 @@ export function registerManualCommand(program: Command, io: CliIO, spec: ManualC
       const docs = await readManifestInput(io, opts.filename);
       if (await maybeRunKrm(io, docs, { operation, configPath: opts.config, namespace: opts.namespace, output: file, format })) return;
       const quiet = opts.quiet === true;
-      const config = await loadInjectorConfig(io, opts.config, quiet);
+      const config = await loadInjectorConfig(io, opts.config, quiet, operation === 'inject');
       const run = operation === 'inject' ? manual.injectDocuments : manual.uninjectDocuments;
-      const result = run(docs, config, { namespace: opts.namespace });
+      const result = run(docs, config, { namespace: opts.namespace, validate: true });
       await writeStream(io, file, result.text, format);
       printNotes(io, result.notes, quiet);
       // Nothing to work on is not an error, but a silent success would hide a wrong file.

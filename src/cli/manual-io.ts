@@ -21,10 +21,20 @@ export async function readManifestInput(io: CliIO, file: string): Promise<Manife
   return readManifest(await readInput(io, file), sourceName(file));
 }
 
-/** `--config PATH`, or the built-in default. Its load warnings go to stderr unless quiet. */
-export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean): Promise<LoadedConfig> {
+/**
+ * `--config PATH`, or the built-in default. Its load warnings go to stderr unless quiet. With
+ * `gate` (the commands that inject: inject, policy, template render --config) the config must
+ * pass the gate `serve` applies (check/serve-gate): invalid for every pod is SI_CONFIG_INVALID,
+ * invalid for some pods is a warning naming them. The built-in config is checked by the tests.
+ */
+export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean, gate = false): Promise<LoadedConfig> {
   const config = path === undefined ? defaultConfig() : await loadConfig(path);
-  if (!quiet) for (const w of config.warnings) io.stderr(`warning: config: ${w}\n`);
+  const warnings = [...config.warnings];
+  if (gate && config.source.kind !== 'builtin') {
+    const { configGate } = await import('../check/serve-gate.js');
+    warnings.push(...configGate(config));
+  }
+  if (!quiet) for (const w of warnings) io.stderr(`warning: config: ${w}\n`);
   return config;
 }
 
@@ -76,8 +86,9 @@ async function krmOutput(io: CliIO, rl: ResourceList, run: KrmRun): Promise<KrmO
   try {
     // The function's own config wins; kpt users pass it as functionConfig, not as a flag.
     config = settings.config ?? (await loadInjectorConfig(io, run.configPath, true));
+    if (run.operation === 'inject' && config.source.kind !== 'builtin') (await import('../check/serve-gate.js')).configGate(config);
   } catch (err) {
     return krmFailure(rl, err, settings.results);
   }
-  return runKrm(rl, run.operation, config, { namespace: settings.namespace ?? run.namespace }, settings.results);
+  return runKrm(rl, run.operation, config, { namespace: settings.namespace ?? run.namespace, validate: true }, settings.results);
 }

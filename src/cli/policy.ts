@@ -31,7 +31,7 @@ export function register(program: Command, io: CliIO): void {
     .addOption(formatOption(['yaml', 'json'] as const, 'yaml'))
     .addOption(outputFileOption())
     .action(async (flags: PolicyFlags) => {
-      const config = await loadInjectorConfig(io, flags.config, false);
+      const config = await loadInjectorConfig(io, flags.config, false, true);
       const { compilePolicy } = await import('../policy/index.js');
       const compiled = compilePolicy(config, { name: flags.name, failurePolicy: flags.failurePolicy, enableNamespacesByDefault: flags.enableNamespacesByDefault === true });
       await writeOutput(io, flags.outputFile, await objectsText([compiled.policy, ...compiled.bindings], flags.output));

@@ -54,7 +54,7 @@ test('serve --kubeconfig --context: the caBundle reconciler patches through the 
     const io: MemoryIO = Object.assign(memoryIO(), { signal: controller.signal });
     const done = runCli(['serve', '--port', '0', '--address', '127.0.0.1', '--tls-dir', certs, '--webhook-config', 'inj', '--kubeconfig', kc, '--context', 'fake'], io);
     const want = caBundleFor(readFileSync(join(certs, 'ca.crt'), 'utf8'));
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     const bundle = () => (fake.getWebhookConfiguration('inj')?.webhooks as { clientConfig: { caBundle?: string } }[])[0].clientConfig.caBundle;
     while (bundle() !== want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     controller.abort();

@@ -19,7 +19,7 @@ import type { RenderOptions } from './template-render-run.js';
 export async function renderForPod(io: CliIO, templateFile: string | undefined, opts: RenderOptions): Promise<string> {
   if (templateFile !== undefined) throw new InjectorError('SI_USAGE', 'give either a template file or -f POD, not both (with -f the template comes from --config; pick one with --template)');
   const file = opts.filename as string;
-  const config = await loadInjectorConfig(io, opts.config, false);
+  const config = await loadInjectorConfig(io, opts.config, false, true);
   const docs = readManifest(await readInput(io, file), sourceName(file));
   let found: { root: JsonValue; ref: ReturnType<typeof podTemplates>[number] } | undefined;
   for (const d of docs) {

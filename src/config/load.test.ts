@@ -80,7 +80,7 @@ describe('loadConfig', () => {
     await rejects(loadConfig(join(dir, 'nope')), 'SI_CONFIG_READ', /cannot read the injector config at .*nope: no such file or directory/);
     const empty = join(dir, 'emptydir');
     await mkdir(empty);
-    await rejects(loadConfig(empty), 'SI_CONFIG_READ', /is a directory without a "config" file/);
+    await rejects(loadConfig(empty), 'SI_CONFIG_READ', /is a directory without a config file; --config DIR takes a directory holding config, config.yaml/);
     const big = join(dir, 'big.yaml');
     await writeFile(big, '');
     await truncate(big, 17 * 1024 * 1024);

@@ -58,14 +58,22 @@ export async function loadConfig(given: string, options: LoadOptions = {}): Prom
   if (info.isDirectory()) {
     // A mounted ConfigMap: `config -> ..data/config`, `..data -> ..2024_01_01_...`; read one snapshot.
     const dir = await realpath(join(path, '..data')).catch(() => path);
-    const configFile = join(path, 'config');
-    const valuesFile = join(path, 'values');
-    const config = (await readText(join(dir, 'config'), configFile, `${path} is a directory without a "config" file; --config takes a directory with "config" and "values" files (a mounted ConfigMap) or one YAML file`)) as string;
-    const values = await readText(join(dir, 'values'), valuesFile, 'optional');
-    const source: ConfigSource = { kind: 'directory', path, files: values === undefined ? [configFile] : [configFile, valuesFile] };
-    const loaded = buildConfig({ config, configFile, values, valuesFile }, source, { ...options, compile: compileWithEngine });
+    const configName = await oneOf(dir, path, 'config', CONFIG_NAMES);
+    if (configName === undefined) {
+      throw new ConfigError('SI_CONFIG_READ', `${path} is a directory without a config file; --config DIR takes a directory holding ${CONFIG_NAMES.join(', ')} (and ${VALUES_NAMES.join(', ')}), or one YAML file`);
+    }
+    const valuesName = await oneOf(dir, path, 'values', VALUES_NAMES);
+    const meshName = await oneOf(dir, path, 'mesh config', MESH_NAMES);
+    const configFile = join(path, configName);
+    const valuesFile = join(path, valuesName ?? 'values');
+    const config = (await readText(join(dir, configName), configFile, undefined)) as string;
+    const values = valuesName === undefined ? undefined : await readText(join(dir, valuesName), valuesFile, undefined);
+    const mesh = meshName === undefined ? undefined : await readText(join(dir, meshName), join(path, meshName), undefined);
+    const files = [configFile, ...(valuesName !== undefined ? [valuesFile] : []), ...(meshName !== undefined ? [join(path, meshName)] : [])];
+    const source: ConfigSource = { kind: 'directory', path, files };
+    const loaded = buildConfig({ config, configFile, values, valuesFile, mesh }, source, { ...options, compile: compileWithEngine });
     if (values !== undefined) return loaded;
-    return Object.freeze({ ...loaded, warnings: Object.freeze([...loaded.warnings, `${valuesFile}: no values file; .Values is empty`]) as string[] });
+    return Object.freeze({ ...loaded, warnings: Object.freeze([...loaded.warnings, `${path}: no values file (${VALUES_NAMES.join(', ')}); .Values is empty`]) as string[] });
   }
   if (!info.isFile()) throw new ConfigError('SI_CONFIG_READ', `${path} is not a regular file or a directory; --config takes a directory or a YAML file`);
   const text = (await readText(path, path, undefined)) as string;
@@ -102,6 +110,24 @@ export function defaultConfig(): LoadedConfig {
     { compile: compileWithEngine },
   );
   return cachedDefault;
+}
+
+/**
+ * The file names a config directory may use, in the layouts users have: a mounted ConfigMap
+ * (`config`, `values`), a copy of this package's defaults/ (`config.yaml`, `values.yaml`), and
+ * Istio's rendered injector files (`inject-config.yaml` with `values.json`, or istioctl's
+ * `inject-values.yaml`; `mesh.yaml`/`mesh-config.yaml` for the mesh config).
+ */
+export const CONFIG_NAMES = ['config', 'config.yaml', 'config.yml', 'inject-config.yaml', 'inject-config.yml'] as const;
+export const VALUES_NAMES = ['values', 'values.yaml', 'values.yml', 'values.json', 'inject-values.yaml', 'inject-values.json'] as const;
+export const MESH_NAMES = ['mesh', 'mesh.yaml', 'mesh-config.yaml'] as const;
+
+/** The one of `names` present in `dir`; two present is ambiguous and refused. */
+async function oneOf(dir: string, shown: string, role: string, names: readonly string[]): Promise<string | undefined> {
+  const present: string[] = [];
+  for (const name of names) if (await exists(join(dir, name))) present.push(name);
+  if (present.length > 1) throw new ConfigError('SI_CONFIG_READ', `${shown} holds more than one ${role} file (${present.join(', ')}): keep one`);
+  return present[0];
 }
 
 async function exists(path: string): Promise<boolean> {

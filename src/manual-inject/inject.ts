@@ -16,7 +16,8 @@ import {
   withPodTemplate,
   type ManifestDocument,
 } from '../manifest-io/index.js';
-import type { SourceLocation } from '../errors.js';
+import { ConfigError, type SourceLocation } from '../errors.js';
+import { injectionProblems } from '../check/check.js';
 import type { JsonValue } from '../util/json.js';
 import { describeWorkload, locatedError, mapDocuments, ownerFor, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './pod-templates.js';
 import type { ManualOptions, ManualOutput } from './types.js';
@@ -68,6 +69,15 @@ export function injectObject(
       // Already injected by this very config: keep the document's text (and any comments) as is.
       result.unchanged++;
       continue;
+    }
+    if (options.validate === true) {
+      const problems = injectionProblems(podInput(value, ref), injected);
+      if (problems.length > 0) {
+        const p = problems[0];
+        throw new ConfigError('SI_CONFIG_INVALID', `${describeWorkload(subject)}: the injected pod would be refused by the API server: ${p.field}: ${p.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}; the config's template made it (sidecar-injector config check -c CONFIG -f FILE lists every finding)`, {
+          location: templateLocation(where, doc, ref.path),
+        });
+      }
     }
     result.changed++;
     result.value = withPodTemplate(result.value, ref.path, templateFromPod(ref.template, injected.pod));

@@ -10,6 +10,12 @@ import type { JsonPath } from '../manifest-io/index.js';
 export interface ManualOptions {
   /** Namespace for objects without `metadata.namespace` (kubectl's `--namespace`); default `default`. */
   namespace?: string;
+  /**
+   * Check every injected pod as the API server would (check/validate-pod) and refuse one the
+   * sidecar made invalid (SI_CONFIG_INVALID, naming the workload), as `config check` would: the
+   * CLI sets it so an offline injection never writes a broken sidecar that serve would refuse.
+   */
+  validate?: boolean;
 }
 
 /** Which pod template a note is about. */
