@@ -19,7 +19,12 @@ export function buildProgram(io: CliIO): Command {
     .version(VERSION, '-v, --version', 'print the client version (sidecar-injector version also asks the cluster)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      // A usage error commander finds reads like every other error: with its catalogue code.
+      outputError: (s, write) => write(s.replace(/^error: /, 'Error [SI_USAGE]: ')),
+    });
   for (const register of COMMANDS) register(program, io);
   // Subcommands inherit output routing and exitOverride so errors come back to runCli.
   for (const cmd of program.commands) {

@@ -20,6 +20,7 @@ import type { PodLimits } from '../inject/limits.js';
 import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
 import type { KubeCliOptions } from './kube-options.js';
+import { preflight } from './serve-preflight.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions>, KubeCliOptions {
   config?: string;
@@ -186,10 +187,11 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
   try {
     const metrics = createMetrics();
     const { tls, dev } = await tlsSource(options);
+    if (options.webhookConfig !== undefined && tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
+    await preflight(options, tls);
 
     let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
     if (options.webhookConfig !== undefined) {
-      if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
       reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics, options);
     }
     // Called at startup (before the reconciler starts) and after every certificate reload.

@@ -103,7 +103,7 @@ test('serve exits non-zero with the catalogue code when the certificate files ar
   const io = memoryIO();
   const program = new Command('sidecar-injector').exitOverride();
   register(program, io);
-  await assert.rejects(program.parseAsync(['serve', '--port', '0', '--tls-cert', '/nonexistent/tls.crt', '--tls-key', '/nonexistent/tls.key'], { from: 'user' }), /ENOENT/);
+  await assert.rejects(program.parseAsync(['serve', '--port', '0', '--tls-cert', '/nonexistent/tls.crt', '--tls-key', '/nonexistent/tls.key'], { from: 'user' }), (e: { code?: string; message: string }) => e.code === 'SI_CERT_INVALID' && /\/nonexistent\/tls\.crt: no such file or directory; give a certificate/.test(e.message));
 });
 
 test('a real process: SIGTERM with requests in flight -> every request answered, exit status 0, promptly', async () => {
