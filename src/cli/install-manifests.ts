@@ -10,7 +10,7 @@ import { durationFlag } from './duration-flag.js';
 import { oneOf } from './choices.js';
 import type { CertMode, InstallRequest } from '../install/index.js';
 import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
-import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage } from '../install/options.js';
+import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage, packageVersion } from '../install/options.js';
 import { InjectorError } from '../errors.js';
 import type { CliIO } from './io.js';
 import { formatOption, outputFileOption, writeStream, type DataFormat } from './output.js';
@@ -132,10 +132,11 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
   // The YAML is ours and all YAML: only json needs a conversion.
   await writeStream(io, flags.outputFile, result.yaml, flags.output === 'json' ? 'json' : undefined);
   for (const note of result.notes) io.stderr(`${note}\n`);
-  if (flags.image === undefined) io.stderr(DEFAULT_IMAGE_WARNING);
+  // URL mode writes no Deployment, so no image is used.
+  if (flags.image === undefined && flags.webhookUrl === undefined) io.stderr(DEFAULT_IMAGE_WARNING);
 }
 
 /** The default image is a name, not a published image: say so, and how to make one. */
 export const DEFAULT_IMAGE_WARNING =
   `warning: no --image: the manifests use ${defaultImage()}, which is not published yet, so pods would not start. ` +
-  'Build and push one (docker build -f deploy/Dockerfile -t REGISTRY/sidecar-injector:TAG . && docker push REGISTRY/sidecar-injector:TAG), then pass --image REGISTRY/sidecar-injector:TAG\n';
+  `Build one with npm run image (out/image) and push it (skopeo copy oci:out/image:${packageVersion()} docker://REGISTRY/sidecar-injector:TAG, or crane push), then pass --image REGISTRY/sidecar-injector:TAG (docs/install.md)\n`;

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { memoryIO } from '../testing/memory-io.js';
 import { runCli } from './program.js';
 import { DEFAULT_IMAGE_WARNING } from './install-manifests.js';
@@ -24,8 +27,25 @@ test('manifests without --image warns that the default image is not published an
   const io = memoryIO();
   assert.equal(await runCli(['manifests', '--no-certs', '--no-ca-bundle-reconcile'], io), 0, io.err);
   assert.ok(io.err.includes(DEFAULT_IMAGE_WARNING));
-  assert.match(DEFAULT_IMAGE_WARNING, /not published yet.*docker build -f deploy\/Dockerfile/);
+  assert.match(DEFAULT_IMAGE_WARNING, /not published yet.*npm run image .*skopeo copy oci:out\/image:0\.1\.0 docker:\/\/REGISTRY/);
   const given = memoryIO();
   assert.equal(await runCli(['manifests', '--no-certs', '--no-ca-bundle-reconcile', '--image', 'r.example/si:1'], given), 0, given.err);
   assert.ok(!given.err.includes('not published'));
+});
+
+test('URL mode (--webhook-url) writes no Deployment: no image warning; without --certs-dir it is refused', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'si-url-'));
+  try {
+    const io = memoryIO();
+    assert.equal(await runCli(['manifests', '--webhook-url', 'https://192.168.1.10:9443', '--certs-dir', dir], io), 0, io.err);
+    assert.ok(!io.err.includes('not published'), io.err);
+    assert.match(io.out, /kind: MutatingWebhookConfiguration/);
+    assert.doesNotMatch(io.out, /kind: Deployment/);
+    const bare = memoryIO();
+    assert.equal(await runCli(['manifests', '--webhook-url', 'https://192.168.1.10:9443'], bare), 2);
+    assert.match(bare.err, /^Error \[SI_USAGE\]: --webhook-url needs --certs-dir DIR: .*serve --tls-dir DIR/);
+    assert.equal(bare.out, '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -79,6 +79,11 @@ export async function installCertificates(o: InstallOptions, sources: Certificat
   }
 
   const now = sources.now ?? new Date();
+  if (sources.certsDir === undefined && o.webhookUrl !== undefined) {
+    // In URL mode no Secret is written: a CA made here and thrown away would leave a caBundle
+    // that no certificate anyone holds can satisfy.
+    throw usage('--webhook-url needs --certs-dir DIR: the CA and serving certificate for the URL\'s host are kept there, for serve --tls-dir DIR (or --no-certs --ca-file CA with a certificate of your own)');
+  }
   if (sources.certsDir === undefined) {
     const ca = await generateCA({ now });
     const leaf = await issueServingCert(ca, { ...splitHosts(dnsNames), now });
