@@ -93,8 +93,8 @@ function containerPorts(c: Obj, at: At): void {
   });
 }
 
-/** Quantity in nanos for comparison (decimal and binary suffixes; exponents approximated). */
-function nanos(q: string): number | undefined {
+/** A quantity's value for comparison (decimal and binary suffixes; exponents approximated): `2` and `2000m` are equal. */
+export function quantityValue(q: string): number | undefined {
   const m = /^([+-]?\d*\.?\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/.exec(q);
   if (m === null) return undefined;
   const bin: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
@@ -121,7 +121,7 @@ function resources(c: Obj, at: At): void {
         at(`resources.${kind}.${name}`, `Invalid value: ${JSON.stringify(v)}: must be a quantity such as 100m, 128Mi or 1`);
         continue;
       }
-      const n = nanos(text);
+      const n = quantityValue(text);
       if (n !== undefined && n < 0) at(`resources.${kind}.${name}`, 'Invalid value: must be greater than or equal to 0');
       if (n !== undefined) parsed[kind][name] = n;
     }

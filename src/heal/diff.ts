@@ -3,13 +3,17 @@
  * What changed between the sidecar a running pod carries and the one the config would inject
  * now: the template list, injected items that appear or disappear, images, other container
  * fields. The running pod went through the apiserver, which fills in defaults
- * (`terminationMessagePath`, `ports[].protocol`, ...), so a rendered field counts as unchanged
- * when the live one contains it (subset match), and live-only fields the apiserver defaults are
- * not reported.
+ * (`terminationMessagePath`, `ports[].protocol`, ...) and rewrites others, so a rendered field
+ * counts as unchanged when the live one contains it (subset match), a rendered zero value the
+ * apiserver drops (`initialDelaySeconds: 0`) matches its absence, quantities compare by value
+ * (`2000m` is stored as `2`), the service account token mount the apiserver adds to every
+ * container is not the sidecar's, and live-only fields the apiserver defaults are not reported.
+ * So a tag-only change reports the image and nothing else.
  */
 import type { InjectionStatus } from '../inject/types.js';
 import { isPlainObject } from '../util/json.js';
 import type { Change } from './types.js';
+import { quantityValue } from '../check/validate-pod.js';
 
 type Obj = Record<string, unknown>;
 
@@ -67,21 +71,61 @@ function containerChanges(item: string, live: Obj, next: Obj): Change[] {
   const fields: string[] = [];
   for (const k of Object.keys(next)) {
     if (k === 'name' || k === 'image') continue;
-    if (!contains(live[k], next[k])) fields.push(k);
+    const have = k === 'volumeMounts' ? withoutServiceAccountMount(live[k], next[k]) : live[k];
+    if (!(k === 'resources' ? sameResources(have, next[k]) : contains(have, next[k]))) fields.push(k);
   }
   for (const k of Object.keys(live)) {
     if (k === 'name' || k === 'image' || Object.hasOwn(next, k) || DEFAULTED_FIELDS.has(k)) continue;
+    if (k === 'volumeMounts' && isEmpty(withoutServiceAccountMount(live[k], undefined))) continue;
     fields.push(k);
   }
   if (fields.length > 0) out.push({ what: 'spec', item, fields: fields.sort(), detail: `${item} ${fields.sort().join(', ')} changed` });
   return out;
 }
 
-/** `have` holds every field of `want` (lists item by item, same length): defaults may be extra. */
+/**
+ * `have` holds every field of `want` (lists item by item, same length): defaults may be extra,
+ * and a zero value in `want` matches its absence (the apiserver omits zero values).
+ */
 export function contains(have: unknown, want: unknown): boolean {
+  if (have === undefined && isZero(want)) return true;
   if (Array.isArray(want)) return Array.isArray(have) && have.length === want.length && want.every((w, i) => contains(have[i], w));
   if (isPlainObject(want)) return isPlainObject(have) && Object.keys(want).every((k) => contains(have[k], want[k]));
   return have === want;
+}
+
+function isZero(v: unknown): boolean {
+  return v === 0 || v === false || v === '' || v === null || isEmpty(v);
+}
+
+function isEmpty(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
+}
+
+/** `requests`/`limits` compared by quantity value: the apiserver stores `2000m` as `2`, `1` as `"1"`. */
+function sameResources(have: unknown, want: unknown): boolean {
+  if (!isPlainObject(want)) return contains(have, want);
+  const h = isPlainObject(have) ? have : {};
+  return Object.keys(want).every((kind) => {
+    const w = want[kind];
+    const hk = h[kind];
+    if (!isPlainObject(w)) return contains(hk, w);
+    if (!isPlainObject(hk)) return isEmpty(w);
+    const names = new Set([...Object.keys(w), ...Object.keys(hk)]);
+    return [...names].every((n) => {
+      const a = quantityValue(String(hk[n] ?? ''));
+      const b = quantityValue(String(w[n] ?? ''));
+      return a !== undefined && b !== undefined ? Math.abs(a - b) <= Math.abs(b) * 1e-12 : hk[n] === w[n];
+    });
+  });
+}
+
+/** The ServiceAccount admission plugin mounts the token into every container; a template that did not ask for it did not put it there. */
+const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+function withoutServiceAccountMount(have: unknown, want: unknown): unknown {
+  if (!Array.isArray(have)) return have;
+  const wanted = Array.isArray(want) && want.some((m) => isPlainObject(m) && m.mountPath === SERVICE_ACCOUNT_MOUNT);
+  return wanted ? have : have.filter((m) => !(isPlainObject(m) && m.mountPath === SERVICE_ACCOUNT_MOUNT));
 }
 
 function itemNames(list: unknown): string[] {
