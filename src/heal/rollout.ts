@@ -176,6 +176,10 @@ export function rolloutInProgress(obj: unknown): boolean {
   if (obj.kind === 'DaemonSet') return num(status.updatedNumberScheduled) < num(status.desiredNumberScheduled);
   if (obj.kind === 'StatefulSet' && typeof status.updateRevision === 'string' && status.currentRevision !== status.updateRevision) return true;
   const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  // Old pods still there (kubectl rollout status: "old replicas are pending termination"): the
+  // new ReplicaSet exists but the rollout has not finished, e.g. its pods are not ready yet.
+  // In the steady state every pod is from the current template, even when none is ready.
+  if (obj.kind === 'Deployment' && num(status.replicas) > num(status.updatedReplicas)) return true;
   return num(status.updatedReplicas) < replicas;
 }
 
