@@ -24,6 +24,8 @@ export interface CheckFinding {
   /** 1-based line in `file`, when it could be found. */
   line?: number;
   file?: string;
+  /** `pod`: the given pod itself is invalid (a bad annotation value, duplicate names): its file and line, not the config's. */
+  blame?: 'pod';
 }
 
 export interface CheckReport {
@@ -44,11 +46,15 @@ export interface CheckOptions {
 
 type Obj = Record<string, unknown>;
 
+/** Injection errors about the pod given, not the config: malformed input, a bad annotation value. */
+const POD_ERRORS = /^SI_(INPUT_|INJECT_ANNOTATION$)/;
+
 export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], options: CheckOptions = {}): CheckReport {
   const templates = options.templates === null ? [null] : (options.templates ?? Object.keys(config.templates));
   const report: CheckReport = { templates: templates.map((t) => t ?? config.defaultTemplates.join(',')), pods: pods.map((p) => p.name), renders: 0, failures: [], warnings: [], restricted: [] };
   const seenWarnings = new Set<string>();
   const seenRestricted = new Set<string>();
+  const seenPodErrors = new Set<string>();
   const noValues = valuesMissing(config);
   for (const template of templates) {
     const label = template ?? config.defaultTemplates.join(',');
@@ -72,6 +78,13 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
         if (!(err instanceof InjectorError)) throw err;
         // A guessed annotation value the injector refuses says nothing about the sidecar.
         if (p.guessed === true && err.code === 'SI_INJECT_ANNOTATION') continue;
+        if (p.source !== undefined && POD_ERRORS.test(err.code)) {
+          // The pod's own problem is the same under every template: said once.
+          if (seenPodErrors.has(`${p.name}\0${err.message}`)) continue;
+          seenPodErrors.add(`${p.name}\0${err.message}`);
+          report.failures.push({ template: label, pod: p.name, field: err.code, message: err.message, file: p.source.file, line: p.source.line, blame: 'pod' });
+          continue;
+        }
         add({ field: err.code, message: err.message });
         continue;
       }
@@ -212,6 +225,7 @@ function locate(source: CheckOptions['source'], template: string | null, field: 
 /** One line per finding: `FILE:LINE: template T, pod P: FIELD: MESSAGE`. */
 export function formatFinding(f: CheckFinding): string {
   const where = f.file !== undefined ? `${f.file}${f.line !== undefined ? `:${f.line}` : ''}: ` : '';
+  if (f.blame === 'pod') return `${where}pod ${f.pod} (the pod itself, not the config): ${f.field}: ${f.message}`;
   return `${where}template ${f.template}, pod ${f.pod}: ${f.field}: ${f.message}`;
 }
 

@@ -13,6 +13,8 @@ export interface CheckPod {
   pod: JsonObject;
   /** Problems here come from a guessed annotation value: reported as warnings, not failures. */
   guessed?: boolean;
+  /** A pod the user gave (`config check -f`): where it is, so a problem of the pod itself is blamed on it, not on the config. */
+  source?: { file: string; line: number };
 }
 
 const app = (name: string, port: number, extra: JsonObject = {}): JsonObject => ({ name, image: `registry.example.com/${name}:1.0`, ports: [{ name: 'http', containerPort: port }], ...extra });
