@@ -129,6 +129,8 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
   const before = await status(ns, config, hook.name);
   assert.equal(before.code, 9, `status exits 9 (SI_HEAL_DRIFT) when pods are missing: ${before.stderr}`);
   assert.match(before.stderr, /SI_HEAL_DRIFT/);
+  // The hint is the restart for what status looked at: same namespace, config and webhook configuration.
+  assert.ok(before.stderr.includes(`sidecar-injector restart --stale --missing --yes -n ${ns} -c ${config} --webhook-config ${hook.name}\``), before.stderr);
   assert.deepEqual(workload(before.report, 'Deployment', 'web').counts.missing, 2);
   assert.deepEqual(workload(before.report, 'Deployment', 'api').counts.missing, 1);
   assert.equal(workload(before.report, 'Pod', 'bare').state, 'missing');
