@@ -25,7 +25,7 @@ import { cli, cliPath, createNamespace, deleteNamespaces, ensureNode, getJson, k
 import { freePort, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
 import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
 
-const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac', kinds: 'i15-heal-kinds' };
+const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac', kinds: 'i15-heal-kinds', hint: 'i15-heal-hint' };
 /** Cluster-scoped objects a scenario creates (deleted in after()). */
 const clusterObjects: string[] = [];
 const LABELS = { 'istio-injection': 'disabled' };
@@ -387,4 +387,26 @@ test('15.5: a DaemonSet rolls; a StatefulSet that cannot progress (OrderedReady,
   const dbB = await getJson(['-n', ns, 'statefulset', 'db-b']);
   assert.equal(dbB.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], undefined, 'db-b was not touched after db-a stalled');
   await hook.remove();
+});
+
+test('15.6: restart --stale warns when the webhook in the cluster serves another config than --config', async () => {
+  const ns = NS.hint;
+  const name = 'i15-heal-hint';
+  const served = await configDir(OLD_TAG, `${name}-injection`);
+  const newer = await configDir(NEW_TAG, `${name}-injection`);
+  const certs = await mkdtemp(join(tmpdir(), 'i15-hint-certs-'));
+  dirs.push(certs);
+  // The ConfigMap, Deployment and webhook configuration manifests writes for the served config;
+  // no replicas (only the objects are read), and no namespace carries the webhook's label.
+  const yaml = (await cli(['manifests', '--name', name, '-n', ns, '--certs-dir', certs, '--failure-policy', 'Ignore', '-c', served])).stdout;
+  const objects = parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => ['ConfigMap', 'Deployment', 'MutatingWebhookConfiguration'].includes(String(o.kind)));
+  assert.equal(objects.length, 3);
+  objects.find((o) => o.kind === 'Deployment')!.spec.replicas = 0;
+  clusterObjects.push(`mutatingwebhookconfiguration/${name}`);
+  await kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }) });
+
+  const stale = await cli(['restart', '--stale', '-n', ns, '-c', newer, '--webhook-config', name]);
+  assert.match(stale.stderr, new RegExp(`warning: the webhook \\(Deployment ${ns}/${name}\\) serves the config in ConfigMap ${ns}/${name}, not the config given with --config \\(${newer}\\): pods restarted now get the served config`));
+  const same = await cli(['restart', '--stale', '-n', ns, '-c', served, '--webhook-config', name]);
+  assert.doesNotMatch(same.stderr, /warning: the webhook/, 'the served config given: no warning');
 });

@@ -10,6 +10,7 @@ import { rollOut, settledTargets, type RolloutOutcome } from '../heal/rollout.js
 import type { CliIO } from './io.js';
 import { dataText } from './output.js';
 import { scanFromCli } from './status-run.js';
+import { servedConfigHint } from './restart-hint.js';
 import type { HealCliOptions } from './heal-options.js';
 
 export interface RestartCliOptions extends HealCliOptions {
@@ -27,6 +28,11 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
   if (opts.stale !== true && opts.missing !== true) throw new InjectorError('SI_USAGE', 'say what to restart: --stale, --missing or both');
   if (opts.yes === true && opts.dryRun === true) throw new InjectorError('SI_USAGE', '--dry-run and --yes exclude each other');
   const { api, scan } = await scanFromCli(io, opts);
+  if (opts.stale === true) {
+    // Best effort: a user who may not read Deployments or ConfigMaps still gets the restart.
+    const hint = await servedConfigHint(api, scan.env.config, opts.webhookConfig).catch(() => undefined);
+    if (hint !== undefined) io.stderr(`warning: ${hint}\n`);
+  }
   const plan = planRestart(scan.report, { stale: opts.stale === true, missing: opts.missing === true });
   // A workload still rolling out its current template is not restarted again (that would only
   // restart the rollout); it is reported with the rest.
