@@ -20,6 +20,7 @@ import { createWebhookServer, type ServerLimits, type WebhookServer } from './se
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT, type OnError } from './defaults.js';
 import { ResultCache } from './result-cache.js';
 import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
+import { servingCaNotAfter } from './ca-expiry.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
 import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
 
@@ -146,7 +147,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     statusKeys.rotate(statusKeyFromTlsKey(value.keyPem));
     pair = value;
     certNotAfter = value.notAfter;
-    metrics.certExpiry(value.notAfter);
+    metrics.certificateExpiry('serving', value.notAfter);
+    const caNotAfter = value.caPem === undefined ? undefined : servingCaNotAfter(value.certPem, value.caPem);
+    if (caNotAfter !== undefined) metrics.certificateExpiry('serving-ca', caNotAfter);
     webhook?.setCertificate({ cert: value.certPem, key: value.keyPem });
     const left = value.notAfter.getTime() - Date.now();
     if (left < EXPIRY_WARNING_MS) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
@@ -219,6 +222,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         options.clientCa.file,
         (bundle) => {
           clientCaPem = bundle.pem;
+          metrics.certificateExpiry('client-ca', new Date(bundle.notAfter));
           webhook?.setClientCa(bundle.pem);
         },
         { logger, metrics, reload: options.reload },

@@ -19,6 +19,7 @@ import type { OnError } from '../admission/defaults.js';
 import type { PodLimits } from '../inject/limits.js';
 import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
+import type { ReconcilerEvent } from '../cluster/reconciler.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions> {
   config?: string;
@@ -114,6 +115,23 @@ export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'mo
   return new InjectorError('SI_SERVE_PORT', why, { cause: err });
 }
 
+/**
+ * What the caBundle reconciler's events become: counters by result, the in-sync gauge (set by
+ * every finished check, so the alert on it clears once a check succeeds), and log lines.
+ */
+export function caBundleEventListener(name: string, metrics: WebhookMetrics, logger: Logger): (event: ReconcilerEvent) => void {
+  return (event) => {
+    if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
+    if (event.type === 'patched' || event.type === 'unchanged') metrics.caBundleInSync(name, true);
+    else if (event.type === 'failure') {
+      metrics.caBundle('failure');
+      metrics.caBundleInSync(name, false);
+      logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
+    } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
+    if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
+  };
+}
+
 /** Start the caBundle reconciler when asked; it follows the served CA. */
 async function startReconciler(name: string, resyncSeconds: number, logger: Logger, metrics: WebhookMetrics) {
   const cluster = await import('../cluster/index.js');
@@ -122,14 +140,7 @@ async function startReconciler(name: string, resyncSeconds: number, logger: Logg
     api: new cluster.KubeClient(config),
     webhookConfigName: name,
     intervalMs: resyncSeconds * 1000,
-    onEvent: (event) => {
-      if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
-      else if (event.type === 'failure') {
-        metrics.caBundle('failure');
-        logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
-      } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
-      if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
-    },
+    onEvent: caBundleEventListener(name, metrics, logger),
   });
   return reconciler;
 }
