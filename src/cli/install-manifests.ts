@@ -41,6 +41,9 @@ interface ManifestsFlags {
   drainDelay: number;
   namespaceObject: boolean;
   webhookUrl?: string;
+  prometheusRule?: boolean;
+  serviceMonitor?: boolean;
+  monitoringLabel?: Record<string, string>;
   output?: string;
 }
 
@@ -50,6 +53,12 @@ function integer(min: number, max: number): (value: string) => number {
     if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
     return n;
   };
+}
+
+function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected KEY=VALUE');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 function oneOf<T extends string>(...allowed: T[]): (value: string) => T {
@@ -91,6 +100,9 @@ export function register(program: Command, io: CliIO): void {
     .option('--drain-delay <seconds>', 'seconds the server keeps serving, not ready, after SIGTERM', integer(0, 60), 5)
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
     .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
+    .option('--prometheus-rule', 'also write a prometheus-operator PrometheusRule with the alerts (runbooks: docs/runbooks.md); needs the operator\'s CRDs')
+    .option('--service-monitor', 'also write a prometheus-operator ServiceMonitor scraping /metrics on the monitoring port; needs the operator\'s CRDs')
+    .option('--monitoring-label <key=value>', 'a label for the PrometheusRule and ServiceMonitor, e.g. release=kube-prometheus-stack so your Prometheus selects them (repeatable)', keyValue, {})
     .option('-o, --output <file>', 'write to FILE instead of stdout')
     .action(async (flags: ManifestsFlags) => runManifests(io, flags));
 }
@@ -126,6 +138,9 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     drainDelaySeconds: flags.drainDelay,
     includeNamespace: flags.namespaceObject,
     webhookUrl: flags.webhookUrl,
+    prometheusRule: flags.prometheusRule === true,
+    serviceMonitor: flags.serviceMonitor === true,
+    monitoringLabels: flags.monitoringLabel ?? {},
   };
   // Loaded here, not at the top: the generator pulls in X.509 and YAML code the rest of the CLI does not need.
   const { generateInstall } = await import('../install/index.js');

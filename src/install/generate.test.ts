@@ -304,6 +304,21 @@ describe('manifests: options', () => {
     const bad = join(dir, 'bad-config.yaml');
     await writeFile(bad, 'policy: enabled\ntemplates:\n  sidecar: "{{ .Values.x"\n');
     await assert.rejects(generateInstall({ config: bad }), (err: Error & { code?: string }) => err.code === 'SI_CONFIG_INVALID');
+    await assert.rejects(generateInstall({ serviceMonitor: true, monitoringLabels: { 'bad key': 'x' } }), /--monitoring-label bad key=x: the key must be/);
+    await assert.rejects(generateInstall({ monitoringLabels: { release: 'has space' } }), /--monitoring-label release=has space: the value must be/);
+    await assert.rejects(generateInstall({ webhookUrl: 'https://127.0.0.1:9443', prometheusRule: true }), /--webhook-url and --prometheus-rule\/--service-monitor do not go together/);
+  });
+
+  it('--prometheus-rule and --service-monitor: the alerts for this install and a ServiceMonitor, before the webhook configuration; neither by default', async () => {
+    const plain = await generateInstall({ certMode: 'none' });
+    assert.ok(!plain.objects.some((o) => o.apiVersion.startsWith('monitoring.coreos.com/')));
+    const { objects } = await generateInstall({ certMode: 'none', name: 'hook', namespace: 'platform', prometheusRule: true, serviceMonitor: true, monitoringLabels: { 'example.com/team': 'platform', release: '' } });
+    const kinds = objects.map((o) => o.kind);
+    assert.ok(kinds.indexOf('PrometheusRule') < kinds.indexOf('MutatingWebhookConfiguration'));
+    assert.ok(kinds.indexOf('ServiceMonitor') < kinds.indexOf('MutatingWebhookConfiguration'));
+    const rule = objects.find((o) => o.kind === 'PrometheusRule') as Obj;
+    assert.deepEqual([rule.metadata.name, rule.metadata.namespace, rule.metadata.labels['example.com/team'], rule.metadata.labels.release], ['hook', 'platform', 'platform', '']);
+    assert.match(JSON.stringify(rule.spec), /poddisruptionbudget=\\"hook\\"/);
   });
 });
 

@@ -13,6 +13,7 @@ import { configMapData } from './config-data.js';
 import { MANAGED_BY, type InstallContext } from './context.js';
 import { packageVersion, resolveInstallOptions, type InstallOptions } from './options.js';
 import { installCertificates, type CertificateSources } from './tls.js';
+import { monitoringObjects } from './monitoring-objects.js';
 import { mutatingWebhookConfiguration } from './webhook-configuration.js';
 import { deployment, podDisruptionBudget, service } from './workload.js';
 
@@ -73,7 +74,7 @@ export function buildInstallObjects(ctx: InstallContext, options: { includeNames
   out.push(configMap(ctx));
   if (ctx.options.certMode === 'cert-manager') out.push(...certManagerObjects(ctx));
   else out.push(tlsSecret(ctx));
-  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), mutatingWebhookConfiguration(ctx));
+  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), ...monitoringObjects(ctx), mutatingWebhookConfiguration(ctx));
   return out.filter((o) => o !== undefined) as KubeObject[];
 }
 

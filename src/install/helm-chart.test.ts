@@ -83,6 +83,7 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       { certManager: { enabled: true } },
       { replicas: 1, caBundleReconcile: false, enableNamespacesByDefault: true },
       { webhookUrl: 'https://127.0.0.1:9443', tls: { caCert: certs.caCert } },
+      { monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kube-prometheus-stack' } } },
     ];
     for (const values of modes) {
       const run = await helm.lint(CHART, values);
@@ -157,6 +158,27 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
         drainDelaySeconds: 10,
       },
     );
+  });
+
+  it('agrees with manifests --prometheus-rule --service-monitor --monitoring-label (the alerts for this name, namespace and timeout)', async () => {
+    const objects = await compare(
+      { certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh', timeoutSeconds: 7, prometheusRule: true, serviceMonitor: true, monitoringLabels: { release: 'kps', 'example.com/team': 'platform' } },
+      { name: 'inj', namespace: 'mesh' },
+      { createNamespace: true, tls: certs, timeoutSeconds: 7, monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kps', 'example.com/team': 'platform' } } },
+    );
+    const rule = objects.find((o) => o.kind === 'PrometheusRule')!;
+    assert.equal(rule.metadata.labels.release, 'kps');
+    const rules = rule.spec.groups[0].rules as Obj[];
+    assert.match(rules.find((r) => r.alert === 'SidecarInjectorTooFewReadyReplicas')!.expr, /namespace="mesh", poddisruptionbudget="inj"/);
+    assert.match(rules.find((r) => r.alert === 'SidecarInjectorAdmissionSlow')!.expr, /> 0\.8 \* 7$/);
+    assert.match(rules.find((r) => r.alert === 'SidecarInjectorWebhookUnreachable')!.annotations.description, /\{\{ \$labels\.name \}\}/, 'Prometheus templates pass through Helm');
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor')!;
+    const service = objects.find((o) => o.kind === 'Service')!;
+    assert.deepEqual(monitor.spec.selector.matchLabels, service.spec.selector);
+    assert.ok(service.spec.ports.some((p: Obj) => p.name === monitor.spec.endpoints[0].port), 'the ServiceMonitor scrapes a port the Service has');
+    const plain = await compare({ certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh' }, { name: 'inj', namespace: 'mesh' }, { createNamespace: true, tls: certs });
+    assert.ok(!plain.some((o) => o.kind === 'PrometheusRule' || o.kind === 'ServiceMonitor'), 'off by default');
+    await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, { webhookUrl: 'https://127.0.0.1:9443', monitoring: { prometheusRule: { enabled: true } } }), /webhookUrl and monitoring.prometheusRule\/serviceMonitor do not go together/);
   });
 
   it('agrees with manifests --no-certs --ca-file, and with --cert-manager', async () => {

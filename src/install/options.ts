@@ -53,6 +53,12 @@ export interface InstallOptions {
   logLevel: string;
   /** Seconds the server keeps serving (not ready) after SIGTERM, so endpoints update first. */
   drainDelaySeconds: number;
+  /** Write a prometheus-operator PrometheusRule with the alerts (deploy/monitoring, docs/runbooks.md). */
+  prometheusRule: boolean;
+  /** Write a prometheus-operator ServiceMonitor scraping the monitoring port of the Service. */
+  serviceMonitor: boolean;
+  /** Extra labels on the PrometheusRule and ServiceMonitor, so a Prometheus' ruleSelector and serviceMonitorSelector pick them up. */
+  monitoringLabels: Record<string, string>;
   /**
    * URL mode: the webhook runs outside the cluster (a laptop, a VM) at this `https://` base URL,
    * and the apiserver calls `<url>/inject` directly. Only the MutatingWebhookConfiguration is
@@ -111,6 +117,9 @@ export function defaultInstallOptions(): InstallOptions {
     monitoringPort: DEFAULT_MONITORING_PORT,
     logLevel: 'info',
     drainDelaySeconds: 5,
+    prometheusRule: false,
+    serviceMonitor: false,
+    monitoringLabels: {},
   };
 }
 
@@ -159,14 +168,32 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   }
   if (o.port === o.monitoringPort) throw usage('--port and --monitoring-port must differ');
   if (!Number.isInteger(o.drainDelaySeconds) || o.drainDelaySeconds < 0 || o.drainDelaySeconds > 60) throw usage('--drain-delay must be 0 to 60 seconds');
+  for (const [key, value] of Object.entries(o.monitoringLabels)) {
+    const error = labelError(key, value);
+    if (error) throw usage(`--monitoring-label ${key}=${value}: ${error}`);
+  }
   if (o.webhookUrl !== undefined) {
     o.webhookUrl = webhookBaseUrl(o.webhookUrl);
     // Nothing runs in the cluster to reconcile the caBundle or to be issued a certificate by cert-manager.
     if (o.certMode === 'cert-manager') throw usage('--webhook-url and --cert-manager do not go together: cert-manager cannot issue a certificate for a server outside the cluster');
     o.caBundleReconcile = false;
     if (o.reconcile) throw usage('--webhook-url and --reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not write');
+    if (o.prometheusRule || o.serviceMonitor) throw usage('--webhook-url and --prometheus-rule/--service-monitor do not go together: URL mode writes only the webhook configuration; scrape your server yourself and load deploy/monitoring/sidecar-injector.rules.yaml');
   }
   return o;
+}
+
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+
+/** Kubernetes' label syntax: an optional DNS-subdomain prefix, a name and a value of at most 63 characters. */
+function labelError(key: string, value: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = key.slice(slash + 1);
+  if (prefix !== undefined && !DNS1123_SUBDOMAIN.test(prefix)) return `the key's prefix "${prefix}" is not a DNS subdomain`;
+  if (name.length > 63 || !LABEL_NAME.test(name)) return 'the key must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+  if (value !== '' && (value.length > 63 || !LABEL_NAME.test(value))) return 'the value must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+  return undefined;
 }
 
 /** The Secret the serving certificate lives in (the certs command's default name too). */

@@ -90,6 +90,7 @@ the webhook configuration is the only object; every other template checks si.inC
 {{- if or (contains "?" .) (contains "#" .) }}{{ fail (printf "webhookUrl %q must not have a query or fragment" .) }}{{ end -}}
 {{- end }}
 {{- if and .Values.webhookUrl (or .Values.reconcile.enabled .Values.reconcile.restart) }}{{ fail "webhookUrl and reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not install" }}{{ end -}}
+{{- if and .Values.webhookUrl (or .Values.monitoring.prometheusRule.enabled .Values.monitoring.serviceMonitor.enabled) }}{{ fail "webhookUrl and monitoring.prometheusRule/serviceMonitor do not go together: URL mode installs only the webhook configuration; scrape your server yourself and load deploy/monitoring/sidecar-injector.rules.yaml" }}{{ end -}}
 {{- if and .Values.webhookUrl .Values.certManager.enabled }}{{ fail "webhookUrl and certManager.enabled do not go together: cert-manager cannot issue a certificate for a server outside the cluster" }}{{ end -}}
 {{- if and .Values.webhookUrl (or .Values.tls.cert .Values.tls.key) }}{{ fail "with webhookUrl the server runs outside the cluster: set only tls.caCert; tls.cert and tls.key stay on that machine (serve --tls-dir), and Helm would store them in the release" }}{{ end -}}
 {{- end }}
