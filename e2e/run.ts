@@ -11,10 +11,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { down, exportLine, healthy, readState, up } from './cluster/cluster.js';
-import { ensureBinaries, repoRoot } from './cluster/paths.js';
+import { ensureBinaries, ensurePrometheus, repoRoot } from './cluster/paths.js';
 
 async function main(filters: string[]): Promise<number> {
   const binDir = ensureBinaries();
+  const prometheusDir = ensurePrometheus();
   const cliPath = join(repoRoot, 'dist/bin/sidecar-injector.mjs');
   // The scenarios run the CLI as it ships (the bundle), built from this tree, never a stale one.
   if (process.env.SI_E2E_NO_BUILD !== '1' || !existsSync(cliPath)) {
@@ -33,7 +34,7 @@ async function main(filters: string[]): Promise<number> {
   const t0 = Date.now();
   const state = reuse ? existing! : await up();
   process.stderr.write(`e2e: control plane ${reuse ? 'reused' : 'started'} (${exportLine(state)}) in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
-  const env = { ...process.env, KUBECONFIG: state.kubeconfig, SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir, PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath };
+  const env = { ...process.env, KUBECONFIG: state.kubeconfig, SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir, PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath, SI_PROMETHEUS_DIR: prometheusDir };
   const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     `--test-reporter=${join(repoRoot, 'e2e/lib/table-reporter.mjs')}`, '--test-reporter-destination=stdout', ...files];
