@@ -3,7 +3,7 @@
 # version into a cache outside the repository, keyed by that version (same build-once behaviour
 # as e2e/build/build.sh), and copies prometheus-operator's CRDs for PrometheusRule,
 # ServiceMonitor and PodMonitor from that project's pinned module:
-#   bin/prometheus   the server the e2e scenario 19-monitoring runs on loopback (HTTP API only:
+#   bin/prometheus   the server the e2e scenario 29-monitoring runs on loopback (HTTP API only:
 #                    without the builtinassets tag there is no web UI, which no test needs)
 #   bin/promtool     `check rules` and `test rules` on deploy/monitoring/ (npm test)
 #   crds/*.yaml      monitoring.coreos.com CRDs, applied to the e2e apiserver so it validates
