@@ -33,20 +33,17 @@ export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 die() { echo "prometheus build: $*" >&2; exit 1; }
 command -v go >/dev/null || die "Go is not installed (need Go 1.26+ and the Go module proxy)"
 
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 if [ "${1:-}" = "--regen" ]; then
-  (cd "$here/prometheus"
-    printf 'module sidecar-injector.local/e2e/prometheus\n\ngo 1.26.0\n' > go.mod; rm -f go.sum
-    go get -tool "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_MODULE_VERSION" \
-      "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_MODULE_VERSION"
-    go mod tidy)
+  regen_tool_wrapper "$here/prometheus" "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_MODULE_VERSION" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_MODULE_VERSION"
 fi
 
 # `prometheus --version` and `promtool --version` print empty fields unless stamped.
 v=github.com/prometheus/common/version
 ldflags="-X $v.Version=$PROMETHEUS_VERSION -X $v.Revision=$PROMETHEUS_MODULE_VERSION -X $v.Branch=release-${PROMETHEUS_VERSION%.*} -X $v.BuildUser=sidecar-injector-e2e"
 
-# shellcheck source=lib.sh
-. "$here/lib.sh"
 build() { go_build_once "$1" "$here/prometheus" "$2" "$ldflags" "$bin" "prometheus build"; }
 build promtool github.com/prometheus/prometheus/cmd/promtool
 build prometheus github.com/prometheus/prometheus/cmd/prometheus
