@@ -7,7 +7,6 @@
  */
 import { prometheusRule } from '../monitoring/render.js';
 import { commonLabels, selectorLabels, type InstallContext } from './context.js';
-import type { KubeObject } from './generate.js';
 
 export const MONITORING_PORT_NAME = 'http-monitoring';
 
@@ -15,11 +14,11 @@ function labels(ctx: InstallContext): Record<string, string> {
   return { ...commonLabels(ctx), ...ctx.options.monitoringLabels };
 }
 
-export function monitoringObjects(ctx: InstallContext): KubeObject[] {
+export function monitoringObjects(ctx: InstallContext): Array<Record<string, unknown>> {
   const o = ctx.options;
-  const out: KubeObject[] = [];
+  const out: Array<Record<string, unknown>> = [];
   if (o.prometheusRule) {
-    out.push(prometheusRule({ name: o.name, namespace: o.namespace, labels: labels(ctx) }, { timeoutSeconds: String(o.timeoutSeconds) }) as unknown as KubeObject);
+    out.push(prometheusRule({ name: o.name, namespace: o.namespace, labels: labels(ctx) }, { timeoutSeconds: String(o.timeoutSeconds) }));
   }
   if (o.serviceMonitor) {
     out.push({
