@@ -37,6 +37,8 @@ export interface DynamicTlsSource {
   kind: 'dynamic';
   description: string;
   placeholder: { certPem: string; keyPem: string };
+  /** The source renews the certificate itself (self-provisioning): no "rotate it" warning near expiry. */
+  renews?: boolean;
   /** Start delivering; `offer` validates and serves a pair, or throws why it refuses it. */
   attach(offer: (pair: KeyPairPem) => void): DynamicTls;
 }
@@ -173,7 +175,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     metrics.certExpiry(value.notAfter);
     webhook?.setCertificate({ cert: value.certPem, key: value.keyPem });
     const left = value.notAfter.getTime() - Date.now();
-    if (left < EXPIRY_WARNING_MS) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
+    if (left < EXPIRY_WARNING_MS && !(options.tls.kind === 'dynamic' && options.tls.renews === true)) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
     try {
       options.onCertificate?.(value);
     } catch (err) {

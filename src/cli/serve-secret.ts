@@ -76,6 +76,7 @@ export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSo
     kind: 'dynamic',
     description: `Secret ${where}${o.provision ? ' (self-provisioned)' : ''}`,
     placeholder: { certPem: placeholder.certPem, keyPem: placeholder.keyPem },
+    renews: o.provision !== undefined,
     attach(offer) {
       source.start((pair) => {
         offer(pair);
