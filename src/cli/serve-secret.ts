@@ -12,6 +12,7 @@ import { SecretSource, type SecretSourceEvent } from '../cluster/secret-source.j
 import { parseSecretRef } from '../cluster/tls-secret.js';
 import { podEventRecorder, podFromEnv } from '../cluster/pod-events.js';
 import type { KubeClient } from '../cluster/client.js';
+import type { EventReason } from '../heal/events.js';
 import type { CaBundleReconciler } from '../cluster/reconciler.js';
 import type { DynamicTlsSource } from '../admission/start.js';
 import type { Logger } from '../telemetry/log.js';
@@ -32,24 +33,25 @@ export interface SecretTlsOptions {
   metrics: WebhookMetrics;
 }
 
-const EVENT_REASONS = { missing: 'TLSSecretMissing', forbidden: 'TLSSecretForbidden', incomplete: 'TLSSecretIncomplete', invalid: 'TLSSecretInvalid', unreachable: 'TLSSecretUnreachable' } as const;
+const EVENT_REASONS = { missing: 'TLSSecretMissing', forbidden: 'TLSSecretForbidden', incomplete: 'TLSSecretIncomplete', invalid: 'TLSSecretInvalid', unreachable: 'TLSSecretUnreachable' } as const satisfies Record<string, EventReason>;
 
 export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSource> {
   const pod = podFromEnv();
   const ref = parseSecretRef(o.secret, o.namespace ?? pod?.namespace);
   const where = `${ref.namespace}/${ref.name}`;
-  const events = pod ? podEventRecorder(o.client, pod, { onError: (err) => o.logger.warn({ subject: 'tls-secret', error: String(err) }, 'could not record an Event on the pod') }) : undefined;
+  const recorder = pod ? podEventRecorder(o.client, pod, (err) => o.logger.warn({ subject: 'tls-secret', error: String(err) }, 'could not record an Event on the pod')) : undefined;
+  const record = (reason: EventReason, message: string, type: 'Normal' | 'Warning' = 'Warning'): void => void recorder?.record(pod!, reason, message, type);
   const log = (event: SecretSourceEvent): void => {
     const fields = { subject: 'tls-secret', secret: where };
     if (event.type === 'problem') {
       o.logger.error({ ...fields, problem: event.problem.kind }, event.problem.message);
       if (event.problem.kind === 'invalid') o.metrics.reload('cert', 'failure');
-      void events?.record(EVENT_REASONS[event.problem.kind], event.problem.message);
+      record(EVENT_REASONS[event.problem.kind], event.problem.message);
     } else if (event.type === 'resolved') {
       o.logger.info(fields, 'the TLS Secret is usable again');
     } else if (event.type === 'wrote') {
       o.logger.info({ ...fields, steps: event.steps }, `TLS Secret updated: ${event.why.join('; ')}`);
-      void events?.record('TLSCertificateProvisioned', `${where}: ${event.why.join('; ')}`, 'Normal');
+      record('TLSCertificateProvisioned', `${where}: ${event.why.join('; ')}`, 'Normal');
     } else if (event.type === 'foreign') {
       o.logger.warn(fields, event.reason);
     } else {
