@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { planProvision, renewalDue, caFingerprint, NEXT_CA_CERT_KEY, NEXT_CA_KEY_KEY, type ProvisionPlan, type ProvisionPolicy } from './provision.js';
+import { planProvision, renewalDue, caFingerprint, issuerFingerprint, NEXT_CA_CERT_KEY, NEXT_CA_KEY_KEY, type ProvisionPlan, type ProvisionPolicy } from './provision.js';
 import { generateCA, issueServingCert } from './generate.js';
 import { serviceDnsNames } from './names.js';
 import { decodeCertificates } from './pem.js';
@@ -107,6 +107,14 @@ test('damage is repaired: a certificate for other names, a missing key, an expir
   const staged = written(await planProvision({ data: first, managed: true, now: at(20 * DAY), trustedSince: never }, policy));
   const rescued = await planProvision({ data: staged, managed: true, now: at(31 * DAY), trustedSince: never }, policy);
   assert.deepEqual((rescued as { steps: string[] }).steps, ['switch-ca', 'issue-cert'], 'the staged CA takes over from an expired one');
+});
+
+test('issuerFingerprint finds the CA of ca.crt that anchors tls.crt, or none', async () => {
+  const [a, b] = await Promise.all([generateCA({ now: t0 }), generateCA({ now: t0 })]);
+  const leaf = await issueServingCert(a, { dnsNames: names, now: t0 });
+  assert.equal(issuerFingerprint(leaf.certPem, b.certPem + a.certPem), caFingerprint(a));
+  assert.equal(issuerFingerprint(leaf.certPem, b.certPem), undefined);
+  assert.equal(issuerFingerprint('garbage', a.certPem), undefined);
 });
 
 test('renewalDue counts the life from the issue time, not the clock-skew back-dating', async () => {

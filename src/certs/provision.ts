@@ -174,13 +174,17 @@ function trustSet(signing: CertificateAuthority, next: CertificateAuthority | un
   return pems.join('');
 }
 
-/** Fingerprint of the CA in `caPems` that issued `certPem`, if one did. */
+/**
+ * Fingerprint of the CA in `caPems` that anchors `certPem` (the leaf, or an intermediate sent
+ * after it), as a client trusting only `caPems` would find it; undefined when none does.
+ */
 export function issuerFingerprint(certPem: string, caPems: string): string | undefined {
   try {
-    const leaf = new X509Certificate(certPem);
-    for (const der of decodeCertificatesLenient(caPems).certs) {
-      const ca = new X509Certificate(der);
-      if (leaf.checkIssued(ca) && leaf.verify(ca.publicKey)) return fingerprint(der);
+    const chain = decodeCertificatesLenient(certPem).certs.map((der) => new X509Certificate(der));
+    const cas = decodeCertificatesLenient(caPems).certs.map((der) => ({ der, cert: new X509Certificate(der) }));
+    for (const link of chain) {
+      const anchor = cas.find((ca) => link.checkIssued(ca.cert) && link.verify(ca.cert.publicKey));
+      if (anchor) return fingerprint(anchor.der);
     }
   } catch {
     // unreadable: no issuer

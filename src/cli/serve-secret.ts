@@ -9,6 +9,7 @@ import { issuerFingerprint, DEFAULT_SWITCH_DELAY_MS } from '../certs/provision.j
 import { serviceDnsNames } from '../certs/names.js';
 import { devCertificate } from '../certs/generate.js';
 import { SecretSource, type SecretSourceEvent } from '../cluster/secret-source.js';
+import { CertError } from '../errors.js';
 import { parseSecretRef } from '../cluster/tls-secret.js';
 import { podEventRecorder, podFromEnv } from '../cluster/pod-events.js';
 import type { KubeClient } from '../cluster/client.js';
@@ -81,8 +82,11 @@ export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSo
     renews: o.provision !== undefined,
     attach(offer) {
       source.start((pair) => {
+        const anchor = pair.caPem !== undefined ? issuerFingerprint(pair.certPem, pair.caPem) : undefined;
+        // The caBundle is built from ca.crt: one that does not anchor tls.crt would never be trusted.
+        if (o.reconciler !== undefined && anchor === undefined) throw new CertError('SI_CERT_INVALID', 'ca.crt does not hold the CA that issued tls.crt, so the caBundle made from it would not trust the certificate');
         offer(pair);
-        issuer = pair.caPem !== undefined ? issuerFingerprint(pair.certPem, pair.caPem) : undefined;
+        issuer = anchor;
         if (served++ > 0) o.metrics.reload('cert', 'success');
       });
       return {
