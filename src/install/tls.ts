@@ -59,7 +59,7 @@ export async function installCertificates(o: InstallOptions, sources: Certificat
   // In URL mode the apiserver dials the URL's host (an IP address or a name), not the Service.
   const dnsNames = o.webhookUrl !== undefined ? [webhookUrlHost(o.webhookUrl)] : serviceDnsNames(o.name, o.namespace, o.clusterDomain);
   if (o.certMode !== 'generate' && sources.certsDir !== undefined) throw usage('--certs-dir only goes with generated certificates; drop it, or drop --no-certs/--existing-secret/--cert-manager');
-  if (o.certMode !== 'none' && sources.caFile !== undefined) throw usage('--ca-file goes with --no-certs (your own Secret, signed by that CA)');
+  if (o.certMode !== 'none' && sources.caFile !== undefined) throw usage('--ca-file goes with --no-certs or --existing-secret (your own Secret, signed by that CA)');
 
   if (o.certMode === 'cert-manager') {
     return { source: 'cert-manager', dnsNames, notes: ['cert-manager issues the serving certificate and its cainjector fills the caBundle; install cert-manager first.'] };
