@@ -9,6 +9,8 @@
  * creations with failurePolicy Fail, the refusals (a missing existing Secret, RBAC denying the
  * write), and the Helm chart with no values: installed, provisioned under its own RBAC, and
  * upgraded without losing the certificate (Helm's three-way merge, with the real helm).
+ * With a node, kube-proxy owns the Service addresses: 31.2 and 31.3 then skip, and
+ * 31-self-provision-node runs the replicas as the chart's pods instead.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +26,7 @@ import { dryRunCreate, appPod, freePort, waitUntilInjecting } from '../lib/webho
 import { ENABLED, SIDECAR } from '../lib/injected.js';
 import { asServiceAccount, isRoot, podEvents, readyz, servedFingerprint, spawnServe, waitReady, type PodIdentity, type ServeProcess } from '../lib/in-pod.js';
 import { startAdmissionLoad } from '../lib/admission-load.js';
+import { noNodeReason } from '../lib/node.js';
 
 const NS = 'e2e-prov';
 const NAME = 'e2e-prov';
@@ -31,6 +34,8 @@ const APPS = 'e2e-prov-apps';
 const SECRET = `${NAME}-certs`;
 const CHART = join(repoRoot, 'deploy/helm/sidecar-injector');
 const skip = isRoot ? false : 'needs root: private mount namespaces (unshare -m) and an address on the loopback interface';
+const node = (await noNodeReason()) === false;
+const skipNoNode = skip || (node ? 'a node runs: kube-proxy owns the Service addresses, and 31-self-provision-node runs these replicas as pods' : false);
 
 let serviceIp: string | undefined;
 const identities: PodIdentity[] = [];
@@ -69,14 +74,16 @@ before(async () => {
   await deleteNamespaces(NS);
   await kubectl(['delete', 'mutatingwebhookconfiguration', NAME, '--ignore-not-found']);
   const objects = parseAllDocuments((await cli(['manifests', '--name', NAME, '--namespace', NS])).stdout).map((d) => d.toJS() as Obj);
-  serviceIp = pickServiceIp();
-  const service = objects.find((o) => o.kind === 'Service')!;
-  service.spec.clusterIP = serviceIp;
-  // Everything but the workload: the replicas run here, as processes.
-  const wanted = objects.filter((o) => !['Deployment', 'PodDisruptionBudget'].includes(o.kind));
+  // Everything but the workload: the replicas run here, as processes (without a node, reached through the Service's address).
+  const drop = ['Deployment', 'PodDisruptionBudget', ...(node ? ['Service', 'MutatingWebhookConfiguration'] : [])];
+  const wanted = objects.filter((o) => !drop.includes(o.kind));
+  if (!node) {
+    serviceIp = pickServiceIp();
+    wanted.find((o) => o.kind === 'Service')!.spec.clusterIP = serviceIp;
+  }
   await kubectl(['delete', 'namespace', NS, '--ignore-not-found', '--wait=true', '--timeout=120s']);
   await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: wanted }));
-  execFileSync('ip', ['addr', 'add', `${serviceIp}/32`, 'dev', 'lo']);
+  if (serviceIp) execFileSync('ip', ['addr', 'add', `${serviceIp}/32`, 'dev', 'lo']);
   await createNamespace(APPS, ENABLED);
   await waitFor('the ServiceAccount', async () => (await kubectl(['-n', NS, 'get', 'serviceaccount', NAME], { allowFail: true })).code === 0);
 });
@@ -107,7 +114,7 @@ test('31.1: the generated RBAC lets the injector read and update its one Secret,
   assert.equal(stored.data, undefined, 'written empty');
 });
 
-test('31.2: two replicas start together: one writes the certificate, both serve it, the caBundle trusts it, pods are injected', { skip }, async () => {
+test('31.2: two replicas start together: one writes the certificate, both serve it, the caBundle trusts it, pods are injected', { skip: skipNoNode }, async () => {
   const args = ['--tls-secret', SECRET, '--tls-provision', NAME, '--webhook-config', NAME, '--ca-bundle-resync', '5', '--tls-secret-resync', '2',
     '--tls-ca-validity', '2m', '--tls-cert-validity', '1m', '--log-level', 'info'];
   const a = await asServiceAccount(NS, NAME, 'replica-a');
@@ -139,7 +146,7 @@ test('31.2: two replicas start together: one writes the certificate, both serve 
   await waitUntilInjecting(APPS, SIDECAR, 60_000);
 });
 
-test('31.3: certificates and CAs rotate under a steady stream of pod creations (failurePolicy Fail) and not one admission fails', { skip, timeout: 600_000 }, async () => {
+test('31.3: certificates and CAs rotate under a steady stream of pod creations (failurePolicy Fail) and not one admission fails', { skip: skipNoNode, timeout: 600_000 }, async () => {
   assert.equal(replicas.length, 2, 'the replicas of 31.2 run');
   const firstCa = fingerprint((await secretData())['ca.crt']);
   const load = startAdmissionLoad({ namespace: APPS, sidecar: SIDECAR, perSecond: 5 });
