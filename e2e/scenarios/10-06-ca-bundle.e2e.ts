@@ -59,7 +59,7 @@ test('scenario 8b: a caBundle someone overwrote is repaired', { skip: isRoot ? f
   const ours = await fingerprint(join(hook!.certsDir, 'ca.crt'));
   const mwc = await getJson(['mutatingwebhookconfiguration', NAME]);
   // Someone re-applies a configuration with a stranger's CA (here: the apiserver's).
-  const stranger = Buffer.from(await readFile(join(pod!.saDir, 'ca.crt'))).toString('base64');
+  const stranger = Buffer.from(await readFile(join(pod!.dir, 'ca.crt'))).toString('base64');
   const patch = (mwc.webhooks as Obj[]).map((_, i) => ({ op: 'replace', path: `/webhooks/${i}/clientConfig/caBundle`, value: stranger }));
   await kubectl(['patch', 'mutatingwebhookconfiguration', NAME, '--type=json', '-p', JSON.stringify(patch)]);
   assert.ok((await bundles()).every((b) => !b.includes(ours)), 'the overwrite took effect');
