@@ -1,8 +1,8 @@
 /**
  * @module cli/serve-kube
- * `serve --kubeconfig/--context`: the caBundle reconciler's endpoint made from a kubeconfig
- * instead of the pod's service account, for a webhook run outside the cluster (URL mode on a
- * laptop). The kubeconfig's own credentials (client certificate, token, exec plugin) are applied
+ * `serve --kubeconfig/--context`: the endpoint of the caBundle reconciler and the TLS Secret
+ * made from a kubeconfig instead of the pod's service account, for a webhook run outside the
+ * cluster (URL mode on a laptop). The kubeconfig's own credentials (client certificate, token, exec plugin) are applied
  * per request by the official client, as kubectl applies them. Loaded only with those flags.
  */
 import type { Agent, RequestOptions } from 'node:https';
@@ -11,10 +11,12 @@ import { loadKubeConfig } from '../heal/kube.js';
 import { ClusterError } from '../errors.js';
 import type { KubeCliOptions } from './kube-options.js';
 
-export function kubeconfigEndpoint(opts: KubeCliOptions): KubeEndpoint {
+/** The kubeconfig's endpoint, and its context's namespace (where `--tls-secret NAME` is, as kubectl's default). */
+export function kubeconfigEndpoint(opts: KubeCliOptions): { endpoint: KubeEndpoint; namespace: string | undefined } {
   const kc = loadKubeConfig(opts);
   const server = new URL(kc.getCurrentCluster()!.server);
-  return {
+  const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace || undefined;
+  const endpoint: KubeEndpoint = {
     host: server.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: Number(server.port || 443),
     basePath: server.pathname.replace(/\/+$/, ''),
@@ -28,4 +30,5 @@ export function kubeconfigEndpoint(opts: KubeCliOptions): KubeEndpoint {
       return { agent: o.agent as Agent, headers: { ...(o.headers as Record<string, string> | undefined) } };
     },
   };
+  return { endpoint, namespace };
 }

@@ -23,7 +23,7 @@ async function problem(path: string): Promise<string | undefined> {
   }
 }
 
-export async function preflight(options: { config?: string; clientCa?: string; tlsCa?: string }, tls: TlsSource): Promise<void> {
+export async function preflight(options: { config?: string; clientCa?: string; tlsCa?: string }, tls: TlsSource | undefined): Promise<void> {
   if (options.config !== undefined) {
     try {
       await stat(options.config);
@@ -32,7 +32,7 @@ export async function preflight(options: { config?: string; clientCa?: string; t
       throw new ConfigError('SI_CONFIG_READ', `cannot read the injector config at ${options.config}: ${code === 'ENOENT' ? 'no such file or directory' : code}; --config takes a config directory, a YAML file or a ConfigMap manifest`, { cause: err });
     }
   }
-  if (tls.kind === 'files') {
+  if (tls?.kind === 'files') {
     for (const file of [tls.certFile, tls.keyFile]) {
       const why = await problem(file);
       if (why !== undefined) throw new CertError('SI_CERT_INVALID', `cannot read ${file}: ${why}; ${TLS_HELP}`);

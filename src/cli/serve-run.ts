@@ -21,8 +21,12 @@ import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
 import type { KubeCliOptions } from './kube-options.js';
 import { preflight } from './serve-preflight.js';
+import type { ReconcilerEvent } from '../cluster/reconciler.js';
+import { resolveTlsSecretOptions, type ProvisionSettings, type TlsSecretCliOptions } from './serve-tls-options.js';
+import type { CaBundleReconciler } from '../cluster/reconciler.js';
+import type { KubeClient } from '../cluster/client.js';
 
-export interface ServeOptions extends Partial<ReconcileCliOptions>, KubeCliOptions {
+export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCliOptions, KubeCliOptions {
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -56,11 +60,13 @@ function usage(message: string): InjectorError {
   return new InjectorError('SI_USAGE', message);
 }
 
-async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?: { caPem: string; hosts: string[] } }> {
+/** The certificate from files or in memory; undefined with --tls-secret (see secretTls). */
+async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?: { caPem: string; hosts: string[] } } | undefined> {
   const { tlsCert, tlsKey, tlsDir } = options;
   if (tlsDir !== undefined && (tlsCert !== undefined || tlsKey !== undefined)) throw usage('use either --tls-dir or --tls-cert/--tls-key, not both');
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
   if (options.clientName !== undefined && options.clientCa === undefined) throw usage('--client-name needs --client-ca (the CA the callers\' certificates chain to)');
+  if (options.tlsSecret !== undefined) return undefined;
   if (tlsDir !== undefined) {
     const caFile = options.tlsCa ?? (existsSync(join(tlsDir, CA_CERT_FILE)) ? join(tlsDir, CA_CERT_FILE) : undefined);
     return { tls: { kind: 'files', certFile: join(tlsDir, TLS_CERT_FILE), keyFile: join(tlsDir, TLS_KEY_FILE), caFile } };
@@ -117,28 +123,76 @@ export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'mo
   return new InjectorError('SI_LISTEN_FAILED', why, { cause: err });
 }
 
+/**
+ * What the caBundle reconciler's events become: counters by result, the in-sync gauge (set by
+ * every finished check, so the alert on it clears once a check succeeds), and log lines.
+ */
+export function caBundleEventListener(name: string, metrics: WebhookMetrics, logger: Logger): (event: ReconcilerEvent) => void {
+  return (event) => {
+    if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
+    if (event.type === 'patched' || event.type === 'unchanged') metrics.caBundleInSync(name, true);
+    else if (event.type === 'failure') {
+      metrics.caBundle('failure');
+      metrics.caBundleInSync(name, false);
+      logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
+    } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
+    if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
+  };
+}
+
+interface InCluster {
+  /** The pod's namespace (the kubeconfig context's with --kubeconfig/--context): where --tls-secret is without one. */
+  namespace: string | undefined;
+  client: KubeClient;
+}
+
+/**
+ * One client for the caBundle and the TLS Secret, loaded once, when first needed: the pod's
+ * service account, unless --kubeconfig/--context say otherwise (serve outside the cluster).
+ */
+function clusterAccess(kube: KubeCliOptions): () => Promise<InCluster> {
+  let loading: Promise<InCluster> | undefined;
+  return () =>
+    (loading ??= (async () => {
+      const cluster = await import('../cluster/index.js');
+      if (usesKubeconfig(kube)) {
+        const { kubeconfigEndpoint } = await import('./serve-kube.js');
+        const { endpoint, namespace } = kubeconfigEndpoint(kube);
+        return { namespace, client: new cluster.KubeClient(endpoint) };
+      }
+      const config = await cluster.loadInClusterConfig();
+      return { namespace: config.namespace, client: new cluster.KubeClient(config) };
+    })());
+}
+
 /** Start the caBundle reconciler when asked; it follows the served CA. */
-async function startReconciler(name: string, resyncMs: number, logger: Logger, metrics: WebhookMetrics, kube: KubeCliOptions) {
+async function startReconciler(name: string, resyncMs: number, logger: Logger, metrics: WebhookMetrics, client: KubeClient) {
   const cluster = await import('../cluster/index.js');
-  // The pod's service account, unless --kubeconfig/--context say otherwise (serve outside the cluster).
-  const endpoint = usesKubeconfig(kube) ? (await import('./serve-kube.js')).kubeconfigEndpoint(kube) : await cluster.loadInClusterConfig();
   const reconciler = new cluster.CaBundleReconciler({
-    api: new cluster.KubeClient(endpoint),
+    api: client,
     webhookConfigName: name,
     intervalMs: resyncMs,
-    onEvent: (event) => {
-      if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
-      else if (event.type === 'failure') {
-        metrics.caBundle('failure');
-        logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
-      } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
-      if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
-    },
+    onEvent: caBundleEventListener(name, metrics, logger),
   });
   return reconciler;
 }
 
 const usesKubeconfig = (o: KubeCliOptions): boolean => o.kubeconfig !== undefined || o.context !== undefined;
+
+async function secretTls(options: ServeOptions, provision: ProvisionSettings | undefined, cluster: InCluster, reconciler: CaBundleReconciler | undefined, logger: Logger, metrics: WebhookMetrics): Promise<TlsSource> {
+  const { secretTlsSource } = await import('./serve-secret.js');
+  return secretTlsSource({
+    secret: options.tlsSecret!,
+    provision,
+    resyncSeconds: options.tlsSecretResync,
+    client: cluster.client,
+    namespace: cluster.namespace,
+    reconciler,
+    webhookConfig: options.webhookConfig,
+    logger,
+    metrics,
+  });
+}
 
 async function startHeal(options: ServeOptions, logger: Logger, metrics: WebhookMetrics) {
   const { startReconcile } = await import('../heal/serve-reconcile.js');
@@ -186,17 +240,23 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
 
   try {
     const metrics = createMetrics();
-    const { tls, dev } = await tlsSource(options);
-    if (options.webhookConfig !== undefined && tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
-    await preflight(options, tls);
+    const provision = resolveTlsSecretOptions(options);
+    const cluster = clusterAccess(options);
+    const fixed = await tlsSource(options);
+    if (options.webhookConfig !== undefined && fixed?.tls.kind === 'files' && fixed.tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
+    await preflight(options, fixed?.tls);
 
     let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
     if (options.webhookConfig !== undefined) {
-      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics, options);
+      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics, (await cluster()).client);
     }
-    // Called at startup (before the reconciler starts) and after every certificate reload.
+    const dev = fixed?.dev;
+    const tls = fixed?.tls ?? (await secretTls(options, provision, await cluster(), reconciler, logger, metrics));
+    // Called at startup (before the reconciler starts) and after every certificate reload. A
+    // Secret's certificate may come after startup: the reconciler starts with the first one.
     const onCertificate = (served: ServedCertificate): void => {
       if (reconciler !== undefined && served.caPem !== undefined) reconciler.setCAs([served.caPem]);
+      if (tls.kind === 'dynamic') reconciler?.start();
     };
 
     // Self-healing (--reconcile): loaded only with the flag, so serve alone never loads the Kubernetes client.
@@ -228,7 +288,7 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
       await heal?.stop();
       throw portError(err, options) ?? err;
     }
-    reconciler?.start();
+    if (tls.kind !== 'dynamic') reconciler?.start();
 
     if (dev) io.stdout(devNotice(server.port, dev));
     io.stdout(banner(options.address, server.port, server.monitoringPort));
