@@ -124,6 +124,11 @@ export function loadImage(node: NodePaths, archive: string): string[] {
   return out.split('\n').flatMap((l) => /^unpacking (\S+) /.exec(l)?.[1] ?? []);
 }
 
+/** Imports the test images of `node.imagesDir` (again: an import of the same image is a no-op). */
+export function importTestImages(node: NodeState): void {
+  for (const tar of Object.keys(NODE.images)) loadImage(node, join(node.imagesDir, tar));
+}
+
 export interface StartNodeOptions {
   server: string;
   kubeconfig: string;
@@ -152,7 +157,7 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   start('containerd', ['--config', nodeFile(node, 'containerd', 'config.toml')], { ...process.env, PATH: `${node.bin}:${process.env.PATH ?? ''}` });
   await waitFor('containerd', 30_000, node.daemons, () => ok(join(node.bin, 'ctr'), ['-a', containerdSocket(), 'version']));
   const t0 = Date.now();
-  for (const tar of Object.keys(NODE.images)) loadImage(node, join(node.imagesDir, tar));
+  importTestImages(node);
   o.log(`cluster: containerd up; test images imported in ${((Date.now() - t0) / 1000).toFixed(1)}s: ${Object.values(NODE.images).join(', ')}`);
 
   // The kubelet: a client certificate system:node:NAME from the cluster CA (the Node authorizer).
