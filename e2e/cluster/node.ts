@@ -12,6 +12,8 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from '../../src/testing/server-process.js';
 import { clientCert } from './pki.js';
@@ -113,6 +115,19 @@ async function waitFor(what: string, timeoutMs: number, daemons: Daemon[], check
 const ok = (cmd: string, args: string[], env?: NodeJS.ProcessEnv): boolean =>
   spawnSync(cmd, args, { stdio: 'ignore', env: env ?? process.env, timeout: 10_000 }).status === 0;
 
+/** Does a component's /healthz answer 200? (The scheduler serves a self-signed certificate.) */
+function healthz(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { timeout: 2000, rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
 export function ctr(node: NodePaths, args: string[]): string {
   return execFileSync(join(node.bin, 'ctr'), ['-a', containerdSocket(), '-n', 'k8s.io', ...args],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
@@ -177,9 +192,8 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   node.ports = { scheduler: await freePort(), proxyMetrics: await freePort(), proxyHealthz: await freePort() };
   start('kube-scheduler', schedulerArgs(o.kubeconfig, node.ports.scheduler));
   start('kube-proxy', kubeProxyArgs(o.kubeconfig, { metrics: node.ports.proxyMetrics, healthz: node.ports.proxyHealthz }));
-  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, () =>
-    ok('curl', ['-skf', `https://127.0.0.1:${node.ports.scheduler}/healthz`]) &&
-    ok('curl', ['-sf', `http://127.0.0.1:${node.ports.proxyHealthz}/healthz`]));
+  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, async () =>
+    await healthz(`https://127.0.0.1:${node.ports.scheduler}/healthz`) && await healthz(`http://127.0.0.1:${node.ports.proxyHealthz}/healthz`));
   o.log('cluster: kube-scheduler and kube-proxy up');
 }
 

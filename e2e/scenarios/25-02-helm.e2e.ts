@@ -21,9 +21,11 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { repoRoot } from '../cluster/paths.js';
 import { apply, cli, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
-import { getPodsTable, httpGet, IMAGES, nodeCtr, noNodeReason, ourImage, podStatus, tagImage, waitRunning } from '../lib/node.js';
+import { appDeployment, CHECKS_SIDECAR, getPodsTable, httpGet, IMAGES, nodeCtr, noNodeReason, ourImage, podStatus, tagImage, waitRunning } from '../lib/node.js';
 import {
   CHART, caBundles, chartFlags, e2eValues, helm, injectorSelector, labelNamespace, makeCerts, readyEndpoints, scratchDir,
   waitInjectorReady, writeFile,
@@ -73,20 +75,7 @@ test('scenario 25-2a: helm install in service mode: 2 replicas Ready, Service en
 
 test('scenario 25-2b: README: label the namespace, restart, 2/2 Running; the app answers through the sidecar, which started first', { skip }, async (t) => {
   await createNamespace(SHOP);
-  await apply(`
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: ${SHOP}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      terminationGracePeriodSeconds: 2
-      containers:
-      - {name: web, image: ${IMAGES.app}, args: [serve, ':8080', --check-at-start, 'http://127.0.0.1:15021/healthz/ready'], ports: [{containerPort: 8080}]}
----
+  await apply(`${appDeployment('web', SHOP, { args: CHECKS_SIDECAR })}---
 apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: ${SHOP}}
@@ -102,8 +91,12 @@ spec: {selector: {app: web}, ports: [{port: 80, targetPort: 15006}]}
   await waitFor('the old pod to be gone', async () => (await pods(SHOP, 'app=web')).length === 1, 60_000);
   const table = await getPodsTable(SHOP);
   t.diagnostic(`kubectl -n ${SHOP} get pods\n${table}`);
-  assert.match(table, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n/);
-  assert.match(table, /\nweb-[a-z0-9]{8,10}-[a-z0-9]{5}\s+2\/2\s+Running\s+0\s+\d+s\n$/, 'not as the README shows it');
+  // What README.md shows after the same commands: this output, and the README's sample, match.
+  const shape = /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nweb-[a-z0-9]{8,10}-[a-z0-9]{5}\s+2\/2\s+Running\s+0\s+\d+s\n$/;
+  assert.match(table, shape);
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const sample = /kubectl -n shop get pods\n((?:# .*\n)+)/.exec(readme)?.[1]?.replace(/^# /gm, '');
+  assert.match(sample ?? '(no sample after `kubectl -n shop get pods` in README.md)', shape);
   const sidecar = sidecarOf(pod!);
   assert.equal(sidecar?.restartPolicy, 'Always', 'the sidecar is not a native sidecar');
   // The app reached through the sidecar: directly, and through the Service (port 80 -> 15006).

@@ -18,7 +18,7 @@ import { after, before, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../cluster/paths.js';
 import { cli, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
-import { getPodsTable, httpGet, IMAGES, noNodeReason, ourImage, podStatus, waitRunning } from '../lib/node.js';
+import { appDeployment, CHECKS_SIDECAR, getPodsTable, httpGet, IMAGES, noNodeReason, ourImage, podStatus, waitRunning } from '../lib/node.js';
 import { e2eValues, scratchDir, waitInjectorReady, writeFile } from '../lib/install.js';
 
 const skip = await noNodeReason();
@@ -74,25 +74,7 @@ test('scenario 25-4b: uninject round trip on a running workload: inject -f appli
   writeFile(config, 'config', readFileSync(join(repoRoot, 'defaults/config.yaml'), 'utf8'));
   writeFile(config, 'values', e2eValues());
   await createNamespace(MANUAL);
-  const original = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: orders
-  namespace: ${MANUAL}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: orders}
-  template:
-    metadata:
-      labels: {app: orders}
-    spec:
-      terminationGracePeriodSeconds: 2
-      containers:
-      - name: orders
-        image: ${IMAGES.app}
-        args: [serve, ':8080', --check-at-start, 'http://127.0.0.1:15021/healthz/ready']
-`;
+  const original = appDeployment('orders', MANUAL, { args: CHECKS_SIDECAR });
   const injected = await cli(['inject', '-f', '-', '--config', config], { input: original });
   await kubectl(['apply', '-f', '-'], { input: injected.stdout });
   const [withSidecar] = await waitRunning(MANUAL, 'app=orders', 1);
