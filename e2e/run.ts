@@ -15,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { down, exportLine, healthy, readState, up } from './cluster/cluster.js';
-import { ensureBinaries, repoRoot } from './cluster/paths.js';
+import { ensureBinaries, ensurePrometheus, repoRoot } from './cluster/paths.js';
 import { diffHost, entryCount, snapshotHost } from './cluster/host-state.js';
 import { ensureNodeBuild, importTestImages, loadImage, type NodeState } from './cluster/node.js';
 import { imageReference } from '../src/release/image-spec.js';
@@ -24,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
   const withNode = !argv.includes('--no-node');
   const filters = argv.filter((a) => a !== '--no-node');
   const binDir = ensureBinaries();
+  const prometheusDir = ensurePrometheus();
   const cliPath = join(repoRoot, 'dist/bin/sidecar-injector.mjs');
   // The scenarios run the CLI as it ships (the bundle), built from this tree, never a stale one.
   if (process.env.SI_E2E_NO_BUILD !== '1' || !existsSync(cliPath)) {
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const env = {
     ...process.env, KUBECONFIG: state.kubeconfig, SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir,
-    PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath, SI_E2E_IMAGE: image ?? '',
+    PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath, SI_E2E_IMAGE: image ?? '', SI_PROMETHEUS_DIR: prometheusDir,
   };
   const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
