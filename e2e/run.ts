@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { down, exportLine, healthy, readState, up } from './cluster/cluster.js';
 import { ensureBinaries, ensurePrometheus, repoRoot, stateDir } from './cluster/paths.js';
 import { diffHost, entryCount, snapshotHost } from './cluster/host-state.js';
-import { loadImage, undoStaleNode, type NodeState } from './cluster/node.js';
+import { ensureNodeBuild, importTestImages, loadImage, undoStaleNode, type NodeState } from './cluster/node.js';
 import { imageReference } from '../src/release/image-spec.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -52,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
   const state = reuse ? existing! : await up({ node: withNode });
   const kind = state.node ? 'cluster (control plane and node)' : 'control plane';
   process.stderr.write(`e2e: ${kind} ${reuse ? 'reused' : 'started'} (${exportLine(state)}) in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
+  // A reused node may hold test images older than e2e/images/: build (cached) and import them.
+  if (reuse && state.node) importTestImages({ ...state.node, imagesDir: ensureNodeBuild().imagesDir });
   // Our own image, as `npm run image` builds it from this tree, in the node's containerd.
   const image = state.node ? buildAndLoadImage(state.node) : undefined;
   if (image === null) {

@@ -12,6 +12,8 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from '../../src/testing/server-process.js';
 import { clientCert } from './pki.js';
@@ -122,6 +124,19 @@ async function waitFor(what: string, timeoutMs: number, daemons: Daemon[], check
 const ok = (cmd: string, args: string[], env?: NodeJS.ProcessEnv): boolean =>
   spawnSync(cmd, args, { stdio: 'ignore', env: env ?? process.env, timeout: 10_000 }).status === 0;
 
+/** Does a component's /healthz answer 200? (The scheduler serves a self-signed certificate.) */
+function healthz(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { timeout: 2000, rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
 export function ctr(node: NodePaths, args: string[]): string {
   return execFileSync(join(node.bin, 'ctr'), ['-a', containerdSocket(), '-n', 'k8s.io', ...args],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
@@ -131,6 +146,11 @@ export function ctr(node: NodePaths, args: string[]): string {
 export function loadImage(node: NodePaths, archive: string): string[] {
   const out = ctr(node, ['images', 'import', '--no-unpack=false', archive]);
   return out.split('\n').flatMap((l) => /^unpacking (\S+) /.exec(l)?.[1] ?? []);
+}
+
+/** Imports the test images of `node.imagesDir` (again: an import of the same image is a no-op). */
+export function importTestImages(node: NodeState): void {
+  for (const tar of Object.keys(NODE.images)) loadImage(node, join(node.imagesDir, tar));
 }
 
 export interface StartNodeOptions {
@@ -161,7 +181,7 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   start('containerd', ['--config', nodeFile(node, 'containerd', 'config.toml')], { ...process.env, PATH: `${node.bin}:${process.env.PATH ?? ''}` });
   await waitFor('containerd', 30_000, node.daemons, () => ok(join(node.bin, 'ctr'), ['-a', containerdSocket(), 'version']));
   const t0 = Date.now();
-  for (const tar of Object.keys(NODE.images)) loadImage(node, join(node.imagesDir, tar));
+  importTestImages(node);
   o.log(`cluster: containerd up; test images imported in ${((Date.now() - t0) / 1000).toFixed(1)}s: ${Object.values(NODE.images).join(', ')}`);
 
   // The kubelet: a client certificate system:node:NAME from the cluster CA (the Node authorizer).
@@ -181,9 +201,8 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   node.ports = { scheduler: await freePort(), proxyMetrics: await freePort(), proxyHealthz: await freePort() };
   start('kube-scheduler', schedulerArgs(o.kubeconfig, node.ports.scheduler));
   start('kube-proxy', kubeProxyArgs(o.kubeconfig, { metrics: node.ports.proxyMetrics, healthz: node.ports.proxyHealthz }));
-  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, () =>
-    ok('curl', ['-skf', `https://127.0.0.1:${node.ports.scheduler}/healthz`]) &&
-    ok('curl', ['-sf', `http://127.0.0.1:${node.ports.proxyHealthz}/healthz`]));
+  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, async () =>
+    await healthz(`https://127.0.0.1:${node.ports.scheduler}/healthz`) && await healthz(`http://127.0.0.1:${node.ports.proxyHealthz}/healthz`));
   o.log('cluster: kube-scheduler and kube-proxy up');
 }
 
