@@ -15,9 +15,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { down, exportLine, healthy, readState, up } from './cluster/cluster.js';
-import { ensureBinaries, ensurePrometheus, repoRoot } from './cluster/paths.js';
+import { ensureBinaries, ensurePrometheus, repoRoot, stateDir } from './cluster/paths.js';
 import { diffHost, entryCount, snapshotHost } from './cluster/host-state.js';
-import { loadImage, type NodeState } from './cluster/node.js';
+import { ensureNodeBuild, importTestImages, loadImage, undoStaleNode, type NodeState } from './cluster/node.js';
 import { imageReference } from '../src/release/image-spec.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -42,10 +42,18 @@ async function main(argv: string[]): Promise<number> {
   const reuse = existing !== undefined && existing.webhookClientDir !== undefined && (existing.node !== undefined) === withNode &&
     await healthy(existing);
   const t0 = Date.now();
+  if (!reuse && withNode) {
+    // Whatever `up` would undo first is undone before the snapshot, so the leftovers of a killed
+    // run (this state directory's or another's) are not taken for the host's own state.
+    if (existing) await down();
+    undoStaleNode(stateDir(), (l) => process.stderr.write(`${l}\n`));
+  }
   const before = !reuse && withNode ? snapshotHost() : undefined;
   const state = reuse ? existing! : await up({ node: withNode });
   const kind = state.node ? 'cluster (control plane and node)' : 'control plane';
   process.stderr.write(`e2e: ${kind} ${reuse ? 'reused' : 'started'} (${exportLine(state)}) in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
+  // A reused node may hold test images older than e2e/images/: build (cached) and import them.
+  if (reuse && state.node) importTestImages({ ...state.node, imagesDir: ensureNodeBuild().imagesDir });
   // Our own image, as `npm run image` builds it from this tree, in the node's containerd.
   const image = state.node ? buildAndLoadImage(state.node) : undefined;
   if (image === null) {

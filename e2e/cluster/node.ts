@@ -12,6 +12,8 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from '../../src/testing/server-process.js';
 import { clientCert } from './pki.js';
@@ -67,21 +69,30 @@ function nodeRunning(stateDir: string): boolean {
 }
 
 /**
+ * Undoes the host state of a node recorded for another state directory whose daemons no longer
+ * run (a run that was killed before `down`), and drops its claim. `npm run e2e` calls it before
+ * its host snapshot, so the leftovers of a killed run are not taken for the host's own state.
+ */
+export function undoStaleNode(stateDir: string, log: (l: string) => void): void {
+  const owner = readOwner();
+  if (!owner || owner.stateDir === stateDir || nodeRunning(owner.stateDir)) return;
+  log(`cluster: the node recorded for ${owner.stateDir} no longer runs; undoing its host state`);
+  restoreHost(join(owner.stateDir, 'node'));
+  rmSync(OWNER_FILE, { force: true });
+}
+
+/**
  * Claims the machine's one node for `stateDir`, or throws saying who has it. A record whose
  * node no longer runs is stale: its host state is undone and the claim taken over.
  */
 export function claimNode(stateDir: string, log: (l: string) => void): void {
   const owner = readOwner();
-  if (owner && owner.stateDir !== stateDir) {
-    if (nodeRunning(owner.stateDir)) {
-      throw new Error(`another node cluster runs on this machine, from ${owner.stateDir} (one node at a time: the bridge ` +
-        `${NODE.bridge} and kube-proxy's iptables chains are global). Stop it first: ` +
-        `SI_E2E_STATE=${owner.stateDir} npm run cluster -- down; or start a control plane only: npm run cluster -- up --no-node`);
-    }
-    log(`cluster: the node recorded for ${owner.stateDir} no longer runs; undoing its host state`);
-    restoreHost(join(owner.stateDir, 'node'));
-    rmSync(OWNER_FILE, { force: true });
+  if (owner && owner.stateDir !== stateDir && nodeRunning(owner.stateDir)) {
+    throw new Error(`another node cluster runs on this machine, from ${owner.stateDir} (one node at a time: the bridge ` +
+      `${NODE.bridge} and kube-proxy's iptables chains are global). Stop it first: ` +
+      `SI_E2E_STATE=${owner.stateDir} npm run cluster -- down; or start a control plane only: npm run cluster -- up --no-node`);
   }
+  undoStaleNode(stateDir, log);
   if (!readOwner()) {
     const foreign = foreignNodeState();
     if (foreign) {
@@ -113,6 +124,19 @@ async function waitFor(what: string, timeoutMs: number, daemons: Daemon[], check
 const ok = (cmd: string, args: string[], env?: NodeJS.ProcessEnv): boolean =>
   spawnSync(cmd, args, { stdio: 'ignore', env: env ?? process.env, timeout: 10_000 }).status === 0;
 
+/** Does a component's /healthz answer 200? (The scheduler serves a self-signed certificate.) */
+function healthz(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { timeout: 2000, rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
 export function ctr(node: NodePaths, args: string[]): string {
   return execFileSync(join(node.bin, 'ctr'), ['-a', containerdSocket(), '-n', 'k8s.io', ...args],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
@@ -122,6 +146,11 @@ export function ctr(node: NodePaths, args: string[]): string {
 export function loadImage(node: NodePaths, archive: string): string[] {
   const out = ctr(node, ['images', 'import', '--no-unpack=false', archive]);
   return out.split('\n').flatMap((l) => /^unpacking (\S+) /.exec(l)?.[1] ?? []);
+}
+
+/** Imports the test images of `node.imagesDir` (again: an import of the same image is a no-op). */
+export function importTestImages(node: NodeState): void {
+  for (const tar of Object.keys(NODE.images)) loadImage(node, join(node.imagesDir, tar));
 }
 
 export interface StartNodeOptions {
@@ -152,7 +181,7 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   start('containerd', ['--config', nodeFile(node, 'containerd', 'config.toml')], { ...process.env, PATH: `${node.bin}:${process.env.PATH ?? ''}` });
   await waitFor('containerd', 30_000, node.daemons, () => ok(join(node.bin, 'ctr'), ['-a', containerdSocket(), 'version']));
   const t0 = Date.now();
-  for (const tar of Object.keys(NODE.images)) loadImage(node, join(node.imagesDir, tar));
+  importTestImages(node);
   o.log(`cluster: containerd up; test images imported in ${((Date.now() - t0) / 1000).toFixed(1)}s: ${Object.values(NODE.images).join(', ')}`);
 
   // The kubelet: a client certificate system:node:NAME from the cluster CA (the Node authorizer).
@@ -172,9 +201,8 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   node.ports = { scheduler: await freePort(), proxyMetrics: await freePort(), proxyHealthz: await freePort() };
   start('kube-scheduler', schedulerArgs(o.kubeconfig, node.ports.scheduler));
   start('kube-proxy', kubeProxyArgs(o.kubeconfig, { metrics: node.ports.proxyMetrics, healthz: node.ports.proxyHealthz }));
-  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, () =>
-    ok('curl', ['-skf', `https://127.0.0.1:${node.ports.scheduler}/healthz`]) &&
-    ok('curl', ['-sf', `http://127.0.0.1:${node.ports.proxyHealthz}/healthz`]));
+  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, async () =>
+    await healthz(`https://127.0.0.1:${node.ports.scheduler}/healthz`) && await healthz(`http://127.0.0.1:${node.ports.proxyHealthz}/healthz`));
   o.log('cluster: kube-scheduler and kube-proxy up');
 }
 

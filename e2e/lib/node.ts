@@ -15,6 +15,31 @@ export const IMAGES = {
   app: NODE.images['app.tar'], proxy: NODE.images['proxy.tar'], nginx: NODE.images['nginx.tar'], busybox: NODE.images['busybox.tar'],
 } as const;
 
+/** The app the scenarios' sidecars join: `args` for e2e.local/app:1 (default: serve on :8080). */
+export const CHECKS_SIDECAR = ['serve', ':8080', '--check-at-start', 'http://127.0.0.1:15021/healthz/ready'];
+
+/** A Deployment of the test app as YAML text (what a user writes, before any injection). */
+export function appDeployment(name: string, namespace: string, o: { replicas?: number; args?: string[] } = {}): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  namespace: ${namespace}
+spec:
+  replicas: ${o.replicas ?? 1}
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      terminationGracePeriodSeconds: 2
+      containers:
+      - name: ${name}
+        image: ${IMAGES.app}
+${o.args ? `        args: ${JSON.stringify(o.args)}\n` : ''}`;
+}
+
 /** Why a scenario that needs running pods cannot run here, or false. */
 export async function noNodeReason(): Promise<string | false> {
   const r = await kubectl(['get', 'node', NODE.name, '-o', 'jsonpath={.status.nodeInfo.kubeletVersion}'], { allowFail: true });

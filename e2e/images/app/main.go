@@ -2,8 +2,9 @@
 // plays every part a pod here needs, so the node runs pods with no registry and no downloads.
 //
 //	app serve [ADDR]             the app: HTTP "hello from <hostname>" (default :8080); with
-//	    [--require URL]          --require it first GETs URL once and exits 1 if that fails
-//	                             (an app that needs its sidecar already up, as Istio's apps do)
+//	    [--check-at-start URL]   --check-at-start it GETs URL once before it serves, and says
+//	                             in its log and in the header X-Checked-At-Start whether URL
+//	                             answered (is the sidecar already up when the app starts?)
 //	app proxy sidecar ARGS...    the sidecar, in the shape of Istio's proxyv2 (`proxy sidecar
 //	                             ...`, arguments ignored): readiness on :15021/healthz/ready,
 //	                             a request counter on :15090/stats/prometheus, and inbound
@@ -76,13 +77,17 @@ func get(rawURL string, timeout time.Duration) (string, error) {
 
 func serve(args []string) {
 	addr := ":8080"
+	checked := ""
 	for i := 0; i < len(args); i++ {
-		if args[i] == "--require" && i+1 < len(args) {
+		if args[i] == "--check-at-start" && i+1 < len(args) {
 			i++
 			if _, err := get(args[i], 2*time.Second); err != nil {
-				fail("required %s is not there at start: %v", args[i], err)
+				checked = "no"
+				fmt.Printf("at start, %s did not answer: %v\n", args[i], err)
+			} else {
+				checked = "yes"
+				fmt.Printf("at start, %s answered\n", args[i])
 			}
-			fmt.Println("required", args[i], "answered at start")
 		} else {
 			addr = args[i]
 		}
@@ -90,6 +95,9 @@ func serve(args []string) {
 	host, _ := os.Hostname()
 	exitOnSignal()
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if checked != "" {
+			w.Header().Set("X-Checked-At-Start", checked)
+		}
 		fmt.Fprintf(w, "hello from %s\n", host)
 	})
 	fmt.Println("serving on", addr)
