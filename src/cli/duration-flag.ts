@@ -6,7 +6,7 @@
  * took seconds keep working. Values come back in milliseconds.
  */
 import { InvalidArgumentError } from 'commander';
-import { formatDurationMs, parseDuration } from '../util/duration.js';
+import { durationMs, formatDurationMs } from '../util/duration.js';
 
 export interface DurationBounds {
   /** Smallest value allowed, ms (default 0). */
@@ -29,12 +29,4 @@ export function durationFlag(bounds: DurationBounds): (value: string) => number 
     if (bounds.wholeSeconds === true && ms % 1000 !== 0) throw new InvalidArgumentError('expected whole seconds (e.g. 5s or 1m)');
     return ms;
   };
-}
-
-/** A Go duration, or a bare non-negative number of seconds, in milliseconds; undefined if neither. */
-export function durationMs(value: string): number | undefined {
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const d = parseDuration(value);
-  if (!d.ok) return undefined;
-  return Number(d.nanos) / 1e6;
 }

@@ -90,7 +90,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--cert-manager', 'let cert-manager issue <name>-tls and inject the caBundle (writes an Issuer and a Certificate)')
     .option('--ca-file <file>', 'with --existing-secret or --no-certs: the CA that signed your certificate, for the caBundle')
     .option('--certs-dir <dir>', 'generate the certificate here instead of letting the server make its own: reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command\'s layout), creating them if absent, so reruns keep the caBundle')
-    .option('--tls-ca-validity <lifetime>', 'self-provisioned certificates (the default): lifetime of the CA, e.g. 3650d (serve\'s default), 12h, 30m')
+    .option('--tls-ca-validity <lifetime>', 'self-provisioned certificates (the default): lifetime of the CA, whole days or a Go duration, e.g. 3650d (serve\'s default), 2160h, 12h30m')
     .option('--tls-cert-validity <lifetime>', 'self-provisioned certificates: lifetime of the serving certificate, e.g. 90d (serve\'s default); renewed at two thirds')
     .option('--cluster-domain <domain>', 'cluster DNS domain for the certificate', 'cluster.local')
     .option('--no-ca-bundle-reconcile', 'do not run the caBundle reconciler (no --webhook-config, no ClusterRole)')

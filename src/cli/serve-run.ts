@@ -184,7 +184,7 @@ async function secretTls(options: ServeOptions, provision: ProvisionSettings | u
   return secretTlsSource({
     secret: options.tlsSecret!,
     provision,
-    resyncSeconds: options.tlsSecretResync,
+    resyncMs: options.tlsSecretResync,
     client: cluster.client,
     namespace: cluster.namespace,
     reconciler,

@@ -18,13 +18,14 @@ import type { CaBundleReconciler } from '../cluster/reconciler.js';
 import type { DynamicTlsSource } from '../admission/start.js';
 import type { Logger } from '../telemetry/log.js';
 import type { WebhookMetrics } from '../telemetry/metrics.js';
-import { DEFAULT_TLS_SECRET_RESYNC_SECONDS, type ProvisionSettings } from './serve-tls-options.js';
+import { DEFAULT_TLS_SECRET_RESYNC_MS, type ProvisionSettings } from './serve-tls-options.js';
 
 export interface SecretTlsOptions {
   /** `--tls-secret` as given. */
   secret: string;
   provision: ProvisionSettings | undefined;
-  resyncSeconds: number | undefined;
+  /** Milliseconds. */
+  resyncMs: number | undefined;
   client: KubeClient;
   /** The pod's namespace (service account), the default for the Secret's. */
   namespace: string | undefined;
@@ -66,7 +67,7 @@ export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSo
       ? { provision: { dnsNames: serviceDnsNames(o.provision.service, ref.namespace, o.provision.clusterDomain), caValidityMs: o.provision.caValidityMs, certValidityMs: o.provision.certValidityMs, switchDelayMs: DEFAULT_SWITCH_DELAY_MS } }
       : {}),
     requireCa: o.reconciler !== undefined,
-    resyncMs: (o.resyncSeconds ?? DEFAULT_TLS_SECRET_RESYNC_SECONDS) * 1000,
+    resyncMs: o.resyncMs ?? DEFAULT_TLS_SECRET_RESYNC_MS,
     trustedSince: o.reconciler ? (fp) => o.reconciler!.trustedSince(fp) : undefined,
     onEvent: log,
   });

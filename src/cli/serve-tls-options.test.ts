@@ -4,12 +4,17 @@ import { parseLifetime, resolveTlsSecretOptions } from './serve-tls-options.js';
 import { runCli } from './program.js';
 import { memoryIO } from '../testing/memory-io.js';
 
-test('lifetimes: days, hours, minutes, seconds; from a minute to 100 years; anything else is refused', () => {
+test('lifetimes: whole days or a Go duration, from a minute to 100 years; anything else is refused', () => {
   assert.equal(parseLifetime('90d'), 90 * 86_400_000);
   assert.equal(parseLifetime('12h'), 12 * 3_600_000);
   assert.equal(parseLifetime('1m'), 60_000);
   assert.equal(parseLifetime('90s'), 90_000);
-  for (const bad of ['30s', '1.5d', '90', 'd', '36501d', '-1d']) assert.throws(() => parseLifetime(bad), /expected/, bad);
+  // Go's grammar, as cert-manager's duration takes it.
+  assert.equal(parseLifetime('2160h'), 90 * 86_400_000);
+  assert.equal(parseLifetime('1h30m'), 90 * 60_000);
+  assert.equal(parseLifetime('1.5h'), 90 * 60_000);
+  for (const bad of ['30s', '59', '36501d', '876001h']) assert.throws(() => parseLifetime(bad), /expected from 1m to 36500d/, bad);
+  for (const bad of ['1.5d', 'd', '-1d', '90 days', '1w']) assert.throws(() => parseLifetime(bad), /expected a whole number of days such as 90d, or a Go duration/, bad);
 });
 
 test('the flags that only make sense together are refused apart, saying which is missing', () => {
@@ -20,9 +25,9 @@ test('the flags that only make sense together are refused apart, saying which is
   refuse({ tlsSecret: 's', tlsProvision: 'si' }, /--tls-provision needs --webhook-config NAME/);
   refuse({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCaValidity: 60_000, tlsCertValidity: 120_000 }, /at least --tls-cert-validity/);
   // A certificate shorter than nine reads: replicas could miss a renewal.
-  refuse({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCertValidity: 60_000 }, /at least 90s with --tls-secret-resync 10/);
+  refuse({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCertValidity: 60_000 }, /at least 1m30s with --tls-secret-resync 10s/);
   assert.equal(resolveTlsSecretOptions({ tlsSecret: 's' }), undefined);
-  assert.deepEqual(resolveTlsSecretOptions({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCertValidity: 60_000, tlsSecretResync: 2 }), {
+  assert.deepEqual(resolveTlsSecretOptions({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCertValidity: 60_000, tlsSecretResync: 2000 }), {
     service: 'si', caValidityMs: 3650 * 86_400_000, certValidityMs: 60_000, clusterDomain: 'cluster.local',
   });
 });

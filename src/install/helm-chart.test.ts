@@ -102,12 +102,12 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     assert.equal(mwc.webhooks[0].clientConfig.caBundle, undefined);
     // Lifetimes and a cluster domain reach serve in both.
     const tuned = await compare(
-      { name: 'inj', namespace: 'mesh', tlsCaValidity: '30d', tlsCertValidity: '2h', clusterDomain: 'corp.local' },
+      { name: 'inj', namespace: 'mesh', tlsCaValidity: '30d', tlsCertValidity: '1h30m', clusterDomain: 'corp.local' },
       { name: 'inj', namespace: 'mesh' },
-      { createNamespace: true, tls: { caValidity: '30d', certValidity: '2h' }, clusterDomain: 'corp.local' },
+      { createNamespace: true, tls: { caValidity: '30d', certValidity: '1h30m' }, clusterDomain: 'corp.local' },
     );
     const args = tuned.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
-    assert.ok(args.join(' ').includes('--tls-secret inj-certs --tls-provision inj --tls-ca-validity 30d --tls-cert-validity 2h --cluster-domain corp.local'));
+    assert.ok(args.join(' ').includes('--tls-secret inj-certs --tls-provision inj --tls-ca-validity 30d --tls-cert-validity 1h30m --cluster-domain corp.local'));
   });
 
   it('agrees with manifests --existing-secret: your Secret read through the API', async () => {
@@ -283,6 +283,7 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       [{ tls: { existingSecret: 'x' }, certManager: { enabled: true } }, /tls.existingSecret names your own certificate/],
       [{ tls: { existingSecret: 'x', caValidity: '1d' } }, /only go with self-provisioned certificates/],
       [{ tls: { certValidity: '90 days' } }, /tls.certValidity "90 days" is not a lifetime/],
+      [{ tls: { caValidity: '1w' } }, /tls.caValidity "1w" is not a lifetime/],
     ];
     for (const [values, message] of bad) {
       await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, values), message, JSON.stringify(values).slice(0, 100));

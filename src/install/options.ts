@@ -10,6 +10,7 @@ import { InjectorError } from '../errors.js';
 import { LOG_LEVELS } from '../telemetry/levels.js';
 import { DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { readPackageFile } from '../util/package-files.js';
+import { lifetimeMs } from '../util/duration.js';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 export type ReinvocationPolicy = 'IfNeeded' | 'Never';
@@ -208,8 +209,6 @@ function labelError(key: string, value: string): string | undefined {
   return undefined;
 }
 
-const LIFETIME = /^\d+[dhms]$/;
-
 function checkTlsOptions(o: InstallOptions): void {
   if (o.existingSecret !== undefined) {
     if (o.certMode !== 'none') throw usage('--existing-secret names your own certificate: it does not go with generated, self-provisioned or cert-manager certificates');
@@ -218,7 +217,8 @@ function checkTlsOptions(o: InstallOptions): void {
   for (const [flag, value] of [['--tls-ca-validity', o.tlsCaValidity], ['--tls-cert-validity', o.tlsCertValidity]] as const) {
     if (value === undefined) continue;
     if (o.certMode !== 'provision') throw usage(`${flag} only goes with self-provisioned certificates (the default)`);
-    if (!LIFETIME.test(value)) throw usage(`${flag} "${value}" is not a lifetime such as 3650d, 90d, 12h or 30m`);
+    // serve judges the bounds; here only what serve could not read at all.
+    if (lifetimeMs(value) === undefined) throw usage(`${flag} "${value}" is not a lifetime such as 3650d, 90d, 2160h or 12h30m (whole days or a Go duration)`);
   }
   if (o.certMode === 'provision' && !o.caBundleReconcile) {
     throw usage('self-provisioned certificates need the caBundle reconciler (the server puts the CA it makes into the caBundle): drop --no-ca-bundle-reconcile, or bring a certificate (--certs-dir, --existing-secret, --cert-manager)');

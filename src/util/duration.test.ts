@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { formatDurationMs, parseDuration } from './duration.js';
-import { durationMs } from '../cli/duration-flag.js';
+import { durationMs, formatDurationMs, lifetimeMs, parseDuration } from './duration.js';
 import { goSyntaxReference, readCorpus, readExpected, regenerateExpected, type GoAnswer } from '../testing/go-syntax.js';
 
 const ours = (s: string): GoAnswer => {

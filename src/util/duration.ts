@@ -96,6 +96,25 @@ export function parseDuration(text: string): DurationResult {
   return { ok: true, nanos: d };
 }
 
+/** A Go duration, or a bare non-negative number of seconds, in milliseconds; undefined if neither. */
+export function durationMs(value: string): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const d = parseDuration(value);
+  if (!d.ok) return undefined;
+  return Number(d.nanos) / 1e6;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A certificate lifetime in milliseconds: a whole number of days (`90d`, which Go lacks and
+ * lifetimes are usually written in) or a duration as durationMs takes it; undefined if neither.
+ */
+export function lifetimeMs(value: string): number | undefined {
+  const days = /^(\d+)d$/.exec(value);
+  return days !== null ? Number(days[1]) * DAY_MS : durationMs(value);
+}
+
 /** The time package's quote(): non-ASCII and control bytes as `\xNN`, `"` and `\` escaped. */
 function goQuote(s: string): string {
   let out = '"';

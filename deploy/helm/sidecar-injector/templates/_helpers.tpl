@@ -107,7 +107,8 @@ NAME-tls when only tls.caCert is set) or provision (nothing given: the server ma
 {{- $mode := include "si.certMode" . -}}
 {{- if and (or .Values.tls.caValidity .Values.tls.certValidity) (ne $mode "provision") }}{{ fail "tls.caValidity and tls.certValidity only go with self-provisioned certificates (no tls.cert, tls.caCert, tls.existingSecret or certManager)" }}{{ end -}}
 {{- range $k, $v := dict "tls.caValidity" .Values.tls.caValidity "tls.certValidity" .Values.tls.certValidity }}
-{{- if and $v (not (regexMatch "^[0-9]+[dhms]$" (toString $v))) }}{{ fail (printf "%s %q is not a lifetime such as 3650d, 90d, 12h or 30m" $k (toString $v)) }}{{ end -}}
+{{- /* Whole days or a Go duration (serve --tls-ca-validity; it judges the bounds). */}}
+{{- if and $v (not (regexMatch "^([0-9]+d|[0-9]+(\\.[0-9]+)?|([0-9]*(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+)$" (toString $v))) }}{{ fail (printf "%s %q is not a lifetime such as 3650d, 90d, 2160h or 12h30m (whole days or a Go duration)" $k (toString $v)) }}{{ end -}}
 {{- end }}
 {{- if and (eq $mode "provision") (not .Values.caBundleReconcile) }}{{ fail "self-provisioned certificates need the caBundle reconciler (the server puts the CA it makes into the caBundle): set caBundleReconcile=true, or bring a certificate (tls.cert, tls.existingSecret, certManager.enabled)" }}{{ end -}}
 {{- /* Connected to a cluster (helm install/upgrade; lookup finds nothing in helm template): your Secret must be there already. */}}
