@@ -48,6 +48,13 @@ test('flags: Go durations, or a bare number of seconds as kubectl --request-time
   for (const bad of ['', '1d', '1m30', '30 s', 'abc', '-']) assert.equal(durationMs(bad), undefined, bad);
 });
 
+test('lifetimes: whole days (which Go lacks) or what a duration flag takes', () => {
+  assert.equal(lifetimeMs('90d'), 90 * 86_400_000);
+  assert.equal(lifetimeMs('2160h'), 90 * 86_400_000);
+  assert.equal(lifetimeMs('60'), 60_000);
+  for (const bad of ['1.5d', 'd', '-1d', '1w', '90 days']) assert.equal(lifetimeMs(bad), undefined, bad);
+});
+
 test('formatDurationMs writes what parseDuration reads back (property)', () => {
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 1000 * 86_400_000 }), (ms) => {

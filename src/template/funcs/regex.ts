@@ -1,8 +1,7 @@
 /**
  * @module template/funcs/regex
- * Sprig's regex functions with Go's regexp semantics. A pattern is checked by the translator
- * ({@link translateRe2}: Go's parse order, so Go's error text) and matched by `re2js`, a port
- * of RE2 like Go's regexp: matching is linear in the input, so a template running
+ * Sprig's regex functions with Go's regexp semantics. A pattern is compiled by `re2js`, a port
+ * of RE2 like Go's regexp, with Go's syntax and error texts where they differ (go-regexp): matching is linear in the input, so a template running
  * `regexMatch "^(a+)+$"` on a pod field the user controls cannot backtrack for seconds (a JS
  * RegExp would, and the webhook has one thread). On top: Go's FindAll/ReplaceAll loops (an empty match right after a previous
  * match is skipped; the search always advances by a whole character), `Expand` templates
@@ -14,7 +13,7 @@ import { RE2JS } from 're2js';
 import { canBackquote, quote } from '../quote.js';
 import { goFunc, GoFuncError, type FuncMap } from '../value.js';
 import { isDigit, isLetter } from './unicode.js';
-import { Re2SyntaxError, translateRe2, type TranslatedRegexp } from './re2.js';
+import { compileGoRegexp, GoRegexpSyntaxError } from './go-regexp.js';
 import { STRING_SLICE, stringSlice } from './string-lists.js';
 import { nilSlice } from './nil.js';
 
@@ -24,35 +23,24 @@ export interface GoRegexp {
   readonly expr: string;
 }
 
-const cache = new Map<string, GoRegexp | Re2SyntaxError>();
+const cache = new Map<string, GoRegexp | GoRegexpSyntaxError>();
 const CACHE_LIMIT = 1000;
 
-/** regexp.Compile: a cached GoRegexp, or throws Re2SyntaxError with Go's message. */
+/** regexp.Compile: a cached GoRegexp, or throws GoRegexpSyntaxError with Go's message. */
 export function compileGo(expr: string): GoRegexp {
   let hit = cache.get(expr);
   if (hit === undefined) {
     try {
-      const t: TranslatedRegexp = translateRe2(expr);
-      hit = { re: compileRe2(expr), names: t.names, expr };
+      hit = { ...compileGoRegexp(expr), expr };
     } catch (e) {
-      if (!(e instanceof Re2SyntaxError)) throw e;
+      if (!(e instanceof GoRegexpSyntaxError)) throw e;
       hit = e;
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(expr, hit);
   }
-  if (hit instanceof Re2SyntaxError) throw hit;
+  if (hit instanceof GoRegexpSyntaxError) throw hit;
   return hit;
-}
-
-/** The linear-time matcher for a pattern the translator accepted (so Go accepts it). */
-function compileRe2(expr: string): RE2JS {
-  try {
-    return RE2JS.compile(expr);
-  } catch (e) {
-    // Not expected: both follow Go's syntax. Reported as Go would report a bad pattern.
-    throw new Re2SyntaxError(e instanceof Error ? e.message : String(e), expr);
-  }
 }
 
 /** regexp's quote(): how MustCompile shows the pattern. */
@@ -65,7 +53,7 @@ function mustCompile(expr: string): GoRegexp {
   try {
     return compileGo(expr);
   } catch (e) {
-    if (e instanceof Re2SyntaxError) throw new GoFuncError(`regexp: Compile(${goQuotePattern(expr)}): ${e.message}`);
+    if (e instanceof GoRegexpSyntaxError) throw new GoFuncError(`regexp: Compile(${goQuotePattern(expr)}): ${e.message}`);
     throw e;
   }
 }
@@ -75,7 +63,7 @@ function compileOrFail(expr: string): GoRegexp {
   try {
     return compileGo(expr);
   } catch (e) {
-    if (e instanceof Re2SyntaxError) throw new GoFuncError(e.message);
+    if (e instanceof GoRegexpSyntaxError) throw new GoFuncError(e.message);
     throw e;
   }
 }
@@ -194,8 +182,9 @@ export function expand(g: GoRegexp, template: string, m: RegExpExecArray): strin
     if (ref.num >= 0) {
       if (ref.num < m.length && m[ref.num] !== undefined) out += m[ref.num];
     } else {
-      const i = g.names.indexOf(ref.name);
-      if (i > 0 && m[i] !== undefined) out += m[i];
+      // The first group of that name that took part (names may repeat, as in Go).
+      const i = g.names.findIndex((n, k) => k > 0 && n === ref.name && m[k] !== undefined);
+      if (i > 0) out += m[i];
     }
   }
   return out + template;
@@ -251,7 +240,7 @@ function regexMatch(regex: string, s: string): boolean {
   try {
     return findAll(compileGo(regex), s, 1).length > 0;
   } catch (e) {
-    if (e instanceof Re2SyntaxError) return false;
+    if (e instanceof GoRegexpSyntaxError) return false;
     throw e;
   }
 }
