@@ -9,7 +9,17 @@
 import type { HealApi } from '../heal/kube.js';
 import { findWebhookConfiguration } from '../heal/webhook-find.js';
 import { isPlainObject } from '../util/json.js';
-import type { WebhookBuild } from './version.js';
+
+/** The injector build serving the webhook, as `version` reports it. */
+export interface WebhookBuild {
+  configuration: string;
+  /** `service NS/NAME` or the URL (URL mode: the server runs outside the cluster). */
+  endpoint: string;
+  deployment?: string;
+  version?: string;
+  image?: string;
+  note?: string;
+}
 
 type Obj = Record<string, unknown>;
 

@@ -13,21 +13,12 @@ import { packageVersion } from '../install/options.js';
 import type { CliIO } from './io.js';
 import { addKubeOptions, withClusterHint, type KubeCliOptions } from './kube-options.js';
 import { dataText, formatOption, type DataFormat } from './output.js';
+import type { WebhookBuild } from './version-webhook.js';
 
 interface VersionFlags extends KubeCliOptions {
   client?: boolean;
   output: 'text' | DataFormat;
   webhookConfig?: string;
-}
-
-export interface WebhookBuild {
-  configuration: string;
-  /** `service NS/NAME` or the URL (URL mode: the server runs outside the cluster). */
-  endpoint: string;
-  deployment?: string;
-  version?: string;
-  image?: string;
-  note?: string;
 }
 
 export interface VersionReport {
