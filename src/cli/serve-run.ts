@@ -22,6 +22,8 @@ import type { ReconcileCliOptions } from './serve-reconcile-options.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions> {
   config?: string;
+  /** The revision this injector serves (`.Revision`, the status annotation's revision). */
+  revision?: string;
   tlsCert?: string;
   tlsKey?: string;
   tlsDir?: string;

@@ -17,6 +17,7 @@ import { CONFIG_MOUNT, RUN_AS_USER, TLS_MOUNT, tlsSecretName } from './options.j
 export function serveArgs(ctx: InstallContext): string[] {
   const o = ctx.options;
   const args = ['serve', '--port', String(o.port), '--tls-dir', TLS_MOUNT, '--config', CONFIG_MOUNT, '--monitoring-port', String(o.monitoringPort)];
+  if (o.revision !== '') args.push('--revision', o.revision);
   if (o.caBundleReconcile) args.push('--webhook-config', o.name);
   args.push('--on-error', o.onError, '--log-level', o.logLevel, '--drain-delay', String(o.drainDelaySeconds));
   if (o.reconcile) {
