@@ -12,7 +12,7 @@ import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js
 import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
-import { revisionNameError } from '../config/k8s-names.js';
+import { parseRevisionName } from './heal-options.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions } from './serve-reconcile-options.js';
 import type { ServeOptions, ServeRuntime } from './serve-run.js';
@@ -51,12 +51,6 @@ function parseOnError(value: string): OnError {
   return value as OnError;
 }
 
-function parseRevision(value: string): string {
-  const problem = revisionNameError(value);
-  if (problem !== undefined) throw new InvalidArgumentError(problem);
-  return value;
-}
-
 function parseLevel(value: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(', ')}`);
   return value as LogLevel;
@@ -86,7 +80,7 @@ export function register(program: Command, io: CliIO): void {
     .command('serve')
     .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
     .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
-    .option('--revision <name>', 'the revision this injector serves (manifests --revision): .Revision in templates and the status annotation\'s revision; overrides an empty values.revision', parseRevision)
+    .option('--revision <name>', 'the revision this injector serves (manifests --revision): .Revision in templates and the status annotation\'s revision; overrides an empty values.revision', parseRevisionName)
     .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
     .option('--tls-key <file>', 'its private key (PEM)')
     .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)
