@@ -24,8 +24,18 @@ export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 export interface RolloutDeps {
   api: HealApi;
-  /** Judge one pod as `status` does. */
-  classify(pod: unknown): Classification;
+  /** Judge one pod as `status` does: a new pod is good when `current` (unless `accept` is given). */
+  classify?(pod: unknown): Classification;
+  /**
+   * Judge a pod from the new template another way (`rollout`: ready, with the new revision's
+   * sidecar): undefined when it is what the restart must produce, else why not.
+   */
+  accept?(pod: unknown, workload: WorkloadRef): string | undefined;
+  /**
+   * Also wait for the workload itself (`rollout`: every replica new and available, as
+   * `kubectl rollout status`): undefined when done, else what it waits for.
+   */
+  settled?(workload: unknown): string | undefined;
   now(): Date;
   sleep(ms: number): Promise<void>;
   log(line: string): void;
@@ -120,7 +130,7 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
   const labelSelector = selectorString(spec.selector);
   const deadline = startedAt.getTime() + options.timeoutMs;
   const poll = options.pollMs ?? 1000;
-  let seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
+  let seen: Seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
   for (let round = 0; round < 1_000_000; round++) {
     try {
       seen = await look(workload, generation, labelSelector, restartedAt, deps);
@@ -128,8 +138,8 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
       if (!(err instanceof ClusterError)) throw err;
       deps.log(`warning: ${name}: ${err.message}`);
     }
-    if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods) {
-      return done('progressed', `${seen.newPods} new pods created, all with the current sidecar`, seen.newPods, seen.injected);
+    if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods && seen.pending === undefined) {
+      return done('progressed', deps.accept === undefined ? `${seen.newPods} new pods created, all with the current sidecar` : `${seen.newPods} new pods, all ready with the new sidecar`, seen.newPods, seen.injected);
     }
     if (deps.now().getTime() >= deadline) break;
     await deps.sleep(Math.min(poll, Math.max(0, deadline - deps.now().getTime())));
@@ -138,11 +148,24 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
     ? 'the controller has not observed the new generation'
     : seen.newPods === 0
       ? 'no pod from the new template was created'
-      : `${seen.newPods - seen.injected} of ${seen.newPods} new pods are not current (${seen.notInjected})`;
+      : seen.injected < seen.newPods
+        ? `${seen.newPods - seen.injected} of ${seen.newPods} new pods are not ${deps.accept === undefined ? 'current' : 'ready with the new sidecar'} (${seen.notInjected})`
+        : `the rollout did not finish: ${seen.pending ?? ''}`;
   return done('timeout', `no progress within ${Math.round(options.timeoutMs / 1000)}s: ${why}`, seen.newPods, seen.injected);
 }
 
-async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps) {
+interface Seen {
+  observed: boolean;
+  newPods: number;
+  /** New pods that are what the restart must produce (current, or accepted). */
+  injected: number;
+  /** Why the first other one is not. */
+  notInjected: string;
+  /** What the workload itself still waits for (with `settled`). */
+  pending?: string;
+}
+
+async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps): Promise<Seen> {
   const current = await deps.api.get(workloadPath(workload));
   const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
   const observed = typeof status.observedGeneration === 'number' && status.observedGeneration >= generation;
@@ -151,11 +174,19 @@ async function look(workload: WorkloadRef, generation: number, labelSelector: st
   let injected = 0;
   let notInjected = '';
   for (const p of fresh) {
-    const c = deps.classify(p);
-    if (c.state === 'current') injected++;
-    else notInjected ||= `${c.state}: ${c.reason}`;
+    const why = judge(p, workload, deps);
+    if (why === undefined) injected++;
+    else notInjected ||= why;
   }
-  return { observed, newPods: fresh.length, injected, notInjected };
+  const pending = deps.settled?.(current);
+  return { observed, newPods: fresh.length, injected, notInjected, ...(pending === undefined ? {} : { pending }) };
+}
+
+function judge(pod: unknown, workload: WorkloadRef, deps: RolloutDeps): string | undefined {
+  if (deps.accept !== undefined) return deps.accept(pod, workload);
+  if (deps.classify === undefined) throw new TypeError('rollOut needs classify or accept');
+  const c = deps.classify(pod);
+  return c.state === 'current' ? undefined : `${c.state}: ${c.reason}`;
 }
 
 function annotation(obj: unknown, key: string): unknown {
