@@ -3,7 +3,6 @@
  * The running part of `rollout` (loaded only when it runs: it brings the Kubernetes client).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JsonValue } from '../util/json.js';
 import { InjectorError } from '../errors.js';
 import { connect } from '../heal/kube.js';
 import { formatPlan, formatResults } from '../rollout/format.js';
@@ -11,6 +10,7 @@ import { planRollout } from '../rollout/plan.js';
 import { executeRollout, type RolloutReport } from '../rollout/run.js';
 import type { CliIO } from './io.js';
 import { loadInjectorConfig } from './manual-io.js';
+import { formatData } from './status-run.js';
 
 export interface RolloutCliOptions {
   from?: string;
@@ -50,7 +50,7 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
   const head = { kind: 'SidecarRollout' as const, undo: opts.undo === true, ...(opts.from !== undefined ? { from: opts.from } : {}), ...(opts.to !== undefined ? { to: opts.to } : {}) };
   if (opts.yes !== true) {
     if (opts.output === 'table') io.stdout(`${formatPlan(moves, opts.batch, true)}(dry run: nothing was changed; add --yes to move the namespaces)\n`);
-    else io.stdout(await asData({ ...head, dryRun: true, plan: moves }, opts.output));
+    else io.stdout(await formatData({ ...head, dryRun: true, plan: moves }, opts.output));
     return;
   }
   io.stderr(formatPlan(moves, opts.batch, false));
@@ -60,7 +60,7 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
     { api, statusKey: config.injectionKeys.status, now: () => new Date(), sleep: (ms) => sleep(ms), log: (line) => io.stderr(`${new Date().toISOString()} ${line}\n`) },
   );
   const report: RolloutReport = { ...head, dryRun: false, namespaces: results };
-  io.stdout(opts.output === 'table' ? formatResults(results) : await asData(report, opts.output));
+  io.stdout(opts.output === 'table' ? formatResults(results) : await formatData(report, opts.output));
   const failed = results.find((r) => r.result === 'rolled-back' || r.result === 'rollback-failed');
   if (failed !== undefined) {
     const moved = results.filter((r) => r.result === 'moved').map((r) => r.namespace);
@@ -70,10 +70,4 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
       `${failed.result === 'rolled-back' ? 'rolled back' : 'ROLLBACK FAILED for'} ${failed.namespace}: ${failed.detail}. Moved: ${moved.join(', ') || 'none'}; not started: ${untouched.join(', ') || 'none'}`,
     );
   }
-}
-
-async function asData(value: unknown, format: 'json' | 'yaml'): Promise<string> {
-  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
-  const { stringifyObject } = await import('../yaml/index.js');
-  return stringifyObject(JSON.parse(JSON.stringify(value)) as JsonValue);
 }

@@ -38,11 +38,13 @@ export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void
 }
 
 export async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
+  return format === 'table' ? formatTable(report, allNamespaces) : formatData(report, format);
+}
+
+/** A report as `-o json` or `-o yaml` print it. */
+export async function formatData(report: unknown, format: 'json' | 'yaml'): Promise<string> {
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
-  if (format === 'yaml') {
-    const { stringifyObject } = await import('../yaml/index.js');
-    // Through JSON first: the report is data, and the writer takes JSON values only.
-    return stringifyObject(JSON.parse(JSON.stringify(report)) as JsonValue);
-  }
-  return formatTable(report, allNamespaces);
+  const { stringifyObject } = await import('../yaml/index.js');
+  // Through JSON first: the report is data, and the writer takes JSON values only.
+  return stringifyObject(JSON.parse(JSON.stringify(report)) as JsonValue);
 }
