@@ -92,7 +92,7 @@ async function candidates(api: HealApi, req: RolloutRequest): Promise<unknown[]>
   }
   if (req.namespaces === undefined || req.namespaces.length === 0) throw refused('say which namespaces: -n NS[,NS...] (moved in that order), or -A for every one on the source revision');
   const out: unknown[] = [];
-  for (const name of req.namespaces) {
+  for (const name of new Set(req.namespaces)) {
     const ns = await api.get(`/api/v1/namespaces/${encodeURIComponent(name)}`);
     if (ns === undefined) throw refused(`namespace ${name} not found`);
     if (req.undo && recordOf(ns) === undefined) throw refused(`namespace ${name} has no move record (${MOVE_ANNOTATION}): no rollout moved it, nothing to undo`);
