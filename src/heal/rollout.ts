@@ -168,7 +168,7 @@ interface Seen {
   pending?: string;
 }
 
-async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps): Promise<Seen> {
+async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps): Promise<Seen | 'deleted'> {
   const current = await deps.api.get(workloadPath(workload));
   if (current === undefined || beingDeleted(current)) return 'deleted' as const;
   const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
