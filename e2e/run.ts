@@ -15,15 +15,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { down, exportLine, healthy, readState, up } from './cluster/cluster.js';
-import { ensureBinaries, repoRoot } from './cluster/paths.js';
+import { ensureBinaries, ensurePrometheus, repoRoot, stateDir } from './cluster/paths.js';
 import { diffHost, entryCount, snapshotHost } from './cluster/host-state.js';
-import { ensureNodeBuild, importTestImages, loadImage, type NodeState } from './cluster/node.js';
+import { ensureNodeBuild, importTestImages, loadImage, undoStaleNode, type NodeState } from './cluster/node.js';
 import { imageReference } from '../src/release/image-spec.js';
 
 async function main(argv: string[]): Promise<number> {
   const withNode = !argv.includes('--no-node');
   const filters = argv.filter((a) => a !== '--no-node');
   const binDir = ensureBinaries();
+  const prometheusDir = ensurePrometheus();
   const cliPath = join(repoRoot, 'dist/bin/sidecar-injector.mjs');
   // The scenarios run the CLI as it ships (the bundle), built from this tree, never a stale one.
   if (process.env.SI_E2E_NO_BUILD !== '1' || !existsSync(cliPath)) {
@@ -41,6 +42,12 @@ async function main(argv: string[]): Promise<number> {
   const reuse = existing !== undefined && existing.webhookClientDir !== undefined && (existing.node !== undefined) === withNode &&
     await healthy(existing);
   const t0 = Date.now();
+  if (!reuse && withNode) {
+    // Whatever `up` would undo first is undone before the snapshot, so the leftovers of a killed
+    // run (this state directory's or another's) are not taken for the host's own state.
+    if (existing) await down();
+    undoStaleNode(stateDir(), (l) => process.stderr.write(`${l}\n`));
+  }
   const before = !reuse && withNode ? snapshotHost() : undefined;
   const state = reuse ? existing! : await up({ node: withNode });
   const kind = state.node ? 'cluster (control plane and node)' : 'control plane';
@@ -55,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const env = {
     ...process.env, KUBECONFIG: state.kubeconfig, SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir,
-    PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath, SI_E2E_IMAGE: image ?? '',
+    PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath, SI_E2E_IMAGE: image ?? '', SI_PROMETHEUS_DIR: prometheusDir,
   };
   const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',

@@ -23,6 +23,17 @@ go_build_once() {
   echo "$label: $name done in $(( $(date +%s) - t0 ))s" >&2
 }
 
+# regen_tool_wrapper DIR TOOL@VERSION...
+#   (--regen, maintainers) Rewrites the wrapper module in DIR (e2e/build/<name>) from scratch: a
+#   go.mod that requires the tools as `tool` lines, and the go.sum that pins them.
+regen_tool_wrapper() {
+  local dir="$1"; shift
+  (cd "$dir"
+    printf 'module sidecar-injector.local/e2e/%s\n\ngo 1.26.0\n' "$(basename "$dir")" > go.mod; rm -f go.sum
+    go get -tool "$@"
+    go mod tidy)
+}
+
 # The Kubernetes version stamped into a binary (-ldflags), as upstream's release build does:
 # `kubectl version` and the kubelet's Node status then report K8S_VERSION (from versions.sh).
 stamp_k8s() {

@@ -69,21 +69,30 @@ function nodeRunning(stateDir: string): boolean {
 }
 
 /**
+ * Undoes the host state of a node recorded for another state directory whose daemons no longer
+ * run (a run that was killed before `down`), and drops its claim. `npm run e2e` calls it before
+ * its host snapshot, so the leftovers of a killed run are not taken for the host's own state.
+ */
+export function undoStaleNode(stateDir: string, log: (l: string) => void): void {
+  const owner = readOwner();
+  if (!owner || owner.stateDir === stateDir || nodeRunning(owner.stateDir)) return;
+  log(`cluster: the node recorded for ${owner.stateDir} no longer runs; undoing its host state`);
+  restoreHost(join(owner.stateDir, 'node'));
+  rmSync(OWNER_FILE, { force: true });
+}
+
+/**
  * Claims the machine's one node for `stateDir`, or throws saying who has it. A record whose
  * node no longer runs is stale: its host state is undone and the claim taken over.
  */
 export function claimNode(stateDir: string, log: (l: string) => void): void {
   const owner = readOwner();
-  if (owner && owner.stateDir !== stateDir) {
-    if (nodeRunning(owner.stateDir)) {
-      throw new Error(`another node cluster runs on this machine, from ${owner.stateDir} (one node at a time: the bridge ` +
-        `${NODE.bridge} and kube-proxy's iptables chains are global). Stop it first: ` +
-        `SI_E2E_STATE=${owner.stateDir} npm run cluster -- down; or start a control plane only: npm run cluster -- up --no-node`);
-    }
-    log(`cluster: the node recorded for ${owner.stateDir} no longer runs; undoing its host state`);
-    restoreHost(join(owner.stateDir, 'node'));
-    rmSync(OWNER_FILE, { force: true });
+  if (owner && owner.stateDir !== stateDir && nodeRunning(owner.stateDir)) {
+    throw new Error(`another node cluster runs on this machine, from ${owner.stateDir} (one node at a time: the bridge ` +
+      `${NODE.bridge} and kube-proxy's iptables chains are global). Stop it first: ` +
+      `SI_E2E_STATE=${owner.stateDir} npm run cluster -- down; or start a control plane only: npm run cluster -- up --no-node`);
   }
+  undoStaleNode(stateDir, log);
   if (!readOwner()) {
     const foreign = foreignNodeState();
     if (foreign) {

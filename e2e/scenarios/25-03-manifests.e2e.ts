@@ -78,7 +78,13 @@ test('scenario 25-3b: serve --reconcile-restart in the injector restarts the sta
     const fresh = list.filter((p) => (sidecarOf(p)?.args as string[]).includes('--proxyLogLevel=debug'));
     const ready = fresh.filter((p) => (p.status?.conditions ?? []).some((c: Obj) => c.type === 'Ready' && c.status === 'True'));
     return list.length === 2 && ready.length === 2 ? ready : undefined;
-  }, 240_000, 2000);
+  }, 240_000, 2000).catch(async (err: Error) => {
+    // What the injector did instead: its reconcile log lines, and the Deployment's Events.
+    const logs = await Promise.all((await pods(NAME)).map(async (p) =>
+      (await kubectl(['-n', NAME, 'logs', p.metadata.name], { allowFail: true })).stdout.split('\n').filter((l) => /reconcile|restart|config/.test(l) && !/"msg":"admission/.test(l)).slice(-15).join('\n')));
+    const events = await kubectl(['-n', APP, 'get', 'events', '--field-selector', 'involvedObject.name=api'], { allowFail: true });
+    throw new Error(`${err.message}\ninjector logs:\n${logs.join('\n--\n')}\nevents:\n${events.stdout}`);
+  });
   t.diagnostic(`config change to both pods replaced by the reconciler: ${((Date.now() - t0) / 1000).toFixed(1)}s`);
   const old = new Set(before.map((p) => p.metadata.name));
   assert.ok(renewed.every((p) => !old.has(p.metadata.name)));

@@ -14,8 +14,10 @@ import { MANAGED_BY, type InstallContext } from './context.js';
 import { InjectorError } from '../errors.js';
 import { packageVersion, resolveInstallOptions, resolveRevisionFromConfig, type InstallOptions } from './options.js';
 import { installCertificates, type CertificateSources } from './tls.js';
+import { monitoringObjects } from './monitoring-objects.js';
 import { mutatingWebhookConfiguration, tagWebhookConfigurations } from './webhook-configuration.js';
 import { deployment, podDisruptionBudget, service } from './workload.js';
+import { provisionedSecret, tlsAccessObjects } from './tls-access.js';
 
 /** A generated Kubernetes object (plain JSON data). */
 export interface KubeObject {
@@ -42,7 +44,8 @@ export interface GeneratedInstall {
 
 export async function generateInstall(request: InstallRequest = {}): Promise<GeneratedInstall> {
   const { config, certsDir, caFile, now, includeNamespace, ...given } = request;
-  const options = resolveInstallOptions(given);
+  // A certificates directory asks for generated certificates (the default is self-provisioning).
+  const options = resolveInstallOptions(certsDir !== undefined && given.certMode === undefined ? { ...given, certMode: 'generate' } : given);
   const data = await configMapData(config);
   adoptConfigRevision(options, data.loaded.values.revision);
   const certs = await installCertificates(options, { certsDir, caFile, now });
@@ -57,7 +60,7 @@ export async function generateInstall(request: InstallRequest = {}): Promise<Gen
   };
   if (options.tags.length > 0 && certs.caBundle === undefined && options.certMode !== 'cert-manager') {
     // The server's reconciler keeps only its own configuration's caBundle; a tag's would stay empty and every call would fail TLS.
-    throw new InjectorError('SI_USAGE', '--tag with --no-certs needs --ca-file (the tag\'s webhook configuration carries the caBundle; the server keeps only its own in sync), or use --cert-manager');
+    throw new InjectorError('SI_USAGE', '--tag needs a caBundle written into the tag\'s webhook configuration, which the server does not keep in sync (it keeps only its own): use --certs-dir DIR (generated certificates), --existing-secret with --ca-file, or --cert-manager');
   }
   const objects = buildInstallObjects(context, { includeNamespace: includeNamespace ?? options.revision === '' });
   const notes = [...certs.notes, ...data.loaded.warnings.map((w) => `config warning: ${w}`)];
@@ -79,10 +82,11 @@ export function buildInstallObjects(ctx: InstallContext, options: { includeNames
   out.push(serviceAccount(ctx));
   if (ctx.options.caBundleReconcile) out.push(clusterRole(ctx), clusterRoleBinding(ctx));
   if (ctx.options.reconcile) out.push(...reconcileRbacObjects(ctx));
+  out.push(...tlsAccessObjects(ctx));
   out.push(configMap(ctx));
   if (ctx.options.certMode === 'cert-manager') out.push(...certManagerObjects(ctx));
-  else out.push(tlsSecret(ctx));
-  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), mutatingWebhookConfiguration(ctx), ...tagWebhookConfigurations(ctx));
+  else out.push(tlsSecret(ctx) ?? provisionedSecret(ctx));
+  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), ...monitoringObjects(ctx), mutatingWebhookConfiguration(ctx), ...tagWebhookConfigurations(ctx));
   return out.filter((o) => o !== undefined) as KubeObject[];
 }
 

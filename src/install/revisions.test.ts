@@ -61,6 +61,21 @@ describe('manifests --revision', () => {
     assert.match(cert.subjectAltName ?? '', /DNS:sidecar-injector-canary\.sidecar-injector\.svc\b/);
   });
 
+  it('self-provisioned side by side with the default install: its own certificate Secret, Role and ClusterRole, no name shared', async () => {
+    const key = (d: Obj) => `${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`;
+    const base = (await docsOf({})).docs.filter((d) => d.kind !== 'Namespace');
+    const canary = (await docsOf({ revision: 'canary' })).docs;
+    assert.deepEqual(canary.map(key).filter((k) => base.map(key).includes(k)), []);
+    const secret = canary.find((d) => d.kind === 'Secret')!;
+    assert.deepEqual([secret.metadata.name, secret.type], ['sidecar-injector-canary-certs', 'Opaque']);
+    const role = canary.find((d) => d.kind === 'Role')!;
+    assert.deepEqual(role.rules[0].resourceNames, ['sidecar-injector-canary-certs']);
+    const binding = canary.find((d) => d.kind === 'RoleBinding')!;
+    assert.deepEqual([binding.roleRef.name, binding.subjects[0].name], [role.metadata.name, 'sidecar-injector-canary']);
+    const args: string[] = canary.find((d) => d.kind === 'Deployment')!.spec.template.spec.containers[0].args;
+    assert.ok(args.join(' ').includes('--tls-secret sidecar-injector-canary-certs --tls-provision sidecar-injector-canary'), args.join(' '));
+  });
+
   it('writes the Namespace when asked, and tags as extra webhook configurations named from the base name', async () => {
     const { docs } = await docsOf({ revision: 'canary', tags: ['prod', 'default', 'prod'], includeNamespace: true, certsDir: join(dir, 'canary') });
     assert.equal(docs[0]!.kind, 'Namespace');
@@ -101,7 +116,9 @@ describe('manifests --revision', () => {
       [{ tags: ['Prod'] }, /--tag: tag "Prod" must be a lowercase DNS label/],
       [{ revision: 'canary', enableNamespacesByDefault: true }, /--enable-namespaces-by-default belongs to the default revision/],
       [{ name: 'a'.repeat(45), revision: 'canary-1234' }, /longer than 52 characters/],
-      [{ tags: ['prod'], certMode: 'none', certsDir: undefined }, /--tag with --no-certs needs --ca-file/],
+      [{ tags: ['prod'], certMode: 'none', certsDir: undefined }, /--tag needs a caBundle .* --existing-secret with --ca-file/],
+      // Self-provisioned (the default): the server's CA reaches only its own configuration.
+      [{ tags: ['prod'], certsDir: undefined }, /--tag needs a caBundle .* use --certs-dir DIR/],
     ];
     for (const [request, message] of bad) await assert.rejects(generateInstall({ certsDir: join(dir, 'bad'), ...request }), message, JSON.stringify(request));
   });
