@@ -24,7 +24,8 @@ export interface RolloutCliOptions {
   timeout: number;
   dryRun?: boolean;
   yes?: boolean;
-  output: 'table' | 'json' | 'yaml';
+  /** Absent: the table for people. */
+  output?: 'json' | 'yaml' | 'wide';
   config?: string;
   kubeconfig?: string;
   context?: string;
@@ -47,20 +48,21 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
     all: opts.allNamespaces === true,
     now: new Date(),
   });
+  const wide = opts.output === 'wide';
   const head = { kind: 'SidecarRollout' as const, undo: opts.undo === true, ...(opts.from !== undefined ? { from: opts.from } : {}), ...(opts.to !== undefined ? { to: opts.to } : {}) };
   if (opts.yes !== true) {
-    if (opts.output === 'table') io.stdout(`${formatPlan(moves, opts.batch, true)}(dry run: nothing was changed; add --yes to move the namespaces)\n`);
-    else io.stdout(await formatData({ ...head, dryRun: true, plan: moves }, opts.output));
+    if (opts.output === 'json' || opts.output === 'yaml') io.stdout(await formatData({ ...head, dryRun: true, plan: moves }, opts.output));
+    else io.stdout(`${formatPlan(moves, opts.batch, true, wide)}(dry run: nothing was changed; add --yes to move the namespaces)\n`);
     return;
   }
-  io.stderr(formatPlan(moves, opts.batch, false));
+  io.stderr(formatPlan(moves, opts.batch, false, wide));
   const results = await executeRollout(
     moves,
     { batchSize: opts.batch, maxInFlight: opts.maxInFlight, intervalMs: opts.interval, timeoutMs: opts.timeout },
     { api, statusKey: config.injectionKeys.status, now: () => new Date(), sleep: (ms) => sleep(ms), log: (line) => io.stderr(`${new Date().toISOString()} ${line}\n`) },
   );
   const report: RolloutReport = { ...head, dryRun: false, namespaces: results };
-  io.stdout(opts.output === 'table' ? formatResults(results) : await formatData(report, opts.output));
+  io.stdout(opts.output === 'json' || opts.output === 'yaml' ? await formatData(report, opts.output) : formatResults(results, wide));
   const failed = results.find((r) => r.result === 'rolled-back' || r.result === 'rollback-failed');
   if (failed !== undefined) {
     const moved = results.filter((r) => r.result === 'moved').map((r) => r.namespace);

@@ -25,7 +25,7 @@ export function register(program: Command, io: CliIO): void {
     .addOption(new Option('--timeout <duration>', 'how long a restarted workload may take until every new pod is Ready with the new sidecar').argParser(parseDuration).default(300_000, '5m'))
     .option('--dry-run', 'only print what would happen (the default)')
     .option('--yes', 'really move the namespaces')
-    .option('-o, --output <format>', 'table, json or yaml', parseFormat, 'table')
+    .option('-o, --output <format>', 'json, yaml or wide (as kubectl: the default is a table for people)', parseFormat)
     .option('-c, --config <path>', 'injector config whose injection keys (namespace label, revision label, status annotation) to use; default: the built-in one')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster credentials)')
     .option('--context <name>', 'kubeconfig context')
@@ -45,7 +45,7 @@ function collectNamespaces(value: string, previous: string[] | undefined): strin
   return [...(previous ?? []), ...names];
 }
 
-function parseFormat(value: string): 'table' | 'json' | 'yaml' {
-  if (value !== 'table' && value !== 'json' && value !== 'yaml') throw new InvalidArgumentError('expected table, json or yaml');
+function parseFormat(value: string): 'json' | 'yaml' | 'wide' {
+  if (value !== 'json' && value !== 'yaml' && value !== 'wide') throw new InvalidArgumentError('expected json, yaml or wide (leave -o out for the table)');
   return value;
 }

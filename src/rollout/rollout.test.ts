@@ -71,6 +71,8 @@ describe('rollout plan', () => {
     const text = formatPlan(moves, 2, true);
     assert.match(text, /^batch 1: b, a$/m);
     assert.match(text, /would restart deployment\/web: 2 pods on default/);
+    assert.doesNotMatch(text, /labels now/);
+    assert.match(formatPlan(moves, 2, true, true), /^  namespace b: istio.io\/rev=canary, istio-injection removed\n    labels now: istio-injection=enabled\n/m, '-o wide: the labels replaced');
     assert.deepEqual(c.restarts, [], 'planning changes nothing');
   });
 
@@ -110,6 +112,11 @@ describe('rollout run', () => {
     assert.deepEqual(c.restarts, ['a/api', 'a/web', 'b/api', 'b/web', 'c/api', 'c/web']);
     assert.ok(c.creates.every((p) => p.revision !== undefined), 'every pod created got a sidecar');
     assert.match(formatResults(results), /^moved a: on canary: 2 workloads restarted, every new pod ready with revision canary's sidecar$/m);
+    // -o wide: the batch, when each restart began, how long until its new pods were ready.
+    const wide = formatResults(results, true);
+    assert.match(wide, /^moved a \(batch 1\): on canary/m);
+    assert.match(wide, /^  progressed deployment\/api: .* \[restarted \d{4}-\d\d-\d\dT[\d:.]+Z, \d+\.\ds, 2\/2 new pods ready\]$/m);
+    for (const w of results.flatMap((r) => r.workloads)) assert.ok(Date.parse(w.finishedAt!) >= Date.parse(w.startedAt!), 'each restart says when it began and ended');
   });
 
   it('a revision whose sidecar never gets ready: stops at the first namespace, moves it back, says why; the others never move', async () => {

@@ -44,6 +44,10 @@ export interface WorkloadResult {
   newPods: number;
   /** New pods ready with the expected sidecar. */
   ready: number;
+  /** The restart's stamp (kubectl.kubernetes.io/restartedAt), when it began and when it was judged (RFC 3339). */
+  restartedAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
   /** Why it failed: its new pods' container states and Events. */
   diagnosis?: WorkloadDiagnosis;
 }
@@ -134,7 +138,7 @@ async function rollBack(batch: readonly NamespaceMove[], mine: NamespaceResult[]
   }
 }
 
-async function restartOnto(targets: PlannedWorkload[], revisionOf: ReadonlyMap<string, string>, options: RolloutOptions, deps: RolloutRunDeps): Promise<(WorkloadResult & { restartedAt?: string; startedAt?: string })[]> {
+async function restartOnto(targets: PlannedWorkload[], revisionOf: ReadonlyMap<string, string>, options: RolloutOptions, deps: RolloutRunDeps): Promise<WorkloadResult[]> {
   await pastLastRestart(targets, deps);
   const outcomes = await rollOut(
     targets,
@@ -148,7 +152,12 @@ async function restartOnto(targets: PlannedWorkload[], revisionOf: ReadonlyMap<s
     },
     { maxInFlight: options.maxInFlight, intervalMs: options.intervalMs, timeoutMs: options.timeoutMs, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) },
   );
-  return outcomes.map((o) => ({ workload: o.workload, result: o.result, detail: o.detail, newPods: o.newPods, ready: o.injected, restartedAt: o.restartedAt, startedAt: o.startedAt }));
+  return outcomes.map((o) => ({
+    workload: o.workload, result: o.result, detail: o.detail, newPods: o.newPods, ready: o.injected,
+    ...(o.restartedAt !== undefined ? { restartedAt: o.restartedAt } : {}),
+    ...(o.startedAt !== undefined ? { startedAt: o.startedAt } : {}),
+    ...(o.finishedAt !== undefined ? { finishedAt: o.finishedAt } : {}),
+  }));
 }
 
 /**
@@ -167,7 +176,7 @@ async function pastLastRestart(targets: readonly PlannedWorkload[], deps: Rollou
   }
 }
 
-async function diagnoseQuietly(deps: RolloutRunDeps, o: WorkloadResult & { restartedAt?: string; startedAt?: string }, revision: string): Promise<WorkloadDiagnosis | undefined> {
+async function diagnoseQuietly(deps: RolloutRunDeps, o: WorkloadResult, revision: string): Promise<WorkloadDiagnosis | undefined> {
   if (o.restartedAt === undefined || o.startedAt === undefined) return undefined;
   try {
     return await diagnose(deps.api, o.workload, o.restartedAt, o.startedAt, deps.statusKey, revision);
