@@ -250,8 +250,8 @@ test('scenario 32-2: rollout default -> broken stops at the first namespace, say
 
 test('scenario 32-3: rollout --undo moves a namespace back to what the last rollout replaced', { skip }, async () => {
   const ns = GOOD[2]!;
-  const dry = await cli(['rollout', '--undo', '-n', ns, '-c', CONFIG.default]);
-  assert.match(dry.stdout, /namespace i32-good-3: i32-injection=enabled, i32.example.com\/rev removed/);
+  const dry = await cli(['rollout', '--undo', '-n', ns, '-c', CONFIG.default, '-o', 'wide']);
+  assert.match(dry.stdout, /namespace i32-good-3: i32-injection=enabled, i32.example.com\/rev removed\n    labels now: i32.example.com\/rev=canary\n/);
   const run = await cli(['rollout', '--undo', '-n', ns, '-c', CONFIG.default, '--yes', '--timeout', '2m'], { allowFail: true, timeoutMs: 600_000 });
   assert.equal(run.code, 0, run.stderr);
   const ns3 = await getJson(['namespace', ns]);
