@@ -15,6 +15,7 @@ import { register as registerConfigCheck } from './config-check.js';
 
 import { register as registerStatus } from './status.js';
 import { register as registerRestart } from './restart.js';
+import { register as registerRollout } from './rollout.js';
 import { register as registerPolicy } from './policy.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
@@ -31,5 +32,6 @@ export const COMMANDS: RegisterCommand[] = [
 
   registerStatus,
   registerRestart,
+  registerRollout,
   registerPolicy,
 ];

@@ -20,9 +20,10 @@ export async function readManifestInput(io: CliIO, file: string): Promise<Manife
   return readManifest(await readInput(io, file), sourceName(file));
 }
 
-/** `--config PATH`, or the built-in default. Its load warnings go to stderr unless quiet. */
-export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean): Promise<LoadedConfig> {
-  const config = path === undefined ? defaultConfig() : await loadConfig(path);
+/** `--config PATH`, or the built-in default (as `revision` serves it). Its load warnings go to stderr unless quiet. */
+export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean, revision?: string): Promise<LoadedConfig> {
+  const options = revision === undefined ? {} : { revision };
+  const config = path === undefined ? defaultConfig(options) : await loadConfig(path, options);
   if (!quiet) for (const w of config.warnings) io.stderr(`warning: config: ${w}\n`);
   return config;
 }

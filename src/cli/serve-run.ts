@@ -27,6 +27,8 @@ import type { InClusterConfig } from '../cluster/in-cluster.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCliOptions {
   config?: string;
+  /** The revision this injector serves (`.Revision`, the status annotation's revision). */
+  revision?: string;
   tlsCert?: string;
   tlsKey?: string;
   tlsDir?: string;

@@ -9,7 +9,7 @@ import { formatTable, needsAttention, type StatusReport } from '../heal/report.j
 import { scanCluster, type ScanResult } from '../heal/scan.js';
 import type { CliIO } from './io.js';
 import { loadInjectorConfig } from './manual-io.js';
-import type { HealCliOptions } from './heal-options.js';
+import { webhookConfigName, type HealCliOptions } from './heal-options.js';
 
 export type StatusFormat = 'table' | 'json' | 'yaml';
 
@@ -20,10 +20,10 @@ export interface StatusCliOptions extends HealCliOptions {
 /** Connect, read and classify: what status and restart both start with. */
 export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ api: HealApi; scan: ScanResult; namespace: string | undefined }> {
   if (opts.allNamespaces === true && opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '--namespace and --all-namespaces exclude each other');
-  const config = await loadInjectorConfig(io, opts.config, false);
+  const config = await loadInjectorConfig(io, opts.config, false, opts.revision);
   const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });
   const namespace = opts.allNamespaces === true ? undefined : (opts.namespace ?? api.defaultNamespace);
-  const scan = await scanCluster(api, config, { namespace, webhookConfig: opts.webhookConfig, injectorNamespace: opts.injectorNamespace });
+  const scan = await scanCluster(api, config, { namespace, webhookConfig: webhookConfigName(opts), injectorNamespace: opts.injectorNamespace });
   for (const note of scan.notes) io.stderr(`note: ${note}\n`);
   return { api, scan, namespace };
 }
@@ -38,11 +38,13 @@ export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void
 }
 
 export async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
+  return format === 'table' ? formatTable(report, allNamespaces) : formatData(report, format);
+}
+
+/** A report as `-o json` or `-o yaml` print it. */
+export async function formatData(report: unknown, format: 'json' | 'yaml'): Promise<string> {
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
-  if (format === 'yaml') {
-    const { stringifyObject } = await import('../yaml/index.js');
-    // Through JSON first: the report is data, and the writer takes JSON values only.
-    return stringifyObject(JSON.parse(JSON.stringify(report)) as JsonValue);
-  }
-  return formatTable(report, allNamespaces);
+  const { stringifyObject } = await import('../yaml/index.js');
+  // Through JSON first: the report is data, and the writer takes JSON values only.
+  return stringifyObject(JSON.parse(JSON.stringify(report)) as JsonValue);
 }

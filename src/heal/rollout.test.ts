@@ -55,6 +55,9 @@ function fakeCluster(workloads: Record<string, FakeWorkload>) {
       order.push(ref.name);
       return { metadata: { name: ref.name, generation: s.generation }, spec: { selector: { matchLabels: { app: ref.name } } } };
     },
+    async patchMerge() {
+      throw new Error('not used');
+    },
     async createEvent() {},
     async watch() {
       return { abort() {} };
