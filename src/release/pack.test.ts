@@ -5,14 +5,16 @@
  * `npm install --omit=dev` into a fresh project, its dependencies resolved from a loopback
  * registry holding exactly the lockfile's runtime versions (release/npm-registry.ts). Only the
  * `dependencies` are installed, so a command or the library reaching for anything else (a
- * devDependency the bundle failed to inline) fails here with a missing module.
+ * devDependency the bundle failed to inline) fails here with a missing module; a static scan of
+ * the shipped modules' imports covers the commands not run here.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { builtinModules } from 'node:module';
+import { dirname, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../testing/server-process.js';
 import { startLockfileRegistry, type LockfileRegistry } from './npm-registry.js';
@@ -75,18 +77,46 @@ test('the package ships nothing from the tests, the sources, the release tooling
   assert.deepEqual(files.filter((f) => forbidden.some((re) => re.test(f))), []);
 });
 
+/**
+ * The files `entry` reaches through relative imports (static and dynamic, as esbuild and tsc
+ * write them), and the bare specifiers (packages, builtins) they import, by package name.
+ */
+function moduleGraph(entry: string): { files: Set<string>; bare: Set<string> } {
+  const files = new Set<string>();
+  const bare = new Set<string>();
+  const visit = (file: string): void => {
+    if (files.has(file)) return;
+    files.add(file);
+    // Comment lines dropped: bundled JSDoc names types as {import('./index.js').X}.
+    const text = readFileSync(join(ROOT, file), 'utf8').replace(/^\s*(?:\*|\/\/).*$/gm, '');
+    for (const m of text.matchAll(/(?:^|[^\w.$'"`])(?:import|export)\s*(?:[\w*{}\s,$]+from\s*)?\(?\s*['"]([^'"\s]+)['"]|(?:^|[^\w.])(?:__)?require\(\s*"([^"]+)"\s*\)/gm)) {
+      const spec = m[1] ?? m[2];
+      if (spec.startsWith('.')) visit(posix.join(posix.dirname(file), spec));
+      else bare.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+    }
+  };
+  visit(entry);
+  return { files, bare };
+}
+
+const isBuiltin = (spec: string): boolean => builtinModules.includes(spec.replace(/^node:/, ''));
+
 test('every bundle file the package ships is reachable from the bin (no chunks left over from earlier builds)', { skip }, () => {
   const shipped = files.filter((f) => f.startsWith('dist/bin/'));
-  const reached = new Set<string>();
-  const visit = (file: string): void => {
-    if (reached.has(file)) return;
-    reached.add(file);
-    const text = readFileSync(join(ROOT, file), 'utf8');
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"\.\/([\w.-]+\.mjs)"/g)) visit(`dist/bin/${m[1]}`);
-  };
-  visit('dist/bin/sidecar-injector.mjs');
+  const reached = moduleGraph('dist/bin/sidecar-injector.mjs').files;
   assert.deepEqual(shipped.filter((f) => !reached.has(f)), []);
   assert.ok(reached.size > 3, `only ${reached.size} bundle files reached: the import pattern no longer matches esbuild's output`);
+});
+
+test('the CLI bundle loads only Node built-ins, the library entry only the package\'s dependencies', { skip }, () => {
+  // require()s of optional packages esbuild leaves in place, each inside a try/catch with a
+  // fallback: node-fetch's `encoding`, ws's native `bufferutil` and `utf-8-validate`.
+  const optional = ['bufferutil', 'encoding', 'utf-8-validate'];
+  const bundle = moduleGraph('dist/bin/sidecar-injector.mjs').bare;
+  assert.deepEqual([...bundle].filter((s) => !isBuiltin(s) && !optional.includes(s)), []);
+  const library = moduleGraph('dist/index.js');
+  assert.ok(library.files.size > 50, `only ${library.files.size} library files reached: the import pattern no longer matches tsc's output`);
+  assert.deepEqual([...library.bare].filter((s) => !isBuiltin(s)).sort(), Object.keys(rootPackage.dependencies).sort());
 });
 
 test('`npm pack` in the repository is refused with the way that works, and leaves no tarball in the work tree', { skip }, async () => {
