@@ -55,7 +55,7 @@ after(async () => {
 /** `npm install` of the tarball from `cwd` (stdout and stderr: npm's warnings go to stderr). */
 function npmInstall(cwd: string, flags: string[]): Promise<{ stdout: string; stderr: string }> {
   const url = (registry as LockfileRegistry).url;
-  return run('npm', ['install', ...flags, '--registry', url, '--cache', join(dir, `npm-cache-${flags[0]}`), '--no-audit', '--no-fund', tarball], { cwd, encoding: 'utf8' });
+  return run('npm', ['install', ...flags, '--registry', url, '--cache', mkdtempSync(join(dir, 'npm-cache-')), '--no-audit', '--no-fund', tarball], { cwd, encoding: 'utf8' });
 }
 
 /** The packages npm installed for the package, by name (scoped ones as @scope/name). */
