@@ -31,16 +31,18 @@ const published = { ...pkg };
 delete published.scripts;
 const out = resolve(values.out ?? join(ROOT, 'out'));
 const stage = mkdtempSync(join(tmpdir(), 'si-pack-'));
+let packed;
 try {
   for (const entry of pkg.files) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
   mkdirSync(out, { recursive: true });
-  const r = spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (r.status !== 0) fail(`npm pack exited ${r.status ?? r.signal}`);
-  const [report] = JSON.parse(r.stdout);
-  const tarball = join(out, report.filename);
-  const shown = relative(process.cwd(), tarball).startsWith('..') ? tarball : relative(process.cwd(), tarball);
-  process.stdout.write(values.json ? r.stdout : `${shown}\n`);
+  packed = spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 } finally {
+  // Before any exit: process.exit in the try would skip this and leave the staging copy behind.
   rmSync(stage, { recursive: true, force: true });
 }
+if (packed.status !== 0) fail(`npm pack exited ${packed.status ?? packed.signal}`);
+const [report] = JSON.parse(packed.stdout);
+const tarball = join(out, report.filename);
+const shown = relative(process.cwd(), tarball).startsWith('..') ? tarball : relative(process.cwd(), tarball);
+process.stdout.write(values.json ? packed.stdout : `${shown}\n`);
