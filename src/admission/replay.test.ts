@@ -35,7 +35,7 @@ function setup(level: 'info' | 'debug' = 'info', now: () => number = () => 1) {
 /** A handler without a cache: what every answer must equal. */
 const fresh = createHandler({ inject: injectPod, getConfig: () => config });
 
-const call = (body: Buffer | string, path = '/inject'): AdmissionCall => ({ body: Buffer.isBuffer(body) ? body : Buffer.from(body), path, query: '', startedAt: 0 });
+const call = (body: Buffer | string, path = '/inject'): AdmissionCall => ({ body: Buffer.isBuffer(body) ? body : Buffer.from(body), path, query: '', startedAt: performance.now() });
 
 /** Run `fn`, counting JSON.parse calls on a review (the full path parses the body once; the core may parse other text). */
 function parses<T>(fn: () => T): { value: T; parses: number } {
