@@ -170,7 +170,7 @@ async function main(): Promise<void> {
       rates.push(await runRate(target, modes, { rate, pods: settings.pods, rounds: settings.rounds, log }));
       await deletePods(modes.map((m) => m.name));
     }
-    const coldModes = modes.filter((m) => m.server !== undefined && ['floor', 'ours-ifneeded', 'ours-never', 'istio'].includes(m.name));
+    const coldModes = modes.filter((m) => m.server !== undefined && (m.name === 'floor' || m.name === 'istio' || (m.name.startsWith('ours-') && m.name !== 'ours-skip')));
     const cold = settings.coldRuns > 0 ? await runCold(target, coldModes, { rate: settings.coldRate, pods: settings.coldPods, rounds: 1, runs: settings.coldRuns, log }) : [];
     const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as Obj;
     const report: ClusterReport = {
