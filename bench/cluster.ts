@@ -51,6 +51,8 @@ const profDir = join(REPO_ROOT, '.bench-tmp', 'cluster-profiles');
 const nodeFlags = has('--cpu-prof') ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profDir] : [];
 const only = has('--modes') ? new Set(option(argv, '--modes').split(',')) : undefined;
 const log = (line: string): void => console.error(`[bench:cluster] ${line}`);
+// One exit guard per spawned server (server-process.ts): a dozen servers are expected here.
+process.setMaxListeners(50);
 
 /** POST a review to a server on 127.0.0.1: the JSON patch of its answer. */
 async function patchFrom(server: HookServer, certs: ClusterCerts, review: Buffer): Promise<unknown[]> {

@@ -11,9 +11,10 @@ import { readFileSync } from 'node:fs';
 import { createPods, sampleConnections, threadTimes, webhookHistograms, type ConnectionCount, type ThreadTimes } from './cluster-load.js';
 import type { HookServer } from './cluster-servers.js';
 import { namespaceOf, type ApiTrust } from './cluster-setup.js';
-import { add, delta, EMPTY, histograms, type Histogram } from './prom.js';
+import { add, counters, delta, EMPTY, histograms, type Histogram } from './prom.js';
 
 export const OUR_METRIC = 'sidecar_injector_request_duration_seconds';
+const CACHE_METRIC = 'sidecar_injector_result_cache_total';
 
 /** What a mode is: the namespace it creates pods in, the server behind its webhook, what a pod must look like after. */
 export interface Mode {
@@ -27,10 +28,11 @@ export interface Mode {
   check: (created: Record<string, unknown>) => string | undefined;
 }
 
-/** The per-request lines our server logged: durationMs by decision. */
+/** The per-request lines our server logged: durationMs by decision, and memory reclaims (memory-reclaim.ts). */
 export interface OurLog {
   injected: number[];
   skipped: number[];
+  reclaims: number;
 }
 
 /** One mode's measurements at one rate (all its blocks together). */
@@ -49,6 +51,8 @@ export interface ModeResult {
   /** Our histogram by outcome (ours only). */
   ours?: Record<string, Histogram>;
   log?: OurLog;
+  /** Our result cache's lookups by result (hit, miss). */
+  cache?: Record<string, number>;
   connections?: ConnectionCount;
   /** The webhook server's threads: time on a CPU and waiting for one, ms (schedstat). */
   server: { cpuMs: number; waitMs: number };
@@ -67,17 +71,23 @@ export function emptyResult(mode: string, rate: number): ModeResult {
   return { mode, rate, pods: 0, failed: 0, problems: [], createMs: [], seconds: 0, apiserver: EMPTY, server: { cpuMs: 0, waitMs: 0 }, controlPlane: { cpuMs: 0, waitMs: 0 } };
 }
 
-async function ourHistograms(server: HookServer): Promise<Map<string, Histogram>> {
+interface OurScrape {
+  durations: Map<string, Histogram>;
+  cache: Map<string, number>;
+}
+
+async function ourScrape(server: HookServer): Promise<OurScrape> {
   const r = await server.get('/metrics');
   if (r.status !== 200) throw new Error(`${server.spec.name}: /metrics answered ${r.status}`);
-  return histograms(r.body, OUR_METRIC, 'outcome');
+  return { durations: histograms(r.body, OUR_METRIC, 'outcome'), cache: counters(r.body, CACHE_METRIC, 'result') };
 }
 
 /** durationMs of the `admission` lines logged after `offset`, by decision. */
 export function readOurLog(file: string, offset: number): OurLog {
-  const out: OurLog = { injected: [], skipped: [] };
+  const out: OurLog = { injected: [], skipped: [], reclaims: 0 };
   const text = readFileSync(file).subarray(offset).toString('utf8');
   for (const line of text.split('\n')) {
+    if (line.includes('"msg":"memory reclaimed after a body flood"')) out.reclaims++;
     if (!line.includes('"msg":"admission"')) continue;
     try {
       const o = JSON.parse(line) as { durationMs?: number; decision?: string };
@@ -116,7 +126,7 @@ function addTimes(into: { cpuMs: number; waitMs: number }, after: ThreadTimes, b
 export async function runBlock(target: Target, mode: Mode, rate: number, count: number, into: ModeResult): Promise<void> {
   const { trust } = target;
   const before = await webhookHistograms(trust);
-  const oursBefore = mode.server?.spec.ours ? await ourHistograms(mode.server) : undefined;
+  const oursBefore = mode.server?.spec.ours ? await ourScrape(mode.server) : undefined;
   const offset = mode.server?.spec.ours ? mode.server.logSize() : 0;
   const logFile = mode.server?.logFile();
   const serverPid = mode.server?.process()?.pid;
@@ -138,13 +148,16 @@ export async function runBlock(target: Target, mode: Mode, rate: number, count: 
     }
   }
   if (mode.server?.spec.ours && oursBefore !== undefined && logFile !== undefined) {
-    const oursAfter = await ourHistograms(mode.server);
+    const oursAfter = await ourScrape(mode.server);
     into.ours ??= {};
-    for (const [outcome, h] of oursAfter) into.ours[outcome] = add(into.ours[outcome] ?? EMPTY, delta(h, oursBefore.get(outcome)));
+    for (const [outcome, h] of oursAfter.durations) into.ours[outcome] = add(into.ours[outcome] ?? EMPTY, delta(h, oursBefore.durations.get(outcome)));
+    into.cache ??= {};
+    for (const [result, n] of oursAfter.cache) into.cache[result] = (into.cache[result] ?? 0) + n - (oursBefore.cache.get(result) ?? 0);
     const log = readOurLog(logFile, offset);
-    into.log ??= { injected: [], skipped: [] };
+    into.log ??= { injected: [], skipped: [], reclaims: 0 };
     into.log.injected.push(...log.injected);
     into.log.skipped.push(...log.skipped);
+    into.log.reclaims += log.reclaims;
   }
 }
 

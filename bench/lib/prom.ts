@@ -110,3 +110,16 @@ export function add(a: Histogram, b: Histogram): Histogram {
 }
 
 export const EMPTY: Histogram = Object.freeze({ buckets: [], sum: 0, count: 0 }) as Histogram;
+
+/** A counter's values by one label (summed over the others). */
+export function counters(text: string, name: string, by: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const m = LINE.exec(line);
+    if (m === null || m[1] !== name) continue;
+    const key = labelsOf(m[2])[by];
+    if (key !== undefined) out.set(key, (out.get(key) ?? 0) + Number(m[3]));
+  }
+  return out;
+}
