@@ -8,7 +8,7 @@ import type { HealApi } from './kube.js';
 import type { PlannedWorkload } from './plan.js';
 import { planRestart } from './plan.js';
 import { buildReport } from './report.js';
-import { RESTARTED_AT, restartedAtValue, rollOut, selectorString } from './rollout.js';
+import { RESTARTED_AT, restartedAtValue, rollOut, selectorString, settledTargets } from './rollout.js';
 import type { Classification } from './types.js';
 
 type Obj = Record<string, any>;
@@ -109,6 +109,44 @@ describe('rollOut', () => {
     const [o] = await rollOut([target('a')], deps(api), { maxInFlight: 1, intervalMs: 0, timeoutMs: 50, pollMs: 5 });
     assert.equal(o.result, 'timeout');
     assert.match(o.detail, /no pod from the new template was created/);
+  });
+});
+
+describe('workloads being deleted', () => {
+  // Found on a real node: serve --reconcile-restart restarted a Deployment whose namespace was
+  // being deleted; no pod could be created there, so it waited out the whole timeout (5 min)
+  // while a healthy stale Deployment elsewhere waited behind it.
+  const objects: Record<string, Obj | undefined> = {
+    '/apis/apps/v1/namespaces/live/deployments/ok': { metadata: { name: 'ok', generation: 2 }, spec: { replicas: 1 }, status: { observedGeneration: 2, updatedReplicas: 1 } },
+    '/apis/apps/v1/namespaces/live/deployments/rolling': { metadata: { name: 'rolling', generation: 3 }, spec: { replicas: 1 }, status: { observedGeneration: 2 } },
+    '/apis/apps/v1/namespaces/live/deployments/marked': { metadata: { name: 'marked', generation: 1, deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { observedGeneration: 1, updatedReplicas: 1 } },
+    '/apis/apps/v1/namespaces/going/deployments/web': { metadata: { name: 'web', generation: 1 }, spec: { replicas: 1 }, status: { observedGeneration: 1, updatedReplicas: 1 } },
+    '/api/v1/namespaces/live': { metadata: { name: 'live' }, status: { phase: 'Active' } },
+    '/api/v1/namespaces/going': { metadata: { name: 'going', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } },
+  };
+  const api = { defaultNamespace: 'default', get: async (path: string) => objects[path] } as unknown as HealApi;
+  const at = (namespace: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace }, stale: 1, missing: 0, why: [] });
+
+  it('are neither restarted nor waited for: gone, marked for deletion, or in a namespace being deleted', async () => {
+    const { ready, rolling, deleting } = await settledTargets(api, [at('going', 'web'), at('live', 'ok'), at('live', 'rolling'), at('live', 'marked'), at('live', 'gone')]);
+    assert.deepEqual(ready.map((p) => p.workload.name), ['ok']);
+    assert.deepEqual(rolling.map((p) => p.workload.name), ['rolling']);
+    assert.deepEqual(deleting.map((p) => p.workload.name), ['web', 'marked', 'gone']);
+  });
+
+  it('a workload deleted while it rolls out ends its rollout at once, not at the timeout', async () => {
+    let gets = 0;
+    const vanishing = {
+      defaultNamespace: 'default',
+      patchWorkload: async () => ({ metadata: { generation: 2 }, spec: { selector: { matchLabels: { app: 'web' } } } }),
+      get: async () => (++gets < 3 ? { metadata: { generation: 2 }, status: { observedGeneration: 2 } } : undefined),
+      list: async () => ({ items: [], resourceVersion: '1' }),
+    } as unknown as HealApi;
+    const t0 = Date.now();
+    const [o] = await rollOut([target('web')], deps(vanishing), { maxInFlight: 1, intervalMs: 0, timeoutMs: 60_000, pollMs: 5 });
+    assert.equal(o.result, 'failed');
+    assert.match(o.detail, /deleted while it rolled out/);
+    assert.ok(Date.now() - t0 < 10_000, 'waited for the timeout');
   });
 });
 

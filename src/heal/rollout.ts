@@ -123,7 +123,10 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
   let seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
   for (let round = 0; round < 1_000_000; round++) {
     try {
-      seen = await look(workload, generation, labelSelector, restartedAt, deps);
+      const looked = await look(workload, generation, labelSelector, restartedAt, deps);
+      // Deleted meanwhile (its namespace too, maybe): no pod will come; do not wait out the timeout.
+      if (looked === 'deleted') return done('failed', 'the workload was deleted while it rolled out', seen.newPods, seen.injected);
+      seen = looked;
     } catch (err) {
       if (!(err instanceof ClusterError)) throw err;
       deps.log(`warning: ${name}: ${err.message}`);
@@ -144,6 +147,7 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
 
 async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps) {
   const current = await deps.api.get(workloadPath(workload));
+  if (current === undefined || beingDeleted(current)) return 'deleted' as const;
   const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
   const observed = typeof status.observedGeneration === 'number' && status.observedGeneration >= generation;
   const { items } = await deps.api.list(`/api/v1/namespaces/${encodeURIComponent(workload.namespace)}/pods`, labelSelector ? { labelSelector } : {});
@@ -179,13 +183,25 @@ export function rolloutInProgress(obj: unknown): boolean {
   return num(status.updatedReplicas) < replicas;
 }
 
-/** Split targets into those to restart now and those whose rollout is still in progress. */
-export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[] }> {
+/** Is this object (a workload or a namespace) being deleted? */
+function beingDeleted(obj: unknown): boolean {
+  if (!isPlainObject(obj) || !isPlainObject(obj.metadata)) return false;
+  return obj.metadata.deletionTimestamp !== undefined || (isPlainObject(obj.status) && obj.status.phase === 'Terminating');
+}
+
+/**
+ * Split targets into those to restart now, those whose rollout is still in progress, and those
+ * being deleted: gone, marked for deletion, or in a namespace being deleted. No pod can be
+ * created there, so a restart would only wait out the whole timeout and hold up the others.
+ */
+export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[]; deleting: PlannedWorkload[] }> {
   const ready: PlannedWorkload[] = [];
   const rolling: PlannedWorkload[] = [];
+  const deleting: PlannedWorkload[] = [];
   for (const t of targets) {
-    const obj = await api.get(workloadPath(t.workload));
-    (rolloutInProgress(obj) ? rolling : ready).push(t);
+    const [obj, ns] = await Promise.all([api.get(workloadPath(t.workload)), api.get(`/api/v1/namespaces/${encodeURIComponent(t.workload.namespace)}`)]);
+    if (obj === undefined || beingDeleted(obj) || beingDeleted(ns)) deleting.push(t);
+    else (rolloutInProgress(obj) ? rolling : ready).push(t);
   }
-  return { ready, rolling };
+  return { ready, rolling, deleting };
 }
