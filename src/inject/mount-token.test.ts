@@ -43,14 +43,39 @@ test('webhook mode: every injected container mounts the pod\'s token volume, las
   assert.equal(out.spec.containers.find((c: Obj) => c.name === 'log-shipper').volumeMounts, undefined, 'a user container the plugin did not mount stays as it is');
 });
 
-test('no mount: manual mode (inject -f), no token volume, automountServiceAccountToken false', () => {
+test('no mount: manual mode (inject -f), no token volume, automountServiceAccountToken false, a volume the plugin did not mount or did not make', () => {
+  const edit = (f: (p: Obj) => void): Obj => { const p = samplePod() as Obj; f(p); return p; };
   for (const [what, pod, mode] of [
     ['manual mode', samplePod(), 'manual'],
-    ['no token volume', (() => { const p = samplePod() as Obj; p.spec.volumes = []; p.spec.containers[0].volumeMounts = []; return p; })(), 'webhook'],
-    ['automount off', (() => { const p = samplePod() as Obj; p.spec.automountServiceAccountToken = false; return p; })(), 'webhook'],
+    ['no token volume', edit((p) => { p.spec.volumes = []; p.spec.containers[0].volumeMounts = []; }), 'webhook'],
+    ['automount off', edit((p) => { p.spec.automountServiceAccountToken = false; }), 'webhook'],
+    // A service account with automounting off: the plugin mounted nothing; a user's own volume
+    // of that name, not mounted at the token path, is not the plugin's.
+    ['a kube-api-access volume no container mounts at the token path', edit((p) => { p.spec.containers[0].volumeMounts = []; }), 'webhook'],
+    ['mounted read-write', edit((p) => { p.spec.containers[0].volumeMounts[0].readOnly = false; }), 'webhook'],
+    ['a secret, not a projected token', edit((p) => { p.spec.volumes[0] = { name: 'kube-api-access-abcde', secret: { secretName: 'mine' } }; }), 'webhook'],
   ] as const) {
     for (const c of injected(inject(pod as Obj, mode))) assert.deepEqual(tokenMounts(c), [], `${what}: ${c.name}`);
   }
+});
+
+test('the first kube-api-access volume is the one mounted, as the plugin picks it', () => {
+  const pod = samplePod() as Obj;
+  pod.spec.volumes.push({ name: 'kube-api-access-zzzzz', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } });
+  for (const c of injected(inject(pod))) assert.deepEqual(tokenMounts(c), [TOKEN], c.name);
+});
+
+test('a pod injected before (a reinvocation, or a re-injection) never gets the mount twice', () => {
+  const once = inject(samplePod());
+  const again = injectPod(once, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
+  assert.equal(again.kind, 'injected');
+  assert.deepEqual((again as { patch: unknown[] }).patch, [], 'a current pod needs no patch');
+  // A re-injection (the status no longer matches: strip, inject again) mounts once as well.
+  const stale = structuredClone(once);
+  stale.metadata.annotations['sidecar.istio.io/status'] = stale.metadata.annotations['sidecar.istio.io/status'].replace('"revision":"default"', '"revision":"old"');
+  const redone = injectPod(stale, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
+  assert.equal(redone.kind, 'injected');
+  for (const c of injected((redone as { pod: Obj }).pod)) assert.deepEqual(tokenMounts(c), [TOKEN], c.name);
 });
 
 test('a sidecar whose template mounts something at the token path keeps its own mount only', () => {
