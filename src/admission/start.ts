@@ -8,7 +8,7 @@
  */
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/types.js';
-import { CertError } from '../errors.js';
+import { CertError, ConfigError } from '../errors.js';
 import { createLogger, type Logger, type LogLevel } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import { createReloader, type Reloader } from '../reload/file-reloader.js';
@@ -24,7 +24,7 @@ import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
 import { servingCaNotAfter } from './ca-expiry.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
 import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
-import { RELOAD_WARMUP, warmUp, type WarmupOptions, type WarmupResult } from './warmup.js';
+import { configCaused, RELOAD_WARMUP, warmUp, type WarmupOptions, type WarmupResult } from './warmup.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -140,6 +140,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   /** Until the first warm-up is done, the server answers but is not ready. */
   let warm = (options.warmup?.rounds ?? 0) === 0;
   let lastWarmup: WarmupResult | undefined;
+  /** The config at start failed its warm-up (warmup.ts): unready until a reload replaces it. */
+  let warmupFailed = false;
   const stopWarmup = new AbortController();
 
   let config: LoadedConfig | undefined;
@@ -205,24 +207,37 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   /**
    * The request path run for `value` by a handler of its own: same code, but its own result
    * cache, a metrics registry nobody scrapes and a logger that writes nothing (warmup.ts).
+   * Returns why the config is broken, if the warm-up found it so (it must not serve).
    */
-  async function warmFor(value: LoadedConfig, plan: WarmupOptions, trigger: 'startup' | 'reload'): Promise<void> {
-    if (plan.rounds <= 0) return;
+  async function warmFor(value: LoadedConfig, plan: WarmupOptions, trigger: 'startup' | 'reload'): Promise<string | undefined> {
+    if (plan.rounds <= 0) return undefined;
     const quiet = createLogger({ level: logger.level as LogLevel, destination: { write: () => undefined } });
+    let failed: string | undefined;
     const handler = createHandler({
       ...handlerOptions(),
       getConfig: () => value,
       metrics: createMetrics({ processMetrics: false }),
       logger: quiet,
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
+      onInjectionFailed: (f) => {
+        if (failed === undefined && configCaused(f.code)) failed = `${f.code}: ${f.message}`;
+      },
     });
     try {
-      lastWarmup = await warmUp(handler, value, { ...plan, signal: stopWarmup.signal });
-      logger.info({ trigger, ...lastWarmup }, 'request path warmed up');
+      lastWarmup = await warmUp(handler, value, { ...plan, signal: stopWarmup.signal }, undefined, () => failed);
     } catch (err) {
-      // Never fatal: a config the warm-up cannot drive still serves (cold).
+      // A fault of the warm-up itself, not of the config: the config still serves (cold).
       logger.warn({ trigger, error: err instanceof Error ? err.message : String(err) }, 'warm-up failed; serving without it');
+      return undefined;
     }
+    if (lastWarmup.failure === undefined) {
+      logger.info({ trigger, ...lastWarmup }, 'request path warmed up');
+      return undefined;
+    }
+    logger.error({ trigger, ...lastWarmup }, trigger === 'startup'
+      ? 'the config fails on a plain Deployment pod; not ready until a config that works is loaded'
+      : 'the reloaded config fails on a plain Deployment pod; the current one keeps serving');
+    return lastWarmup.failure;
   }
 
   const stopAll = async (): Promise<void> => {
@@ -249,14 +264,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         kind: 'config',
         dirs: await watchDirsFor(path),
         snapshot: () => configSnapshot(path),
-        // A reloaded config is warmed before it serves (the current one serves meanwhile).
+        // A reloaded config is warmed before it serves (the current one serves meanwhile), and
+        // refused like an invalid one when the warm-up finds it broken.
         load: async () => {
           const value = await cfg.load(path);
-          if (warm && options.warmup !== undefined) await warmFor(value, { ...RELOAD_WARMUP, rounds: Math.min(RELOAD_WARMUP.rounds, options.warmup.rounds) }, 'reload');
+          if (options.warmup !== undefined && config !== undefined) {
+            const failure = await warmFor(value, { ...RELOAD_WARMUP, rounds: Math.min(RELOAD_WARMUP.rounds, options.warmup.rounds) }, 'reload');
+            if (failure !== undefined) throw new ConfigError('SI_CONFIG_INVALID', `${path}: the config fails on a plain Deployment pod (warm-up): ${failure}`);
+          }
           return value;
         },
         apply: (value: LoadedConfig) => {
           config = value; // one assignment: a request reads either the old or the new config
+          // Unready after a broken config at start: this one passed its warm-up.
+          if (warmupFailed) [warmupFailed, warm] = [false, true];
           options.onConfig?.(value);
         },
         describe: cfg.describe,
@@ -322,7 +343,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // otherwise run interpreted). Started, not awaited: `startServer` resolves once listening.
     if (!warm && options.warmup !== undefined) {
       const plan = options.warmup;
-      void warmFor(config as LoadedConfig, plan, 'startup').finally(() => (warm = true));
+      const started = config as LoadedConfig;
+      void warmFor(started, plan, 'startup').then((failure) => {
+        // A config reloaded meanwhile passed a warm-up of its own.
+        if (failure === undefined || config !== started) warm = true;
+        else warmupFailed = true;
+      });
     }
     const monitoringPort = monitoring ? (monitoring.server.address() as { port: number }).port : undefined;
     logger.info({ port: address.port, address: address.address, monitoringPort, onError: options.onError ?? 'deny' }, 'webhook serving');

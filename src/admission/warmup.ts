@@ -13,8 +13,15 @@
  * cache, metrics registry and a logger that writes nothing, so nothing of it is counted, logged
  * or remembered; V8 keeps what it learns per function, shared by both. It runs in slices of a
  * few milliseconds, so `/healthz` and `/readyz` answer throughout, and stops at its time budget.
+ *
+ * It is also the first use of a config on a pod: a config that cannot inject a plain
+ * Deployment's pod (its templates fail to render or merge: an error of the config's own, HTTP
+ * 500 in the catalogue, not one about the pod) or whose patch does not apply to that pod is
+ * broken for every pod. Such a warm-up stops at once and reports `failure`; the server then keeps
+ * serving the config it had (a reload) or stays unready (at start), instead of serving it.
  */
 import type { LoadedConfig } from '../config/types.js';
+import { allErrorCodes, errorInfo, type ErrorCode } from '../errors.js';
 import { applyPatch } from '../patch/apply.js';
 import { DEFAULT_WARMUP_ROUNDS } from './defaults.js';
 import type { AdmissionHandler } from './handler.js';
@@ -47,6 +54,18 @@ export interface WarmupResult {
   injected: boolean;
   /** Set when the warm-up stopped at `maxMs` before its rounds were done. */
   cutShort: boolean;
+  /** Why the config is broken (see the header): set, the config must not serve. */
+  failure?: string;
+}
+
+/**
+ * Whether an injection failure with this catalogue code is the config's (a template that does
+ * not render, an overlay that does not merge, a patch that cannot be built), not the pod's: the
+ * pod-caused codes (an annotation, a conflict, a limit) are HTTP 400 and tell nothing about the
+ * config, since the warm-up's pod is made up.
+ */
+export function configCaused(code: string): boolean {
+  return (allErrorCodes() as string[]).includes(code) && errorInfo(code as ErrorCode).httpStatus >= 500;
 }
 
 type Obj = Record<string, unknown>;
@@ -131,8 +150,12 @@ function patchOf(body: string): unknown[] | undefined {
 
 const immediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Run the three reviews `options.rounds` times through `handler` (built for `config`). */
-export async function warmUp(handler: AdmissionHandler, config: LoadedConfig, options: WarmupOptions, now: () => number = () => performance.now()): Promise<WarmupResult> {
+/**
+ * Run the three reviews `options.rounds` times through `handler` (built for `config`).
+ * `failed()`: a config-caused failure the handler reported (its onInjectionFailed), which
+ * stops the warm-up with that failure.
+ */
+export async function warmUp(handler: AdmissionHandler, config: LoadedConfig, options: WarmupOptions, now: () => number = () => performance.now(), failed: () => string | undefined = () => undefined): Promise<WarmupResult> {
   const start = now();
   const sliceMs = options.sliceMs ?? 5;
   const key = config.injectionKeys.inject;
@@ -146,10 +169,18 @@ export async function warmUp(handler: AdmissionHandler, config: LoadedConfig, op
     const i = rounds;
     const pod = warmupPod(i, key, optIn);
     const patch = patchOf(call(warmupReview(pod, 3 * i)).body);
+    const failure = failed();
+    if (failure !== undefined) return { rounds, ms: now() - start, injected, cutShort: false, failure };
     if (patch !== undefined && patch.length > 0) {
       injected = true;
+      let patchedPod: Obj;
+      try {
+        patchedPod = applyPatch(pod, patch) as Obj;
+      } catch (err) {
+        return { rounds, ms: now() - start, injected, cutShort: false, failure: `its patch does not apply to the pod it was made for: ${err instanceof Error ? err.message : String(err)}` };
+      }
       // The same pod with the patch applied: what a reinvocation sends (already current).
-      call(warmupReview(applyPatch(pod, patch) as Obj, 3 * i + 1));
+      call(warmupReview(patchedPod, 3 * i + 1));
     }
     call(warmupReview(warmupPod(i, key, 'false'), 3 * i + 2));
     rounds++;
