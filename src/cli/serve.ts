@@ -9,7 +9,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_WARMUP_ROUNDS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import { parseRevisionName } from './heal-options.js';
@@ -96,6 +96,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--ca-bundle-resync <seconds>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)', parsePositiveSeconds, 60)
     .option('--drain-delay <seconds>', 'on SIGTERM, keep serving (not ready) this long before closing the listener', parseSeconds, 0)
     .option('--shutdown-timeout <seconds>', 'then wait at most this long for in-flight requests', parseSeconds, DEFAULT_GRACE_MS / 1000)
+    .option('--warmup <rounds>', 'before reporting ready (and for each reloaded config), run the request path this many rounds on sample pods so the first real pods meet optimised code; 0 turns it off', parseCount, DEFAULT_WARMUP_ROUNDS)
     .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
     .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
