@@ -58,6 +58,10 @@ const CATALOGUE = {
   // Self-healing (status, restart)
   SI_HEAL_DRIFT: [9, 500, 'status found pods with a stale or missing sidecar'],
   SI_HEAL_RESTART_STALLED: [10, 500, 'restart stopped: a rollout did not progress within --timeout, or a restart failed'],
+
+  // Revision rollouts (rollout)
+  SI_ROLLOUT_REFUSED: [2, 400, 'rollout refused before changing anything: no single injector serves the target, or a namespace is not on the source revision'],
+  SI_ROLLOUT_ROLLED_BACK: [10, 500, 'rollout stopped: new pods did not become ready with the new sidecar within --timeout; the namespace was moved back'],
 } as const satisfies Record<string, readonly [number, number, string]>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

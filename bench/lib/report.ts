@@ -301,15 +301,16 @@ export function variantTable(sets: VariantCheck[]): string[] {
   return L;
 }
 
-/** Replace the generated block of RESULTS.md (or create the file with it). */
-export function writeResultsFile(path: string, md: string): void {
-  const block = `${START}\n${md}\n${END}`;
+/** Replace a generated block of RESULTS.md (the main run's by default), or create the file with it. */
+export function writeResultsFile(path: string, md: string, markers: { start: string; end: string } = { start: START, end: END }): void {
+  const { start, end } = markers;
+  const block = `${start}\n${md}\n${end}`;
   if (!existsSync(path)) {
     writeFileSync(path, `# Benchmark results\n\n${block}\n`);
     return;
   }
   const text = readFileSync(path, 'utf8');
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  writeFileSync(path, a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + END.length)}` : `${text.trimEnd()}\n\n${block}\n`);
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  writeFileSync(path, a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + end.length)}` : `${text.trimEnd()}\n\n${block}\n`);
 }

@@ -1,7 +1,10 @@
 /**
  * Scenario 6 of the control-plane issue: a second mutating webhook (a tiny one, here) adds a
  * container after ours. With reinvocationPolicy IfNeeded the apiserver calls ours again; the
- * stored pod has exactly one sidecar, keeps the other webhook's container and is valid.
+ * stored pod has exactly one sidecar, keeps the other webhook's container and is valid. Alone,
+ * ours is called once per pod: it mounts the service-account token into its containers as the
+ * apiserver's ServiceAccount admission would, so that plugin changes nothing when the apiserver
+ * runs it again after our patch, and nothing calls for a reinvocation.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
@@ -10,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { devCertificate } from '../../src/certs/index.js';
 import { createNamespace, deleteNamespaces, getJson, kubectl, waitFor, type Obj } from '../lib/kube.js';
 import { appPod, dryRunCreate, metric, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
-import { ENABLED, SIDECAR, assertInjected } from '../lib/injected.js';
+import { ENABLED, INIT, SIDECAR, assertInjected } from '../lib/injected.js';
 
 const NS = 'e2e-reinvoke';
 const OTHER = 'e2e-reinvoke-zz-other'; // sorts after ours: the apiserver calls webhooks in name order
@@ -71,4 +74,18 @@ test('scenario 6: a later webhook adds a container; ours is reinvoked and the po
   assert.equal(names.filter((n: string) => n === 'added-later').length, 1, `the other webhook's container, once: ${names}`);
   assert.equal(names.filter((n: string) => n === SIDECAR).length, 1, `one sidecar: ${names}`);
   assert.equal(names.filter((n: string) => n === 'app').length, 1);
+});
+
+test('alone: ours is called once per pod (IfNeeded), and its containers mount the token exactly as the app container does', async () => {
+  const before = await metric(hook, 'sidecar_injector_requests_total');
+  await kubectl(['-n', NS, 'create', '-f', '-'], { input: JSON.stringify(appPod('alone')) });
+  assert.equal((await metric(hook, 'sidecar_injector_requests_total')) - before, 1, 'one call: no reinvocation');
+  const stored = await getJson(['-n', NS, 'pod', 'alone']);
+  assertInjected(stored, 'the pod');
+  const token = (c: Obj): Obj[] => (c.volumeMounts ?? []).filter((m: Obj) => m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount');
+  const app = stored.spec.containers.find((c: Obj) => c.name === 'app');
+  assert.equal(token(app).length, 1, 'the ServiceAccount admission mounted the token into the app');
+  for (const c of [...stored.spec.containers, ...(stored.spec.initContainers ?? [])].filter((x: Obj) => x.name === SIDECAR || x.name === INIT)) {
+    assert.deepEqual(token(c), token(app), `${c.name}: the same token mount, once`);
+  }
 });

@@ -137,7 +137,7 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
   assert.equal(workload(before.report, 'Pod', 'bare').state, 'missing');
   const table = await cli(['status', '-n', ns, '--config', config, '--webhook-config', hook.name], { allowFail: true });
   assert.match(table.stdout, /^WORKLOAD\s+PODS\s+CURRENT\s+STALE\s+MISSING/m);
-  assert.match(table.stdout, /^deployment\/web\s+2\s+0\s+0\s+2\s+0\s+0\s+missing\s+policy-enabled$/m);
+  assert.match(table.stdout, /^deployment\/web\s+2\s+0\s+0\s+2\s+0\s+0\s+-\s+missing\s+policy-enabled$/m);
 
   const dry = await cli(['restart', '--missing', '-n', ns, '--config', config, '--webhook-config', hook.name]);
   assert.match(dry.stdout, /would restart deployment\/web -n i15-heal-missing: 2 missing/);

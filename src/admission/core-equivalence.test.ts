@@ -1,8 +1,10 @@
 /**
  * The webhook with the real core and the built-in config: every patch it returns applies with
  * two independent RFC 6902 libraries and yields exactly what the core gives when called
- * directly and what `sidecar-injector inject -f` prints for the same pod; a second pass over
- * the injected pod adds nothing.
+ * directly and what `sidecar-injector inject -f` prints for the same pod, plus the one thing
+ * only a webhook does: the service-account token mounted into the injected containers, as the
+ * apiserver's ServiceAccount admission would (stages.ts mountToken); a second pass over the
+ * injected pod adds nothing.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
+import { TOKEN_MOUNT_PATH } from '../inject/stages.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 import { runCli } from '../cli/program.js';
 import { memoryIO } from '../testing/memory-io.js';
@@ -67,6 +70,25 @@ function pods(): [string, Pod][] {
   ];
 }
 
+/**
+ * `inject -f`'s pod with the token mount the webhook adds: in every injected container (named by
+ * the status) without a mount at the token path, when the pod has a kube-api-access volume.
+ */
+function withTokenMounts(printed: unknown): unknown {
+  const pod = cloneJson(printed) as Pod;
+  const token = ((pod.spec.volumes ?? []) as { name: string }[]).find((v) => v.name.startsWith('kube-api-access-'));
+  if (token === undefined) return pod;
+  const status = JSON.parse((pod.metadata.annotations as Record<string, string>)[STATUS]) as { containers: string[] | null; initContainers: string[] | null };
+  const names = new Set([...(status.containers ?? []), ...(status.initContainers ?? [])]);
+  for (const list of [pod.spec.initContainers, pod.spec.containers] as ({ name: string; volumeMounts?: { mountPath: string }[] }[] | undefined)[]) {
+    for (const c of list ?? []) {
+      if (!names.has(c.name) || (c.volumeMounts ?? []).some((m) => m.mountPath === TOKEN_MOUNT_PATH)) continue;
+      c.volumeMounts = [...(c.volumeMounts ?? []), { name: token.name, readOnly: true, mountPath: TOKEN_MOUNT_PATH } as { mountPath: string }];
+    }
+  }
+  return pod;
+}
+
 /** `sidecar-injector inject -f` on one pod, parsed back. */
 async function cliInject(dir: string, pod: Pod, namespace: string): Promise<unknown> {
   const file = join(dir, `pod-${Math.random().toString(36).slice(2)}.json`);
@@ -101,7 +123,7 @@ test('real core: webhook patch == core called directly == `inject -f`, in v1 and
       assert.equal(direct.kind, 'injected');
       if (direct.kind === 'injected') assert.deepEqual(webhook, direct.pod, `${name}: webhook vs core`);
       if (apiVersion === 'admission.k8s.io/v1') {
-        assert.deepEqual(webhook, await cliInject(dir, withoutManagedFields(pod), 'shop'), `${name}: webhook vs inject -f`);
+        assert.deepEqual(webhook, withTokenMounts(await cliInject(dir, withoutManagedFields(pod), 'shop')), `${name}: webhook vs inject -f`);
         const again = parseReview(await postReview(h.port, podReview(viaFjp, { namespace: 'shop' })));
         assert.equal(again.response.patch, undefined, `${name}: a second pass adds nothing`);
         assert.equal(again.response.allowed, true);

@@ -7,6 +7,8 @@ export const DEFAULT_DRAIN_DELAY_MS = 0;
 export const DEFAULT_GRACE_MS = 15_000;
 /** Injection results remembered per config for repeated pods (see result-cache.ts). */
 export const DEFAULT_CACHE_ENTRIES = 256;
+/** Rounds of the request path run before ready (see warmup.ts). */
+export const DEFAULT_WARMUP_ROUNDS = 500;
 
 /**
  * What to answer when injection was wanted but failed: deny the pod, or allow it without a

@@ -36,7 +36,7 @@ function setup(level: 'info' | 'debug' = 'info', now: () => number = () => 1) {
  * performance.now() counts from process start, so a process that took 2.5 s to load (a busy machine) timed them out. */
 const fresh = createHandler({ inject: injectPod, getConfig: () => config, now: () => 1 });
 
-const call = (body: Buffer | string, path = '/inject'): AdmissionCall => ({ body: Buffer.isBuffer(body) ? body : Buffer.from(body), path, query: '', startedAt: 0 });
+const call = (body: Buffer | string, path = '/inject'): AdmissionCall => ({ body: Buffer.isBuffer(body) ? body : Buffer.from(body), path, query: '', startedAt: performance.now() });
 
 /** Run `fn`, counting JSON.parse calls on a review (the full path parses the body once; the core may parse other text). */
 function parses<T>(fn: () => T): { value: T; parses: number } {

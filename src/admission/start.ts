@@ -3,12 +3,13 @@
  * Assemble a running webhook: load the config and the certificate (fatal at startup: there is
  * no last good version yet), start their reloaders, serve HTTPS (and optionally plain
  * monitoring), and shut down gracefully. Everything is a parameter, so `serve` and the tests
- * run the same code in-process; `startServer` resolves once the server answers and is ready.
+ * run the same code in-process; `startServer` resolves once the server answers, and it is ready
+ * then too unless a warm-up was asked for, which runs next (`/readyz` turns ready after it).
  */
 import { dirname } from 'node:path';
 import type { LoadedConfig } from '../config/types.js';
-import { CertError } from '../errors.js';
-import { createLogger, type Logger } from '../telemetry/log.js';
+import { CertError, ConfigError } from '../errors.js';
+import { createLogger, type Logger, type LogLevel } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import { createReloader, type Reloader } from '../reload/file-reloader.js';
 import { configSnapshot, keyPairSnapshot, watchDirsFor, type KeyPairPem } from '../reload/sources.js';
@@ -23,6 +24,7 @@ import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
 import { servingCaNotAfter } from './ca-expiry.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
 import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
+import { configCaused, RELOAD_WARMUP, warmUp, type WarmupOptions, type WarmupResult } from './warmup.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
@@ -91,6 +93,11 @@ export interface StartOptions {
   /** Entries of the injection result cache per config (0 turns it off). Default DEFAULT_CACHE_ENTRIES. */
   resultCacheEntries?: number;
   reload?: { debounceMs?: number; pollMs?: number };
+  /**
+   * Run the request path this many rounds before `/readyz` says ready, and a few rounds for every
+   * reloaded config before it serves (warmup.ts). Absent or 0 rounds: ready at once.
+   */
+  warmup?: WarmupOptions;
   shutdown?: ShutdownOptions;
   /** Called each time a certificate starts being served (startup and every reload). */
   onCertificate?: (served: ServedCertificate) => void;
@@ -130,6 +137,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let monitoring: MonitoringServer | undefined;
   let listening = false;
   let draining = false;
+  /** Until the first warm-up is done, the server answers but is not ready. */
+  let warm = (options.warmup?.rounds ?? 0) === 0;
+  let lastWarmup: WarmupResult | undefined;
+  /** The config at start failed its warm-up (warmup.ts): unready until a reload replaces it. */
+  let warmupFailed = false;
+  const stopWarmup = new AbortController();
 
   let config: LoadedConfig | undefined;
   let configReloader: Reloader | undefined;
@@ -141,11 +154,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let clientCaReloader: Reloader | undefined;
 
   const readiness = (): Readiness => {
-    const ready = listening && !draining && config !== undefined && pair !== undefined && (dynamic?.ready() ?? true);
+    const ready = listening && warm && !draining && config !== undefined && pair !== undefined && (dynamic?.ready() ?? true);
     return {
       ready,
       detail: {
         draining,
+        ...(options.warmup !== undefined && options.warmup.rounds > 0 ? { warm, warmup: lastWarmup } : {}),
         config: {
           source: options.config.path ?? 'built-in',
           ...(config !== undefined ? options.config.describe?.(config) : { loaded: false }),
@@ -186,7 +200,48 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   }
 
+  function handlerOptions(): Omit<HandlerOptions, 'getConfig'> {
+    return { inject: options.inject, onError: options.onError, deadline: options.deadline, statusKeys, podLimits: options.podLimits ?? DEFAULT_POD_LIMITS };
+  }
+
+  /**
+   * The request path run for `value` by a handler of its own: same code, but its own result
+   * cache, a metrics registry nobody scrapes and a logger that writes nothing (warmup.ts).
+   * Returns why the config is broken, if the warm-up found it so (it must not serve).
+   */
+  async function warmFor(value: LoadedConfig, plan: WarmupOptions, trigger: 'startup' | 'reload'): Promise<string | undefined> {
+    if (plan.rounds <= 0) return undefined;
+    const quiet = createLogger({ level: logger.level as LogLevel, destination: { write: () => undefined } });
+    let failed: string | undefined;
+    const handler = createHandler({
+      ...handlerOptions(),
+      getConfig: () => value,
+      metrics: createMetrics({ processMetrics: false }),
+      logger: quiet,
+      cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
+      onInjectionFailed: (f) => {
+        if (failed === undefined && configCaused(f.code)) failed = `${f.code}: ${f.message}`;
+      },
+    });
+    try {
+      lastWarmup = await warmUp(handler, value, { ...plan, signal: stopWarmup.signal }, undefined, () => failed);
+    } catch (err) {
+      // A fault of the warm-up itself, not of the config: the config still serves (cold).
+      logger.warn({ trigger, error: err instanceof Error ? err.message : String(err) }, 'warm-up failed; serving without it');
+      return undefined;
+    }
+    if (lastWarmup.failure === undefined) {
+      logger.info({ trigger, ...lastWarmup }, 'request path warmed up');
+      return undefined;
+    }
+    logger.error({ trigger, ...lastWarmup }, trigger === 'startup'
+      ? 'the config fails on a plain Deployment pod; not ready until a config that works is loaded'
+      : 'the reloaded config fails on a plain Deployment pod; the current one keeps serving');
+    return lastWarmup.failure;
+  }
+
   const stopAll = async (): Promise<void> => {
+    stopWarmup.abort();
     for (const r of reloaders) r.close();
     await Promise.all([webhook?.close(0), monitoring?.close(0), dynamic?.close()]);
   };
@@ -209,9 +264,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         kind: 'config',
         dirs: await watchDirsFor(path),
         snapshot: () => configSnapshot(path),
-        load: () => cfg.load(path),
+        // A reloaded config is warmed before it serves (the current one serves meanwhile), and
+        // refused like an invalid one when the warm-up finds it broken.
+        load: async () => {
+          const value = await cfg.load(path);
+          if (options.warmup !== undefined && config !== undefined) {
+            const failure = await warmFor(value, { ...RELOAD_WARMUP, rounds: Math.min(RELOAD_WARMUP.rounds, options.warmup.rounds) }, 'reload');
+            if (failure !== undefined) throw new ConfigError('SI_CONFIG_INVALID', `${path}: the config fails on a plain Deployment pod (warm-up): ${failure}`);
+          }
+          return value;
+        },
         apply: (value: LoadedConfig) => {
           config = value; // one assignment: a request reads either the old or the new config
+          // Unready after a broken config at start: this one passed its warm-up.
+          if (warmupFailed) [warmupFailed, warm] = [false, true];
           options.onConfig?.(value);
         },
         describe: cfg.describe,
@@ -260,14 +326,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
 
     const handler = createHandler({
-      inject: options.inject,
+      ...handlerOptions(),
       getConfig: () => config as LoadedConfig,
-      onError: options.onError,
       metrics,
       logger,
-      deadline: options.deadline,
-      statusKeys,
-      podLimits: options.podLimits ?? DEFAULT_POD_LIMITS,
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
       onInjectionFailed: options.onInjectionFailed,
     });
@@ -277,6 +339,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits, clientAuth });
     const address = await webhook.listen(options.port ?? DEFAULT_PORT, options.address);
     listening = true;
+    // Warmed while listening: /healthz answers, /readyz says not yet (the first requests would
+    // otherwise run interpreted). Started, not awaited: `startServer` resolves once listening.
+    if (!warm && options.warmup !== undefined) {
+      const plan = options.warmup;
+      const started = config as LoadedConfig;
+      void warmFor(started, plan, 'startup').then((failure) => {
+        // A config reloaded meanwhile passed a warm-up of its own.
+        if (failure === undefined || config !== started) warm = true;
+        else warmupFailed = true;
+      });
+    }
     const monitoringPort = monitoring ? (monitoring.server.address() as { port: number }).port : undefined;
     logger.info({ port: address.port, address: address.address, monitoringPort, onError: options.onError ?? 'deny' }, 'webhook serving');
 
@@ -299,6 +372,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       shutdown() {
         stopping ??= (async () => {
           draining = true;
+          stopWarmup.abort();
           logger.info({ inFlight: server.inFlight(), drainDelayMs: drainDelay, graceMs: grace }, 'shutting down: not ready, draining');
           server.drain();
           mon?.drain();

@@ -15,6 +15,7 @@ import { register as registerConfigCheck } from './config-check.js';
 
 import { register as registerStatus } from './status.js';
 import { register as registerRestart } from './restart.js';
+import { register as registerRollout } from './rollout.js';
 import { register as registerPolicy } from './policy.js';
 import { register as registerVersion } from './version.js';
 import { register as registerCompletion } from './completion.js';
@@ -33,6 +34,7 @@ export const COMMANDS: RegisterCommand[] = [
 
   registerStatus,
   registerRestart,
+  registerRollout,
   registerPolicy,
   registerVersion,
   // Last: it describes every command registered before it.

@@ -45,7 +45,9 @@ interface ManifestsFlags {
   monitoringPort: number;
   logLevel: string;
   drainDelay: number;
-  namespaceObject: boolean;
+  namespaceObject?: boolean;
+  revision?: string;
+  tag?: string[];
   webhookUrl?: string;
   output: DataFormat;
   outputFile?: string;
@@ -101,7 +103,10 @@ export function register(program: Command, io: CliIO): void {
     .option('--monitoring-port <n>', 'container port for /metrics, /healthz, /readyz over HTTP', integer(1024, 65535), DEFAULT_MONITORING_PORT)
     .option('--log-level <level>', 'server log level', 'info')
     .addOption(new Option('--drain-delay <duration>', 'how long the server keeps serving, not ready, after SIGTERM (whole seconds, at most 1m)').argParser(durationFlag({ maxMs: 60_000, wholeSeconds: true })).default(5000, '5s'))
+    .option('--namespace-object', 'write the Namespace object (the default, except with --revision: the revisions share the namespace)')
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
+    .option('--revision <name>', 'install a revisioned injector beside the default one (Istio\'s revisions): objects named <name>-<revision>, a webhook that selects only namespaces and pods labelled <revisionLabel>=<revision> (istio.io/rev by default); move namespaces to it with `rollout`')
+    .option('--tag <tag...>', 'revision tags pointing at this install (Istio\'s istio-revision-tag-<tag>): one webhook configuration <name>-revision-tag-<tag> each, selecting <revisionLabel>=<tag>; the tag "default" also takes over the default selectors (remove the default install\'s webhook configuration first)')
     .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
     .option('--prometheus-rule', 'also write a prometheus-operator PrometheusRule with the alerts (runbooks: docs/runbooks.md); needs the operator\'s CRDs')
     .option('--service-monitor', 'also write a prometheus-operator ServiceMonitor scraping /metrics on the monitoring port; needs the operator\'s CRDs')
@@ -145,6 +150,8 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     logLevel: flags.logLevel,
     drainDelaySeconds: flags.drainDelay / 1000,
     includeNamespace: flags.namespaceObject,
+    revision: flags.revision,
+    tags: flags.tag ?? [],
     webhookUrl: flags.webhookUrl,
     prometheusRule: flags.prometheusRule === true,
     serviceMonitor: flags.serviceMonitor === true,

@@ -22,13 +22,15 @@ export async function readManifestInput(io: CliIO, file: string): Promise<Manife
 }
 
 /**
- * `--config PATH`, or the built-in default. Its load warnings go to stderr unless quiet. With
- * `gate` (the commands that inject: inject, policy, template render --config) the config must
- * pass the gate `serve` applies (check/serve-gate): invalid for every pod is SI_CONFIG_INVALID,
- * invalid for some pods is a warning naming them. The built-in config is checked by the tests.
+ * `--config PATH`, or the built-in default (as `revision` serves it). Its load warnings go to
+ * stderr unless quiet. With `gate` (the commands that inject: inject, policy, template render
+ * --config) the config must pass the gate `serve` applies (check/serve-gate): invalid for every
+ * pod is SI_CONFIG_INVALID, invalid for some pods is a warning naming them. The built-in config
+ * is checked by the tests.
  */
-export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean, gate = false): Promise<LoadedConfig> {
-  const config = path === undefined ? defaultConfig() : await loadConfig(path);
+export async function loadInjectorConfig(io: CliIO, path: string | undefined, quiet: boolean, gate = false, revision?: string): Promise<LoadedConfig> {
+  const options = revision === undefined ? {} : { revision };
+  const config = path === undefined ? defaultConfig(options) : await loadConfig(path, options);
   const warnings = [...config.warnings];
   if (gate && config.source.kind !== 'builtin') {
     const { configGate } = await import('../check/serve-gate.js');

@@ -10,6 +10,7 @@ import { validateKeyPair } from '../certs/validate.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 import { InjectorError } from '../errors.js';
 import { startServer, type RunningServer, type ServedCertificate, type TlsSource } from '../admission/start.js';
+import { DEFAULT_WARMUP } from '../admission/warmup.js';
 import { batchedSink, createLogger, type Logger } from '../telemetry/log.js';
 import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import type { CliIO } from './io.js';
@@ -28,6 +29,8 @@ import type { KubeClient } from '../cluster/client.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCliOptions, KubeCliOptions {
   config?: string;
+  /** The revision this injector serves (`.Revision`, the status annotation's revision). */
+  revision?: string;
   tlsCert?: string;
   tlsKey?: string;
   tlsDir?: string;
@@ -45,6 +48,8 @@ export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCli
   drainDelay: number;
   shutdownTimeout: number;
   resultCacheEntries: number;
+  /** Rounds of the warm-up before ready (0: none). */
+  warmup: number;
   limit: PodLimits;
   clientCa?: string;
   clientName?: string[];
@@ -279,6 +284,7 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
         shutdown: { drainDelayMs: options.drainDelay, graceMs: options.shutdownTimeout },
         onCertificate,
         resultCacheEntries: options.resultCacheEntries,
+        warmup: { ...DEFAULT_WARMUP, rounds: options.warmup },
         podLimits: options.limit,
         ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),
         ...(heal !== undefined ? { onConfig: (c) => heal.setConfig(c), onInjectionFailed: heal.injectionFailed } : {}),

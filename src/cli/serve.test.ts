@@ -62,8 +62,15 @@ test('serve --tls-dir reads tls.crt/tls.key as a mounted kubernetes.io/tls Secre
     assert.equal(socket.getPeerCertificate().fingerprint256, new X509Certificate(cert.certPem).fingerprint256);
     socket.destroy();
     const monitoring = Number(/monitoring on http:\/\/[^:]+:(\d+)/.exec(s.io.out)?.[1]);
-    const ready = await send({ port: monitoring, path: '/readyz', plain: true });
-    assert.equal(ready.status, 200);
+    // Ready once the request path is warm (--warmup, on by default).
+    const deadline = Date.now() + 30_000;
+    let ready = await send({ port: monitoring, path: '/readyz', plain: true });
+    while (ready.status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = await send({ port: monitoring, path: '/readyz', plain: true });
+    }
+    assert.equal(ready.status, 200, ready.body);
+    assert.equal((JSON.parse(ready.body) as { warm: boolean }).warm, true);
   } finally {
     await s.stop();
   }

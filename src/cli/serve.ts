@@ -10,9 +10,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { formatDurationMs } from '../util/duration.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_WARMUP_ROUNDS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
+import { parseRevisionName } from './heal-options.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions } from './serve-reconcile-options.js';
 import { addKubeOptions } from './kube-options.js';
@@ -43,16 +44,18 @@ function collectLimit(value: string, into: PodLimits): PodLimits {
  * The product's runtime: the real config loader (imported when `serve` runs, so the rest of
  * the CLI does not load the template engine for nothing) and the injection core.
  */
-export async function productRuntime(): Promise<ServeRuntime> {
+export async function productRuntime(revision?: string): Promise<ServeRuntime> {
   const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
     import('../profiles/index.js'),
     import('../inject/inject.js'),
     import('../check/serve-gate.js'),
   ]);
+  // A revisioned injector (manifests --revision) serves its revision whatever config it loads.
+  const options = revision === undefined ? {} : { revision };
   return {
     inject: injectPod,
     // A config invalid for every pod is refused at load and reload (check/serve-gate).
-    config: { load: async (path) => assertServable(await loadConfig(path)), builtin: defaultConfig, describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
+    config: { load: async (path) => assertServable(await loadConfig(path, options)), builtin: () => defaultConfig(options), describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
   };
 }
 
@@ -61,6 +64,7 @@ export function register(program: Command, io: CliIO): void {
     .command('serve')
     .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
     .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
+    .option('--revision <name>', 'the revision this injector serves (manifests --revision): .Revision in templates and the status annotation\'s revision; overrides an empty values.revision', parseRevisionName)
     .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
     .option('--tls-key <file>', 'its private key (PEM)')
     .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)
@@ -75,6 +79,7 @@ export function register(program: Command, io: CliIO): void {
     .addOption(new Option('--ca-bundle-resync <duration>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)').argParser(durationFlag({ minMs: 1000, maxMs: 3_600_000 })).default(60_000, '1m'))
     .addOption(new Option('--drain-delay <duration>', 'on SIGTERM, keep serving (not ready) this long before closing the listener').argParser(durationFlag({ maxMs: 3_600_000 })).default(0, '0s'))
     .addOption(new Option('--shutdown-timeout <duration>', 'then wait at most this long for in-flight requests').argParser(durationFlag({ maxMs: 3_600_000 })).default(DEFAULT_GRACE_MS, formatDurationMs(DEFAULT_GRACE_MS)))
+    .option('--warmup <rounds>', 'before reporting ready (and for each reloaded config), run the request path this many rounds on sample pods so the first real pods meet optimised code; 0 turns it off', parseCount, DEFAULT_WARMUP_ROUNDS)
     .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
     .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
@@ -83,6 +88,6 @@ export function register(program: Command, io: CliIO): void {
     .action(async (options: ServeOptions) => {
       // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
       const { runServe } = await import('./serve-run.js');
-      return runServe(options, io, await productRuntime());
+      return runServe(options, io, await productRuntime(options.revision));
     });
 }

@@ -10,7 +10,7 @@ import type { CliIO } from './io.js';
 import { withClusterHint } from './kube-options.js';
 import { dataText } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
-import type { HealCliOptions } from './heal-options.js';
+import { webhookConfigName, type HealCliOptions } from './heal-options.js';
 
 export type StatusFormat = 'table' | 'json' | 'yaml';
 
@@ -21,12 +21,12 @@ export interface StatusCliOptions extends HealCliOptions {
 /** Connect, read and classify: what status and restart both start with. */
 export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ api: HealApi; scan: ScanResult; namespace: string | undefined }> {
   if (opts.allNamespaces === true && opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '--namespace and --all-namespaces exclude each other');
-  const config = await loadInjectorConfig(io, opts.config, false);
+  const config = await loadInjectorConfig(io, opts.config, false, false, opts.revision);
   const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });
   const namespace = opts.allNamespaces === true ? undefined : (opts.namespace ?? api.defaultNamespace);
   let scan: ScanResult;
   try {
-    scan = await scanCluster(api, config, { namespace, webhookConfig: opts.webhookConfig, injectorNamespace: opts.injectorNamespace });
+    scan = await scanCluster(api, config, { namespace, webhookConfig: webhookConfigName(opts), injectorNamespace: opts.injectorNamespace });
   } catch (err) {
     throw await withClusterHint(err, opts);
   }
@@ -46,7 +46,7 @@ export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void
 /** The restart command for what status looked at: the same scope, config and cluster flags. */
 export function restartCommand(opts: HealCliOptions, namespace: string | undefined): string {
   const words = ['sidecar-injector', 'restart', '--stale', '--missing', '--yes', ...(namespace === undefined ? ['-A'] : ['-n', namespace])];
-  const flags: [string, string | undefined][] = [['-c', opts.config], ['--kubeconfig', opts.kubeconfig], ['--context', opts.context], ['--webhook-config', opts.webhookConfig]];
+  const flags: [string, string | undefined][] = [['-c', opts.config], ['--kubeconfig', opts.kubeconfig], ['--context', opts.context], ['--webhook-config', opts.webhookConfig], ['--revision', opts.revision]];
   for (const [flag, value] of flags) if (value !== undefined) words.push(flag, /^[\w./:@=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   return words.join(' ');
 }

@@ -59,3 +59,17 @@ export function namespaceNameError(name: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why `name` cannot name a revision or a revision tag, or `undefined` if it can. It is a label
+ * value (`istio.io/rev=NAME`) and a suffix of object names (`<name>-NAME`: a DNS-1035 Service
+ * name), so it must be both: a lowercase DNS label of at most 63 characters. `default` is the
+ * revision of the install without one (and a tag name, never a revision).
+ */
+export function revisionNameError(name: string, what: 'revision' | 'tag' = 'revision'): string | undefined {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > NAME_MAX) {
+    return `${what} "${name}" must be a lowercase DNS label (letters, digits and "-", at most ${NAME_MAX} characters), e.g. 1-25 or canary`;
+  }
+  if (what === 'revision' && name === 'default') return 'revision "default" is the install without --revision; name the new revision, e.g. 1-25 or canary';
+  return undefined;
+}

@@ -92,9 +92,13 @@ export function parseConfig(configText: string, valuesText?: string, name = 'con
 
 let cachedDefault: LoadedConfig | undefined;
 
-/** The config embedded in the package (`defaults/config.yaml` + `defaults/values.yaml`), loaded once. */
-export function defaultConfig(): LoadedConfig {
-  if (cachedDefault) return cachedDefault;
+/**
+ * The config embedded in the package (`defaults/config.yaml` + `defaults/values.yaml`), loaded
+ * once; with options (a revision) it is built anew each time.
+ */
+export function defaultConfig(options: LoadOptions = {}): LoadedConfig {
+  const plain = Object.keys(options).length === 0;
+  if (plain && cachedDefault) return cachedDefault;
   let config: string;
   let values: string;
   try {
@@ -104,12 +108,13 @@ export function defaultConfig(): LoadedConfig {
     throw new ConfigError('SI_CONFIG_READ', `the built-in default config is missing from the package (${packageFilePath('defaults/config.yaml')}): ${errText(err)}; reinstall the package`, { cause: err });
   }
   const files = [packageFilePath('defaults/config.yaml'), packageFilePath('defaults/values.yaml')];
-  cachedDefault = buildConfig(
+  const built = buildConfig(
     { config, configFile: 'built-in defaults/config.yaml', values, valuesFile: 'built-in defaults/values.yaml' },
     { kind: 'builtin', files },
-    { compile: compileWithEngine },
+    { ...options, compile: compileWithEngine },
   );
-  return cachedDefault;
+  if (plain) cachedDefault = built;
+  return built;
 }
 
 /**

@@ -23,6 +23,12 @@ export interface BuildOptions extends ValidateOptions {
   compile: TemplateCompilerFactory;
   /** Namespaces to ignore besides the config's (e.g. the injector's own, known only at run time). */
   extraIgnoredNamespaces?: readonly string[];
+  /**
+   * The revision this injector serves (`serve --revision`): becomes `values.revision`, which is
+   * `.Revision` in templates and the status annotation's `revision`, as in Istio's revisioned
+   * ConfigMaps. A different non-empty `values.revision` is an error, not a silent override.
+   */
+  revision?: string;
 }
 
 export interface ConfigTexts {
@@ -95,6 +101,14 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
     if (isPlainObject(inline)) values = inline as JsonObject;
   }
 
+  if (options.revision !== undefined && options.revision !== '') {
+    const given = values.revision;
+    if (typeof given === 'string' && given !== '' && given !== options.revision) {
+      errors.push({ file: texts.valuesFile ?? texts.configFile, path: 'revision', message: `values.revision is "${given}" but this injector serves revision "${options.revision}" (--revision): make them agree, or drop one` });
+    } else {
+      values = { ...values, revision: options.revision };
+    }
+  }
   if (texts.mesh !== undefined && values.meshConfig === undefined) {
     const mesh = parseYamlOrThrow(texts.mesh, `${texts.configFile} (the istio ConfigMap's data.mesh)`, 'mesh config').value;
     if (isPlainObject(mesh)) values = { ...values, meshConfig: mesh as JsonObject };

@@ -218,6 +218,41 @@ describe('classifyPod', () => {
   });
 });
 
+describe('classifyPod across revisions (issue 32)', () => {
+  const CANARY = defaultConfig({ revision: 'canary' });
+  const canaryCtx = (namespaceLabels: Record<string, string>): ClassifyContext => ({
+    config: CANARY,
+    scopes: webhookScopes(CANARY.injectionKeys, { injectorNamespace: 'sidecar-injector', revision: 'canary' }),
+    namespaceLabels,
+  });
+  const onCanary = { 'istio.io/rev': 'canary' };
+
+  it('records the revision that injected the pod, and judges its own revision\'s pods as current', () => {
+    const c = classifyPod(injectedWith(CANARY), canaryCtx(onCanary));
+    assert.deepEqual([c.state, c.revision], ['current', 'canary']);
+    assert.equal(classifyPod(injectedWith(BASE), ctx()).revision, 'default');
+  });
+
+  it('a pod of the default revision in a namespace moved to canary: stale in both views, "a restart moves it"', () => {
+    const pod = injectedWith(BASE);
+    const mine = classifyPod(pod, canaryCtx(onCanary));
+    assert.equal(mine.state, 'stale');
+    assert.deepEqual(mine.changes, [{ what: 'revision', from: 'default', to: 'canary', detail: 'revision default -> canary' }]);
+    const theirs = classifyPod(pod, ctx(BASE, onCanary));
+    assert.equal(theirs.state, 'stale');
+    assert.equal(theirs.changes?.[0].what, 'revision');
+    assert.match(theirs.message, /namespace now selects revision canary: a restart moves the pod there/);
+  });
+
+  it('a pod another revision still serves is foreign (other-revision), not stale, from either side', () => {
+    const canaryPod = injectedWith(CANARY);
+    const c = classifyPod(canaryPod, ctx(BASE, onCanary));
+    assert.deepEqual([c.state, c.reason, c.revision], ['foreign', 'other-revision', 'canary']);
+    assert.match(c.message, /status --revision canary/);
+    assert.equal(classifyPod(injectedWith(BASE), canaryCtx(ENABLED)).reason, 'other-revision');
+  });
+});
+
 function withAnnotation(pod: JsonObject, key: string, value: string): JsonObject {
   const p = cloneJson(pod);
   const meta = p.metadata as Obj;

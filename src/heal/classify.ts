@@ -18,6 +18,7 @@ import { InjectorError } from '../errors.js';
 import { decide } from '../inject/decide.js';
 import { injectPod } from '../inject/inject.js';
 import { selectTemplates } from '../inject/select.js';
+import { revisionOf } from '../inject/data.js';
 import { parseStatus, templateHash, type ParsedStatus } from '../inject/status.js';
 import type { Decision } from '../inject/types.js';
 import { uninjectPod } from '../inject/uninject.js';
@@ -64,6 +65,13 @@ function classifyInjected(pod: Obj, statusText: string, ctx: ClassifyContext): C
   } catch (err) {
     return { state: 'foreign', reason: 'unreadable-status', message: err instanceof Error ? err.message : String(err) };
   }
+  // Istio writes "default" for its default revision, and so do we; older statuses have none.
+  const c = judgeInjected(pod, parsed, ctx);
+  return parsed.status.revision === '' ? c : { ...c, revision: parsed.status.revision };
+}
+
+function judgeInjected(pod: Obj, parsed: ParsedStatus, ctx: ClassifyContext): Classification {
+  const key = ctx.config.injectionKeys.status;
   if (!parsed.ours) {
     return { state: 'foreign', reason: 'other-injector', message: `annotation ${key} has no "templates": written by another injector (Istio's format), not by this one` };
   }
@@ -81,7 +89,16 @@ function classifyInjected(pod: Obj, statusText: string, ctx: ClassifyContext): C
   }
   const podHash = parsed.status.templateHash;
   const verdict = wouldInject(original, ctx);
+  const ours = revisionOf(ctx.config) || 'default';
+  const podRevision = parsed.status.revision || 'default';
+  if (podRevision !== ours) return otherRevision(podRevision, ours, verdict, podHash);
   if (!verdict.inject) {
+    // The namespace moved to another revision (`rollout`): a restart moves the pod there, it does not lose its sidecar.
+    const moved = verdict.reason === 'namespace-not-selected' ? ctx.namespaceLabels[ctx.config.injectionKeys.revisionLabel] : undefined;
+    if (moved !== undefined && moved !== ours) {
+      const detail = `revision ${ours} -> ${moved}: the namespace is labelled ${ctx.config.injectionKeys.revisionLabel}=${moved}`;
+      return { state: 'stale', reason: verdict.reason, message: `injected by revision ${ours}, but the namespace now selects revision ${moved}: a restart moves the pod there`, changes: [{ what: 'revision', from: ours, to: moved, detail }], hash: { pod: podHash } };
+    }
     return {
       state: 'stale',
       reason: verdict.reason,
@@ -147,6 +164,23 @@ function classifyUninjected(pod: Obj, ctx: ClassifyContext): Classification {
     return { state: 'missing', reason: verdict.reason, message: `no sidecar, but ${verdict.message}; the pod was created while the webhook was not called (down with failurePolicy Ignore, or the namespace was labelled later)` };
   }
   return { state: 'skipped', reason: result.decision.reason, message: result.decision.message };
+}
+
+/**
+ * A pod another revision injected (its status names it): ours to judge only when our webhook
+ * would take it now (then a restart moves it to us: stale); otherwise that revision's business.
+ */
+function otherRevision(podRevision: string, ours: string, verdict: Verdict, podHash: string | undefined): Classification {
+  if (!verdict.inject) {
+    return { state: 'foreign', reason: 'other-revision', message: `injected by revision ${podRevision}, which serves it (this is revision ${ours}'s view): judge it with status --revision ${podRevision}` };
+  }
+  return {
+    state: 'stale',
+    reason: verdict.reason,
+    message: `injected by revision ${podRevision}, but revision ${ours} takes the pod now: a restart moves it`,
+    changes: [{ what: 'revision', from: podRevision, to: ours, detail: `revision ${podRevision} -> ${ours}` }],
+    hash: { pod: podHash },
+  };
 }
 
 /** The webhook layer (is the injector called at all?) then the core's decision. */

@@ -1,6 +1,6 @@
 /**
  * @module heal/kube
- * The cluster access of `status`, `restart` and `serve --reconcile`, on the official client,
+ * The cluster access of `status`, `restart`, `rollout` and `serve --reconcile`, on the official client,
  * `@kubernetes/client-node` 1.x (2.x needs Node 22): it loads kubeconfig or in-cluster
  * credentials (exec plugins, tokens, client certificates) and does watches, workload patches,
  * Events and Leases. Lists are read as raw JSON with the same credentials: the typed models
@@ -27,6 +27,8 @@ export interface HealApi {
   get(path: string): Promise<unknown>;
   /** Strategic-merge patch of a workload; returns the patched object. */
   patchWorkload(ref: WorkloadRef, body: unknown): Promise<unknown>;
+  /** JSON merge patch (RFC 7386) of any object, e.g. a namespace's labels (`null` removes a key); returns the patched object. */
+  patchMerge(path: string, body: unknown): Promise<unknown>;
   createEvent(namespace: string, event: k8s.CoreV1Event): Promise<void>;
   /** Watch a collection from a resourceVersion; `done` is called once when the watch ends. */
   watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void): Promise<{ abort(): void }>;
@@ -168,6 +170,10 @@ class KubeHealApi implements HealApi {
 
   patchWorkload(ref: WorkloadRef, body: unknown): Promise<unknown> {
     return this.#json('PATCH', workloadPath(ref), JSON.stringify(body), k8s.PatchStrategy.StrategicMergePatch);
+  }
+
+  patchMerge(path: string, body: unknown): Promise<unknown> {
+    return this.#json('PATCH', path, JSON.stringify(body), k8s.PatchStrategy.MergePatch);
   }
 
   async createEvent(namespace: string, event: k8s.CoreV1Event): Promise<void> {

@@ -34,6 +34,11 @@ const ADVICE: Record<string, string> = {
   ReplicaSet: 'a ReplicaSet without a Deployment: delete its pods to have them recreated',
 };
 
+/** Why a workload of this kind is not restarted by us, and what the user can do. */
+export function restartAdvice(kind: string): string {
+  return ADVICE[kind] ?? `a ${kind}: restart it with its own tooling`;
+}
+
 export function planRestart(report: StatusReport, options: PlanOptions): RestartPlan {
   const plan: RestartPlan = { restart: [], reportOnly: [] };
   for (const w of report.workloads) {
@@ -42,7 +47,7 @@ export function planRestart(report: StatusReport, options: PlanOptions): Restart
     if (stale + missing === 0) continue;
     const entry: PlannedWorkload = { workload: refOf(w), stale, missing, why: whyOf(w, options) };
     if (isRestartable(w.kind)) plan.restart.push(entry);
-    else plan.reportOnly.push({ ...entry, advice: ADVICE[w.kind] ?? `a ${w.kind}: restart it with its own tooling` });
+    else plan.reportOnly.push({ ...entry, advice: restartAdvice(w.kind) });
   }
   return plan;
 }

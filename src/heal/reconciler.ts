@@ -33,6 +33,8 @@ export interface ReconcilerOptions {
   restart: boolean;
   rollout: RolloutOptions;
   restartCooldownMs?: number;
+  /** After a rollout whose pods another config injected, how soon to try again. Default 60 s. */
+  otherConfigRetryMs?: number;
   recorder: EventRecorder;
   gauge: Gauge<'state'>;
   log(level: 'info' | 'warn', message: string, fields?: Record<string, unknown>): void;
@@ -57,6 +59,7 @@ export class PodReconciler {
   #config: LoadedConfig | undefined;
   #timer: NodeJS.Timeout | undefined;
   #scopeTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
   #rolling: Promise<void> | undefined;
   #running = false;
   /** The last computed report (tests, logs). */
@@ -94,6 +97,7 @@ export class PodReconciler {
     this.#running = false;
     clearTimeout(this.#timer);
     clearTimeout(this.#scopeTimer);
+    clearTimeout(this.#retryTimer);
     for (const i of [this.#informers.namespaces, ...this.#informers.pods, ...this.#informers.replicaSets, ...this.#informers.jobs]) i.stop();
     this.#cache.clear();
     this.#scopesRead = false;
@@ -122,6 +126,15 @@ export class PodReconciler {
       this.#o.log('warn', 'cannot read the webhook configuration', { error: String(err) });
     }
     for (const n of notes) this.#o.log('warn', n);
+  }
+
+  /** Recompute after `ms` even when no watch event comes (restarts are only started by recomputes). */
+  #recomputeIn(ms: number): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#schedule();
+    }, ms);
   }
 
   #schedule(): void {
@@ -219,6 +232,13 @@ export class PodReconciler {
         if (o.result === 'not-started') {
           this.#restartedAt.delete(workloadKey(o.workload));
           continue;
+        }
+        // Webhook replicas reload a changed ConfigMap seconds (up to the kubelet's sync period)
+        // apart: pods a lagging replica injected are retried soon, not after the whole cooldown.
+        if (o.result === 'other-config') {
+          const retry = this.#o.otherConfigRetryMs ?? 60_000;
+          this.#restartedAt.set(workloadKey(o.workload), Date.now() - cooldown + retry);
+          this.#recomputeIn(retry);
         }
         const why = ready.find((d) => workloadKey(d.workload) === workloadKey(o.workload))?.why.join('; ') ?? '';
         this.#o.recorder.record(

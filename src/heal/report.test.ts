@@ -40,7 +40,7 @@ describe('buildReport and formatTable', () => {
     const report = buildReport([
       { name: 'web-1', workload: web, classification: c('stale', 'policy-enabled', 'containers/sidecar-proxy image a -> b') },
       { name: 'web-2', workload: web, classification: c('stale', 'policy-enabled', 'containers/sidecar-proxy image a -> b') },
-      { name: 'web-3', workload: web, classification: c('current') },
+      { name: 'web-3', workload: web, classification: { ...c('current'), revision: 'canary' } },
       { name: 'db-0', workload: db, classification: c('missing') },
       { name: 'debug', workload: bare, classification: c('skipped', 'explicit-disabled') },
     ]);
@@ -52,8 +52,11 @@ describe('buildReport and formatTable', () => {
     ]);
     assert.equal(needsAttention(report), true);
     const table = formatTable(report, false).split('\n');
-    assert.match(table[0], /^WORKLOAD\s+PODS\s+CURRENT\s+STALE\s+MISSING\s+SKIPPED\s+FOREIGN\s+STATE\s+DETAIL$/);
-    assert.match(table[1], /^deployment\/web\s+3\s+1\s+2\s+0\s+0\s+0\s+stale\s+containers\/sidecar-proxy image a -> b$/);
+    assert.match(table[0], /^WORKLOAD\s+PODS\s+CURRENT\s+STALE\s+MISSING\s+SKIPPED\s+FOREIGN\s+REVISION\s+STATE\s+DETAIL$/);
+    assert.match(table[1], /^deployment\/web\s+3\s+1\s+2\s+0\s+0\s+0\s+canary\s+stale\s+containers\/sidecar-proxy image a -> b$/);
+    assert.match(table[3], /^statefulset\/db\s+1\s+0\s+0\s+1\s+0\s+0\s+-\s+missing/, 'no revision: none injected');
+    assert.deepEqual(report.workloads[0]!.revisions, ['canary']);
+    assert.equal(report.workloads[0]!.pods.find((p) => p.name === 'web-3')!.revision, 'canary');
     assert.equal(table[0].indexOf('PODS'), table[1].indexOf('3'));
     assert.match(formatTable(report, true), /^NAMESPACE\s+WORKLOAD/);
   });

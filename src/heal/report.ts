@@ -14,6 +14,8 @@ export interface PodEntry {
   message: string;
   changes?: Classification['changes'];
   hash?: Classification['hash'];
+  /** The revision that injected it (the status annotation's). */
+  revision?: string;
 }
 
 export interface WorkloadEntry {
@@ -25,6 +27,8 @@ export interface WorkloadEntry {
   /** The worst state among its pods: missing, stale, foreign, current, skipped. */
   state: PodState;
   counts: Record<PodState, number>;
+  /** The revisions that injected its pods, sorted (two while a rollout moves it). */
+  revisions: string[];
   /** What changed (stale) or why (other states): distinct one-liners over the pods. */
   details: string[];
   pods: PodEntry[];
@@ -55,7 +59,7 @@ export function buildReport(pods: readonly ClassifiedPod[]): StatusReport {
     const key = workloadKey(p.workload);
     let w = byKey.get(key);
     if (w === undefined) {
-      w = { namespace: p.workload.namespace, kind: p.workload.kind, name: p.workload.name, state: 'skipped', counts: zeroCounts(), details: [], pods: [] };
+      w = { namespace: p.workload.namespace, kind: p.workload.kind, name: p.workload.name, state: 'skipped', counts: zeroCounts(), revisions: [], details: [], pods: [] };
       if (p.workload.apiVersion !== undefined) w.apiVersion = p.workload.apiVersion;
       if (p.workload.uid !== undefined) w.uid = p.workload.uid;
       byKey.set(key, w);
@@ -64,6 +68,10 @@ export function buildReport(pods: readonly ClassifiedPod[]): StatusReport {
     const entry: PodEntry = { name: p.name, state: c.state, reason: c.reason, message: c.message };
     if (c.changes !== undefined) entry.changes = c.changes;
     if (c.hash !== undefined) entry.hash = c.hash;
+    if (c.revision !== undefined) {
+      entry.revision = c.revision;
+      if (!w.revisions.includes(c.revision)) w.revisions = [...w.revisions, c.revision].sort();
+    }
     w.pods.push(entry);
     w.counts[c.state]++;
     summary[c.state]++;
@@ -92,12 +100,13 @@ export function needsAttention(report: StatusReport): boolean {
 
 /** `kubectl get`-style table, one row per workload, then a one-line summary. */
 export function formatTable(report: StatusReport, allNamespaces: boolean): string {
-  const head = [...(allNamespaces ? ['NAMESPACE'] : []), 'WORKLOAD', 'PODS', 'CURRENT', 'STALE', 'MISSING', 'SKIPPED', 'FOREIGN', 'STATE', 'DETAIL'];
+  const head = [...(allNamespaces ? ['NAMESPACE'] : []), 'WORKLOAD', 'PODS', 'CURRENT', 'STALE', 'MISSING', 'SKIPPED', 'FOREIGN', 'REVISION', 'STATE', 'DETAIL'];
   const rows = report.workloads.map((w) => [
     ...(allNamespaces ? [w.namespace] : []),
     `${w.kind.toLowerCase()}/${w.name}`,
     String(w.pods.length),
     ...(['current', 'stale', 'missing', 'skipped', 'foreign'] as const).map((s) => String(w.counts[s])),
+    w.revisions.join(',') || '-',
     w.state,
     w.details.join('; ') || '-',
   ]);

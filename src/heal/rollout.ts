@@ -24,8 +24,18 @@ export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 export interface RolloutDeps {
   api: HealApi;
-  /** Judge one pod as `status` does. */
-  classify(pod: unknown): Classification;
+  /** Judge one pod as `status` does: a new pod is good when `current` (unless `accept` is given). */
+  classify?(pod: unknown): Classification;
+  /**
+   * Judge a pod from the new template another way (`rollout`: ready, with the new revision's
+   * sidecar): undefined when it is what the restart must produce, else why not.
+   */
+  accept?(pod: unknown, workload: WorkloadRef): string | undefined;
+  /**
+   * Also wait for the workload itself (`rollout`: every replica new and available, as
+   * `kubectl rollout status`): undefined when done, else what it waits for.
+   */
+  settled?(workload: unknown): string | undefined;
   now(): Date;
   sleep(ms: number): Promise<void>;
   log(line: string): void;
@@ -41,8 +51,12 @@ export interface RolloutOptions {
 
 export interface RolloutOutcome {
   workload: WorkloadRef;
-  /** progressed; timeout (no progress in time); failed (a request failed); not-started (stopped before). */
-  result: 'progressed' | 'timeout' | 'failed' | 'not-started';
+  /**
+   * progressed; timeout (no progress in time); failed (a request failed); not-started (stopped
+   * before); other-config (a new pod was injected by a webhook serving another config than
+   * ours: a replica that has not reloaded yet, so waiting cannot make the rollout current).
+   */
+  result: 'progressed' | 'timeout' | 'failed' | 'not-started' | 'other-config';
   detail: string;
   restartedAt?: string;
   startedAt?: string;
@@ -120,7 +134,7 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
   const labelSelector = selectorString(spec.selector);
   const deadline = startedAt.getTime() + options.timeoutMs;
   const poll = options.pollMs ?? 1000;
-  let seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
+  let seen: Seen = { observed: false, newPods: 0, injected: 0, notInjected: '', otherConfig: '' };
   for (let round = 0; round < 1_000_000; round++) {
     try {
       const looked = await look(workload, generation, labelSelector, restartedAt, deps);
@@ -131,8 +145,12 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
       if (!(err instanceof ClusterError)) throw err;
       deps.log(`warning: ${name}: ${err.message}`);
     }
-    if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods) {
-      return done('progressed', `${seen.newPods} new pods created, all with the current sidecar`, seen.newPods, seen.injected);
+    if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods && seen.pending === undefined) {
+      return done('progressed', deps.accept === undefined ? `${seen.newPods} new pods created, all with the current sidecar` : `${seen.newPods} new pods, all ready with the new sidecar`, seen.newPods, seen.injected);
+    }
+    if (seen.otherConfig !== '') {
+      return done('other-config', `a new pod was injected by a webhook serving another config (${seen.otherConfig}); ` +
+        'a replica has not reloaded it yet, or the webhook in the cluster serves another config than this one', seen.newPods, seen.injected);
     }
     if (deps.now().getTime() >= deadline) break;
     await deps.sleep(Math.min(poll, Math.max(0, deadline - deps.now().getTime())));
@@ -141,11 +159,26 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
     ? 'the controller has not observed the new generation'
     : seen.newPods === 0
       ? 'no pod from the new template was created'
-      : `${seen.newPods - seen.injected} of ${seen.newPods} new pods are not current (${seen.notInjected})`;
+      : seen.injected < seen.newPods
+        ? `${seen.newPods - seen.injected} of ${seen.newPods} new pods are not ${deps.accept === undefined ? 'current' : 'ready with the new sidecar'} (${seen.notInjected})`
+        : `the rollout did not finish: ${seen.pending ?? ''}`;
   return done('timeout', `no progress within ${Math.round(options.timeoutMs / 1000)}s: ${why}`, seen.newPods, seen.injected);
 }
 
-async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps) {
+interface Seen {
+  observed: boolean;
+  newPods: number;
+  /** New pods that are what the restart must produce (current, or accepted). */
+  injected: number;
+  /** Why the first other one is not. */
+  notInjected: string;
+  /** What another config injected differently into a new pod (classify only), or ''. */
+  otherConfig: string;
+  /** What the workload itself still waits for (with `settled`). */
+  pending?: string;
+}
+
+async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps): Promise<Seen | 'deleted'> {
   const current = await deps.api.get(workloadPath(workload));
   if (current === undefined || beingDeleted(current)) return 'deleted' as const;
   const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
@@ -154,12 +187,28 @@ async function look(workload: WorkloadRef, generation: number, labelSelector: st
   const fresh = items.filter((p) => isLive(p) && annotation(p, RESTARTED_AT) === restartedAt);
   let injected = 0;
   let notInjected = '';
+  let otherConfig = '';
   for (const p of fresh) {
-    const c = deps.classify(p);
-    if (c.state === 'current') injected++;
-    else notInjected ||= `${c.state}: ${c.reason}`;
+    const judged = judge(p, workload, deps);
+    if (judged === undefined) injected++;
+    else notInjected ||= judged.why;
+    otherConfig ||= judged?.otherConfig ?? '';
   }
-  return { observed, newPods: fresh.length, injected, notInjected };
+  const pending = deps.settled?.(current);
+  return { observed, newPods: fresh.length, injected, notInjected, otherConfig, ...(pending === undefined ? {} : { pending }) };
+}
+
+function judge(pod: unknown, workload: WorkloadRef, deps: RolloutDeps): { why: string; otherConfig?: string } | undefined {
+  if (deps.accept !== undefined) {
+    const why = deps.accept(pod, workload);
+    return why === undefined ? undefined : { why };
+  }
+  if (deps.classify === undefined) throw new TypeError('rollOut needs classify or accept');
+  const c = deps.classify(pod);
+  if (c.state === 'current') return undefined;
+  // Injected after our restart began, yet not as our config injects: another config did it.
+  const otherConfig = c.state === 'stale' ? (c.changes ?? []).map((x) => x.detail).join('; ') || c.message : undefined;
+  return { why: `${c.state}: ${c.reason}`, ...(otherConfig === undefined ? {} : { otherConfig }) };
 }
 
 function annotation(obj: unknown, key: string): unknown {

@@ -10,8 +10,9 @@
  * - `stale`: injected by us, but the config would now inject something else (or nothing);
  * - `missing`: the webhook would be called and the rules say inject, but the pod has no sidecar;
  * - `skipped`: the rules (or the webhook configuration's scope) say skip;
- * - `foreign`: a sidecar status written by another injector, an unreadable one, or injected
- *   containers present without any status (added by hand).
+ * - `foreign`: a sidecar status written by another injector (or another revision that still
+ *   serves the pod), an unreadable one, or injected containers present without any status
+ *   (added by hand).
  */
 export type PodState = 'current' | 'stale' | 'missing' | 'skipped' | 'foreign';
 
@@ -27,9 +28,10 @@ export interface Change {
    * - `template-or-values`: the hash differs but this pod's sidecar would come out the same
    *   (the status annotation keeps one hash over templates and values together);
    * - `decision`: the rules now skip the pod, so a restart removes the sidecar;
-   * - `error`: injecting the pod now would fail (the webhook would refuse it).
+   * - `error`: injecting the pod now would fail (the webhook would refuse it);
+   * - `revision`: another revision injected it, or its namespace moved to another revision.
    */
-  what: 'image' | 'templates' | 'container' | 'spec' | 'template-or-values' | 'decision' | 'error';
+  what: 'image' | 'templates' | 'container' | 'spec' | 'template-or-values' | 'decision' | 'error' | 'revision';
   /** The injected item it concerns (`initContainers/proxy-init`, `containers/sidecar-proxy`). */
   item?: string;
   from?: string;
@@ -43,8 +45,8 @@ export interface Classification {
   state: PodState;
   /**
    * Machine-readable: for skipped, the decision reason (`explicit-disabled`,
-   * `namespace-not-selected`, ...); for foreign, `other-injector`, `unreadable-status` or
-   * `injected-by-hand`; for the others, the decision reason that wants the sidecar.
+   * `namespace-not-selected`, ...); for foreign, `other-injector`, `other-revision`,
+   * `unreadable-status` or `injected-by-hand`; for the others, the decision reason that wants the sidecar.
    */
   reason: string;
   /** One sentence: why this state. */
@@ -53,6 +55,8 @@ export interface Classification {
   changes?: Change[];
   /** The status annotation's template hash, and the one the config gives now. */
   hash?: { pod?: string; now?: string };
+  /** The revision that injected the pod (the status annotation's `revision`), when it names one. */
+  revision?: string;
 }
 
 /** A pod's owning workload, resolved through ReplicaSets (Deployment) and Jobs (CronJob). */

@@ -3,14 +3,15 @@
  * The injection pipeline, pure and synchronous. `injectPod` is the list of its stages
  * (stages.ts; each takes the pipeline's state and returns the next):
  *
- *   readPod -> decide -> strip -> select -> render -> merge -> postProcess -> order -> annotate -> patch
+ *   readPod -> decide -> strip -> select -> render -> merge -> postProcess -> order -> annotate -> mountToken -> patch
  *
  * read the pod (check and copy it), decide (Istio's rules), strip an earlier injection, select
  * the templates (after the profiles validated the annotations), render them (template data from
  * the core and the profiles), merge the overlays into the pod, let the profiles post-process it
  * (Istio's), order the containers (and refuse a pod that could not run), annotate it with the
- * status (what was injected, how to undo it), and patch: RFC 6902 against the pod exactly as
- * received. Profiles (inject/profile.ts, bound to the config at load) plug into select, render,
+ * status (what was injected, how to undo it), in webhook mode mount the service-account token
+ * into the injected containers as the apiserver would right after, and patch: RFC 6902 against
+ * the pod exactly as received. Profiles (inject/profile.ts, bound to the config at load) plug into select, render,
  * postProcess, order and strip; this module knows none of them.
  *
  * The input is never mutated; every failure is an InjectorError with a stable code, thrown
@@ -26,7 +27,7 @@ import { checkAnnotationLimit, checkSpecLimits, type PodLimits } from './limits.
 import { readPodInput } from './pod-input.js';
 import { asJson } from './pod-types.js';
 import { renderOverlay } from './render.js';
-import { annotate, decideStage, merge, order, patch, postProcess, readPod, render, select, strip, type Stripped } from './stages.js';
+import { annotate, decideStage, merge, mountToken, order, patch, postProcess, readPod, render, select, strip, type Stripped } from './stages.js';
 import { stripPod } from './strip.js';
 import type { InjectedResult, InjectionContext, InjectionResult, InjectionStatus, SkippedResult } from './types.js';
 
@@ -51,7 +52,7 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   return stripped.foreign === undefined ? injected : replaceForeign(pod, stripped, stripped.foreign, injected);
 }
 
-/** The stages after strip: select -> render -> merge -> postProcess -> order -> annotate -> patch. */
+/** The stages after strip: select -> render -> merge -> postProcess -> order -> annotate -> mountToken -> patch. */
 function injectStripped(stripped: Stripped): InjectedResult {
   const selected = select(stripped);
   const rendered = render(selected);
@@ -59,7 +60,7 @@ function injectStripped(stripped: Stripped): InjectedResult {
   const processed = postProcess(merged);
   const ordered = order(processed);
   const annotated = annotate(ordered);
-  return patch(annotated);
+  return patch(mountToken(annotated));
 }
 
 /**

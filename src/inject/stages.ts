@@ -203,6 +203,62 @@ export function annotate(s: Merged): Annotated {
   return advance(s, { status });
 }
 
+/** Where the ServiceAccount admission plugin mounts the API token into every container. */
+export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * Webhook mode: mount the service-account token into the injected containers as the apiserver's
+ * ServiceAccount admission does into every container (plugin/pkg/admission/serviceaccount,
+ * mountServiceAccountToken: the first volume named kube-api-access-*, `{name, readOnly: true,
+ * mountPath}` appended, unless the container mounts something at TOKEN_MOUNT_PATH already). The
+ * apiserver runs that plugin again after any webhook changed the pod, and it would add exactly
+ * these mounts; that change is what made the apiserver call a `reinvocationPolicy: IfNeeded`
+ * webhook a second time for every pod. Adding them here leaves the stored pod the same and
+ * saves that call.
+ *
+ * Only where the plugin evidently mounted that volume already: automounting is not off in the
+ * pod, the volume is a projected service-account token (the plugin's shape since 1.22), and a
+ * container of the pod as received mounts it read-only at TOKEN_MOUNT_PATH. A service account
+ * with automounting off leaves no such volume (the plugin adds it only with a mount), so its
+ * pods are left alone too. Anything else is left to the plugin (at worst, one more call).
+ */
+export function mountToken(s: Annotated): Annotated {
+  if (s.ctx.mode !== 'webhook') return s;
+  const spec = s.merged.spec;
+  if (!isPlainObject(spec) || spec.automountServiceAccountToken === false || !Array.isArray(spec.volumes)) return s;
+  const token = spec.volumes.find((v): v is JsonObject => isPlainObject(v) && typeof v.name === 'string' && v.name.startsWith('kube-api-access-'));
+  if (token === undefined || !isProjectedToken(token) || !pluginMounted(s.received, token.name as string)) return s;
+  for (const [field, names] of [['initContainers', s.status.initContainers], ['containers', s.status.containers]] as const) {
+    const list = spec[field];
+    if (names === null || !Array.isArray(list)) continue;
+    let copy: unknown[] | undefined;
+    list.forEach((c, i) => {
+      if (!isPlainObject(c) || !names.includes(c.name as string)) return;
+      const mounts = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
+      if (mounts.some((m) => isPlainObject(m) && m.mountPath === TOKEN_MOUNT_PATH)) return;
+      // New objects: the container may be shared with a cached overlay.
+      copy ??= [...list];
+      copy[i] = { ...c, volumeMounts: [...mounts, { name: token.name, readOnly: true, mountPath: TOKEN_MOUNT_PATH }] };
+    });
+    if (copy !== undefined) setOwn(spec, field, copy);
+  }
+  return s;
+}
+
+function isProjectedToken(volume: JsonObject): boolean {
+  const sources = isPlainObject(volume.projected) ? volume.projected.sources : undefined;
+  return Array.isArray(sources) && sources.some((p) => isPlainObject(p) && isPlainObject(p.serviceAccountToken));
+}
+
+/** Whether a container of the pod as received mounts `volume` as the plugin does. */
+function pluginMounted(received: Pod, volume: string): boolean {
+  const spec = received.spec;
+  if (!isPlainObject(spec)) return false;
+  return [spec.initContainers, spec.containers].some((list) => Array.isArray(list) && list.some((c) =>
+    isPlainObject(c) && Array.isArray(c.volumeMounts) && c.volumeMounts.some((m) =>
+      isPlainObject(m) && m.name === volume && m.mountPath === TOKEN_MOUNT_PATH && m.readOnly === true)));
+}
+
 /** The result: managedFields put back (the same reference), and the RFC 6902 patch from the pod as received. */
 export function patch(s: Annotated): InjectedResult {
   const { received, merged, ctx } = s;

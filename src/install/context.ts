@@ -23,6 +23,14 @@ export interface InstallContext {
 
 export const APP_NAME = 'sidecar-injector';
 export const MANAGED_BY = 'sidecar-injector-manifests';
+/**
+ * On every object of a revisioned install, and on a tag's webhook configuration (the revision it
+ * points at, `default` for the install without one): how `rollout` finds which revision serves
+ * a namespace. Our own keys, not Istio's `istio.io/rev`/`istio.io/tag`, so istioctl never takes
+ * our webhooks for its own.
+ */
+export const REVISION_OBJECT_LABEL = 'sidecar-injector.io/revision';
+export const TAG_OBJECT_LABEL = 'sidecar-injector.io/tag';
 
 /** The labels that pick the injector's pods (Deployment selector, Service, PDB, anti-affinity). */
 export function selectorLabels(ctx: InstallContext): Record<string, string> {
@@ -36,6 +44,7 @@ export function commonLabels(ctx: InstallContext): Record<string, string> {
     'app.kubernetes.io/component': 'webhook',
     'app.kubernetes.io/version': ctx.version,
     'app.kubernetes.io/managed-by': ctx.managedBy,
+    ...(ctx.options.revision !== '' ? { [REVISION_OBJECT_LABEL]: ctx.options.revision } : {}),
   };
 }
 

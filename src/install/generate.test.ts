@@ -405,7 +405,12 @@ describe('manifests: the server it deploys', () => {
       assert.ok(port, `serve did not start: ${io.err}`);
       // Trusting only the caBundle, under the name the apiserver dials, as the kubelet's probe path.
       const caPem = b64(find(docs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.caBundle);
-      const ready = await send({ port, path: '/readyz', ca: caPem, servername: 'inj.mesh.svc' });
+      // Polled as the readiness probe does: ready once the request path is warm (serve --warmup).
+      let ready = await send({ port, path: '/readyz', ca: caPem, servername: 'inj.mesh.svc' });
+      for (let i = 0; i < 600 && ready.status !== 200 && JSON.parse(ready.body).warm === false; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        ready = await send({ port, path: '/readyz', ca: caPem, servername: 'inj.mesh.svc' });
+      }
       assert.equal(ready.status, 200, ready.body);
       assert.equal(JSON.parse(ready.body).ready, true);
     } finally {

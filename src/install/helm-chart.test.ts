@@ -36,6 +36,15 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The certs command's layout in DIR, made by manifests' --certs-dir if absent, as the chart's tls values. */
+async function certsOf(certsDir: string): Promise<{ caCert: string; cert: string; key: string }> {
+  const { installCertificates } = await import('./tls.js');
+  const { resolveInstallOptions } = await import('./options.js');
+  await installCertificates(resolveInstallOptions({ name: 'inj', namespace: 'mesh', revision: 'canary', certMode: 'generate', ...(certsDir.includes('url') ? { webhookUrl: 'https://127.0.0.1:9555' } : {}) }), { certsDir });
+  const read = (f: string) => readFile(join(certsDir, f), 'utf8');
+  return { caCert: await read('ca.crt'), cert: await read('tls.crt'), key: await read('tls.key') };
+}
+
 /** Helm's labels differ by design (managed-by Helm, helm.sh/chart); everything else must match. */
 function normalise(o: Obj): Obj {
   const copy = structuredClone(o);
@@ -84,6 +93,8 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       { replicas: 1, caBundleReconcile: false, enableNamespacesByDefault: true, tls: { existingSecret: 'mine' } },
       { tls: { caValidity: '30d', certValidity: '2h' }, clusterDomain: 'corp.local' },
       { webhookUrl: 'https://127.0.0.1:9443', tls: { caCert: certs.caCert } },
+      { name: 'inj', revision: 'canary', revisionTags: ['prod', 'default'], tls: certs },
+      { name: 'inj', revision: 'canary' },
       { monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kube-prometheus-stack' } } },
     ];
     for (const values of modes) {
@@ -264,6 +275,50 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       [{ webhookUrl: 'https://127.0.0.1/#x' }, /must not have a query or fragment/],
       [{ webhookUrl: 'https://127.0.0.1', certManager: { enabled: true } }, /cert-manager cannot issue a certificate for a server outside the cluster/],
       [{ webhookUrl: 'https://127.0.0.1', tls: certs }, /set only tls.caCert/],
+    ];
+    for (const [values, message] of bad) {
+      await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, values), message, JSON.stringify(values).slice(0, 100));
+    }
+  });
+
+  it('agrees with manifests --revision --tag: a second injector beside the first, and tags pointing at it', async () => {
+    const release = { name: 'inj-canary', namespace: 'mesh' };
+    const objects = await compare(
+      { certsDir: join(dir, 'certs-canary'), name: 'inj', namespace: 'mesh', revision: 'canary', tags: ['prod', 'default'] },
+      release,
+      { name: 'inj', revision: 'canary', revisionTags: ['prod', 'default'], tls: await certsOf(join(dir, 'certs-canary')) },
+    );
+    const names = objects.filter((o) => o.kind === 'MutatingWebhookConfiguration').map((o) => o.metadata.name).sort();
+    assert.deepEqual(names, ['inj-canary', 'inj-revision-tag-default', 'inj-revision-tag-prod']);
+    assert.ok(!objects.some((o) => o.kind === 'Namespace'), 'the revisions share the namespace: not written by a revision');
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    assert.equal(deployment.metadata.name, 'inj-canary');
+    assert.deepEqual(deployment.spec.template.spec.containers[0].args.slice(9, 11), ['--revision', 'canary']);
+    // URL mode: the webhook configurations only.
+    const url = await compare(
+      { webhookUrl: 'https://127.0.0.1:9555', certsDir: join(dir, 'url-canary'), revision: 'canary', tags: ['prod'] },
+      { name: 'sidecar-injector', namespace: 'sidecar-injector' },
+      { webhookUrl: 'https://127.0.0.1:9555', revision: 'canary', revisionTags: ['prod'], tls: { caCert: (await certsOf(join(dir, 'url-canary'))).caCert } },
+    );
+    assert.deepEqual(url.map((o) => o.metadata.name).sort(), ['sidecar-injector-canary', 'sidecar-injector-revision-tag-prod']);
+  });
+
+  it('agrees with manifests --revision, self-provisioned: the revision\'s own certificate Secret and Role', async () => {
+    const objects = await compare({ name: 'inj', namespace: 'mesh', revision: 'canary' }, { name: 'inj-canary', namespace: 'mesh' }, { name: 'inj', revision: 'canary' });
+    const secret = objects.find((o) => o.kind === 'Secret')!;
+    assert.deepEqual([secret.metadata.name, secret.type], ['inj-canary-certs', 'Opaque']);
+    const role = objects.find((o) => o.kind === 'Role')!;
+    assert.deepEqual([role.metadata.name, role.rules[0].resourceNames], ['inj-canary-tls', ['inj-canary-certs']]);
+  });
+
+  it('refuses the revisions manifests refuses', async () => {
+    const bad: [Obj, RegExp][] = [
+      [{ revision: 'Canary' }, /revision "Canary" must be a lowercase DNS label/],
+      [{ revision: 'default' }, /revision "default" is the install without a revision/],
+      [{ revision: 'canary', revisionTags: ['canary'], tls: { caCert: certs.caCert } }, /canary is the revision's own name/],
+      [{ revision: 'canary', enableNamespacesByDefault: true }, /enableNamespacesByDefault belongs to the default revision/],
+      [{ revisionTags: ['prod'] }, /revisionTags need tls.caCert/],
+      [{ name: 'a'.repeat(45), revision: 'canary-1234' }, /longer than 52 characters/],
     ];
     for (const [values, message] of bad) {
       await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, values), message, JSON.stringify(values).slice(0, 100));

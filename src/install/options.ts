@@ -5,7 +5,7 @@
  * (a bad name here would otherwise surface as an apiserver rejection halfway through
  * `kubectl apply`).
  */
-import { namespaceNameError } from '../config/k8s-names.js';
+import { namespaceNameError, revisionNameError } from '../config/k8s-names.js';
 import { InjectorError } from '../errors.js';
 import { LOG_LEVELS } from '../telemetry/levels.js';
 import { DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
@@ -73,6 +73,20 @@ export interface InstallOptions {
    * written; the certificate is issued for the URL's host.
    */
   webhookUrl?: string;
+  /**
+   * A revisioned injector beside the default one (Istio's revisions): every object is named
+   * `<name>-<revision>`, the server runs with `--revision`, and its webhook selects only what is
+   * labelled `<revisionLabel>=<revision>`. Empty: the default revision.
+   */
+  revision: string;
+  /**
+   * Revision tags pointing at this install (Istio's `istio-revision-tag-<tag>`): one more
+   * MutatingWebhookConfiguration each, `<name>-revision-tag-<tag>`, selecting
+   * `<revisionLabel>=<tag>` (and, for `default`, the default revision's selectors).
+   */
+  tags: string[];
+  /** `name` as given, before the revision suffix: tags are named from it, so they outlive a revision. */
+  baseName: string;
 }
 
 export const DEFAULT_NAME = 'sidecar-injector';
@@ -125,6 +139,9 @@ export function defaultInstallOptions(): InstallOptions {
     monitoringPort: DEFAULT_MONITORING_PORT,
     logLevel: 'info',
     drainDelaySeconds: 5,
+    revision: '',
+    tags: [],
+    baseName: DEFAULT_NAME,
     prometheusRule: false,
     serviceMonitor: false,
     monitoringLabels: {},
@@ -156,6 +173,8 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   if (!DNS1035_LABEL.test(o.name) || o.name.length > 52) {
     throw usage(`--name "${o.name}" must be a lower-case DNS label of at most 52 characters starting with a letter (it names the Service, the Deployment and the webhook configuration)`);
   }
+  o.baseName = o.name;
+  resolveRevision(o);
   const nsError = namespaceNameError(o.namespace);
   if (nsError) throw usage(`--namespace: ${nsError}`);
   for (const ns of o.excludedNamespaces) {
@@ -194,6 +213,40 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   }
   checkTlsOptions(o);
   return o;
+}
+
+/** Check --revision and --tag, and name the install after its revision. */
+function resolveRevision(o: InstallOptions): void {
+  o.tags = [...new Set(o.tags)];
+  if (o.revision !== '') {
+    const err = revisionNameError(o.revision);
+    if (err !== undefined) throw usage(`--revision: ${err}`);
+    o.name = `${o.baseName}-${o.revision}`;
+    if (o.name.length > 52) throw usage(`--name and --revision make "${o.name}", longer than 52 characters (it names the Service, the Deployment and the webhook configuration): shorten one`);
+    // Istio's revisioned webhook has no auto. entry; only the default revision (or the default tag) injects unlabelled namespaces.
+    if (o.enableNamespacesByDefault && !o.tags.includes('default')) throw usage('--enable-namespaces-by-default belongs to the default revision: a revision injects only what is labelled with it (add --tag default to make this revision the default one)');
+  }
+  for (const tag of o.tags) {
+    const err = revisionNameError(tag, 'tag');
+    if (err !== undefined) throw usage(`--tag: ${err}`);
+    // Both the revision's webhook and the tag's would select <revisionLabel>=NAME: every pod injected twice.
+    if (tag === o.revision) throw usage(`--tag ${tag} is the revision's own name: a tag is another name for a revision, pick one that no revision has`);
+    if (tagConfigurationName(o.baseName, tag).length > 253) throw usage(`--tag ${tag}: the webhook configuration name would be too long`);
+  }
+}
+
+/** The config names the revision (Istio's values.revision) and no --revision was given: install it as that revision. */
+export function resolveRevisionFromConfig(o: InstallOptions, revision: string): void {
+  o.name = o.baseName;
+  o.revision = revision;
+  const err = revisionNameError(revision);
+  if (err !== undefined) throw usage(`the config's values.revision: ${err}`);
+  resolveRevision(o);
+}
+
+/** The MutatingWebhookConfiguration of a revision tag (Istio's `istio-revision-tag-<tag>`). */
+export function tagConfigurationName(baseName: string, tag: string): string {
+  return `${baseName}-revision-tag-${tag}`;
 }
 
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;

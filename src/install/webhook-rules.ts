@@ -8,7 +8,9 @@
  * The entries follow Istio's default-revision webhooks: `namespace.` (namespace label
  * `<namespaceLabel>=enabled`, pod not opted out), `object.` (namespace unlabelled, pod opted in
  * by label) and, optionally, `auto.` (namespace unlabelled, pod unlabelled). They are disjoint,
- * so a pod is sent at most once. Every entry also excludes the system namespaces and the
+ * so a pod is sent at most once. A revisioned injector (`revision`) has Istio's revisioned entries
+ * instead (`rev.namespace.`, `rev.object.`), and a revision tag the same for the tag's name (plus
+ * the default ones for the tag `default`). Every entry also excludes the system namespaces and the
  * injector's own namespace by `kubernetes.io/metadata.name`, so a failing injector can always
  * restart (no self-deadlock under `failurePolicy: Fail`).
  */
@@ -49,6 +51,8 @@ export interface WebhookScopeOptions {
   webhookDomain?: string;
   /** Add the CEL matchConditions (skip mirror and hostNetwork pods); needs Kubernetes 1.28+. Default true. */
   matchConditions?: boolean;
+  /** A revisioned injector: only what is labelled `<revisionLabel>=<revision>` (Istio's revisions). */
+  revision?: string;
 }
 
 /**
@@ -93,12 +97,32 @@ export function excludedNamespaceList(options: Pick<WebhookScopeOptions, 'inject
   return [...all].filter((n) => n !== '').sort();
 }
 
-/** The webhook entries, in the order they are written (namespace., object., auto.). */
+/**
+ * The webhook entries of one injector, in the order they are written: the default revision's
+ * (namespace., object., auto.) or, with `revision`, a revisioned injector's (rev.namespace.,
+ * rev.object.).
+ */
 export function webhookScopes(keys: InjectionKeys, options: WebhookScopeOptions): WebhookScope[] {
+  return options.revision ? revisionScopes(keys, options.revision, options) : defaultScopes(keys, options);
+}
+
+/**
+ * A revision tag's entries (Istio's `istio-revision-tag-<tag>`): the tag is selected like a
+ * revision (`<revisionLabel>=<tag>`); the tag `default` also takes over the default revision's
+ * entries, so namespaces labelled `<namespaceLabel>=enabled` go where the tag points.
+ */
+export function tagScopes(keys: InjectionKeys, tag: string, options: WebhookScopeOptions): WebhookScope[] {
+  const scopes = revisionScopes(keys, tag, options);
+  return tag === 'default' ? [...scopes, ...defaultScopes(keys, options)] : scopes;
+}
+
+type ScopeMaker = (prefix: string, ns: LabelSelectorRequirement[], obj: LabelSelectorRequirement[]) => WebhookScope;
+
+function scopeMaker(options: WebhookScopeOptions): ScopeMaker {
   const domain = options.webhookDomain ?? DEFAULT_WEBHOOK_DOMAIN;
   const notExcluded: LabelSelectorRequirement = { key: NAMESPACE_NAME_LABEL, operator: 'NotIn', values: excludedNamespaceList(options) };
   const conditions = options.matchConditions === false ? undefined : defaultMatchConditions();
-  const scope = (prefix: string, ns: LabelSelectorRequirement[], obj: LabelSelectorRequirement[]): WebhookScope => {
+  return (prefix, ns, obj) => {
     const s: WebhookScope = {
       name: `${prefix}.${domain}`,
       namespaceSelector: { matchExpressions: [...ns, { ...notExcluded, values: [...notExcluded.values!] }] },
@@ -107,6 +131,10 @@ export function webhookScopes(keys: InjectionKeys, options: WebhookScopeOptions)
     if (conditions) s.matchConditions = conditions.map((c) => ({ ...c }));
     return s;
   };
+}
+
+function defaultScopes(keys: InjectionKeys, options: WebhookScopeOptions): WebhookScope[] {
+  const scope = scopeMaker(options);
   const scopes = [
     // Namespace opted in: every pod except those labelled inject=false.
     scope('namespace', [{ key: keys.namespaceLabel, operator: 'In', values: ['enabled'] }], [{ key: keys.inject, operator: 'NotIn', values: ['false'] }]),
@@ -140,6 +168,38 @@ export function webhookScopes(keys: InjectionKeys, options: WebhookScopeOptions)
     );
   }
   return scopes;
+}
+
+/**
+ * Istio's revisioned entries, as istioctl 1.31 renders them: the namespace labelled
+ * `<revisionLabel>=<rev>` and not `<namespaceLabel>` (which wins: it belongs to the default
+ * revision), every pod not opted out; or an unlabelled namespace and a pod labelled
+ * `<revisionLabel>=<rev>`. The namespace's label wins over the pod's (Istio's default
+ * revisionLabelPreference).
+ */
+function revisionScopes(keys: InjectionKeys, rev: string, options: WebhookScopeOptions): WebhookScope[] {
+  const scope = scopeMaker(options);
+  return [
+    scope(
+      'rev.namespace',
+      [
+        { key: keys.revisionLabel, operator: 'In', values: [rev] },
+        { key: keys.namespaceLabel, operator: 'DoesNotExist' },
+      ],
+      [{ key: keys.inject, operator: 'NotIn', values: ['false'] }],
+    ),
+    scope(
+      'rev.object',
+      [
+        { key: keys.revisionLabel, operator: 'DoesNotExist' },
+        { key: keys.namespaceLabel, operator: 'DoesNotExist' },
+      ],
+      [
+        { key: keys.inject, operator: 'NotIn', values: ['false'] },
+        { key: keys.revisionLabel, operator: 'In', values: [rev] },
+      ],
+    ),
+  ];
 }
 
 export interface ScopeStep {

@@ -20,6 +20,7 @@ export function serveArgs(ctx: InstallContext): string[] {
   const secret = servedSecretName(o);
   const tls = secret === undefined ? ['--tls-dir', TLS_MOUNT] : ['--tls-secret', secret, ...provisionArgs(ctx)];
   const args = ['serve', '--port', String(o.port), ...tls, '--config', CONFIG_MOUNT, '--monitoring-port', String(o.monitoringPort)];
+  if (o.revision !== '') args.push('--revision', o.revision);
   if (o.caBundleReconcile) args.push('--webhook-config', o.name);
   args.push('--on-error', o.onError, '--log-level', o.logLevel, '--drain-delay', String(o.drainDelaySeconds));
   if (o.reconcile) {

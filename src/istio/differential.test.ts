@@ -2,20 +2,23 @@
  * Differential testing against the live Istio peer (skipped, and reported as skipped, when
  * e2e/build/istio.sh has not built it): 300 generated workloads through `istioctl kube-inject`
  * and through our inject with the same config files; any difference not covered by a documented
- * intended deviation fails. Also pins our side of each intended deviation, and checks that the
+ * intended deviation fails; then 100 more as a revision (`istioctl kube-inject -r canary` with
+ * the revisioned values, against our `serve --revision canary`). Also pins our side of each intended deviation, and checks that the
  * comparison itself can tell a difference (so that "0 unexplained" means something).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { injectObject } from '../manual-inject/index.js';
 import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
-import { compare, describeComparison, runDifferential, templateOf } from '../testing/istio-differential.js';
+import { compare, describeComparison, ourOutcome, runDifferential, templateOf } from '../testing/istio-differential.js';
+import { sampleWorkloads } from '../testing/workload-arbitraries.js';
 import { INTENDED_DEVIATIONS } from '../testing/istio-deviations.js';
-import { findIstioPeer, istioPeerDir } from '../testing/istio-peer.js';
+import { findIstioPeer, istioPeerDir, peerConfig } from '../testing/istio-peer.js';
 import type { JsonObject } from '../util/json.js';
 
 const peer = findIstioPeer();
 const RUNS = 300;
+const REVISION_RUNS = 100;
 
 describe('differential testing against istioctl kube-inject', () => {
   it(`${RUNS} generated workloads: every difference is an intended deviation`, { skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false }, (t) => {
@@ -26,6 +29,22 @@ describe('differential testing against istioctl kube-inject', () => {
     // Guard against a degenerate run (everything refused or skipped would compare nothing).
     assert.ok((r.decisions['injected/injected'] ?? 0) > RUNS / 3, JSON.stringify(r.decisions));
     assert.ok(r.identical > RUNS / 2, `only ${r.identical} identical`);
+  });
+
+  it(`${REVISION_RUNS} generated workloads as revision canary (istioctl -r canary, serve --revision canary)`, { skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false }, (t) => {
+    const r = runDifferential(peer!, REVISION_RUNS, 32, 100, undefined, 'canary');
+    const deviating = [...r.deviations.values()].reduce((a, b) => a + b, 0);
+    t.diagnostic(`${r.runs} workloads as revision canary: identical ${r.identical}, intended deviation ${deviating}, unexplained ${r.unexplained.length}`);
+    assert.deepEqual(r.unexplained.map(describeComparison), []);
+    assert.ok((r.decisions['injected/injected'] ?? 0) > REVISION_RUNS / 3, JSON.stringify(r.decisions));
+    // The comparison sees the revision: a pod injected as the default revision differs from Istio's canary one.
+    const w = sampleWorkloads(1, 7)[0]!;
+    const canary = ourOutcome(w, peerConfig(peer!, { nativeSidecars: true, revision: 'canary' }));
+    const plain = ourOutcome(w, peerConfig(peer!, { nativeSidecars: true }));
+    if (canary.decision === 'injected') {
+      assert.match(JSON.stringify(canary.template), /"istio\.io\/rev":"canary"/);
+      assert.equal(compare(w, true, canary, plain).verdict, 'unexplained');
+    }
   });
 });
 

@@ -40,8 +40,9 @@ export function parseConfig(configText: string, valuesText?: string, name?: stri
 
 let cachedDefault: LoadedConfig | undefined;
 
-/** The built-in config (config/load's defaultConfig) with the default profiles, loaded once. */
-export function defaultConfig(): LoadedConfig {
+/** The built-in config (config/load's defaultConfig) with the default profiles, loaded once (anew with options). */
+export function defaultConfig(options: LoadOptions = {}): LoadedConfig {
+  if (Object.keys(options).length > 0) return withProfiles(defaultConfigWithoutProfiles(options));
   cachedDefault ??= withProfiles(defaultConfigWithoutProfiles());
   return cachedDefault;
 }

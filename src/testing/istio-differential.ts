@@ -117,12 +117,15 @@ export interface DifferentialReport {
 
 /**
  * Generates `runs` workloads from `seed` and compares both injectors on each. Batches alternate
- * native sidecars on and off (the two layouts Istio produces).
+ * native sidecars on and off (the two layouts Istio produces). With `revision`, both inject as
+ * that revision (istioctl `-r`, our `--revision`).
  */
-export function runDifferential(peer: IstioPeer, runs: number, seed: number, batchSize = 100, onBatch?: (done: number) => void): DifferentialReport {
+export function runDifferential(peer: IstioPeer, runs: number, seed: number, batchSize = 100, onBatch?: (done: number) => void, revision?: string): DifferentialReport {
   const t0 = Date.now();
   const report: DifferentialReport = { runs, seed, identical: 0, deviations: new Map(), unexplained: [], decisions: {}, istioctlInvocations: 0, seconds: 0 };
-  const configs = { true: peerConfig(peer, { nativeSidecars: true }), false: peerConfig(peer, { nativeSidecars: false }) };
+  // A revision: istioctl kube-inject -r REVISION against our config as serve --revision loads it.
+  const rev = revision === undefined ? {} : { revision };
+  const configs = { true: peerConfig(peer, { nativeSidecars: true, ...rev }), false: peerConfig(peer, { nativeSidecars: false, ...rev }) };
   const stats = { invocations: 0 };
   const workloads = sampleWorkloads(runs, seed);
   for (let start = 0, batch = 0; start < runs; start += batchSize, batch++) {
@@ -133,9 +136,9 @@ export function runDifferential(peer: IstioPeer, runs: number, seed: number, bat
     // ones we refuse run alone and the rest in one batch (bisected if Istio refuses one of them).
     const istio = new Array<PeerResult>(docs.length);
     const batched = docs.flatMap((_, i) => (ours[i].decision === 'refused' ? [] : [i]));
-    kubeInject(peer, batched.map((i) => docs[i]), native, stats).forEach((r, j) => (istio[batched[j]] = r));
+    kubeInject(peer, batched.map((i) => docs[i]), native, stats, revision).forEach((r, j) => (istio[batched[j]] = r));
     docs.forEach((doc, i) => {
-      if (ours[i].decision === 'refused') istio[i] = kubeInject(peer, [doc], native, stats)[0];
+      if (ours[i].decision === 'refused') istio[i] = kubeInject(peer, [doc], native, stats, revision)[0];
     });
     docs.forEach((doc, i) => {
       const c = compare(doc, native, istioOutcome(doc, istio[i]), ours[i]);

@@ -4,14 +4,14 @@
  * module version), the config files rendered by that same istioctl, and our config built from
  * those very files, so that the peer and our injector always see identical templates and values.
  *
- * `kubeInject` runs `istioctl kube-inject` offline (`-r default` keeps it from looking for a
- * cluster) on a whole batch of documents at once to amortise istioctl's start-up. kube-inject
+ * `kubeInject` runs `istioctl kube-inject` offline (`-r default`, or a revision: `-r` keeps it
+ * from looking for a cluster, and is the `.Revision` Istio's templates and status annotation get) on a whole batch of documents at once to amortise istioctl's start-up. kube-inject
  * stops at the first document it refuses, so a failed batch is bisected down to the documents
  * that fail on their own.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseConfig } from '../profiles/index.js';
@@ -63,9 +63,10 @@ export function peerConfigTexts(peer: IstioPeer, options: { nativeSidecars: bool
   };
 }
 
-export function peerConfig(peer: IstioPeer, options: { nativeSidecars: boolean }): LoadedConfig {
+/** With `revision`: as `serve --revision` loads it, the peer's `istioctl kube-inject -r REVISION`. */
+export function peerConfig(peer: IstioPeer, options: { nativeSidecars: boolean; revision?: string }): LoadedConfig {
   const t = peerConfigTexts(peer, options);
-  return parseConfig(t.config, t.values, 'istio-peer');
+  return parseConfig(t.config, t.values, 'istio-peer', options.revision === undefined ? {} : { revision: options.revision });
 }
 
 /** The same config as a directory in the ConfigMap layout (`config`, `values`), for `serve --config`. */
@@ -80,12 +81,12 @@ export function writePeerConfigDir(peer: IstioPeer, dir: string, options: { nati
 /** Istio's answer for one document: its output, or the error it refused it with. */
 export type PeerResult = { ok: true; output: JsonValue } | { ok: false; error: string };
 
-function runKubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSidecars: boolean): { ok: true; outputs: JsonValue[] } | { ok: false; error: string } {
+function runKubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSidecars: boolean, revision: string): { ok: true; outputs: JsonValue[] } | { ok: false; error: string } {
   // JSON documents: YAML would let Go's YAML 1.1 reader turn `n`/`yes`/`on` into booleans.
   const input = docs.map((d) => JSON.stringify(d)).join('\n---\n');
   const r = spawnSync(
     peer.istioctl,
-    ['kube-inject', '-f', '-', '--injectConfigFile', peer.injectConfig, '--meshConfigFile', peer.mesh, '--valuesFile', peer.values, '-r', 'default'],
+    ['kube-inject', '-f', '-', '--injectConfigFile', peer.injectConfig, '--meshConfigFile', peer.mesh, '--valuesFile', revisionValuesFile(peer, revision), '-r', revision],
     // ENABLE_NATIVE_SIDECARS: offline kube-inject has no nodes to look at; "true" is what istiod's
     // "auto" decides on Kubernetes >= 1.33.
     { input, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: 300_000, env: { ...process.env, ENABLE_NATIVE_SIDECARS: String(nativeSidecars), KUBECONFIG: '/dev/null' } },
@@ -99,12 +100,27 @@ function runKubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSideca
   return { ok: true, outputs };
 }
 
-/** Runs every document through `istioctl kube-inject`, batched; results in input order. */
-export function kubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSidecars: boolean, stats = { invocations: 0 }): PeerResult[] {
+/**
+ * The values a revision's istiod carries: Istio's chart renders `revision` into the revisioned
+ * ConfigMap's values, and its template reads both `.Revision` (from `-r`) and
+ * `.Values.revision` (e.g. CA_ADDR istiod-REVISION), so a revision is compared with both set.
+ */
+function revisionValuesFile(peer: IstioPeer, revision: string): string {
+  if (revision === 'default') return peer.values;
+  const file = join(tmpdir(), `si-istio-values-${revision}-${process.pid}.json`);
+  if (!existsSync(file)) {
+    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(peer.values, 'utf8')) as JsonObject), revision }));
+    process.once('exit', () => rmSync(file, { force: true }));
+  }
+  return file;
+}
+
+/** Runs every document through `istioctl kube-inject -r REVISION`, batched; results in input order. */
+export function kubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSidecars: boolean, stats = { invocations: 0 }, revision = 'default'): PeerResult[] {
   const results: PeerResult[] = new Array(docs.length);
   const solve = (from: number, to: number): void => {
     stats.invocations++;
-    const r = runKubeInject(peer, docs.slice(from, to), nativeSidecars);
+    const r = runKubeInject(peer, docs.slice(from, to), nativeSidecars, revision);
     if (r.ok) {
       r.outputs.forEach((output, i) => (results[from + i] = { ok: true, output }));
     } else if (to - from === 1) {

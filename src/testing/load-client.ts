@@ -31,6 +31,15 @@ export interface TlsTrust {
   /** Verify the server against this CA (PEM) for `servername`; without it nothing is verified. */
   ca?: string;
   servername?: string;
+  /** A client certificate and key (PEM) to present (the apiserver's admin identity). */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+}
+
+/** The TLS options of `trust` for a request or an agent. */
+function tlsOptions(trust: TlsTrust): Record<string, unknown> {
+  const client = trust.cert !== undefined && trust.key !== undefined ? { cert: trust.cert, key: trust.key } : {};
+  return trust.ca !== undefined ? { ca: trust.ca, servername: trust.servername ?? 'localhost', ...client } : { rejectUnauthorized: false, ...client };
 }
 
 export interface LoadOptions extends TlsTrust {
@@ -144,7 +153,7 @@ export function makeAgent(connections: number, trust: TlsTrust): Agent {
     keepAlive: true,
     maxSockets: connections,
     maxFreeSockets: connections,
-    ...(trust.ca !== undefined ? { ca: trust.ca, servername: trust.servername ?? 'localhost' } : { rejectUnauthorized: false }),
+    ...tlsOptions(trust),
   });
 }
 
@@ -170,7 +179,7 @@ export function sendOne(agent: Agent, options: Pick<LoadOptions, 'port' | 'host'
         method: req.method ?? 'POST',
         path: req.path,
         headers,
-        ...(options.ca !== undefined ? { ca: options.ca, servername: options.servername ?? 'localhost' } : { rejectUnauthorized: false }),
+        ...tlsOptions(options),
       },
       (res: IncomingMessage) => {
         // Read now: at 'end' a kept-alive socket is already back in the agent (res.socket null).

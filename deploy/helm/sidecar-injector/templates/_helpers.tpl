@@ -3,8 +3,13 @@ Helpers. Only standard Helm and Sprig functions (include, required, fail, fromYa
 b64enc, ...), so any Helm 3 renders this chart the same way.
 */}}
 
-{{- define "si.name" -}}
+{{/* The name as given; a revision is appended to it (si.name), tags are named from it. */}}
+{{- define "si.baseName" -}}
 {{- .Values.name | default .Release.Name -}}
+{{- end }}
+
+{{- define "si.name" -}}
+{{- include "si.baseName" . -}}{{ with .Values.revision }}-{{ . }}{{ end -}}
 {{- end }}
 
 {{- define "si.selectorLabels" -}}
@@ -18,6 +23,9 @@ app.kubernetes.io/component: webhook
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- with .Values.revision }}
+sidecar-injector.io/revision: {{ . }}
+{{- end }}
 {{- end }}
 
 {{/* The ConfigMap's documents: the values, else the built-in config copied into files/. */}}
@@ -123,6 +131,17 @@ NAME-tls when only tls.caCert is set) or provision (nothing given: the server ma
 {{- if $u.userinfo }}{{ fail (printf "webhookUrl %q must not carry a user or password" .) }}{{ end -}}
 {{- if or (contains "?" .) (contains "#" .) }}{{ fail (printf "webhookUrl %q must not have a query or fragment" .) }}{{ end -}}
 {{- end }}
+{{- with .Values.revision }}
+{{- if or (not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .)) (gt (len .) 63) }}{{ fail (printf "revision %q must be a lowercase DNS label (letters, digits and \"-\", at most 63 characters), e.g. 1-25 or canary" .) }}{{ end -}}
+{{- if eq . "default" }}{{ fail "revision \"default\" is the install without a revision; name the new revision, e.g. 1-25 or canary" }}{{ end -}}
+{{- end }}
+{{- if gt (len (include "si.name" .)) 52 }}{{ fail (printf "name and revision make %q, longer than 52 characters: shorten one" (include "si.name" .)) }}{{ end -}}
+{{- if and .Values.revision .Values.enableNamespacesByDefault (not (has "default" .Values.revisionTags)) }}{{ fail "enableNamespacesByDefault belongs to the default revision: a revision injects only what is labelled with it (add the tag default to make this revision the default one)" }}{{ end -}}
+{{- range .Values.revisionTags }}
+{{- if or (not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .)) (gt (len .) 63) }}{{ fail (printf "revisionTags: tag %q must be a lowercase DNS label (letters, digits and \"-\", at most 63 characters), e.g. 1-25 or canary" .) }}{{ end -}}
+{{- if eq . $.Values.revision }}{{ fail (printf "revisionTags: %s is the revision's own name: a tag is another name for a revision, pick one that no revision has" .) }}{{ end -}}
+{{- end }}
+{{- if and .Values.revisionTags (not .Values.certManager.enabled) (not .Values.tls.caCert) }}{{ fail "revisionTags need tls.caCert (the tag's webhook configuration carries the caBundle; the server keeps only its own in sync), or certManager.enabled" }}{{ end -}}
 {{- if and .Values.webhookUrl (or .Values.reconcile.enabled .Values.reconcile.restart) }}{{ fail "webhookUrl and reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not install" }}{{ end -}}
 {{- if and .Values.webhookUrl (or .Values.monitoring.prometheusRule.enabled .Values.monitoring.serviceMonitor.enabled) }}{{ fail "webhookUrl and monitoring.prometheusRule/serviceMonitor do not go together: URL mode installs only the webhook configuration; scrape your server yourself and load deploy/monitoring/sidecar-injector.rules.yaml" }}{{ end -}}
 {{- if and .Values.webhookUrl .Values.certManager.enabled }}{{ fail "webhookUrl and certManager.enabled do not go together: cert-manager cannot issue a certificate for a server outside the cluster" }}{{ end -}}
