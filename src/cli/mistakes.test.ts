@@ -101,6 +101,7 @@ const MISTAKES: Mistake[] = [
   // The cluster: no kubeconfig, unreachable, wrong context.
   ...cluster(['status']),
   ...cluster(['restart', '--stale']),
+  ...cluster(['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop']),
   ...cluster(['version']).filter((m) => !/no kubeconfig$/.test(m.what)),
   { what: 'serve --webhook-config outside a pod', argv: () => ['serve', '--webhook-config', 'x', '--tls-dir', at('good-certs'), '--port', '0'], env: NO_KUBECONFIG, code: /SI_CLUSTER_CONFIG/, says: /not running in a Kubernetes pod.*--kubeconfig/ },
   { what: 'serve --reconcile with no kubeconfig', argv: () => ['serve', '--reconcile', '--port', '0'], env: NO_KUBECONFIG, code: /SI_CLUSTER_CONFIG/, says: /no kubeconfig: .*pass --kubeconfig FILE/ },
@@ -117,6 +118,7 @@ const MISTAKES: Mistake[] = [
   { what: 'serve --drain-delay 5x', argv: () => ['serve', '--drain-delay', '5x'], code: /SI_USAGE/, says: /expected a Go duration/ },
   { what: 'serve --shutdown-timeout 2h', argv: () => ['serve', '--shutdown-timeout', '2h'], code: /SI_USAGE/, says: /expected a duration from 0s to 1h0m0s/ },
   { what: 'serve --reconcile-restart-timeout soon', argv: () => ['serve', '--reconcile-restart-timeout', 'soon'], code: /SI_USAGE/, says: /expected a Go duration/ },
+  { what: 'rollout --timeout 5 minutes', argv: () => ['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '--timeout', '5 minutes'], code: /SI_USAGE/, says: /expected a Go duration/ },
   { what: 'manifests --drain-delay 1.5s', argv: () => ['manifests', '--drain-delay', '1.5s'], code: /SI_USAGE/, says: /expected whole seconds/ },
 ];
 

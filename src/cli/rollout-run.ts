@@ -6,10 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectorError } from '../errors.js';
 import { connect } from '../heal/kube.js';
 import { formatPlan, formatResults } from '../rollout/format.js';
-import { planRollout } from '../rollout/plan.js';
+import { planRollout, type NamespaceMove } from '../rollout/plan.js';
 import { executeRollout, type RolloutReport } from '../rollout/run.js';
 import type { CliIO } from './io.js';
 import { loadInjectorConfig } from './manual-io.js';
+import { withClusterHint } from './kube-options.js';
 import { dataText } from './output.js';
 
 export interface RolloutCliOptions {
@@ -38,16 +39,21 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
   if (opts.undo !== true && (opts.from === undefined || opts.to === undefined)) throw new InjectorError('SI_USAGE', 'say which revisions: --from A --to B ("default" is the install without --revision), or --undo');
   const config = await loadInjectorConfig(io, opts.config, true);
   const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });
-  const moves = await planRollout(api, {
-    keys: config.injectionKeys,
-    statusKey: config.injectionKeys.status,
-    ...(opts.from !== undefined ? { from: opts.from } : {}),
-    ...(opts.to !== undefined ? { to: opts.to } : {}),
-    undo: opts.undo === true,
-    ...(opts.namespace !== undefined ? { namespaces: opts.namespace } : {}),
-    all: opts.allNamespaces === true,
-    now: new Date(),
-  });
+  let moves: NamespaceMove[];
+  try {
+    moves = await planRollout(api, {
+      keys: config.injectionKeys,
+      statusKey: config.injectionKeys.status,
+      ...(opts.from !== undefined ? { from: opts.from } : {}),
+      ...(opts.to !== undefined ? { to: opts.to } : {}),
+      undo: opts.undo === true,
+      ...(opts.namespace !== undefined ? { namespaces: opts.namespace } : {}),
+      all: opts.allNamespaces === true,
+      now: new Date(),
+    });
+  } catch (err) {
+    throw await withClusterHint(err, opts);
+  }
   const wide = opts.output === 'wide';
   const head = { kind: 'SidecarRollout' as const, undo: opts.undo === true, ...(opts.from !== undefined ? { from: opts.from } : {}), ...(opts.to !== undefined ? { to: opts.to } : {}) };
   if (opts.yes !== true) {

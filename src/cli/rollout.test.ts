@@ -15,8 +15,8 @@ test('rollout refuses a wrong command line with exit 2 and a message that says w
     [['rollout', '--from', 'default', '--to', 'canary', '-n', 'Shop'], /"Shop" is not a list of namespace names/],
     [['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '-A'], /--namespace and --all-namespaces exclude each other/],
     [['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '--yes', '--dry-run'], /--dry-run and --yes exclude each other/],
-    [['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '--timeout', 'soon'], /expected a duration/],
-    [['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '-o', 'table'], /expected json, yaml or wide \(leave -o out for the table\)/],
+    [['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '--timeout', 'soon'], /expected a Go duration such as 30s/],
+    [['rollout', '--from', 'default', '--to', 'canary', '-n', 'shop', '-o', 'jsno'], /unknown output format "jsno": expected table, wide, json, yaml/],
   ];
   for (const [args, message] of cases) {
     const io = memoryIO();
