@@ -29,6 +29,16 @@ export interface ClusterState {
   apiserverExtraArgs: string[];
   /** The client certificate the apiserver presents to webhooks (ca.crt, client.crt, client.key). */
   webhookClientDir: string;
+  /** Sizing for a large cluster (`UpOptions.sizing`), when it was started with one. */
+  sizing?: Sizing;
+}
+
+/** Extra flags for a large or instrumented control plane (the scale bench). */
+export interface Sizing {
+  etcdArgs?: string[];
+  apiserverArgs?: string[];
+  /** kube-controller-manager's `--controllers` (default: all but the node and volume ones). */
+  controllers?: string;
 }
 
 export interface UpOptions {
@@ -37,6 +47,7 @@ export interface UpOptions {
    * presents the client certificate in `webhookClientDir` to every webhook.
    */
   admissionConfigFile?: string;
+  sizing?: Sizing;
   log?: (line: string) => void;
 }
 
@@ -100,9 +111,10 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const existing = readState();
   if (existing) {
     // A cluster from before the webhook client certificate existed lacks what the scenarios need.
-    const sameArgs = options.admissionConfigFile === undefined
+    const sameArgs = (options.admissionConfigFile === undefined
       ? existing.webhookClientDir !== undefined
-      : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom);
+      : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom))
+      && JSON.stringify(existing.sizing ?? {}) === JSON.stringify(options.sizing ?? {});
     if (sameArgs && await healthy(existing)) {
       log(`cluster: reusing the running control plane at ${existing.server}`);
       return existing;
@@ -122,7 +134,8 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   writeFileSync(kubeconfig, kubeconfigYaml(server, pki.caCert, pki.admin.cert, pki.admin.key, 'e2e-admin'), { mode: 0o600 });
   const kcmKubeconfig = join(dir, 'kube-controller-manager.kubeconfig');
   writeFileSync(kcmKubeconfig, kubeconfigYaml(server, pki.caCert, pki.controllerManager.cert, pki.controllerManager.key, 'kube-controller-manager'), { mode: 0o600 });
-  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir };
+  const sizing = options.sizing ?? {};
+  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir, ...(options.sizing ? { sizing } : {}) };
   const save = (): void => writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`);
   try {
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
@@ -130,7 +143,7 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
     state.daemons.push(startDaemon('etcd', join(binDir, 'etcd'), [
       `--data-dir=${join(dir, 'etcd')}`, `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
       `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
-      '--unsafe-no-fsync', '--log-level=warn',
+      '--unsafe-no-fsync', '--log-level=warn', ...(sizing.etcdArgs ?? []),
     ], join(dir, 'etcd.log')));
     save();
     log(`cluster: etcd on 127.0.0.1:${ports.etcd}`);
@@ -142,7 +155,7 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
       `--service-account-signing-key-file=${pki.saKey}`, '--api-audiences=https://kubernetes.default.svc',
       '--service-cluster-ip-range=10.0.0.0/24', '--authorization-mode=Node,RBAC', '--allow-privileged=true',
       '--endpoint-reconciler-type=none', '--profiling=false', `--cert-dir=${join(dir, 'apiserver-certs')}`,
-      ...extra,
+      ...extra, ...(sizing.apiserverArgs ?? []),
     ], join(dir, 'kube-apiserver.log')));
     save();
     log(`cluster: kube-apiserver on ${server}; waiting for /readyz`);
@@ -152,7 +165,7 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
       '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${ports.controllerManager}`,
       `--service-account-private-key-file=${pki.saKey}`, `--root-ca-file=${pki.caCert}`,
       '--use-service-account-credentials=true', `--cert-dir=${join(dir, 'kcm-certs')}`,
-      '--controllers=*,-nodeipam,-nodelifecycle,-route,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
+      `--controllers=${sizing.controllers ?? '*,-nodeipam,-nodelifecycle,-route,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander'}`,
     ], join(dir, 'kube-controller-manager.log')));
     save();
     log('cluster: kube-controller-manager started; waiting for the default ServiceAccount');
