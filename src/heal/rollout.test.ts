@@ -27,6 +27,11 @@ function fakeCluster(workloads: Record<string, FakeWorkload>) {
   const order: string[] = [];
   const api: HealApi = {
     defaultNamespace: 'default',
+    async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>) {
+      const l = await this.list(path, query);
+      await onPage(l.items);
+      return { resourceVersion: l.resourceVersion, count: l.items.length };
+    },
     async list(path, query) {
       const name = /app=(\w+)/.exec(query?.labelSelector ?? '')![1];
       const s = state.get(name)!;

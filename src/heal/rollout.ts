@@ -17,7 +17,7 @@ import { ClusterError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
 import { workloadPath, type HealApi } from './kube.js';
 import type { PlannedWorkload } from './plan.js';
-import { isLive } from './scan.js';
+import { isLive } from './pod-record.js';
 import type { Classification, WorkloadRef } from './types.js';
 
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
