@@ -8,7 +8,7 @@ import type { HealApi } from './kube.js';
 import type { PlannedWorkload } from './plan.js';
 import { planRestart } from './plan.js';
 import { buildReport } from './report.js';
-import { RESTARTED_AT, restartedAtValue, rollOut, selectorString } from './rollout.js';
+import { RESTARTED_AT, restartedAtValue, rollOut, selectorString, settledTargets } from './rollout.js';
 import type { Classification } from './types.js';
 
 type Obj = Record<string, any>;
@@ -133,6 +133,50 @@ describe('planRestart', () => {
     assert.deepEqual(both.restart[0].why, ['stale: image a -> b']);
     assert.deepEqual(planRestart(report, { stale: false, missing: true }).restart.map((p) => p.workload.name), ['db']);
     assert.deepEqual(planRestart(report, { stale: true, missing: false }).restart.map((p) => p.workload.name), ['web']);
+  });
+});
+
+describe('settledTargets', () => {
+  const deployment = (ns: string, name: string, rolling: boolean): Obj => ({
+    metadata: { name, namespace: ns, generation: 2 },
+    spec: { replicas: 1 },
+    status: { observedGeneration: rolling ? 1 : 2, updatedReplicas: 1 },
+  });
+  function api(objects: Obj[]) {
+    const calls: string[] = [];
+    const a = {
+      async get(path: string) {
+        calls.push(`get ${path}`);
+        const o = objects.find((x) => path.endsWith(`/namespaces/${x.metadata.namespace}/deployments/${x.metadata.name}`));
+        return o === undefined ? undefined : { ...o, kind: 'Deployment' };
+      },
+      async listPages(path: string, _q: Record<string, string>, onPage: (items: unknown[]) => void) {
+        calls.push(`list ${path}`);
+        onPage(objects.filter((o) => !path.includes('/namespaces/') || path.includes(`/namespaces/${o.metadata.namespace}/`)));
+        return { resourceVersion: '1', count: objects.length };
+      },
+    } as unknown as HealApi;
+    return { a, calls };
+  }
+  const t = (ns: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace: ns, apiVersion: 'apps/v1' }, stale: 1, missing: 0, why: [] });
+
+  it('a few targets: one GET each; many: one list per kind, cluster-wide across namespaces, with the same split', async () => {
+    const objects = Array.from({ length: 30 }, (_, i) => deployment(`ns${i % 3}`, `d${i}`, i % 4 === 0));
+    const few = api(objects);
+    const small = await settledTargets(few.a, objects.slice(0, 5).map((o) => t(o.metadata.namespace, o.metadata.name)));
+    assert.equal(few.calls.filter((c) => c.startsWith('get')).length, 5);
+    assert.deepEqual(small.rolling.map((p) => p.workload.name), ['d0', 'd4']);
+
+    const many = api(objects);
+    const all = await settledTargets(many.a, [...objects.map((o) => t(o.metadata.namespace, o.metadata.name)), t('ns9', 'gone')]);
+    assert.deepEqual(many.calls, ['list /apis/apps/v1/deployments']);
+    assert.deepEqual(all.rolling.map((p) => p.workload.name), ['d0', 'd4', 'd8', 'd12', 'd16', 'd20', 'd24', 'd28']);
+    assert.equal(all.ready.length, 23, 'a workload that is gone is not rolling');
+
+    const inNs1 = Array.from({ length: 25 }, (_, i) => deployment('ns1', `e${i}`, false));
+    const one = api(inNs1);
+    await settledTargets(one.a, inNs1.map((o) => t('ns1', o.metadata.name)));
+    assert.deepEqual(one.calls, ['list /apis/apps/v1/namespaces/ns1/deployments']);
   });
 });
 

@@ -179,13 +179,36 @@ export function rolloutInProgress(obj: unknown): boolean {
   return num(status.updatedReplicas) < replicas;
 }
 
+/** More targets than this are looked up with one list per kind rather than one GET each. */
+const GET_EACH = 20;
+
 /** Split targets into those to restart now and those whose rollout is still in progress. */
 export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[] }> {
   const ready: PlannedWorkload[] = [];
   const rolling: PlannedWorkload[] = [];
+  const inProgress = targets.length > GET_EACH ? await rollingByList(api, targets) : undefined;
   for (const t of targets) {
-    const obj = await api.get(workloadPath(t.workload));
-    (rolloutInProgress(obj) ? rolling : ready).push(t);
+    const busy = inProgress !== undefined ? inProgress.has(workloadPath(t.workload)) : rolloutInProgress(await api.get(workloadPath(t.workload)));
+    (busy ? rolling : ready).push(t);
   }
   return { ready, rolling };
+}
+
+/** The paths of the targets' kinds that are rolling out, from one paginated list per kind (and namespace, when all are in one). */
+async function rollingByList(api: HealApi, targets: readonly PlannedWorkload[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const namespaces = new Set(targets.map((t) => t.workload.namespace));
+  for (const kind of new Set(targets.map((t) => t.workload.kind))) {
+    const one = workloadPath({ kind, namespace: [...namespaces][0], name: '' }).replace(/\/$/, '');
+    const path = namespaces.size === 1 ? one : one.replace(/\/namespaces\/[^/]+/, '');
+    await api.listPages(path, {}, (items) => {
+      for (const obj of items) {
+        const meta = isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {};
+        if (typeof meta.name !== 'string' || typeof meta.namespace !== 'string') continue;
+        // Lists leave out each item's kind; rolloutInProgress reads it.
+        if (rolloutInProgress({ ...(obj as object), kind })) out.add(workloadPath({ kind, namespace: meta.namespace, name: meta.name }));
+      }
+    });
+  }
+  return out;
 }
