@@ -8,8 +8,8 @@
  *   needs, not the objects; the transform runs in slices, yielding to the event loop, so a
  *   webhook in the same process keeps answering during a list of 50,000 pods;
  * - watches ask for bookmarks and resume from the last resourceVersion seen: a watch the
- *   apiserver ends (it does every few minutes) or a connection that fails is resumed, never
- *   relisted; only `410 Gone` (the resourceVersion was compacted) relists, once;
+ *   apiserver ends (after its `timeoutSeconds`, 5 to 10 minutes) or a connection that fails is
+ *   resumed, never relisted; only `410 Gone` (the resourceVersion was compacted) relists, once;
  * - every retry backs off exponentially with jitter (1 s doubling to 30 s, reset by a watch
  *   that delivers), so an apiserver that is down or restarting sees no storm.
  * No polling.
@@ -38,6 +38,8 @@ export interface InformerOptions<T> {
   random?(): number;
   /** Synchronous work at most this long before yielding, during a list (ms). */
   sliceMs?: number;
+  /** How long the apiserver keeps each watch open (`timeoutSeconds`); default 5 to 10 minutes at random, as client-go. */
+  watchSeconds?: () => number;
 }
 
 export function keyOf(obj: unknown): string | undefined {
@@ -150,7 +152,7 @@ export class Informer<T> {
     this.#o.api
       .watch(
         this.#o.path,
-        { resourceVersion: this.#rv, allowWatchBookmarks: 'true' },
+        { resourceVersion: this.#rv, allowWatchBookmarks: 'true', timeoutSeconds: String(this.#o.watchSeconds?.() ?? Math.round(300 * (1 + (this.#o.random ?? Math.random)()))) },
         (type, obj) => {
           if (!current() || expired) return;
           if (type === 'ERROR') {
