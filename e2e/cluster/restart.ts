@@ -39,3 +39,16 @@ export async function restartApiserver(state: ClusterState, options: RestartOpti
   }
   throw new Error(`kube-apiserver not ready ${(options.timeoutMs ?? 120_000) / 1000}s after the restart:\n${logTail(started.log)}`);
 }
+
+/**
+ * Move etcd's revision on (a key outside the apiserver's `/registry`), e.g. while the apiserver
+ * is down: its watch cache then starts after every resourceVersion a client holds, and a watch
+ * resuming from one gets `410 Gone`, deterministically. Through etcd's JSON gateway on loopback.
+ */
+export async function bumpEtcdRevision(state: ClusterState): Promise<number> {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  const res = await fetch(`http://127.0.0.1:${state.ports.etcd}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key: b64('/sidecar-injector-e2e/bump'), value: b64(new Date().toISOString()) }) });
+  const body = (await res.json()) as { header?: { revision?: string } };
+  if (!res.ok || body.header?.revision === undefined) throw new Error(`etcd put: HTTP ${res.status}`);
+  return Number(body.header.revision);
+}

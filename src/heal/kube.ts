@@ -159,12 +159,14 @@ class KubeHealApi implements HealApi {
     for (let page = 0; page < MAX_PAGES; page++) {
       const q = new URLSearchParams({ ...query, limit: LIST_PAGE, ...(cont ? { continue: cont } : {}) });
       const body = await this.#json('GET', `${path}?${q}`, undefined, undefined, accept);
-      if (!isPlainObject(body) || !Array.isArray(body.items)) throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
+      // An empty PartialObjectMetadataList says `"items": null`.
+      if (!isPlainObject(body) || !(Array.isArray(body.items) || body.items === null)) throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
+      const items = Array.isArray(body.items) ? body.items : [];
       const meta = isPlainObject(body.metadata) ? body.metadata : {};
       resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : resourceVersion;
       cont = typeof meta.continue === 'string' ? meta.continue : '';
-      count += body.items.length;
-      await onPage(body.items);
+      count += items.length;
+      await onPage(items);
       if (cont === '') return { resourceVersion, count };
     }
     throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: more than ${MAX_PAGES} pages`);
