@@ -80,6 +80,12 @@ export class EventRecorder {
     return true;
   }
 
+  /** How many Events the rate limit lets out now (a caller with many to record asks first). */
+  available(): number {
+    this.#refill(this.#o.now());
+    return Math.floor(this.#tokens);
+  }
+
   /** Wait for Events in flight (shutdown, tests). */
   async flush(): Promise<void> {
     await Promise.all([...this.#pending]);

@@ -47,14 +47,14 @@ const rs = (name: string, ns: string, deployment?: string): Obj => ({
   spec: { template: { spec: { containers: [{ name: 'app', image: 'app:1' }] } } },
 });
 
-function setup(options: { namespaces?: string[]; restart?: boolean } = {}) {
+function setup(options: { namespaces?: string[]; restart?: boolean; burst?: number; perMinute?: number } = {}) {
   const cluster = new FakeHealCluster();
   cluster.mwc = { webhooks: webhookScopes(config.injectionKeys, { injectorNamespace: 'sidecar-injector' }) };
   const registry = new Registry();
   const gauge = new Gauge({ name: 'sidecar_injector_pods', help: 'x', labelNames: ['state'] as const, registers: [registry] });
   const lists = new Counter({ name: 'lists_total', help: 'x', labelNames: ['resource', 'reason'] as const, registers: [registry] });
   let current: LoadedConfig | undefined = config;
-  const recorder = new EventRecorder({ api: cluster.api, instance: 'me' });
+  const recorder = new EventRecorder({ api: cluster.api, instance: 'me', ...(options.burst !== undefined ? { burst: options.burst } : {}), ...(options.perMinute !== undefined ? { perMinute: options.perMinute } : {}) });
   const r = new PodReconciler({
     api: cluster.api, getConfig: () => current, webhookConfig: 'sidecar-injector', injectorNamespace: 'sidecar-injector', namespaces: options.namespaces ?? [],
     restart: false, rollout: { maxInFlight: 1, intervalMs: 0, timeoutMs: 1000 }, recorder, gauge, lists, log: () => undefined, debounceMs: 1,
@@ -117,6 +117,20 @@ describe('PodReconciler', () => {
     await until('stale under the new config', async () => (await gaugeOf(registry, 'stale')) === 2);
     assert.match(await registry.metrics(), /lists_total\{resource="pods",reason="resync"\} 1/);
     assert.match(r.report!.workloads[0].details.join(), /1\.24\.2 -> .*1\.25\.0/);
+    await r.stop();
+  });
+
+  it('Events beyond the rate limit wait their turn and go out later, each once', async () => {
+    const { cluster, r, recorder } = setup({ burst: 5, perMinute: 1200 });
+    cluster.put('namespaces', { metadata: { name: 'shop', labels: ENABLED } });
+    for (let i = 0; i < 30; i++) cluster.put('pods', podOf(`bare-${i}`));
+    await r.start();
+    await until('30 Events', async () => {
+      await recorder.flush();
+      return cluster.events.length === 30;
+    }, 15_000);
+    assert.equal(new Set(cluster.events.map((e) => e.involvedObject.name)).size, 30);
+    assert.equal(recorder.stats.rateLimited, 0, 'it asked the limit first instead of being refused');
     await r.stop();
   });
 

@@ -12,7 +12,8 @@
  *   before caching); ReplicaSets, Jobs and namespaces are read as metadata, and only their
  *   controller reference or labels are kept. Replicas share one classification (classify-memo);
  * - counts and workloads are updated per event (tally); Events are looked at only for the
- *   workloads that changed (and all of them again every `resweepMs`);
+ *   workloads that changed (and all of them again every `resweepMs`), and only as many as the
+ *   Event rate limit lets out;
  * - what invalidates classifications relists instead of keeping pods around: a new config or
  *   new webhook scopes relist the pods; a namespace whose labels change relists its own pods.
  */
@@ -30,7 +31,7 @@ import type { StatusReport, WorkloadEntry } from './report.js';
 import { rollOut, settledTargets, type RolloutOptions } from './rollout.js';
 import { labelsOfObject, readScopes } from './scan.js';
 import { PodTally } from './tally.js';
-import { POD_STATES } from './types.js';
+import { isRestartable, POD_STATES } from './types.js';
 
 export interface ReconcilerOptions {
   api: HealApi;
@@ -70,6 +71,9 @@ export class PodReconciler {
   readonly #attention = new Set<string>();
   readonly #restartedAt = new Map<string, number>();
   readonly #passes = new Set<string>();
+  /** Workloads with stale or missing pods whose Events are still to be looked at. */
+  readonly #unsent = new Set<string>();
+  #eventTimer: NodeJS.Timeout | undefined;
   #passing: Promise<void> | undefined;
   #memo: ClassifyMemo | undefined;
   #scopes: WebhookScope[] = [];
@@ -172,6 +176,8 @@ export class PodReconciler {
     this.#timer = undefined;
     clearTimeout(this.#scopeTimer);
     clearTimeout(this.#sweepTimer);
+    clearTimeout(this.#eventTimer);
+    this.#unsent.clear();
     for (const i of [this.#namespaces, ...this.#pods, ...this.#replicaSets, ...this.#jobs]) i.stop();
     this.#tally.clear();
     this.#attention.clear();
@@ -299,32 +305,39 @@ export class PodReconciler {
   #flush(): void {
     if (!this.#running || !this.#podsStarted || !this.#pods.every((i) => i.synced)) return;
     for (const state of POD_STATES) this.#o.gauge.set({ state }, this.#tally.counts[state]);
-    const limitedBefore = this.#o.recorder.stats.rateLimited;
     for (const key of this.#tally.takeDirty()) {
-      const entry = this.#tally.entry(key);
-      if (entry === undefined || (entry.counts.missing === 0 && entry.counts.stale === 0)) {
+      const counts = this.#tally.countsOf(key);
+      if (counts === undefined || (counts.missing === 0 && counts.stale === 0)) {
         this.#attention.delete(key);
-        continue;
+        this.#unsent.delete(key);
+      } else {
+        this.#attention.add(key);
+        this.#unsent.add(key);
       }
-      this.#attention.add(key);
-      if (!this.#recordEvents(entry)) this.#tally.markDirty(key);
     }
-    // Events held back by the rate limit are tried again when the bucket has refilled a little.
-    if (this.#o.recorder.stats.rateLimited > limitedBefore && this.#timer === undefined) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#flush();
-      }, 2000);
-    }
+    this.#sendEvents();
     const config = this.#config;
     if (this.#o.restart && this.#rolling === undefined && config !== undefined && this.#attention.size > 0) this.#restart(config);
   }
 
-  /** False when an Event was held back by the rate limit (to be tried again). */
-  #recordEvents(w: WorkloadEntry): boolean {
+  /**
+   * Events for the workloads waiting for one, oldest first, as many as the rate limit lets out
+   * now: the rest wait (a burst of 6,000 new pods does not cost 6,000 workload reports a flush).
+   */
+  #sendEvents(): void {
+    clearTimeout(this.#eventTimer);
+    for (const key of this.#unsent) {
+      if (this.#o.recorder.available() < 2) break; // a workload may need two (missing and stale)
+      this.#unsent.delete(key);
+      const entry = this.#tally.entry(key);
+      if (entry !== undefined) this.#recordEvents(entry);
+    }
+    if (this.#unsent.size > 0 && this.#running) this.#eventTimer = setTimeout(() => this.#sendEvents(), 2000);
+  }
+
+  #recordEvents(w: WorkloadEntry): void {
     const on = { kind: w.kind, name: w.name, namespace: w.namespace, apiVersion: w.apiVersion, uid: w.uid };
     const details = w.details.join('; ');
-    const limited = this.#o.recorder.stats.rateLimited;
     if (w.counts.missing > 0) {
       this.#o.recorder.record(on, 'SidecarMissing', `${w.counts.missing} of ${w.pods.length} pods have no sidecar although the rules say inject (${details}); restart the workload to inject them`, 'Warning', `missing|${details}`);
     }
@@ -332,15 +345,18 @@ export class PodReconciler {
       const staleDetails = [...new Set(w.pods.filter((p) => p.state === 'stale').flatMap((p) => (p.changes ?? []).map((c) => c.detail)))].join('; ');
       this.#o.recorder.record(on, 'SidecarStale', `${w.counts.stale} of ${w.pods.length} pods have a stale sidecar: ${staleDetails}`, 'Warning', `stale|${staleDetails}`);
     }
-    return this.#o.recorder.stats.rateLimited === limited;
   }
 
   #restart(config: LoadedConfig): void {
     const now = Date.now();
     const cooldown = this.#o.restartCooldownMs ?? 30 * 60_000;
-    const workloads = [...this.#attention].map((k) => this.#tally.entry(k)).filter((e): e is WorkloadEntry => e !== undefined);
-    const plan = planRestart({ kind: 'SidecarStatus', summary: { ...this.#tally.counts, pods: this.#tally.size, workloads: workloads.length }, workloads }, { stale: true, missing: true });
-    const candidates = plan.restart.filter((p) => now - (this.#restartedAt.get(workloadKey(p.workload)) ?? -Infinity) >= cooldown);
+    // Reports only for the workloads that could be restarted now (kind, cooldown): keys are workloadKey's.
+    const workloads = [...this.#attention]
+      .filter((k) => isRestartable(k.split('/')[1] ?? '') && now - (this.#restartedAt.get(k) ?? -Infinity) >= cooldown)
+      .map((k) => this.#tally.entry(k))
+      .filter((e): e is WorkloadEntry => e !== undefined);
+    if (workloads.length === 0) return;
+    const candidates = planRestart({ kind: 'SidecarStatus', summary: { ...this.#tally.counts, pods: this.#tally.size, workloads: workloads.length }, workloads }, { stale: true, missing: true }).restart;
     if (candidates.length === 0) return;
     const memo = this.#memo ?? new ClassifyMemo({ config, scopes: this.#scopes });
     const deps = {

@@ -14,6 +14,7 @@ import type { PodState, WorkloadRef } from './types.js';
 interface Workload {
   ref: WorkloadRef;
   pods: Map<string, PodRecord>;
+  counts: Record<PodState, number>;
 }
 
 /** Owners whose own controller decides the workload (ReplicaSet -> Deployment, Job -> CronJob). */
@@ -42,8 +43,11 @@ export class PodTally {
       this.#pods.delete(key);
       this.counts[old.record.classification.state]--;
       const w = this.#workloads.get(old.workload);
-      w?.pods.delete(key);
-      if (w !== undefined && w.pods.size === 0) this.#workloads.delete(old.workload);
+      if (w !== undefined) {
+        w.pods.delete(key);
+        w.counts[old.record.classification.state]--;
+        if (w.pods.size === 0) this.#workloads.delete(old.workload);
+      }
       this.#dirty.add(old.workload);
       const owner = ownerKey(old.record);
       if (owner !== undefined) {
@@ -56,8 +60,9 @@ export class PodTally {
     const ref = resolveWorkload(record.namespace, record.name, record.uid, record.owner, this.#index);
     const wk = workloadKey(ref);
     let w = this.#workloads.get(wk);
-    if (w === undefined) this.#workloads.set(wk, (w = { ref, pods: new Map() }));
+    if (w === undefined) this.#workloads.set(wk, (w = { ref, pods: new Map(), counts: zeroCounts() }));
     w.pods.set(key, record);
+    w.counts[record.classification.state]++;
     this.#pods.set(key, { record, workload: wk });
     this.counts[record.classification.state]++;
     this.#dirty.add(wk);
@@ -105,6 +110,11 @@ export class PodTally {
 
   markDirty(workload: string): void {
     this.#dirty.add(workload);
+  }
+
+  /** A workload's counts per state, kept per event; undefined when it has no pods (left). */
+  countsOf(workload: string): Readonly<Record<PodState, number>> | undefined {
+    return this.#workloads.get(workload)?.counts;
   }
 
   /** A workload as `status` reports it; undefined when it has no pods (left). */
