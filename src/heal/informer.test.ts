@@ -93,6 +93,7 @@ describe('Informer', () => {
     w.onEvent('MODIFIED', pod('skip', '13'));
     w.onEvent('DELETED', pod('b', '14'));
     w.onEvent('BOOKMARK', { metadata: { resourceVersion: '20' } });
+    await until('the events applied', () => events.length === 3);
     assert.deepEqual(events, ['ns/d ->11', 'ns/a 1>12', 'ns/b 2>-']);
     assert.deepEqual([...informer.items.keys()].sort(), ['ns/a', 'ns/c', 'ns/d']);
     w.done(null);
@@ -103,6 +104,24 @@ describe('Informer', () => {
     assert.deepEqual(s.calls, ['list /api/v1/pods', 'watch rv=10 bookmarks=true', 'watch rv=20 bookmarks=true', 'watch rv=25 bookmarks=true']);
     assert.equal(informer.stats.lists.start, 1);
     assert.ok(logs.some((l) => l.message.startsWith('watch ended; resuming')));
+    informer.stop();
+  });
+
+  it('applies a burst of watch events in order, in slices, letting other work run in between', async () => {
+    const s = scripted({ pages: [[]] });
+    const busy = (ms: number): void => {
+      const t = performance.now();
+      while (performance.now() - t < ms);
+    };
+    const { informer, events } = make(s.api, { sliceMs: 5, transform: (o) => (busy(1), { rv: (o as Obj).metadata.resourceVersion }) });
+    await informer.start();
+    await until('the watch', () => s.watches.length === 1);
+    for (let i = 0; i < 100; i++) s.watches[0].onEvent('ADDED', pod(`p${i}`, String(100 + i)));
+    let interleaved = -1;
+    setImmediate(() => (interleaved = events.length));
+    await until('all applied', () => events.length === 100);
+    assert.deepEqual(events, Array.from({ length: 100 }, (_, i) => `ns/p${i} ->${100 + i}`));
+    assert.ok(interleaved >= 0 && interleaved < 100, `other work ran before the burst was through (after ${interleaved})`);
     informer.stop();
   });
 

@@ -6,7 +6,8 @@
  * - the list is paginated (`limit`/`continue`, in the api) and each object goes through
  *   `transform` before it is kept (client-go's SetTransform): the store holds what the caller
  *   needs, not the objects; the transform runs in slices, yielding to the event loop, so a
- *   webhook in the same process keeps answering during a list of 50,000 pods;
+ *   webhook in the same process keeps answering during a list of 50,000 pods (and watch events
+ *   are applied the same way, in order);
  * - watches ask for bookmarks and resume from the last resourceVersion seen: a watch the
  *   apiserver ends (after its `timeoutSeconds`, 5 to 10 minutes) or a connection that fails is
  *   resumed, never relisted; only `410 Gone` (the resourceVersion was compacted) relists, once;
@@ -65,6 +66,9 @@ export class Informer<T> {
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
   #synced = false;
+  /** Watch events received, not yet applied (in order; the round they belong to). */
+  #queue: { round: number; type: string; obj: unknown }[] = [];
+  #draining = false;
   readonly stats: InformerStats = { lists: { start: 0, expired: 0, error: 0, resync: 0 }, watches: 0, events: 0 };
 
   constructor(options: InformerOptions<T>) {
@@ -93,6 +97,7 @@ export class Informer<T> {
     this.#abort?.();
     this.#abort = undefined;
     this.items.clear();
+    this.#queue = [];
     this.#synced = false;
   }
 
@@ -107,6 +112,7 @@ export class Informer<T> {
     const round = ++this.#round;
     this.#abort?.();
     this.#abort = undefined;
+    this.#queue = [];
     this.stats.lists[reason]++;
     const next = new Map<string, T>();
     const slice = this.#o.sliceMs ?? 10;
@@ -171,14 +177,8 @@ export class Informer<T> {
             this.#failures = 0;
           }
           if (type === 'BOOKMARK') return;
-          const k = keyOf(obj);
-          if (k === undefined) return;
-          this.stats.events++;
-          const before = this.items.get(k);
-          const after = type === 'DELETED' ? undefined : this.#o.transform(obj);
-          if (after === undefined) this.items.delete(k);
-          else this.items.set(k, after);
-          if (before !== undefined || after !== undefined) this.#o.onEvent?.(k, before, after);
+          this.#queue.push({ round, type, obj });
+          this.#drainSoon();
         },
         (err) => {
           if (!current() || expired) return;
@@ -207,6 +207,35 @@ export class Informer<T> {
           this.#later(() => this.#watch(), inMs);
         },
       );
+  }
+
+  #drainSoon(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    setImmediate(() => this.#drain());
+  }
+
+  /**
+   * Apply queued watch events in order, `sliceMs` at a time: a burst (a namespace deleted, a
+   * rollout) is spread over event-loop turns, so a webhook request waits one slice, not the burst.
+   */
+  #drain(): void {
+    const t = performance.now();
+    const slice = this.#o.sliceMs ?? 10;
+    while (this.#queue.length > 0 && performance.now() - t < slice) {
+      const { round, type, obj } = this.#queue.shift()!;
+      if (round !== this.#round || this.#stopped) continue;
+      const k = keyOf(obj);
+      if (k === undefined) continue;
+      this.stats.events++;
+      const before = this.items.get(k);
+      const after = type === 'DELETED' ? undefined : this.#o.transform(obj);
+      if (after === undefined) this.items.delete(k);
+      else this.items.set(k, after);
+      if (before !== undefined || after !== undefined) this.#o.onEvent?.(k, before, after);
+    }
+    this.#draining = false;
+    if (this.#queue.length > 0) this.#drainSoon();
   }
 
   #relist(reason: ListReason, inMs: number, error?: unknown): void {

@@ -1,0 +1,97 @@
+/**
+ * @module bench/scale/report
+ * The scale bench's results as Markdown for bench/RESULTS.md, and the issue's goals checked
+ * against them: ratios against kubectl are medians of per-round ratios (both measured in the
+ * same round), growth compares the largest size with the smallest.
+ */
+import { fmt, median } from '../lib/stats.js';
+import type { FillResult } from './generate.js';
+import type { Timed } from './measure.js';
+
+export interface SizeResult {
+  pods: number;
+  fill: FillResult;
+  /** etcd, kube-apiserver, kube-controller-manager after the fill. */
+  plane: Record<string, { rssMiB: number; hwmMiB: number }>;
+  cli: Record<'kubectl' | 'status' | 'restart', Timed[]>;
+  serve: {
+    idleMiB: number[];
+    firstCountS: number[];
+    settledMiB: number[];
+    peakMiB: number[];
+    p99With: number[];
+    p99Without: number[];
+    achieved: number[];
+    /** The reconciler's requests while it started (first round), from the audit log. */
+    requests: Record<string, number>;
+    keepUp?: { rate: number; created: number; maxLag: number; medianLag: number; catchUpS: number };
+  };
+  load: number[];
+}
+
+export interface Goal {
+  name: string;
+  value: string;
+  ok: boolean;
+}
+
+const ratios = (a: readonly Timed[], b: readonly Timed[], k: 'seconds' | 'rssMiB'): number => median(a.map((x, i) => x[k] / b[i][k]));
+const med = (xs: readonly Timed[], k: 'seconds' | 'rssMiB'): number => median(xs.map((x) => x[k]));
+const pairs = (a: readonly number[], b: readonly number[]): number => median(a.map((x, i) => x / b[i]));
+
+export function checkGoals(results: readonly SizeResult[]): Goal[] {
+  const big = results.at(-1)!;
+  const small = results[0];
+  const goals: Goal[] = [
+    { name: `status -A at ${big.pods} pods: time / kubectl <= 1.0`, value: fmt(ratios(big.cli.status, big.cli.kubectl, 'seconds')), ok: ratios(big.cli.status, big.cli.kubectl, 'seconds') <= 1 },
+    { name: `status -A at ${big.pods} pods: RSS / kubectl <= 0.5`, value: fmt(ratios(big.cli.status, big.cli.kubectl, 'rssMiB')), ok: ratios(big.cli.status, big.cli.kubectl, 'rssMiB') <= 0.5 },
+  ];
+  if (results.length > 1) {
+    for (const k of ['seconds', 'rssMiB'] as const) {
+      const g = med(big.cli.status, k) / med(small.cli.status, k);
+      goals.push({ name: `status -A growth ${small.pods} -> ${big.pods} in ${k === 'seconds' ? 'time' : 'memory'} <= 5.5x`, value: `${fmt(g)}x`, ok: g <= 5.5 });
+    }
+  }
+  const above = median(big.serve.settledMiB) - median(big.serve.idleMiB);
+  goals.push({ name: `serve --reconcile RSS at ${big.pods} pods - idle serve <= 200 MiB`, value: `${above.toFixed(0)} MiB`, ok: above <= 200 });
+  for (const r of results) {
+    const p = pairs(r.serve.p99With, r.serve.p99Without);
+    goals.push({ name: `${r.pods} pods: webhook p99 with the reconciler / without <= 1.2`, value: fmt(p), ok: p <= 1.2 });
+    const k = r.serve.keepUp;
+    if (k !== undefined) goals.push({ name: `${r.pods} pods: keeps up with ${k.rate.toFixed(0)} creates/s (lag <= 300 pods, caught up within 5 s)`, value: `lag max ${k.maxLag}, caught up in ${fmt(k.catchUpS, 1)} s`, ok: k.maxLag <= 300 && k.catchUpS <= 5 });
+  }
+  return goals;
+}
+
+export function markdown(results: readonly SizeResult[], run: { startedAt: string; loadStart: number[]; loadEnd: number[]; rounds: number; serveRounds: number; cpus: number; tool: string }): string {
+  const l = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
+  const out: string[] = [];
+  out.push(`Run of ${run.startedAt}: ${run.cpus} CPUs, load average ${l(run.loadStart)} at the start, ${l(run.loadEnd)} at the end; ${run.rounds} rounds of the commands and ${run.serveRounds} of serve per size, the order rotating; medians (ratios: medians of per-round ratios).`, '');
+  out.push('| pods | kubectl get pods -A -o json | status -A | status / kubectl | restart --stale --missing -A (dry run) | restart / kubectl |', '|---|---|---|---|---|---|');
+  for (const r of results) {
+    const c = r.cli;
+    const cell = (t: Timed[]) => `${fmt(med(t, 'seconds'))} s, ${med(t, 'rssMiB').toFixed(0)} MiB`;
+    const ratio = (t: Timed[]) => `${fmt(ratios(t, c.kubectl, 'seconds'))}x time, ${fmt(ratios(t, c.kubectl, 'rssMiB'))}x RSS`;
+    out.push(`| ${r.pods} | ${cell(c.kubectl)} | ${cell(c.status)} | ${ratio(c.status)} | ${cell(c.restart)} | ${ratio(c.restart)} |`);
+  }
+  out.push('', '| pods | serve idle RSS | serve --reconcile: first full count | settled RSS | above idle | peak RSS | webhook p99 without / with the reconciler (50 pods/s) | with / without |', '|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const s = r.serve;
+    out.push(`| ${r.pods} | ${median(s.idleMiB).toFixed(0)} MiB | ${fmt(median(s.firstCountS), 1)} s | ${median(s.settledMiB).toFixed(0)} MiB | ${(median(s.settledMiB) - median(s.idleMiB)).toFixed(0)} MiB | ${median(s.peakMiB).toFixed(0)} MiB | ${fmt(median(s.p99Without))} / ${fmt(median(s.p99With))} ms | ${fmt(pairs(s.p99With, s.p99Without))}x |`);
+  }
+  out.push('', `Webhook latency: ${run.tool}, F1-new bodies (every pod new), 50/s over 4 keep-alive connections, 5 s warm-up + 30 s, while the bench creates 50 new injected pods/s in the cluster (both modes). Keep-up: 100 new pods/s without their sidecar (the costliest to judge), lag = pods the apiserver acknowledged minus the reconciler's count, sampled every 250 ms.`, '');
+  out.push('| pods | keep-up: creates/s | pods | reconciler lag, max / median (pods) | caught up after the last create |', '|---|---|---|---|---|');
+  for (const r of results) {
+    const k = r.serve.keepUp;
+    if (k !== undefined) out.push(`| ${r.pods} | ${k.rate.toFixed(0)} | ${k.created} | ${k.maxLag} / ${k.medianLag} | ${fmt(k.catchUpS, 1)} s |`);
+  }
+  out.push('', '| pods | fill | etcd RSS (peak) | kube-apiserver RSS (peak) | kube-controller-manager RSS (peak) | reconciler requests while starting (audit log) |', '|---|---|---|---|---|---|');
+  for (const r of results) {
+    const p = (n: string) => (r.plane[n] ? `${r.plane[n].rssMiB.toFixed(0)} MiB (${r.plane[n].hwmMiB.toFixed(0)})` : '-');
+    const req = Object.entries(r.serve.requests).map(([k, v]) => `${k} ×${v}`).join('; ');
+    out.push(`| ${r.pods} | ${r.fill.created} pods in ${r.fill.seconds.toFixed(0)} s | ${p('etcd')} | ${p('kube-apiserver')} | ${p('kube-controller-manager')} | ${req} |`);
+  }
+  out.push('', 'Goals:', '');
+  for (const g of checkGoals(results)) out.push(`- ${g.ok ? 'met' : '**missed**'}: ${g.name}: ${g.value}`);
+  return `${out.join('\n')}\n`;
+}
