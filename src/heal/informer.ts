@@ -122,8 +122,12 @@ export class Informer<T> {
       {},
       async (page) => {
         let t = performance.now();
-        for (const item of page) {
+        for (let i = 0; i < page.length; i++) {
           if (round !== this.#round) throw overtaken;
+          const item = page[i];
+          // Let go of each object once transformed: a page outlives several slices, and
+          // what it still holds would be promoted to the old generation.
+          page[i] = undefined;
           const k = keyOf(item);
           const v = k === undefined ? undefined : this.#o.transform(item);
           if (v !== undefined) next.set(k!, v);

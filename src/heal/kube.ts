@@ -274,11 +274,13 @@ class KubeHealApi implements HealApi {
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     return new Promise((resolve, reject) => {
       const req = send(url, { ...opts, timeout: 60_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        // Decoded chunk by chunk into a string (the JS heap), not concatenated into one Buffer:
+        // a list page is megabytes, and glibc keeps such freed blocks in the process for good.
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
         res.on('error', reject);
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
           let parsed: unknown;
           try {
             parsed = text === '' ? {} : JSON.parse(text);
