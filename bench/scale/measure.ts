@@ -8,7 +8,7 @@
  * and the load namespace emptied again.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { procSample } from '../../src/testing/proc-stats.js';
 import { builtCli, freePort, type SpawnedServer } from '../../src/testing/server-process.js';
 import { startCommand, type CertFiles } from '../lib/servers.js';
@@ -38,9 +38,18 @@ export function timed(command: string, args: readonly string[], env: NodeJS.Proc
   }
 }
 
+/** The last line of a file (kubectl's output at 50,000 pods is over 500 MB: only its end is read). */
 function lastLineOf(file: string): string {
-  const text = readFileSync(file, 'utf8').trimEnd();
-  return text.slice(text.lastIndexOf('\n') + 1);
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, 65_536));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const text = tail.toString('utf8').trimEnd();
+    return text.slice(text.lastIndexOf('\n') + 1);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface Serve {
@@ -64,6 +73,13 @@ export async function startServe(certs: CertFiles, kubeconfig: string, reconcile
   return { server, monitoring, spawnedAt };
 }
 
+/** One gauge of serve's `/metrics` (prom-client's process metrics included). */
+export async function metric(monitoring: number, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${monitoring}/metrics`)).text();
+  const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
 /** The reconciler's pods (the sum of `sidecar_injector_pods`), undefined before its first count. */
 export async function podsCounted(monitoring: number): Promise<number | undefined> {
   const text = await (await fetch(`http://127.0.0.1:${monitoring}/metrics`)).text();
@@ -80,14 +96,22 @@ export async function waitCount(monitoring: number, pods: number, timeoutMs: num
   throw new Error(`the reconciler did not count ${pods} pods within ${timeoutMs / 1000} s (last: ${await podsCounted(monitoring).catch(() => undefined)})`);
 }
 
-/** Resident memory now (median of `samples` one second apart) and at its peak, MiB. */
-export async function settledRss(pid: number, samples = 5): Promise<{ rssMiB: number; hwmMiB: number }> {
+/**
+ * Resident memory once settled, and at its peak, MiB: sampled every 5 s until three samples in a
+ * row agree within 3 % (V8 gives back the heap a list grew only when idle for a while; its
+ * memory reducer typically runs 20-40 s after the work), at most `maxS`.
+ */
+export async function settledRss(pid: number, maxS = 120): Promise<{ rssMiB: number; hwmMiB: number; afterS: number }> {
+  const t0 = performance.now();
   const rss: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 1000));
+  for (;;) {
     rss.push((procSample(pid)?.rssBytes ?? Number.NaN) / 2 ** 20);
+    const last = rss.slice(-3);
+    const steady = last.length === 3 && Math.max(...last) <= Math.min(...last) * 1.03;
+    if (steady || (performance.now() - t0) / 1000 >= maxS) break;
+    await new Promise((r) => setTimeout(r, 5000));
   }
-  return { rssMiB: median(rss), hwmMiB: (procSample(pid)?.hwmBytes ?? Number.NaN) / 2 ** 20 };
+  return { rssMiB: median(rss.slice(-3)), hwmMiB: (procSample(pid)?.hwmBytes ?? Number.NaN) / 2 ** 20, afterS: (performance.now() - t0) / 1000 };
 }
 
 export interface RateRun {

@@ -3,13 +3,14 @@
  * Issue 30's measurements: `status`, `restart` and `serve --reconcile` on 10,000 and 50,000
  * pods, against `kubectl get pods -A -o json` on the same cluster in the same run.
  *
- *   npx tsx bench/scale/run.ts [--sizes 10000,50000] [--rounds 3] [--serve-rounds 4] [--keep] [--no-build] [--no-install]
+ *   npx tsx bench/scale/run.ts [--sizes 10000,50000] [--rounds 3] [--serve-rounds 6] [--keep] [--no-build] [--no-install]
  *
  * A fresh scale plane (bench/scale/plane) is filled to each size (bench/scale/generate); then
  * per size, in rounds whose order rotates so both sides see the same machine load:
  * - `kubectl get pods -A -o json`, `status -A` and `restart --stale --missing -A` (a dry run):
  *   wall time and peak RSS (`/usr/bin/time`), output to a file;
- * - `serve` alone and `serve --reconcile`: RSS (idle; settled after the first full count), the
+ * - `serve` alone and `serve --reconcile`: RSS (idle; settled after the first full count: three
+ *   samples 5 s apart within 3 %, after 30 s idle; and right after the webhook window), the
  *   time from spawn to the first full count (`sidecar_injector_pods` sums to the size), and the
  *   webhook's p99 at 50 pods/s (every pod new, the F1-new bodies, vegeta or the Node open-loop
  *   client) while 50 injected pods/s are created in the cluster (the reconciler judges each);
@@ -31,17 +32,17 @@ import { writeCertificate } from '../lib/servers.js';
 import { median } from '../lib/stats.js';
 import { ensureTools } from '../lib/tools.js';
 import { fill } from './generate.js';
-import { createAtRate, emptyNamespace, podsCounted, settledRss, startServe, timed, waitCount, type Timed } from './measure.js';
+import { createAtRate, emptyNamespace, metric, podsCounted, settledRss, startServe, timed, waitCount, type Timed } from './measure.js';
 import { admittedPods, SCALE_LABEL, type Obj } from './plan.js';
 import { AUDIT_LOG, planeState, planeUp, ScaleClient } from './plane.js';
-import { checkGoals, markdown, type SizeResult } from './report.js';
+import { checkGoals, markdown, type SizeResult, type WindowResult } from './report.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
 const SIZES = opt('--sizes', '10000,50000').split(',').map(Number);
 const ROUNDS = Number(opt('--rounds', '3'));
 /** Even, so each mode goes first as often. */
-const SERVE_ROUNDS = Number(opt('--serve-rounds', '4'));
+const SERVE_ROUNDS = Number(opt('--serve-rounds', '6'));
 const LOAD_NS = 'scale-load';
 const WORK = join(REPO_ROOT, '.bench-tmp', 'scale');
 const log = (line: string): void => void process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -106,7 +107,7 @@ async function cliRounds(state: ClusterState, size: number): Promise<SizeResult[
 async function serveRounds(state: ClusterState, client: ScaleClient, size: number, certs: Awaited<ReturnType<typeof writeCertificate>>, tools: ReturnType<typeof ensureTools>): Promise<SizeResult['serve']> {
   const readyBody = variantBodies('F1-new', 1)[0];
   const bodies = writeVariants(join(WORK, 'variants'), 2048)['F1-new'];
-  const out: SizeResult['serve'] = { idleMiB: [], firstCountS: [], settledMiB: [], peakMiB: [], p99With: [], p99Without: [], achieved: [], requests: {} };
+  const out: SizeResult['serve'] = { idleMiB: [], firstCountS: [], settledMiB: [], heapMiB: [], peakMiB: [], loadedMiB: [], with: [], without: [], requests: {} };
   for (let r = 0; r < SERVE_ROUNDS; r++) {
     const modes = r % 2 === 0 ? [true, false] : [false, true];
     for (const reconcile of modes) {
@@ -117,33 +118,53 @@ async function serveRounds(state: ClusterState, client: ScaleClient, size: numbe
           const counted = await waitCount(s.monitoring, size, 15 * 60_000);
           out.firstCountS.push((counted - s.spawnedAt) / 1000);
           if (r === 0) out.requests = auditSince(since);
-          await new Promise((res) => setTimeout(res, 15_000));
+          // Idle 30 s first: the steady-looking RSS right after the list still holds its garbage.
+          await new Promise((res) => setTimeout(res, 30_000));
           const m = await settledRss(s.server.pid);
           out.settledMiB.push(m.rssMiB);
-          log(`${size}: serve --reconcile counted ${size} pods ${out.firstCountS.at(-1)!.toFixed(1)} s after spawn; settled RSS ${m.rssMiB.toFixed(0)} MiB (peak ${m.hwmMiB.toFixed(0)})`);
-          if (r === 0) out.keepUp = await keepUp(client, s.monitoring, size);
+          out.heapMiB.push(((await metric(s.monitoring, 'nodejs_heap_size_used_bytes')) ?? Number.NaN) / 2 ** 20);
+          log(`${size}: serve --reconcile counted ${size} pods ${out.firstCountS.at(-1)!.toFixed(1)} s after spawn; RSS ${m.rssMiB.toFixed(0)} MiB ${(30 + m.afterS).toFixed(0)} s later (heap used ${out.heapMiB.at(-1)!.toFixed(0)} MiB, peak RSS ${m.hwmMiB.toFixed(0)})`);
         } else {
-          await new Promise((res) => setTimeout(res, 5000));
           const m = await settledRss(s.server.pid);
           out.idleMiB.push(m.rssMiB);
           log(`${size}: serve idle RSS ${m.rssMiB.toFixed(0)} MiB`);
         }
-        // The webhook at 50 pods/s while 50 pods/s appear in the cluster (the reconciler, when there, judges each).
-        const [latency, created] = await Promise.all([
-          listRate(tools, { name: reconcile ? 'serve --reconcile' : 'serve', port: s.server.port, pid: s.server.pid, path: WEBHOOK_PATH }, bodies, { rate: 50, connections: 4, warmupS: 5, durationS: 30, workDir: WORK }),
-          createAtRate(client, LOAD_NS, 50, 36, loadPod('current')),
-        ]);
-        (reconcile ? out.p99With : out.p99Without).push(latency.p99Ms);
-        out.achieved.push(latency.achievedRps);
-        log(`${size}: ${reconcile ? 'with' : 'without'} the reconciler: webhook p99 ${latency.p99Ms.toFixed(2)} ms (p50 ${latency.p50Ms.toFixed(2)}, ${latency.achievedRps.toFixed(1)}/s, ${latency.tool}); ${created.created} pods created`);
-        if (reconcile) out.peakMiB.push((procSample(s.server.pid)?.hwmBytes ?? Number.NaN) / 2 ** 20);
+        (reconcile ? out.with : out.without).push(await webhookWindow(s, client, bodies, tools, reconcile));
+        if (reconcile) {
+          out.peakMiB.push((procSample(s.server.pid)?.hwmBytes ?? Number.NaN) / 2 ** 20);
+          out.loadedMiB.push((procSample(s.server.pid)?.rssBytes ?? Number.NaN) / 2 ** 20);
+        }
+        if (reconcile && r === 0) out.keepUp = await keepUp(client, s.monitoring, size);
       } finally {
         await s.server.stop();
         await emptyNamespace(client, LOAD_NS);
+        // The apiserver has just deleted up to 6,000 pods: let it settle before the next window.
+        await new Promise((res) => setTimeout(res, 10_000));
       }
     }
   }
   return out;
+}
+
+/**
+ * The webhook at 50 pods/s while 50 pods/s appear in the cluster (the reconciler, when there,
+ * judges each): latency from vegeta; serve's CPU per second and event-loop delay (prom-client's
+ * histogram, reset by the scrape before the window) from the process itself.
+ */
+async function webhookWindow(s: Awaited<ReturnType<typeof startServe>>, client: ScaleClient, bodies: ReturnType<typeof writeVariants>['F1-new'], tools: ReturnType<typeof ensureTools>, reconcile: boolean): Promise<WindowResult> {
+  await metric(s.monitoring, 'nodejs_eventloop_lag_max_seconds');
+  const cpu0 = procSample(s.server.pid)?.cpuSeconds ?? Number.NaN;
+  const t0 = performance.now();
+  const [latency, created] = await Promise.all([
+    listRate(tools, { name: reconcile ? 'serve --reconcile' : 'serve', port: s.server.port, pid: s.server.pid, path: WEBHOOK_PATH }, bodies, { rate: 50, connections: 4, warmupS: 5, durationS: 30, workDir: WORK }),
+    createAtRate(client, LOAD_NS, 50, 36, loadPod('current')),
+  ]);
+  const cpuMsPerS = (((procSample(s.server.pid)?.cpuSeconds ?? Number.NaN) - cpu0) * 1000) / ((performance.now() - t0) / 1000);
+  const lagMaxMs = ((await metric(s.monitoring, 'nodejs_eventloop_lag_max_seconds')) ?? Number.NaN) * 1000;
+  const lagP99Ms = ((await metric(s.monitoring, 'nodejs_eventloop_lag_p99_seconds')) ?? Number.NaN) * 1000;
+  const w = { p50Ms: latency.p50Ms, p90Ms: latency.p90Ms, p99Ms: latency.p99Ms, achieved: latency.achievedRps, cpuMsPerS, lagP99Ms, lagMaxMs };
+  log(`${reconcile ? 'with' : 'without'} the reconciler: webhook p50/p90/p99 ${w.p50Ms.toFixed(2)}/${w.p90Ms.toFixed(2)}/${w.p99Ms.toFixed(2)} ms at ${w.achieved.toFixed(1)}/s (${latency.tool}); serve CPU ${cpuMsPerS.toFixed(0)} ms/s, event-loop delay p99 ${lagP99Ms.toFixed(1)} ms, max ${lagMaxMs.toFixed(1)} ms; ${created.created} pods created`);
+  return w;
 }
 
 /** 100 creates/s for 60 s under a settled reconciler: its count against what the apiserver acknowledged. */
