@@ -73,16 +73,20 @@ export async function startServe(certs: CertFiles, kubeconfig: string, reconcile
   return { server, monitoring, spawnedAt };
 }
 
-/** One gauge of serve's `/metrics` (prom-client's process metrics included). */
-export async function metric(monitoring: number, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${monitoring}/metrics`)).text();
-  const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
+/** serve's `/metrics` (prom-client's process metrics included; a scrape resets the event-loop histogram). */
+export async function scrape(monitoring: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${monitoring}/metrics`)).text();
+}
+
+/** One sample of a scrape, by its full name (labels included). */
+export function sample(text: string, name: string): number | undefined {
+  const m = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : undefined;
 }
 
 /** The reconciler's pods (the sum of `sidecar_injector_pods`), undefined before its first count. */
 export async function podsCounted(monitoring: number): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${monitoring}/metrics`)).text();
+  const text = await scrape(monitoring);
   const values = [...text.matchAll(/^sidecar_injector_pods\{state="\w+"\} (\d+)$/gm)].map((m) => Number(m[1]));
   return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
 }

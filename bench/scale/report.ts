@@ -42,6 +42,8 @@ export interface WindowResult {
   cpuMsPerS: number;
   lagP99Ms: number;
   lagMaxMs: number;
+  /** Time in major (mark-compact) collections during the window. */
+  majorGcMs: number;
 }
 
 export interface Goal {
@@ -94,12 +96,12 @@ export function markdown(results: readonly SizeResult[], run: { startedAt: strin
     const s = r.serve;
     out.push(`| ${r.pods} | ${median(s.idleMiB).toFixed(0)} MiB | ${fmt(median(s.firstCountS), 1)} s | ${median(s.settledMiB).toFixed(0)} MiB | ${(median(s.settledMiB) - median(s.idleMiB)).toFixed(0)} MiB | ${median(s.heapMiB).toFixed(0)} MiB | ${median(s.loadedMiB).toFixed(0)} MiB | ${median(s.peakMiB).toFixed(0)} MiB |`);
   }
-  out.push('', '| pods | reconciler | webhook p50 / p90 / p99 (ms), each round | p99 median | p99 with / without (per round) | serve CPU ms/s | event-loop delay p99 / max (ms) |', '|---|---|---|---|---|---|---|');
+  out.push('', '| pods | reconciler | webhook p50 / p90 / p99 (ms), each round | p99 median | p99 with / without (per round) | serve CPU ms/s | event-loop delay p99 / max (ms) | major GC ms |', '|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const s = r.serve;
     for (const [name, ws] of [['without', s.without], ['with', s.with]] as const) {
       const ratio = name === 'with' ? `${s.with.map((w, i) => fmt(w.p99Ms / s.without[i].p99Ms)).join(', ')}: median ${fmt(pairs(s.with.map((w) => w.p99Ms), s.without.map((w) => w.p99Ms)))}x` : '';
-      out.push(`| ${r.pods} | ${name} | ${ws.map((w) => `${fmt(w.p50Ms, 1)} / ${fmt(w.p90Ms, 1)} / ${fmt(w.p99Ms, 1)}`).join('; ')} | ${fmt(median(ws.map((w) => w.p99Ms)), 1)} | ${ratio} | ${median(ws.map((w) => w.cpuMsPerS)).toFixed(0)} | ${fmt(median(ws.map((w) => w.lagP99Ms)), 1)} / ${fmt(median(ws.map((w) => w.lagMaxMs)), 1)} |`);
+      out.push(`| ${r.pods} | ${name} | ${ws.map((w) => `${fmt(w.p50Ms, 1)} / ${fmt(w.p90Ms, 1)} / ${fmt(w.p99Ms, 1)}`).join('; ')} | ${fmt(median(ws.map((w) => w.p99Ms)), 1)} | ${ratio} | ${median(ws.map((w) => w.cpuMsPerS)).toFixed(0)} | ${fmt(median(ws.map((w) => w.lagP99Ms)), 1)} / ${fmt(median(ws.map((w) => w.lagMaxMs)), 1)} | ${median(ws.map((w) => w.majorGcMs)).toFixed(0)} |`);
     }
   }
   out.push('', `Webhook latency: ${run.tool}, F1-new bodies (every pod new), 50/s over 4 keep-alive connections, 5 s warm-up + 30 s, while the bench creates 50 new injected pods/s in the cluster (both modes). Keep-up: 100 new pods/s without their sidecar (the costliest to judge), lag = pods the apiserver acknowledged minus the reconciler's count, sampled every 250 ms.`, '');

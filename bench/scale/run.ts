@@ -32,7 +32,7 @@ import { writeCertificate } from '../lib/servers.js';
 import { median } from '../lib/stats.js';
 import { ensureTools } from '../lib/tools.js';
 import { fill } from './generate.js';
-import { createAtRate, emptyNamespace, metric, podsCounted, settledRss, startServe, timed, waitCount, type Timed } from './measure.js';
+import { createAtRate, emptyNamespace, podsCounted, sample, scrape, settledRss, startServe, timed, waitCount, type Timed } from './measure.js';
 import { admittedPods, SCALE_LABEL, type Obj } from './plan.js';
 import { AUDIT_LOG, planeState, planeUp, ScaleClient } from './plane.js';
 import { checkGoals, markdown, type SizeResult, type WindowResult } from './report.js';
@@ -122,7 +122,7 @@ async function serveRounds(state: ClusterState, client: ScaleClient, size: numbe
           await new Promise((res) => setTimeout(res, 30_000));
           const m = await settledRss(s.server.pid);
           out.settledMiB.push(m.rssMiB);
-          out.heapMiB.push(((await metric(s.monitoring, 'nodejs_heap_size_used_bytes')) ?? Number.NaN) / 2 ** 20);
+          out.heapMiB.push((sample(await scrape(s.monitoring), 'nodejs_heap_size_used_bytes') ?? Number.NaN) / 2 ** 20);
           log(`${size}: serve --reconcile counted ${size} pods ${out.firstCountS.at(-1)!.toFixed(1)} s after spawn; RSS ${m.rssMiB.toFixed(0)} MiB ${(30 + m.afterS).toFixed(0)} s later (heap used ${out.heapMiB.at(-1)!.toFixed(0)} MiB, peak RSS ${m.hwmMiB.toFixed(0)})`);
         } else {
           const m = await settledRss(s.server.pid);
@@ -134,7 +134,11 @@ async function serveRounds(state: ClusterState, client: ScaleClient, size: numbe
           out.peakMiB.push((procSample(s.server.pid)?.hwmBytes ?? Number.NaN) / 2 ** 20);
           out.loadedMiB.push((procSample(s.server.pid)?.rssBytes ?? Number.NaN) / 2 ** 20);
         }
-        if (reconcile && r === 0) out.keepUp = await keepUp(client, s.monitoring, size);
+        if (reconcile && r === 0) {
+          await emptyNamespace(client, LOAD_NS);
+          await waitCount(s.monitoring, size, 300_000);
+          out.keepUp = await keepUp(client, s.monitoring, size);
+        }
       } finally {
         await s.server.stop();
         await emptyNamespace(client, LOAD_NS);
@@ -152,7 +156,8 @@ async function serveRounds(state: ClusterState, client: ScaleClient, size: numbe
  * histogram, reset by the scrape before the window) from the process itself.
  */
 async function webhookWindow(s: Awaited<ReturnType<typeof startServe>>, client: ScaleClient, bodies: ReturnType<typeof writeVariants>['F1-new'], tools: ReturnType<typeof ensureTools>, reconcile: boolean): Promise<WindowResult> {
-  await metric(s.monitoring, 'nodejs_eventloop_lag_max_seconds');
+  const majorGc = (text: string): number => (sample(text, 'nodejs_gc_duration_seconds_sum{kind="major"}') ?? 0) * 1000;
+  const gc0 = majorGc(await scrape(s.monitoring));
   const cpu0 = procSample(s.server.pid)?.cpuSeconds ?? Number.NaN;
   const t0 = performance.now();
   const [latency, created] = await Promise.all([
@@ -160,10 +165,11 @@ async function webhookWindow(s: Awaited<ReturnType<typeof startServe>>, client: 
     createAtRate(client, LOAD_NS, 50, 36, loadPod('current')),
   ]);
   const cpuMsPerS = (((procSample(s.server.pid)?.cpuSeconds ?? Number.NaN) - cpu0) * 1000) / ((performance.now() - t0) / 1000);
-  const lagMaxMs = ((await metric(s.monitoring, 'nodejs_eventloop_lag_max_seconds')) ?? Number.NaN) * 1000;
-  const lagP99Ms = ((await metric(s.monitoring, 'nodejs_eventloop_lag_p99_seconds')) ?? Number.NaN) * 1000;
-  const w = { p50Ms: latency.p50Ms, p90Ms: latency.p90Ms, p99Ms: latency.p99Ms, achieved: latency.achievedRps, cpuMsPerS, lagP99Ms, lagMaxMs };
-  log(`${reconcile ? 'with' : 'without'} the reconciler: webhook p50/p90/p99 ${w.p50Ms.toFixed(2)}/${w.p90Ms.toFixed(2)}/${w.p99Ms.toFixed(2)} ms at ${w.achieved.toFixed(1)}/s (${latency.tool}); serve CPU ${cpuMsPerS.toFixed(0)} ms/s, event-loop delay p99 ${lagP99Ms.toFixed(1)} ms, max ${lagMaxMs.toFixed(1)} ms; ${created.created} pods created`);
+  const after = await scrape(s.monitoring);
+  const lagMaxMs = (sample(after, 'nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000;
+  const lagP99Ms = (sample(after, 'nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000;
+  const w = { p50Ms: latency.p50Ms, p90Ms: latency.p90Ms, p99Ms: latency.p99Ms, achieved: latency.achievedRps, cpuMsPerS, lagP99Ms, lagMaxMs, majorGcMs: majorGc(after) - gc0 };
+  log(`${reconcile ? 'with' : 'without'} the reconciler: webhook p50/p90/p99 ${w.p50Ms.toFixed(2)}/${w.p90Ms.toFixed(2)}/${w.p99Ms.toFixed(2)} ms at ${w.achieved.toFixed(1)}/s (${latency.tool}); serve CPU ${cpuMsPerS.toFixed(0)} ms/s, event-loop delay p99 ${lagP99Ms.toFixed(1)} ms, max ${lagMaxMs.toFixed(1)} ms, major GC ${w.majorGcMs.toFixed(0)} ms; ${created.created} pods created`);
   return w;
 }
 
