@@ -18,6 +18,8 @@ import type { Obj } from './plan.js';
 
 export interface Timed {
   seconds: number;
+  /** User + system CPU of the process itself: what it costs, whatever the machine's load. */
+  cpuSeconds: number;
   rssMiB: number;
   code: number;
   /** The output's last line (the summary of status). */
@@ -28,11 +30,11 @@ export interface Timed {
 export function timed(command: string, args: readonly string[], env: NodeJS.ProcessEnv, outFile: string): Timed {
   const fd = openSync(outFile, 'w');
   try {
-    const r = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', command, ...args], { env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
     const last = r.stderr.trim().split('\n').at(-1) ?? '';
-    const [seconds, kb] = last.split(' ').map(Number);
-    if (!Number.isFinite(seconds) || !Number.isFinite(kb)) throw new Error(`${command} ${args.join(' ')}: no timing (${r.stderr.slice(-500)})`);
-    return { seconds, rssMiB: kb / 1024, code: r.status ?? -1, lastLine: lastLineOf(outFile) };
+    const [seconds, user, sys, kb] = last.split(' ').map(Number);
+    if (![seconds, user, sys, kb].every(Number.isFinite)) throw new Error(`${command} ${args.join(' ')}: no timing (${r.stderr.slice(-500)})`);
+    return { seconds, cpuSeconds: user + sys, rssMiB: kb / 1024, code: r.status ?? -1, lastLine: lastLineOf(outFile) };
   } finally {
     closeSync(fd);
   }

@@ -52,8 +52,9 @@ export interface Goal {
   ok: boolean;
 }
 
-const ratios = (a: readonly Timed[], b: readonly Timed[], k: 'seconds' | 'rssMiB'): number => median(a.map((x, i) => x[k] / b[i][k]));
-const med = (xs: readonly Timed[], k: 'seconds' | 'rssMiB'): number => median(xs.map((x) => x[k]));
+type Measure = 'seconds' | 'cpuSeconds' | 'rssMiB';
+const ratios = (a: readonly Timed[], b: readonly Timed[], k: Measure): number => median(a.map((x, i) => x[k] / b[i][k]));
+const med = (xs: readonly Timed[], k: Measure): number => median(xs.map((x) => x[k]));
 const pairs = (a: readonly number[], b: readonly number[]): number => median(a.map((x, i) => x / b[i]));
 
 export function checkGoals(results: readonly SizeResult[]): Goal[] {
@@ -64,9 +65,17 @@ export function checkGoals(results: readonly SizeResult[]): Goal[] {
     { name: `status -A at ${big.pods} pods: RSS / kubectl <= 0.5`, value: fmt(ratios(big.cli.status, big.cli.kubectl, 'rssMiB')), ok: ratios(big.cli.status, big.cli.kubectl, 'rssMiB') <= 0.5 },
   ];
   if (results.length > 1) {
-    for (const k of ['seconds', 'rssMiB'] as const) {
-      const g = med(big.cli.status, k) / med(small.cli.status, k);
-      goals.push({ name: `status -A growth ${small.pods} -> ${big.pods} in ${k === 'seconds' ? 'time' : 'memory'} <= 5.5x`, value: `${fmt(g)}x`, ok: g <= 5.5 });
+    // The issue's goal is wall time; the CPU seconds of status itself are checked beside it:
+    // two sizes are measured minutes apart on a shared machine, and the wall growth also
+    // measures how busy it was meanwhile (kubectl's wall growth in the same runs tells which).
+    const growth = (k: Measure): number => med(big.cli.status, k) / med(small.cli.status, k);
+    const kubectlWall = med(big.cli.kubectl, 'seconds') / med(small.cli.kubectl, 'seconds');
+    const what = { seconds: 'time (wall)', cpuSeconds: 'time (CPU of status)', rssMiB: 'memory (peak RSS)' } as const;
+    // 5.5x for 5x the pods (10,000 -> 50,000): linear with 10 % to spare, scaled for other sizes.
+    const limit = (5.5 / 5) * (big.pods / small.pods);
+    for (const k of ['seconds', 'cpuSeconds', 'rssMiB'] as const) {
+      const g = growth(k);
+      goals.push({ name: `status -A growth ${small.pods} -> ${big.pods} in ${what[k]} <= ${fmt(limit)}x`, value: `${fmt(g)}x${k === 'seconds' ? ` (kubectl's wall ${fmt(kubectlWall)}x)` : ''}`, ok: g <= limit });
     }
   }
   const above = median(big.serve.settledMiB) - median(big.serve.idleMiB);
@@ -87,7 +96,7 @@ export function markdown(results: readonly SizeResult[], run: { startedAt: strin
   out.push('| pods | kubectl get pods -A -o json | status -A | status / kubectl | restart --stale --missing -A (dry run) | restart / kubectl |', '|---|---|---|---|---|---|');
   for (const r of results) {
     const c = r.cli;
-    const cell = (t: Timed[]) => `${fmt(med(t, 'seconds'))} s, ${med(t, 'rssMiB').toFixed(0)} MiB`;
+    const cell = (t: Timed[]) => `${fmt(med(t, 'seconds'))} s (CPU ${fmt(med(t, 'cpuSeconds'))} s), ${med(t, 'rssMiB').toFixed(0)} MiB`;
     const ratio = (t: Timed[]) => `${fmt(ratios(t, c.kubectl, 'seconds'))}x time, ${fmt(ratios(t, c.kubectl, 'rssMiB'))}x RSS`;
     out.push(`| ${r.pods} | ${cell(c.kubectl)} | ${cell(c.status)} | ${ratio(c.status)} | ${cell(c.restart)} | ${ratio(c.restart)} |`);
   }

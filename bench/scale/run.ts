@@ -16,8 +16,9 @@
  *   client) while 50 injected pods/s are created in the cluster (the reconciler judges each);
  * - once per size, with the reconciler settled: 100 pod creates per second for 60 s, and how
  *   far its count lags behind the pods the apiserver acknowledged.
- * Ratios are medians of per-round ratios. Prints Markdown, writes .bench-tmp/scale/results.json,
- * checks the issue's goals (exit 1 when one fails) and removes the plane unless --keep.
+ * Ratios are medians of per-round ratios. Prints Markdown, writes .bench-tmp/scale/results.json and
+ * results.md (after each size), checks the issue's goals (exit 1 when one fails) and removes the
+ * plane unless --keep.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -94,7 +95,7 @@ async function cliRounds(state: ClusterState, size: number): Promise<SizeResult[
     for (let k = 0; k < order.length; k++) {
       const name = order[(k + r) % order.length];
       const t = commands[name]();
-      log(`${size}: ${name} ${t.seconds.toFixed(2)} s, ${t.rssMiB.toFixed(0)} MiB, exit ${t.code}`);
+      log(`${size}: ${name} ${t.seconds.toFixed(2)} s (CPU ${t.cpuSeconds.toFixed(2)} s), ${t.rssMiB.toFixed(0)} MiB, exit ${t.code}`);
       runs[name].push(t);
     }
   }
@@ -209,6 +210,7 @@ async function main(): Promise<void> {
   const state = await planeUp(log);
   const client = new ScaleClient(state, 48);
   const results: SizeResult[] = [];
+  const report = (): string => markdown(results, { startedAt: started.at, loadStart: started.load, loadEnd: loadavg(), rounds: ROUNDS, serveRounds: SERVE_ROUNDS, cpus: cpus().length, tool: tools.vegeta !== undefined ? 'vegeta' : 'the Node open-loop client' });
   try {
     await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LOAD_NS, labels: { [SCALE_LABEL]: 'true', 'istio-injection': 'enabled' } } });
     await client.create(`/api/v1/namespaces/${LOAD_NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: LOAD_NS } });
@@ -220,12 +222,14 @@ async function main(): Promise<void> {
       const serve = await serveRounds(state, client, size, certs, tools);
       results.push({ pods: size, fill: filled, plane, cli, serve, load: loadavg() });
       writeFileSync(join(WORK, 'results.json'), `${JSON.stringify({ started, machine: { cpus: cpus().length, memGiB: totalmem() / 2 ** 30, node: process.version }, tools: tools.notes, results }, null, 2)}\n`);
+      // The Markdown so far, after each size: a run stopped during the next size keeps this one's.
+      writeFileSync(join(WORK, 'results.md'), report());
     }
   } finally {
     client.close();
     if (!argv.includes('--keep')) await down({ log });
   }
-  const text = markdown(results, { startedAt: started.at, loadStart: started.load, loadEnd: loadavg(), rounds: ROUNDS, serveRounds: SERVE_ROUNDS, cpus: cpus().length, tool: tools.vegeta !== undefined ? 'vegeta' : 'the Node open-loop client' });
+  const text = report();
   process.stdout.write(text);
   const failed = checkGoals(results).filter((g) => !g.ok);
   if (failed.length > 0) process.exitCode = 1;
