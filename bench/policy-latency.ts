@@ -2,7 +2,7 @@
  * Pod creation latency through the real apiserver (issue 17): with the MutatingAdmissionPolicy,
  * with the webhook (our `serve` on loopback, URL mode), and with neither, in one run.
  *
- *   eval "$(npm run -s cluster -- env | tail -1)"; PATH=<bin dir>:$PATH
+ *   npm run cluster -- up --no-node; eval "$(npm run -s cluster -- env | tail -1)"   # KUBECONFIG and kubectl on PATH
  *   npm run build && npx tsx bench/policy-latency.ts [--count 300] [--warmup 20]
  *
  * The same config (examples/policy-log-shipper) for both: the policy compiled from it, the

@@ -11,6 +11,7 @@
 // No code cache: V8's cache bytes differ between builds, and the image embeds this executable
 // and must have the same digest for the same inputs.
 import { build } from 'esbuild';
+import { builtinModules } from 'node:module';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -35,6 +36,26 @@ const seaFiles = {
     b.onResolve({ filter: /\/package-files\.js$/ }, () => ({ path: join(root, 'src/util/package-files-sea.ts') }));
   },
 };
+// Optional packages that are not installed (ws's bufferutil and utf-8-validate, node-fetch's
+// encoding): their require() sits in a try/catch, so esbuild leaves it in the bundle. Node's
+// SEA require() then prints a four-line warning on stderr before it throws, in every process
+// that loads them (`status`, `restart`, `serve --reconcile`). Bundle each as a module that
+// throws what a missing package throws, so the try/catch takes its fallback silently.
+const builtins = new Set(builtinModules);
+const missingOptional = {
+  name: 'missing-optional-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'probe' || builtins.has(args.path) || args.path.startsWith('node:')) return undefined;
+      const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'probe' });
+      return found.errors.length > 0 ? { path: args.path, namespace: 'missing-optional' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'missing-optional' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}'`)}), { code: 'MODULE_NOT_FOUND' });`,
+      loader: 'js',
+    }));
+  },
+};
 await build({
   entryPoints: [join(root, 'src/cli/sea-main.ts')],
   outfile: join(work, 'sidecar-injector.cjs'),
@@ -42,7 +63,7 @@ await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  plugins: [seaFiles],
+  plugins: [seaFiles, missingOptional],
   legalComments: 'none',
   logLevel: 'warning',
 });

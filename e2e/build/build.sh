@@ -13,12 +13,11 @@
 # from the kubernetes go.mod itself (--regen), never written by hand.
 set -euo pipefail
 
-K8S_VERSION=v1.36.3
-STAGING_VERSION=v0.36.3
-ETCD_VERSION=v3.6.16
-HELM_VERSION=v3.22.0
-
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=versions.sh
+. "$here/versions.sh"
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 key="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM_VERSION}"
 cache_root="${SIDECAR_INJECTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sidecar-injector}/e2e"
 bin="$cache_root/$key/bin"
@@ -45,6 +44,8 @@ regen() {
     done
     go get "k8s.io/kubernetes@$K8S_VERSION"
     go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION"
+    # The node's binaries (node.sh) come from the same wrapper, so they share its pins.
+    go get -tool "k8s.io/kubernetes/cmd/kubelet@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-proxy@$K8S_VERSION"
     go mod tidy)
   m="$here/etcd"
   (cd "$m"; printf 'module sidecar-injector.local/e2e/etcd\n\ngo 1.26.0\n' > go.mod; rm -f go.sum
@@ -56,16 +57,6 @@ regen() {
 
 if [ "${1:-}" = "--regen" ]; then regen; fi
 
-stamp_k8s() {
-  local v
-  for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    printf -- '-X %s.gitVersion=%s -X %s.gitMajor=1 -X %s.gitMinor=%s -X %s.gitTreeState=clean ' \
-      "$v" "$K8S_VERSION" "$v" "$v" "$k8s_minor" "$v"
-  done
-}
-
-# shellcheck source=lib.sh
-. "$here/lib.sh"
 build() { go_build_once "$1" "$here/$2" "$3" "$4" "$bin" "e2e build"; }
 
 build etcd etcd go.etcd.io/etcd/server/v3 ""

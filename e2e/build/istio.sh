@@ -31,20 +31,15 @@ export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 die() { echo "istio build: $*" >&2; exit 1; }
 command -v go >/dev/null || die "Go is not installed (need Go 1.26+ and the Go module proxy)"
 
-if [ "${1:-}" = "--regen" ]; then
-  (cd "$here/istio"
-    printf 'module sidecar-injector.local/e2e/istio\n\ngo 1.26.0\n' > go.mod; rm -f go.sum
-    go get -tool "istio.io/istio/istioctl/cmd/istioctl@$ISTIO_MODULE_VERSION"
-    go mod tidy)
-fi
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+if [ "${1:-}" = "--regen" ]; then regen_tool_wrapper "$here/istio" "istio.io/istio/istioctl/cmd/istioctl@$ISTIO_MODULE_VERSION"; fi
 
 ldflags="-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION \
 -X istio.io/istio/pkg/version.buildGitRevision=$ISTIO_REVISION \
 -X istio.io/istio/pkg/version.buildStatus=Clean \
 -X istio.io/istio/pkg/version.buildTag=$ISTIO_MODULE_VERSION"
 
-# shellcheck source=lib.sh
-. "$here/lib.sh"
 build() { go_build_once "$1" "$here/istio" "$2" "$ldflags" "$bin" "istio build"; }
 
 build istioctl istio.io/istio/istioctl/cmd/istioctl

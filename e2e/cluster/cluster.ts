@@ -1,13 +1,18 @@
 /**
  * @module e2e/cluster/cluster
- * A real Kubernetes control plane on loopback, without Docker: etcd, kube-apiserver (RBAC,
+ * A real Kubernetes cluster on this machine, without Docker: etcd, kube-apiserver (RBAC,
  * service-account keys, client-certificate authentication) and kube-controller-manager, from
- * the binaries `e2e/build/build.sh` builds. There is no scheduler and no kubelet: pods stay
- * Pending, which is enough, since admission happens when a pod is created and the controllers
- * create ReplicaSets, Pods and Jobs as in any cluster.
+ * the binaries `e2e/build/build.sh` builds, and by default one node whose pods run (node.ts:
+ * containerd, kubelet, kube-scheduler, kube-proxy). Without the node (`node: false`) pods stay
+ * Pending, which is enough for admission: the controllers create ReplicaSets, Pods and Jobs as
+ * in any cluster, and the control plane listens on loopback only.
  *
- * `up` is idempotent (a healthy cluster is reused; a half-started one is torn down with the
- * failing component's log tail); `down` stops what `up` started and removes its state.
+ * With a node, the apiserver listens on the node's bridge address instead (this machine only:
+ * host.ts's guard), so that pods reach it through the `kubernetes` Service.
+ *
+ * `up` is idempotent (a healthy cluster of the same kind is reused; a half-started one is torn
+ * down with the failing component's log tail); `down` stops what `up` started, restores the host
+ * state the node changed and removes the cluster's state.
  */
 import { request } from 'node:https';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +22,8 @@ import { ensureBinaries, stateDir } from './paths.js';
 import { createPki, type Pki } from './pki.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { isRunning, logTail, startDaemon, stopDaemon, type Daemon } from './process.js';
+import { claimNode, ensureNodeBuild, prepareNodeHost, releaseNode, RUNC, startNode, stopNode, type NodeState } from './node.js';
+import { NODE } from './node-config.js';
 
 export interface ClusterState {
   version: 1;
@@ -31,6 +38,8 @@ export interface ClusterState {
   webhookClientDir: string;
   /** Sizing for a large cluster (`UpOptions.sizing`), when it was started with one. */
   sizing?: Sizing;
+  /** The node, when the cluster has one. */
+  node?: NodeState;
 }
 
 /** Extra flags for a large or instrumented control plane (the scale bench). */
@@ -48,6 +57,8 @@ export interface UpOptions {
    */
   admissionConfigFile?: string;
   sizing?: Sizing;
+  /** Start a node whose pods run (default: a control plane only). */
+  node?: boolean;
   log?: (line: string) => void;
 }
 
@@ -62,8 +73,12 @@ export function readState(): ClusterState | undefined {
   }
 }
 
+/**
+ * One line for `eval`: the kubeconfig, and the bin directory (kubectl and helm of the cluster's
+ * version) first on PATH, since the machine's own kubectl may be outside the version skew.
+ */
 export function exportLine(state: ClusterState): string {
-  return `export KUBECONFIG=${state.kubeconfig}`;
+  return `export KUBECONFIG=${state.kubeconfig} PATH=${state.binDir}:$PATH`;
 }
 
 /** GET a path of the apiserver as the admin; resolves with the status code and body. */
@@ -100,7 +115,7 @@ export class ComponentError extends Error {
 
 /** Is the recorded cluster up and answering? */
 export async function healthy(state: ClusterState): Promise<boolean> {
-  if (!state.daemons.every(isRunning)) return false;
+  if (!state.daemons.every(isRunning) || (state.node && !state.node.daemons.every(isRunning))) return false;
   const res = await apiGet(state, createPki(join(stateDir(), 'pki')), '/readyz');
   return res.status === 200;
 }
@@ -109,35 +124,52 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const custom = options.admissionConfigFile ? [`--admission-control-config-file=${options.admissionConfigFile}`] : [];
   const existing = readState();
+  const withNode = options.node ?? false;
   if (existing) {
     // A cluster from before the webhook client certificate existed lacks what the scenarios need.
     const sameArgs = (options.admissionConfigFile === undefined
       ? existing.webhookClientDir !== undefined
       : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom))
       && JSON.stringify(existing.sizing ?? {}) === JSON.stringify(options.sizing ?? {});
-    if (sameArgs && await healthy(existing)) {
-      log(`cluster: reusing the running control plane at ${existing.server}`);
+    const sameKind = (existing.node !== undefined) === withNode;
+    if (sameArgs && sameKind && await healthy(existing)) {
+      log(`cluster: reusing the running ${withNode ? 'cluster' : 'control plane'} at ${existing.server}`);
       return existing;
     }
-    log(sameArgs ? 'cluster: the recorded control plane is not healthy; tearing it down' :
-      'cluster: the running control plane has other apiserver arguments; restarting it');
+    log(!sameArgs ? 'cluster: the running control plane has other apiserver arguments; restarting it' :
+      !sameKind ? `cluster: the running cluster ${withNode ? 'has no node' : 'has a node'}; restarting it` :
+        'cluster: the recorded cluster is not healthy; tearing it down');
     await down({ log });
   }
-  const binDir = ensureBinaries();
   const dir = stateDir();
+  if (withNode) claimNode(dir, log);
+  const binDir = ensureBinaries();
+  const nodeBuild = withNode ? ensureNodeBuild() : undefined;
   mkdirSync(dir, { recursive: true });
   const pki = createPki(join(dir, 'pki'));
   const extra = options.admissionConfigFile ? custom : [`--admission-control-config-file=${pki.admissionConfig}`];
   const ports = { etcd: await freePort(), etcdPeer: await freePort(), apiserver: await freePort(), controllerManager: await freePort() };
-  const server = `https://127.0.0.1:${ports.apiserver}`;
+  // With a node the apiserver listens on the bridge (pods reach it as the `kubernetes` Service).
+  const address = withNode ? NODE.gateway : '127.0.0.1';
+  const server = `https://${address}:${ports.apiserver}`;
   const kubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfig, kubeconfigYaml(server, pki.caCert, pki.admin.cert, pki.admin.key, 'e2e-admin'), { mode: 0o600 });
   const kcmKubeconfig = join(dir, 'kube-controller-manager.kubeconfig');
   writeFileSync(kcmKubeconfig, kubeconfigYaml(server, pki.caCert, pki.controllerManager.cert, pki.controllerManager.key, 'kube-controller-manager'), { mode: 0o600 });
   const sizing = options.sizing ?? {};
   const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir, ...(options.sizing ? { sizing } : {}) };
+  if (nodeBuild) {
+    state.node = {
+      dir: join(dir, 'node'), bin: nodeBuild.bin, cniBin: nodeBuild.cniBin, runc: RUNC, imagesDir: nodeBuild.imagesDir,
+      ports: { scheduler: 0, proxyMetrics: 0, proxyHealthz: 0 }, daemons: [],
+    };
+  }
   const save = (): void => writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`);
   try {
+    if (state.node) {
+      save();
+      prepareNodeHost(state.node, ports.apiserver);
+    }
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
     const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
     state.daemons.push(startDaemon('etcd', join(binDir, 'etcd'), [
@@ -148,13 +180,17 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
     save();
     log(`cluster: etcd on 127.0.0.1:${ports.etcd}`);
     state.daemons.push(startDaemon('kube-apiserver', join(binDir, 'kube-apiserver'), [
-      `--etcd-servers=${etcdUrl}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
+      `--etcd-servers=${etcdUrl}`, `--bind-address=${address}`, `--advertise-address=${address}`,
       `--secure-port=${ports.apiserver}`, `--tls-cert-file=${pki.serverCert}`, `--tls-private-key-file=${pki.serverKey}`,
       `--client-ca-file=${pki.caCert}`,
       `--service-account-issuer=${server}`, `--service-account-key-file=${pki.saPub}`,
       `--service-account-signing-key-file=${pki.saKey}`, '--api-audiences=https://kubernetes.default.svc',
       '--service-cluster-ip-range=10.0.0.0/24', '--authorization-mode=Node,RBAC', '--allow-privileged=true',
-      '--endpoint-reconciler-type=none', '--profiling=false', `--cert-dir=${join(dir, 'apiserver-certs')}`,
+      // With a node, the `kubernetes` Service's endpoint is the apiserver's address on the bridge.
+      `--endpoint-reconciler-type=${withNode ? 'lease' : 'none'}`, '--profiling=false', `--cert-dir=${join(dir, 'apiserver-certs')}`,
+      // logs/exec: reach the kubelet at its InternalIP, not by its name (a DNS query off the machine).
+      '--kubelet-preferred-address-types=InternalIP',
+      `--kubelet-client-certificate=${pki.admin.cert}`, `--kubelet-client-key=${pki.admin.key}`,
       ...extra, ...(sizing.apiserverArgs ?? []),
     ], join(dir, 'kube-apiserver.log')));
     save();
@@ -171,9 +207,15 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
     log('cluster: kube-controller-manager started; waiting for the default ServiceAccount');
     await waitUntil('the default ServiceAccount', 120_000, state.daemons,
       async () => (await apiGet(state, pki, '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    if (state.node) {
+      await startNode(state.node, {
+        server, kubeconfig, pkiDir: pki.dir, caCert: pki.caCert, kubectl: join(binDir, 'kubectl'), log, save,
+      });
+    }
     return state;
   } catch (err) {
-    const failed = err instanceof ComponentError ? err.daemon : state.daemons[state.daemons.length - 1];
+    const nodeDaemon = (err as { daemon?: Daemon }).daemon ?? state.node?.daemons[state.node.daemons.length - 1];
+    const failed = err instanceof ComponentError ? err.daemon : nodeDaemon ?? state.daemons[state.daemons.length - 1];
     if (failed) log(`cluster: ${failed.name} log (last lines of ${failed.log}):\n${logTail(failed.log)}`);
     await down({ log, keepLogs: true });
     throw err;
@@ -183,15 +225,19 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
 export async function down(options: { log?: (line: string) => void; keepLogs?: boolean } = {}): Promise<void> {
   const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const state = readState();
+  const dir = stateDir();
+  if (state?.node) {
+    await stopNode(state.node, dir);
+    log('cluster: node stopped; host state restored');
+  } else if (releaseNode(dir)) log('cluster: undid the host state of a node that never started');
   if (state) {
     // Reverse order: controllers first, etcd last, so nothing logs about a vanished store.
     for (const d of [...state.daemons].reverse()) await stopDaemon(d);
     log('cluster: stopped');
   }
-  const dir = stateDir();
   if (!existsSync(dir)) return;
   if (options.keepLogs) {
-    for (const f of ['state.json', 'etcd', 'pki', 'admin.kubeconfig', 'kube-controller-manager.kubeconfig']) {
+    for (const f of ['state.json', 'etcd', 'pki', 'admin.kubeconfig', 'kube-controller-manager.kubeconfig', 'node/containerd', 'node/kubelet']) {
       rmSync(join(dir, f), { recursive: true, force: true });
     }
   } else {

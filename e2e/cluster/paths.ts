@@ -22,18 +22,27 @@ export function stateDir(): string {
 }
 
 /**
- * Builds what is missing (seconds when the cache is warm) and returns the bin directory.
- * The build script's progress goes to our stderr; its last stdout line is the directory.
+ * Runs a build script of e2e/build (it builds what is missing: seconds when the cache is warm)
+ * and returns the directory it prints last. Its progress goes to our stderr.
  */
-export function ensureBinaries(): string {
-  const script = join(repoRoot, 'e2e/build/build.sh');
+function runBuild(script: string, what: string): string {
+  const path = join(repoRoot, 'e2e/build', script);
   let out: string;
   try {
-    out = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+    out = execFileSync('bash', [path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
   } catch (err) {
-    throw new Error(`building the control-plane binaries failed (${script}); see the messages above. ` +
-      'The build needs Go 1.26+ and the Go module proxy.', { cause: err });
+    throw new Error(`building ${what} failed (${path}); see the messages above. The build needs Go 1.26+ and the Go module proxy.`, { cause: err });
   }
   const lines = out.trim().split('\n');
   return lines[lines.length - 1]!;
+}
+
+/** The control-plane binaries (build.sh): their bin directory. */
+export function ensureBinaries(): string {
+  return runBuild('build.sh', 'the control-plane binaries');
+}
+
+/** Prometheus, promtool and prometheus-operator's CRDs (prometheus.sh): their cache directory (bin/, crds/). */
+export function ensurePrometheus(): string {
+  return runBuild('prometheus.sh', 'Prometheus');
 }

@@ -1,9 +1,10 @@
 /**
  * @module e2e/cluster/pki
  * The control plane's PKI, made with openssl: a cluster CA, the apiserver's serving certificate
- * (SANs 127.0.0.1, localhost and the in-cluster names), client certificates for the admin
- * (group system:masters) and the controller-manager (its RBAC bootstrap identity), and the
- * service-account signing key. Everything is loopback-only and lives in the state directory.
+ * (SANs 127.0.0.1, the node's bridge address, localhost and the in-cluster names), client
+ * certificates for the admin (group system:masters), the controller-manager (its RBAC bootstrap
+ * identity) and the kubelet (node.ts), and the service-account signing key. Everything lives in
+ * the state directory.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-function clientCert(dir: string, name: string, subject: string, ca = 'ca'): { cert: string; key: string } {
+export function clientCert(dir: string, name: string, subject: string, ca = 'ca'): { cert: string; key: string } {
   const key = join(dir, `${name}.key`);
   const cert = join(dir, `${name}.crt`);
   const ext = join(dir, `${name}.ext`);
@@ -49,7 +50,9 @@ export function createPki(dir: string): Pki {
       '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.crt'], dir);
     writeFileSync(p('server.ext'), [
       'basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
+      // 10.88.0.1: the node's bridge, where the apiserver listens when a node runs (node-config.ts);
+      // 10.0.0.1: the `kubernetes` Service, which in-cluster clients use.
+      'subjectAltName=IP:127.0.0.1,IP:10.88.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
       '',
     ].join('\n'));
     openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'server.key'], dir);

@@ -9,10 +9,12 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 
 export interface Daemon { name: string; pid: number; bin: string; log: string }
 
-export function startDaemon(name: string, bin: string, args: string[], log: string): Daemon {
+export interface DaemonOptions { cwd?: string; env?: NodeJS.ProcessEnv }
+
+export function startDaemon(name: string, bin: string, args: string[], log: string, options: DaemonOptions = {}): Daemon {
   const fd = openSync(log, 'a');
   try {
-    const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd] });
+    const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd], cwd: options.cwd, env: options.env });
     if (child.pid === undefined) throw new Error(`${name} did not start (${bin})`);
     child.unref();
     return { name, pid: child.pid, bin, log };

@@ -108,8 +108,12 @@ export function containerNames(pod: Obj): { containers: string[]; initContainers
   };
 }
 
-/** A Node object, so that the DaemonSet controller has somewhere to put pods (no kubelet runs). */
+/**
+ * A Node for the DaemonSet controller to put pods on: the real one when the cluster has a node
+ * (left as the kubelet registered it), else a Node object with no kubelet behind it.
+ */
 export async function ensureNode(name = 'e2e-node'): Promise<void> {
+  if ((await kubectl(['get', 'node', name], { allowFail: true })).code === 0) return;
   const node = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } } };
   await kubectl(['apply', '-f', '-'], { input: JSON.stringify(node) });
   // The apiserver taints a new Node not-ready until a kubelet reports; none will, and the

@@ -5,13 +5,13 @@
  * --certs-dir` issued for that address, and the MutatingWebhookConfiguration from the same
  * `manifests` run, applied with kubectl. Nothing here is hand-written YAML.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/testing/server-process.js';
-import { apply, cli, cliPath, kubectl, waitFor, type Obj } from './kube.js';
+import { apply, cli, kubectl, waitFor, type Obj } from './kube.js';
+import { spawnServe, type ServeProcess } from './in-pod.js';
 
 export { freePort };
 
@@ -65,32 +65,22 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   const manifest = (await cli(['manifests', '--webhook-url', url, '--certs-dir', certsDir, '--name', options.name,
     '--failure-policy', options.failurePolicy ?? 'Fail', ...configArgs, ...(options.manifestsArgs ?? [])])).stdout;
   const ca = await readFile(join(certsDir, 'ca.crt'), 'utf8');
-  let child: ChildProcess | undefined;
-  let out = '';
+  let serve: ServeProcess | undefined;
+  let last: ServeProcess | undefined;
   const start = async (): Promise<void> => {
-    out = '';
-    const line: [string, string[]] = [process.execPath, [cliPath(), 'serve', '--tls-dir', certsDir, '--port', String(port), '--address', '127.0.0.1',
-      '--log-level', 'warn', ...configArgs, ...(options.serveArgs ?? [])]];
-    const [command, args] = options.wrap ? options.wrap(...line) : line;
-    const c = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(options.env ?? {}) } });
-    child = c;
-    const keep = (chunk: Buffer): void => { out = (out + chunk.toString('utf8')).slice(-20_000); };
-    c.stdout?.on('data', keep);
-    c.stderr?.on('data', keep);
+    const s = spawnServe(['--tls-dir', certsDir, '--port', String(port), '--address', '127.0.0.1', '--log-level', 'warn', ...configArgs, ...(options.serveArgs ?? [])],
+      { env: options.env, wrap: options.wrap });
+    serve = s;
+    last = s;
     await waitFor(`serve on ${url} to be ready`, async () => {
-      if (c.exitCode !== null) throw new Error(`serve exited ${c.exitCode}: ${out}`);
+      if (s.child.exitCode !== null) throw new Error(`serve exited ${s.child.exitCode}: ${s.output()}`);
       return (await httpsGet(`${url}/readyz`, ca)) === 200;
     }, 30_000, 100);
   };
   const stop = async (): Promise<void> => {
-    const c = child;
-    child = undefined;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    const s = serve;
+    serve = undefined;
+    await s?.stop();
   };
   // The configuration first, as an install applies it: the server (and its caBundle
   // reconciler) then finds it from its first moment.
@@ -104,7 +94,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   }
   return {
     name: options.name, port, url, certsDir, manifest,
-    output: () => out,
+    output: () => last?.output() ?? '',
     stop, start,
     async remove() {
       await stop();

@@ -43,7 +43,7 @@ test('scenario 1a: every object manifests generates is accepted by server-side a
   cleanup.push(() => deleteNamespaces(ns));
   const out = await cli(['manifests', '--name', 'e2e-install', '--namespace', ns]);
   const objects = docs(out.stdout);
-  assert.deepEqual([...new Set(objects.map((o) => o.kind))].sort(), ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount'].sort());
+  assert.deepEqual([...new Set(objects.map((o) => o.kind))].sort(), ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount'].sort());
   const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
   assert.ok(mwc.webhooks.every((w: Obj) => (w.matchConditions ?? []).length > 0), 'the CEL match conditions are part of what the apiserver must accept');
   await applyAndReadBack(objects, 'e2e-install');

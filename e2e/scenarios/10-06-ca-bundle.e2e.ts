@@ -7,22 +7,19 @@
  */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
-import { apply, cli, createNamespace, deleteNamespaces, getJson, kubectl, waitFor, type Obj } from '../lib/kube.js';
+import { cli, createNamespace, deleteNamespaces, getJson, kubectl, waitFor, type Obj } from '../lib/kube.js';
+import { inPod, isRoot, type InPod } from '../lib/in-pod.js';
 import { metric, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
 import { ENABLED, SIDECAR } from '../lib/injected.js';
 
 const NAME = 'e2e-rec';
 const PROBE = 'e2e-rec-probe';
-const SA_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
-const isRoot = process.getuid?.() === 0;
 let hook: RunningWebhook | undefined;
-let saDir: string;
-const clusterObjects: Obj[] = [];
+let pod: InPod | undefined;
 
 /** The CAs in a webhook's caBundle, as fingerprints. */
 function bundleFingerprints(caBundle: string | undefined): string[] {
@@ -35,39 +32,15 @@ const bundles = async (): Promise<string[][]> =>
 
 before(async () => {
   if (!isRoot) return;
-  // RBAC, Namespace and ServiceAccount exactly as manifests generates them for an in-cluster install.
-  const objects = parseAllDocuments((await cli(['manifests', '--name', NAME, '--namespace', NAME])).stdout).map((d) => d.toJS() as Obj);
-  const wanted = objects.filter((o) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind));
-  assert.equal(wanted.length, 4, 'manifests writes the reconciler\'s Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding');
-  await kubectl(['delete', 'namespace', NAME, '--ignore-not-found', '--wait=true', '--timeout=120s']);
-  await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: wanted }));
-  clusterObjects.push(...wanted.filter((o) => o.kind.startsWith('Cluster')));
-  const sa = wanted.find((o) => o.kind === 'ServiceAccount')!;
-  await waitFor('the ServiceAccount', async () => (await kubectl(['-n', NAME, 'get', 'serviceaccount', sa.metadata.name], { allowFail: true })).code === 0);
-  const token = (await kubectl(['-n', NAME, 'create', 'token', sa.metadata.name, '--duration=1h'])).stdout.trim();
-  const kubeconfig = await readFile(process.env.KUBECONFIG!, 'utf8');
-  const caData = /certificate-authority-data: (\S+)/.exec(kubeconfig)![1]!;
-  const server = new URL(/server: (\S+)/.exec(kubeconfig)![1]!);
-  saDir = await mkdtemp(join(tmpdir(), 'si-e2e-sa-'));
-  await writeFile(join(saDir, 'token'), token);
-  await writeFile(join(saDir, 'ca.crt'), Buffer.from(caData, 'base64'));
-  await writeFile(join(saDir, 'namespace'), NAME);
-  await mkdir(SA_PATH, { recursive: true });
+  pod = await inPod(NAME);
   await createNamespace(PROBE, ENABLED);
-  hook = await startWebhook({
-    name: NAME,
-    serveArgs: ['--webhook-config', NAME, '--ca-bundle-resync', '1'],
-    env: { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port },
-    // As kubelet mounts it: the service-account volume at its fixed path, for this process only.
-    wrap: (command, args) => ['unshare', ['-m', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SA_PATH} && exec "$@"`, saDir, command, ...args]],
-  });
+  hook = await startWebhook({ name: NAME, serveArgs: ['--webhook-config', NAME, '--ca-bundle-resync', '1'], env: pod.env, wrap: pod.wrap });
   await waitUntilInjecting(PROBE, SIDECAR);
 });
 after(async () => {
   await hook?.remove();
-  for (const o of clusterObjects) await kubectl(['delete', o.kind.toLowerCase(), o.metadata.name, '--ignore-not-found'], { allowFail: true });
-  await deleteNamespaces(NAME, PROBE);
-  if (saDir) await rm(saDir, { recursive: true, force: true });
+  await pod?.dispose();
+  await deleteNamespaces(PROBE);
 });
 
 test('scenario 8a: the reconciler works with the ServiceAccount token under the generated RBAC, which is least privilege', { skip: isRoot ? false : 'needs root for a private mount namespace (unshare -m)' }, async () => {
@@ -86,7 +59,7 @@ test('scenario 8b: a caBundle someone overwrote is repaired', { skip: isRoot ? f
   const ours = await fingerprint(join(hook!.certsDir, 'ca.crt'));
   const mwc = await getJson(['mutatingwebhookconfiguration', NAME]);
   // Someone re-applies a configuration with a stranger's CA (here: the apiserver's).
-  const stranger = Buffer.from(await readFile(join(saDir, 'ca.crt'))).toString('base64');
+  const stranger = Buffer.from(await readFile(join(pod!.dir, 'ca.crt'))).toString('base64');
   const patch = (mwc.webhooks as Obj[]).map((_, i) => ({ op: 'replace', path: `/webhooks/${i}/clientConfig/caBundle`, value: stranger }));
   await kubectl(['patch', 'mutatingwebhookconfiguration', NAME, '--type=json', '-p', JSON.stringify(patch)]);
   assert.ok((await bundles()).every((b) => !b.includes(ours)), 'the overwrite took effect');

@@ -4,8 +4,8 @@
  * Deployment under the restricted Pod Security profile the manifests' Namespace enforces; the
  * ReplicaSet controller then creates pods that run the image's entrypoint (`sidecar-injector`)
  * with `serve` arguments, as the image's user. Also accepted: the same install pinned to the
- * image's digest (`--image repository@sha256:...`). No kubelet runs here, so the pods stay
- * Pending; running the image is the smoke test's job (src/release/image.test.ts).
+ * image's digest (`--image repository@sha256:...`). This is about admission: whether the pods
+ * then run is scenario 25-02's job (and the smoke test's, src/release/image.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -11,8 +11,9 @@
  * Isolation on the shared cluster: each scenario's config renames the namespace label (one per
  * scenario, `<webhook>-injection`) and the pod opt-in key (`i15.example.com/inject`), and the
  * namespaces also carry `istio-injection: disabled`, so no other webhook (another scenario's,
- * or another engineer's) touches these pods and ours touch nobody else's. There is no kubelet: pods stay Pending, and "progress" is the new
- * template's pods being created and injected.
+ * or another engineer's) touches these pods and ours touch nobody else's. The pods' images do not
+ * exist (without a node they stay Pending; with one they fail to pull), so no rollout finishes, and
+ * "progress" is the new template's pods being created and injected.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -271,7 +272,7 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   await waitFor('the other replica to take the Lease over', async () => (await isLeader(second)) && (await lease()).spec.holderIdentity === second.identity, 30_000, 300);
   assert.equal((await lease()).spec.leaseTransitions, transitions + 1);
   await waitFor('an Event from the new leader on the Deployment', async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reportingInstance === second.identity), 60_000, 500);
-  // It does not restart a Deployment whose rollout is still in progress (no kubelet: it never ends).
+  // It does not restart a Deployment whose rollout is still in progress (its pods never run: it never ends).
   const restarts = (await sidecarEvents(ns, 'shop')).filter((e) => e.reason === 'SidecarRestarted');
   assert.equal(restarts.length, 1, `restarted once: ${restarts.map((e) => `${e.reportingInstance}: ${e.message}`).join(' | ')}`);
   second.child.kill('SIGTERM');
@@ -349,7 +350,7 @@ test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --r
   await hook.remove();
 });
 
-test('15.5: a DaemonSet rolls; a StatefulSet that cannot progress (OrderedReady, no kubelet) stops restart with a report and exit 10', async () => {
+test('15.5: a DaemonSet rolls; a StatefulSet that cannot progress (OrderedReady, pods that never run) stops restart with a report and exit 10', async () => {
   const ns = NS.kinds;
   await ensureNode();
   const { hook, config } = await webhookFor(ns, 'i15-heal-kinds', 'Ignore');

@@ -216,7 +216,8 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
       }
       // Re-creating a stored injected pod (as a controller or a backup restore would) leaves it as it is.
       const stored = JSON.parse((await kubectl(['-n', ns, 'create', '-f', '-', '-o', 'json'], { input: JSON.stringify(contractPods(keys.inject)[2]) })).stdout) as Obj;
-      await kubectl(['-n', ns, 'delete', 'pod', stored.metadata.name, '--wait=false']);
+      // With a kubelet the pod is gone only once it has stopped: wait, or the name is still taken.
+      await kubectl(['-n', ns, 'delete', 'pod', stored.metadata.name, '--wait=true', '--timeout=90s'], { timeoutMs: 100_000 });
       const again = await admit(ns, { ...stored, metadata: { ...stored.metadata, uid: undefined, resourceVersion: undefined, creationTimestamp: undefined } });
       assert.deepEqual(comparable(again), comparable(stored), `${c.name}: re-created pod changed`);
     } finally {

@@ -145,6 +145,7 @@ test('#28 invalid, empty, half-written and deleted configs keep the last good on
   }
   const metrics = await send({ port: h.port, path: '/metrics' });
   assert.match(metrics.body, new RegExp(`sidecar_injector_reloads_total\\{kind="config",result="failure"\\} ${failures}`));
+  assert.match(metrics.body, /^sidecar_injector_last_reload_successful\{kind="config"\} 0$/m);
   assert.ok(h.logs.some((l) => l.level === 'error' && l.subject === 'config'));
   await atomicWrite(dir, { config: sidecarConfig('sidecar-proxy', 'proxy:3') });
   await h.server.reloadNow();
@@ -170,8 +171,9 @@ test('#29 a rotated certificate is served to new connections within seconds, wit
   await traffic.stop();
   assert.deepEqual(traffic.errors, [], 'no request failed across the rotation');
   const metrics = await send({ port: h.port, path: '/metrics' });
-  assert.match(metrics.body, new RegExp(`sidecar_injector_cert_expiry_timestamp_seconds ${b.notAfter.getTime() / 1000}`));
+  assert.match(metrics.body, new RegExp(`sidecar_injector_certificate_expiry_timestamp_seconds\\{certificate="serving"\\} ${b.notAfter.getTime() / 1000}`), 'the expiry follows the reload');
   assert.match(metrics.body, /sidecar_injector_reloads_total\{kind="cert",result="success"\} 1/);
+  assert.match(metrics.body, /^sidecar_injector_last_reload_successful\{kind="cert"\} 1$/m);
 });
 
 test('#29 expired, not-yet-valid, mismatched, SAN-less, truncated and missing certificates are refused; the old one keeps serving', async (t) => {
@@ -210,11 +212,13 @@ test('#29 expired, not-yet-valid, mismatched, SAN-less, truncated and missing ce
   assert.deepEqual(traffic.errors, []);
   const metrics = await send({ port: h.port, path: '/metrics' });
   assert.match(metrics.body, new RegExp(`sidecar_injector_reloads_total\\{kind="cert",result="failure"\\} ${failures}`));
-  assert.match(metrics.body, new RegExp(`sidecar_injector_cert_expiry_timestamp_seconds ${good.notAfter.getTime() / 1000}`));
+  assert.match(metrics.body, new RegExp(`sidecar_injector_certificate_expiry_timestamp_seconds\\{certificate="serving"\\} ${good.notAfter.getTime() / 1000}`));
+  assert.match(metrics.body, /^sidecar_injector_last_reload_successful\{kind="cert"\} 0$/m, 'the refused files are still on disk');
   await atomicWrite(dir, { 'tls.crt': other.certPem, 'tls.key': other.keyPem });
   await h.server.reloadNow();
   assert.equal(await servedFingerprint(h.port), fingerprint(other.certPem));
   assert.equal((await readyz(h)).body.certificate.lastError, undefined);
+  assert.match((await send({ port: h.port, path: '/metrics' })).body, /^sidecar_injector_last_reload_successful\{kind="cert"\} 1$/m, 'a good version clears it');
 });
 
 test('startup with an unusable certificate or config fails with the catalogue code', async (t) => {

@@ -32,8 +32,9 @@ function setup(level: 'info' | 'debug' = 'info', now: () => number = () => 1) {
   return { handler, cache, metrics, logs: logs.lines, cores: () => cores };
 }
 
-/** A handler without a cache: what every answer must equal. */
-const fresh = createHandler({ inject: injectPod, getConfig: () => config });
+/** A handler without a cache: what every answer must equal. Its clock is fixed like setup's: calls start at 0, and
+ * performance.now() counts from process start, so a process that took 2.5 s to load (a busy machine) timed them out. */
+const fresh = createHandler({ inject: injectPod, getConfig: () => config, now: () => 1 });
 
 const call = (body: Buffer | string, path = '/inject'): AdmissionCall => ({ body: Buffer.isBuffer(body) ? body : Buffer.from(body), path, query: '', startedAt: 0 });
 
@@ -243,6 +244,7 @@ test('another path or a reloaded config never replays an entry made for the firs
     },
     getConfig: () => cfg,
     cache,
+    now: () => 1,
   });
   handler(call(review(130)));
   assert.equal(parses(() => handler(call(review(131), '/inject/cluster/c1'))).parses, 1);

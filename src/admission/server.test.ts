@@ -121,7 +121,7 @@ test('healthz, readyz (JSON detail) and metrics on the TLS port and on the plain
     assert.match(metrics.body, /^sidecar_injector_injections_total 1$/m);
     assert.match(metrics.body, /^sidecar_injector_requests_total\{code="200"\} 1$/m);
     assert.match(metrics.body, /^sidecar_injector_request_duration_seconds_bucket\{le="0.005",outcome="injected"\}/m);
-    assert.match(metrics.body, /^sidecar_injector_cert_expiry_timestamp_seconds \d+/m);
+    assert.match(metrics.body, /^sidecar_injector_certificate_expiry_timestamp_seconds\{certificate="serving"\} \d+/m);
     const head = await send({ port, path: '/healthz', method: 'HEAD', plain });
     assert.equal(head.status, 200);
     assert.equal(head.body, '');

@@ -20,12 +20,37 @@ import { createWebhookServer, type ServerLimits, type WebhookServer } from './se
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT, type OnError } from './defaults.js';
 import { ResultCache } from './result-cache.js';
 import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
+import { servingCaNotAfter } from './ca-expiry.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
 import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
 
 export type TlsSource =
   | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
-  | { kind: 'memory'; certPem: string; keyPem: string; caPem?: string; description?: string };
+  | { kind: 'memory'; certPem: string; keyPem: string; caPem?: string; description?: string }
+  | DynamicTlsSource;
+
+/**
+ * A certificate that arrives later and changes while serving (a Secret read through the API).
+ * Until the first one is accepted the listener answers with `placeholder` and is not ready, so
+ * probes and `/readyz` (over TLS too) tell why instead of the pod failing to start.
+ */
+export interface DynamicTlsSource {
+  kind: 'dynamic';
+  description: string;
+  placeholder: { certPem: string; keyPem: string };
+  /** The source renews the certificate itself (self-provisioning): no "rotate it" warning near expiry. */
+  renews?: boolean;
+  /** Start delivering; `offer` validates and serves a pair, or throws why it refuses it. */
+  attach(offer: (pair: KeyPairPem) => void): DynamicTls;
+}
+
+export interface DynamicTls {
+  /** Extra `/readyz` fields about the certificate's source (e.g. the one reason it cannot serve). */
+  status(): Record<string, unknown>;
+  /** False keeps the server unready even with a certificate (e.g. the caBundle does not trust it yet). */
+  ready(): boolean;
+  close(): Promise<void>;
+}
 
 /** A key pair that passed validation and is now served. */
 export interface ServedCertificate extends KeyPairPem {
@@ -112,10 +137,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const statusKeys = new StatusKeys();
   let certNotAfter: Date | undefined;
   let certReloader: Reloader | undefined;
+  let dynamic: DynamicTls | undefined;
   let clientCaReloader: Reloader | undefined;
 
   const readiness = (): Readiness => {
-    const ready = listening && !draining && config !== undefined && pair !== undefined;
+    const ready = listening && !draining && config !== undefined && pair !== undefined && (dynamic?.ready() ?? true);
     return {
       ready,
       detail: {
@@ -129,6 +155,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           source: options.tls.kind === 'files' ? { cert: options.tls.certFile, key: options.tls.keyFile } : (options.tls.description ?? 'in memory'),
           notAfter: certNotAfter?.toISOString(),
           ...(certReloader?.status() ?? {}),
+          ...(dynamic?.status() ?? {}),
         },
         ...(clientCaReloader !== undefined ? { clientCa: { source: options.clientCa?.file, ...clientCaReloader.status() } } : {}),
       },
@@ -146,10 +173,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     statusKeys.rotate(statusKeyFromTlsKey(value.keyPem));
     pair = value;
     certNotAfter = value.notAfter;
-    metrics.certExpiry(value.notAfter);
+    metrics.certificateExpiry('serving', value.notAfter);
+    const caNotAfter = value.caPem === undefined ? undefined : servingCaNotAfter(value.certPem, value.caPem);
+    if (caNotAfter !== undefined) metrics.certificateExpiry('serving-ca', caNotAfter);
     webhook?.setCertificate({ cert: value.certPem, key: value.keyPem });
     const left = value.notAfter.getTime() - Date.now();
-    if (left < EXPIRY_WARNING_MS) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
+    if (left < EXPIRY_WARNING_MS && !(options.tls.kind === 'dynamic' && options.tls.renews === true)) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
     try {
       options.onCertificate?.(value);
     } catch (err) {
@@ -159,7 +188,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const stopAll = async (): Promise<void> => {
     for (const r of reloaders) r.close();
-    await Promise.all([webhook?.close(0), monitoring?.close(0)]);
+    await Promise.all([webhook?.close(0), monitoring?.close(0), dynamic?.close()]);
   };
 
   try {
@@ -197,6 +226,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const tls = options.tls;
     if (tls.kind === 'memory') {
       applyPair(checkPair({ certPem: tls.certPem, keyPem: tls.keyPem, ...(tls.caPem !== undefined ? { caPem: tls.caPem } : {}) }));
+    } else if (tls.kind === 'dynamic') {
+      dynamic = tls.attach((raw) => applyPair(checkPair(raw)));
     } else {
       certReloader = createReloader({
         kind: 'cert',
@@ -219,6 +250,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         options.clientCa.file,
         (bundle) => {
           clientCaPem = bundle.pem;
+          metrics.certificateExpiry('client-ca', new Date(bundle.notAfter));
           webhook?.setClientCa(bundle.pem);
         },
         { logger, metrics, reload: options.reload },
@@ -239,7 +271,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
       onInjectionFailed: options.onInjectionFailed,
     });
-    const served = pair as KeyPairPem;
+    // Files and memory have loaded by now (or thrown); a dynamic source may still be waiting.
+    const served = pair ?? (tls as DynamicTlsSource).placeholder;
     const clientAuth = clientCaPem !== undefined ? { caPem: clientCaPem, names: options.clientCa?.names ?? [] } : undefined;
     webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits, clientAuth });
     const address = await webhook.listen(options.port ?? DEFAULT_PORT, options.address);
@@ -271,6 +304,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           mon?.drain();
           if (drainDelay > 0) await new Promise((r) => setTimeout(r, drainDelay));
           for (const r of reloaders) r.close();
+          await dynamic?.close();
           await server.close(grace);
           listening = false;
           await mon?.close(1000);

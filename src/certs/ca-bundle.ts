@@ -127,6 +127,7 @@ function describe(der: Buffer): BundleCertificate | undefined {
   }
 }
 
-function fingerprint(der: Buffer): string {
+/** SHA-256 of a certificate's DER, hex: how bundles, the reconciler and provisioning tell CAs apart. */
+export function fingerprint(der: Buffer): string {
   return createHash('sha256').update(der).digest('hex');
 }

@@ -49,6 +49,8 @@ export interface GenerateCAOptions {
   /** Default `sidecar-injector-ca@<unix seconds>`, so successive CAs are told apart. */
   commonName?: string;
   validityDays?: number;
+  /** Lifetime in milliseconds (at least a minute); overrides `validityDays`. Self-provisioning and its tests use it. */
+  validityMs?: number;
   now?: Date;
 }
 
@@ -56,12 +58,14 @@ export interface ServingCertOptions {
   dnsNames?: readonly string[];
   ipAddresses?: readonly string[];
   validityDays?: number;
+  /** Lifetime in milliseconds (at least a minute); overrides `validityDays`. */
+  validityMs?: number;
   now?: Date;
 }
 
 export async function generateCA(options: GenerateCAOptions = {}): Promise<CertificateAuthority> {
   const now = options.now ?? new Date();
-  const days = checkDays(options.validityDays ?? DEFAULT_CA_VALIDITY_DAYS, 'CA validity');
+  const lifeMs = lifetimeMs(options, DEFAULT_CA_VALIDITY_DAYS, 'CA validity');
   const commonName = options.commonName ?? `sidecar-injector-ca@${Math.floor(now.getTime() / 1000)}`;
   if (commonName.length === 0 || commonName.length > 64) throw new CertError('SI_CERT_GENERATE', 'the CA common name must be 1 to 64 characters');
   try {
@@ -70,7 +74,7 @@ export async function generateCA(options: GenerateCAOptions = {}): Promise<Certi
       serialNumber: randomSerial(),
       name: [{ CN: [{ utf8String: commonName }] }] as unknown as x509.JsonName, // object form keeps commas and quotes literal
       notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-      notAfter: new Date(now.getTime() + days * DAY_MS),
+      notAfter: new Date(now.getTime() + lifeMs),
       keys: { privateKey: keys.privateKey, publicKey: keys.publicKey },
       signingAlgorithm: keys.algorithm,
       extensions: [
@@ -126,17 +130,18 @@ interface LeafSpec {
   usage: string;
   what: string;
   validityDays?: number;
+  validityMs?: number;
   now?: Date;
 }
 
 async function signLeaf(ca: CertificateAuthority, spec: LeafSpec): Promise<Omit<ServingCertificate, 'dnsNames' | 'ipAddresses'>> {
   const now = spec.now ?? new Date();
-  const days = checkDays(spec.validityDays ?? DEFAULT_LEAF_VALIDITY_DAYS, 'certificate validity');
+  const lifeMs = lifetimeMs(spec, DEFAULT_LEAF_VALIDITY_DAYS, 'certificate validity');
   const signer = await signerFor(ca);
   if (signer.cert.notAfter.getTime() <= now.getTime()) {
     throw new CertError('SI_CERT_INVALID', `the CA "${ca.subject}" expired on ${signer.cert.notAfter.toISOString()}; create a new CA`);
   }
-  const wanted = now.getTime() + days * DAY_MS;
+  const wanted = now.getTime() + lifeMs;
   const notAfter = new Date(Math.min(wanted, signer.cert.notAfter.getTime()));
   const notBefore = new Date(Math.max(now.getTime() - CLOCK_SKEW_MS, signer.cert.notBefore.getTime()));
   const commonName = spec.commonName;
@@ -231,6 +236,18 @@ export function randomSerial(): string {
   const bytes = randomBytes(16);
   bytes[0] = (bytes[0] & 0x7f) || 0x01;
   return bytes.toString('hex');
+}
+
+/** Shortest lifetime `validityMs` accepts: below it renewal could not keep up with reloads. */
+export const MIN_VALIDITY_MS = 60_000;
+
+function lifetimeMs(options: { validityDays?: number; validityMs?: number }, defaultDays: number, what: string): number {
+  if (options.validityMs === undefined) return checkDays(options.validityDays ?? defaultDays, what) * DAY_MS;
+  const ms = options.validityMs;
+  if (!Number.isInteger(ms) || ms < MIN_VALIDITY_MS || ms > MAX_VALIDITY_DAYS * DAY_MS) {
+    throw new CertError('SI_CERT_GENERATE', `${what} must be from one minute to ${MAX_VALIDITY_DAYS} days, got ${ms} ms`);
+  }
+  return ms;
 }
 
 function checkDays(days: number, what: string): number {

@@ -33,7 +33,17 @@ export async function loadCA(dir: string, options: { now?: Date } = {}): Promise
     const [present, absent] = certText === undefined ? [keyFile, certFile] : [certFile, keyFile];
     throw problem('half-present', `${present} exists but ${absent} does not; both are needed to renew the serving certificate`);
   }
+  return caFromPem(certText, keyText, { now, certSource: certFile, keySource: keyFile });
+}
 
+/**
+ * A CA from its PEM texts (files or a Secret's data): the first certificate of `certText` must be
+ * a CA, unexpired, and match `keyText`. Throws `SI_CERT_INVALID` with `details.problem`.
+ */
+export function caFromPem(certText: string, keyText: string, options: { now?: Date; certSource?: string; keySource?: string } = {}): CertificateAuthority {
+  const now = options.now ?? new Date();
+  const certFile = options.certSource ?? CA_CERT_FILE;
+  const keyFile = options.keySource ?? CA_KEY_FILE;
   let der: Buffer;
   let cert: X509Certificate;
   try {

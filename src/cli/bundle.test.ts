@@ -7,7 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,10 +44,20 @@ test('the bundled bin renders a template and reports a template error with a non
 });
 
 test('the bundled bin writes install manifests (certificate generation bundled)', { skip }, () => {
-  const r = run(['manifests']);
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /kind: MutatingWebhookConfiguration/);
-  assert.match(r.stdout, /caBundle: \S{100,}/);
+  const dir = mkdtempSync(join(tmpdir(), 'si-bundle-certs-'));
+  try {
+    const r = run(['manifests', '--certs-dir', dir]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /kind: MutatingWebhookConfiguration/);
+    assert.match(r.stdout, /caBundle: \S{100,}/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // The default: no certificate in the output, the server provisions it.
+  const provision = run(['manifests']);
+  assert.equal(provision.status, 0, provision.stderr);
+  assert.match(provision.stdout, /--tls-provision/);
+  assert.doesNotMatch(provision.stdout, /caBundle/);
 });
 
 /** Every chunk a bundle file loads before it runs (its static imports, transitively). */

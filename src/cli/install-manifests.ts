@@ -28,6 +28,9 @@ interface ManifestsFlags {
   excludeNamespace?: string[];
   certs: boolean;
   certManager?: boolean;
+  existingSecret?: string;
+  tlsCaValidity?: string;
+  tlsCertValidity?: string;
   caFile?: string;
   certsDir?: string;
   clusterDomain: string;
@@ -41,6 +44,9 @@ interface ManifestsFlags {
   drainDelay: number;
   namespaceObject: boolean;
   webhookUrl?: string;
+  prometheusRule?: boolean;
+  serviceMonitor?: boolean;
+  monitoringLabel?: Record<string, string>;
   output?: string;
 }
 
@@ -50,6 +56,12 @@ function integer(min: number, max: number): (value: string) => number {
     if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
     return n;
   };
+}
+
+function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected KEY=VALUE');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 function oneOf<T extends string>(...allowed: T[]): (value: string) => T {
@@ -62,7 +74,7 @@ function oneOf<T extends string>(...allowed: T[]): (value: string) => T {
 export function register(program: Command, io: CliIO): void {
   program
     .command('manifests')
-    .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f')
+    .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f. By default the server makes and renews its own certificate')
     .option('--namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
     .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
     .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
@@ -76,10 +88,13 @@ export function register(program: Command, io: CliIO): void {
     .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
     .option('--no-match-conditions', 'omit the CEL matchConditions (skip mirror and hostNetwork pods); for Kubernetes before 1.28')
     .option('--exclude-namespace <namespace...>', 'more namespaces the webhook never sees')
-    .option('--no-certs', 'write no TLS Secret: create <name>-tls yourself; caBundle from --ca-file or filled by the server')
+    .option('--existing-secret <name>', 'serve your own certificate from this Secret (tls.crt, tls.key, ca.crt), read through the API: until it exists the server is not ready and says why; caBundle from --ca-file or filled by the server')
+    .option('--no-certs', 'the same as --existing-secret <name>-tls')
     .option('--cert-manager', 'let cert-manager issue <name>-tls and inject the caBundle (writes an Issuer and a Certificate)')
-    .option('--ca-file <file>', 'with --no-certs: the CA that signed your certificate, for the caBundle')
-    .option('--certs-dir <dir>', 'reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command\'s layout), creating them if absent, so reruns keep the caBundle')
+    .option('--ca-file <file>', 'with --existing-secret or --no-certs: the CA that signed your certificate, for the caBundle')
+    .option('--certs-dir <dir>', 'generate the certificate here instead of letting the server make its own: reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command\'s layout), creating them if absent, so reruns keep the caBundle')
+    .option('--tls-ca-validity <lifetime>', 'self-provisioned certificates (the default): lifetime of the CA, e.g. 3650d (serve\'s default), 12h, 30m')
+    .option('--tls-cert-validity <lifetime>', 'self-provisioned certificates: lifetime of the serving certificate, e.g. 90d (serve\'s default); renewed at two thirds')
     .option('--cluster-domain <domain>', 'cluster DNS domain for the certificate', 'cluster.local')
     .option('--no-ca-bundle-reconcile', 'do not run the caBundle reconciler (no --webhook-config, no ClusterRole)')
     .option('--reconcile', 'run serve --reconcile (self-healing: sidecar_injector_pods metrics and Events on workloads with stale or missing sidecars) with its least-privilege RBAC')
@@ -91,13 +106,17 @@ export function register(program: Command, io: CliIO): void {
     .option('--drain-delay <seconds>', 'seconds the server keeps serving, not ready, after SIGTERM', integer(0, 60), 5)
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
     .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
+    .option('--prometheus-rule', 'also write a prometheus-operator PrometheusRule with the alerts (runbooks: docs/runbooks.md); needs the operator\'s CRDs')
+    .option('--service-monitor', 'also write a prometheus-operator ServiceMonitor scraping /metrics on the monitoring port; needs the operator\'s CRDs')
+    .option('--monitoring-label <key=value>', 'a label for the PrometheusRule and ServiceMonitor, e.g. release=kube-prometheus-stack so your Prometheus selects them (repeatable)', keyValue, {})
     .option('-o, --output <file>', 'write to FILE instead of stdout')
     .action(async (flags: ManifestsFlags) => runManifests(io, flags));
 }
 
 async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
-  if (flags.certManager && !flags.certs) throw new InjectorError('SI_USAGE', 'use either --cert-manager or --no-certs, not both');
-  const certMode: CertMode = flags.certManager ? 'cert-manager' : flags.certs ? 'generate' : 'none';
+  if (flags.certManager && (!flags.certs || flags.existingSecret !== undefined)) throw new InjectorError('SI_USAGE', 'use either --cert-manager or your own Secret (--no-certs, --existing-secret), not both');
+  // Unset: self-provisioned, or generated with --certs-dir and in URL mode (install/options decides).
+  const certMode: CertMode | undefined = flags.certManager ? 'cert-manager' : !flags.certs || flags.existingSecret !== undefined ? 'none' : undefined;
   const request: InstallRequest = {
     name: flags.name,
     namespace: flags.namespace,
@@ -113,6 +132,9 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     matchConditions: flags.matchConditions,
     excludedNamespaces: flags.excludeNamespace ?? [],
     certMode,
+    existingSecret: flags.existingSecret,
+    tlsCaValidity: flags.tlsCaValidity,
+    tlsCertValidity: flags.tlsCertValidity,
     caFile: flags.caFile,
     certsDir: flags.certsDir,
     clusterDomain: flags.clusterDomain,
@@ -126,6 +148,9 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
     drainDelaySeconds: flags.drainDelay,
     includeNamespace: flags.namespaceObject,
     webhookUrl: flags.webhookUrl,
+    prometheusRule: flags.prometheusRule === true,
+    serviceMonitor: flags.serviceMonitor === true,
+    monitoringLabels: flags.monitoringLabel ?? {},
   };
   // Loaded here, not at the top: the generator pulls in X.509 and YAML code the rest of the CLI does not need.
   const { generateInstall } = await import('../install/index.js');

@@ -29,9 +29,10 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
   const plan = planRestart(scan.report, { stale: opts.stale === true, missing: opts.missing === true });
   // A workload still rolling out its current template is not restarted again (that would only
   // restart the rollout); it is reported with the rest.
-  const { ready, rolling } = await settledTargets(api, plan.restart);
+  const { ready, rolling, deleting } = await settledTargets(api, plan.restart);
   plan.restart = ready;
   for (const p of rolling) plan.reportOnly.push({ ...p, advice: 'still rolling out its current template: not restarted again (see kubectl rollout status)' });
+  for (const p of deleting) plan.reportOnly.push({ ...p, advice: 'being deleted (or its namespace is): not restarted' });
   const dryRun = opts.yes !== true;
   if (dryRun) {
     if (opts.output === 'json') io.stdout(`${JSON.stringify({ kind: 'SidecarRestart', dryRun: true, plan }, null, 2)}\n`);

@@ -19,8 +19,13 @@ import type { OnError } from '../admission/defaults.js';
 import type { PodLimits } from '../inject/limits.js';
 import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
+import type { ReconcilerEvent } from '../cluster/reconciler.js';
+import { resolveTlsSecretOptions, type ProvisionSettings, type TlsSecretCliOptions } from './serve-tls-options.js';
+import type { CaBundleReconciler } from '../cluster/reconciler.js';
+import type { KubeClient } from '../cluster/client.js';
+import type { InClusterConfig } from '../cluster/in-cluster.js';
 
-export interface ServeOptions extends Partial<ReconcileCliOptions> {
+export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCliOptions {
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -53,11 +58,13 @@ function usage(message: string): InjectorError {
   return new InjectorError('SI_USAGE', message);
 }
 
-async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?: { caPem: string; hosts: string[] } }> {
+/** The certificate from files or in memory; undefined with --tls-secret (see secretTls). */
+async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?: { caPem: string; hosts: string[] } } | undefined> {
   const { tlsCert, tlsKey, tlsDir } = options;
   if (tlsDir !== undefined && (tlsCert !== undefined || tlsKey !== undefined)) throw usage('use either --tls-dir or --tls-cert/--tls-key, not both');
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
   if (options.clientName !== undefined && options.clientCa === undefined) throw usage('--client-name needs --client-ca (the CA the callers\' certificates chain to)');
+  if (options.tlsSecret !== undefined) return undefined;
   if (tlsDir !== undefined) {
     const caFile = options.tlsCa ?? (existsSync(join(tlsDir, CA_CERT_FILE)) ? join(tlsDir, CA_CERT_FILE) : undefined);
     return { tls: { kind: 'files', certFile: join(tlsDir, TLS_CERT_FILE), keyFile: join(tlsDir, TLS_KEY_FILE), caFile } };
@@ -114,24 +121,64 @@ export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'mo
   return new InjectorError('SI_SERVE_PORT', why, { cause: err });
 }
 
+/**
+ * What the caBundle reconciler's events become: counters by result, the in-sync gauge (set by
+ * every finished check, so the alert on it clears once a check succeeds), and log lines.
+ */
+export function caBundleEventListener(name: string, metrics: WebhookMetrics, logger: Logger): (event: ReconcilerEvent) => void {
+  return (event) => {
+    if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
+    if (event.type === 'patched' || event.type === 'unchanged') metrics.caBundleInSync(name, true);
+    else if (event.type === 'failure') {
+      metrics.caBundle('failure');
+      metrics.caBundleInSync(name, false);
+      logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
+    } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
+    if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
+  };
+}
+
+interface InCluster {
+  config: InClusterConfig;
+  client: KubeClient;
+}
+
+/** The pod's API credentials and one client for the caBundle and the TLS Secret, loaded once, when first needed. */
+function inCluster(): () => Promise<InCluster> {
+  let loading: Promise<InCluster> | undefined;
+  return () =>
+    (loading ??= (async () => {
+      const cluster = await import('../cluster/index.js');
+      const config = await cluster.loadInClusterConfig();
+      return { config, client: new cluster.KubeClient(config) };
+    })());
+}
+
 /** Start the caBundle reconciler when asked; it follows the served CA. */
-async function startReconciler(name: string, resyncSeconds: number, logger: Logger, metrics: WebhookMetrics) {
+async function startReconciler(name: string, resyncSeconds: number, logger: Logger, metrics: WebhookMetrics, client: KubeClient) {
   const cluster = await import('../cluster/index.js');
-  const config = await cluster.loadInClusterConfig();
   const reconciler = new cluster.CaBundleReconciler({
-    api: new cluster.KubeClient(config),
+    api: client,
     webhookConfigName: name,
     intervalMs: resyncSeconds * 1000,
-    onEvent: (event) => {
-      if (event.type === 'patched' || event.type === 'unchanged' || event.type === 'conflict') metrics.caBundle(event.type);
-      else if (event.type === 'failure') {
-        metrics.caBundle('failure');
-        logger.error({ error: event.error.message, code: event.error.code, retryInMs: event.retryInMs }, 'caBundle reconcile failed');
-      } else if (event.type === 'warning') logger.warn({ webhookConfig: name }, event.message);
-      if (event.type === 'patched') logger.info({ webhookConfig: name, webhooks: event.webhooks, caCount: event.caCount }, 'caBundle updated');
-    },
+    onEvent: caBundleEventListener(name, metrics, logger),
   });
   return reconciler;
+}
+
+async function secretTls(options: ServeOptions, provision: ProvisionSettings | undefined, cluster: InCluster, reconciler: CaBundleReconciler | undefined, logger: Logger, metrics: WebhookMetrics): Promise<TlsSource> {
+  const { secretTlsSource } = await import('./serve-secret.js');
+  return secretTlsSource({
+    secret: options.tlsSecret!,
+    provision,
+    resyncSeconds: options.tlsSecretResync,
+    client: cluster.client,
+    namespace: cluster.config.namespace,
+    reconciler,
+    webhookConfig: options.webhookConfig,
+    logger,
+    metrics,
+  });
 }
 
 async function startHeal(options: ServeOptions, logger: Logger, metrics: WebhookMetrics) {
@@ -178,16 +225,22 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
 
   try {
     const metrics = createMetrics();
-    const { tls, dev } = await tlsSource(options);
+    const provision = resolveTlsSecretOptions(options);
+    const cluster = inCluster();
+    const fixed = await tlsSource(options);
 
     let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;
     if (options.webhookConfig !== undefined) {
-      if (tls.kind === 'files' && tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
-      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics);
+      if (fixed?.tls.kind === 'files' && fixed.tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
+      reconciler = await startReconciler(options.webhookConfig, options.caBundleResync, logger, metrics, (await cluster()).client);
     }
-    // Called at startup (before the reconciler starts) and after every certificate reload.
+    const dev = fixed?.dev;
+    const tls = fixed?.tls ?? (await secretTls(options, provision, await cluster(), reconciler, logger, metrics));
+    // Called at startup (before the reconciler starts) and after every certificate reload. A
+    // Secret's certificate may come after startup: the reconciler starts with the first one.
     const onCertificate = (served: ServedCertificate): void => {
       if (reconciler !== undefined && served.caPem !== undefined) reconciler.setCAs([served.caPem]);
+      if (tls.kind === 'dynamic') reconciler?.start();
     };
 
     // Self-healing (--reconcile): loaded only with the flag, so serve alone never loads the Kubernetes client.
@@ -219,7 +272,7 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
       await heal?.stop();
       throw portError(err, options) ?? err;
     }
-    reconciler?.start();
+    if (tls.kind !== 'dynamic') reconciler?.start();
 
     if (dev) io.stdout(devNotice(server.port, dev));
     io.stdout(banner(options.address, server.port, server.monitoringPort));

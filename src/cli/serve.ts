@@ -14,6 +14,7 @@ import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import type { CliIO } from './io.js';
 import { addReconcileOptions } from './serve-reconcile-options.js';
+import { addTlsSecretOptions } from './serve-tls-options.js';
 import type { ServeOptions, ServeRuntime } from './serve-run.js';
 
 function parsePort(value: string): number {
@@ -95,7 +96,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
     .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
-  addReconcileOptions(serve)
+  addReconcileOptions(addTlsSecretOptions(serve))
     .action(async (options: ServeOptions) => {
       // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
       const { runServe } = await import('./serve-run.js');

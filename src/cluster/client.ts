@@ -1,7 +1,7 @@
 /**
  * @module cluster/client
- * A minimal Kubernetes API client on `node:https`: JSON GET and PATCH with the pod's service
- * account, nothing else. @kubernetes/client-node is far too heavy for one caBundle patch (and its
+ * A minimal Kubernetes API client on `node:https`: JSON GET, PATCH, PUT and POST with the pod's
+ * service account, nothing else. @kubernetes/client-node is far too heavy for one caBundle patch (and its
  * current major needs Node 22). Every failure is a `KubeApiError` carrying the HTTP status and
  * the API's `Status.message`, so callers can tell a conflict from an outage.
  */
@@ -75,6 +75,16 @@ export class KubeClient implements KubeApi {
     return this.request('PATCH', path, JSON.stringify(body), PATCH_CONTENT_TYPES[type], options);
   }
 
+  /** Replace an object; with `metadata.resourceVersion` set, a concurrent change answers 409. */
+  put(path: string, body: unknown, options: RequestOptions = {}): Promise<unknown> {
+    return this.request('PUT', path, JSON.stringify(body), 'application/json', options);
+  }
+
+  /** Create an object in a collection; an existing name answers 409. */
+  post(path: string, body: unknown, options: RequestOptions = {}): Promise<unknown> {
+    return this.request('POST', path, JSON.stringify(body), 'application/json', options);
+  }
+
   /** Close pooled connections. The client stays usable; it reconnects on the next call. */
   close(): void {
     this.#agent?.destroy();
@@ -132,7 +142,7 @@ export class KubeClient implements KubeApi {
           const apiStatus = isPlainObject(parsed) && parsed.kind === 'Status' ? parsed : undefined;
           const reason = typeof apiStatus?.reason === 'string' ? apiStatus.reason : undefined;
           const apiMessage = typeof apiStatus?.message === 'string' ? apiStatus.message : text.slice(0, 500) || undefined;
-          fail(`${status}${reason ? ` ${reason}` : ''}${apiMessage ? `: ${apiMessage}` : ''}${hint(status)}`, { status, reason, apiMessage });
+          fail(`${status}${reason ? ` ${reason}` : ''}${apiMessage ? `: ${apiMessage}` : ''}${hint(status, path)}`, { status, reason, apiMessage });
         });
       });
       const timer = setTimeout(() => {
@@ -165,9 +175,9 @@ export class KubeClient implements KubeApi {
   }
 }
 
-function hint(status: number): string {
+function hint(status: number, path: string): string {
   if (status === 401) return ' (the service account token was refused; it may have expired or been rotated)';
-  if (status === 403) return ' (grant the service account get and patch on this mutatingwebhookconfiguration: see CA_BUNDLE_RBAC)';
+  if (status === 403 && path.includes('/mutatingwebhookconfigurations/')) return ' (grant the service account get and patch on this mutatingwebhookconfiguration: see CA_BUNDLE_RBAC)';
   return '';
 }
 

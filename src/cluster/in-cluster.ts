@@ -35,7 +35,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const host = env.KUBERNETES_SERVICE_HOST?.trim().replace(/^\[(.*)\]$/, '$1');
   const portText = env.KUBERNETES_SERVICE_PORT?.trim();
   if (!host || !portText) {
-    throw new ClusterError('SI_CLUSTER_CONFIG', 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set: not running in a Kubernetes pod, so the caBundle cannot be managed');
+    throw new ClusterError('SI_CLUSTER_CONFIG', 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set: not running in a Kubernetes pod, so the caBundle (--webhook-config) and the TLS Secret (--tls-secret) cannot be reached');
   }
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {

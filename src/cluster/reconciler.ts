@@ -6,6 +6,8 @@
  * until they expire, so a rollover across replicas fails no request. Writes are conditional on
  * the resourceVersion read and retried on conflict; errors back off exponentially up to a cap
  * and never escape the timer. Counters go out through `onEvent`; the telemetry module owns metrics.
+ * `trustedSince` tells since when the bundle has held a current CA: self-provisioning lets a new
+ * CA sign only once the apiserver has had time to trust it.
  */
 import { createHash } from 'node:crypto';
 import { CertError, ClusterError, toInjectorError, type InjectorError } from '../errors.js';
@@ -81,6 +83,9 @@ export class CaBundleReconciler {
 
   #cas: string[] = [];
   #casKey = '';
+  #fingerprints: string[] = [];
+  /** Current CA fingerprint -> the first successful reconcile with it in the bundle. */
+  readonly #trusted = new Map<string, Date>();
   #started = false;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
@@ -143,13 +148,28 @@ export class CaBundleReconciler {
     return { ...this.#stats };
   }
 
+  /** Since when every selected webhook's caBundle has held this current CA (sha256 hex of its DER); undefined: not confirmed. */
+  trustedSince(fingerprint: string): Date | undefined {
+    return this.#trusted.get(fingerprint);
+  }
+
   #setCAs(pems: readonly string[]): boolean {
     const ders = pems.flatMap((pem) => decodeCertificates(pem, 'CA for the caBundle'));
-    const key = ders.map((d) => createHash('sha256').update(d).digest('hex')).join(',');
+    const fingerprints = ders.map((d) => createHash('sha256').update(d).digest('hex'));
+    const key = fingerprints.join(',');
     if (key === this.#casKey) return false;
     this.#cas = [...pems];
     this.#casKey = key;
+    this.#fingerprints = fingerprints;
+    for (const fp of [...this.#trusted.keys()]) if (!fingerprints.includes(fp)) this.#trusted.delete(fp);
     return true;
+  }
+
+  // The bundle now holds every current, unexpired CA (planCaBundle puts them first).
+  #confirm(fingerprints: readonly string[]): void {
+    const now = this.#now();
+    // A run that started before setCAs confirms only what is still current.
+    for (const fp of fingerprints) if (this.#fingerprints.includes(fp) && !this.#trusted.has(fp)) this.#trusted.set(fp, now);
   }
 
   // Runs are serialised; a run requested while another waits to start joins that one.
@@ -190,6 +210,7 @@ export class CaBundleReconciler {
 
   async #reconcile(trigger: ReconcileTrigger): Promise<ReconcileResult> {
     const cas = this.#cas;
+    const fingerprints = this.#fingerprints;
     if (cas.length === 0) {
       this.#warn('no CA has been set yet; the caBundle is left as it is');
       return { outcome: 'no-ca', webhooks: [] };
@@ -224,6 +245,7 @@ export class CaBundleReconciler {
       }
       const names = selected.map((w) => w.name);
       if (changes.length === 0) {
+        this.#confirm(fingerprints);
         this.#stats.unchanged++;
         this.#emit({ type: 'unchanged', trigger, webhooks: names });
         return { outcome: 'unchanged', webhooks: names };
@@ -237,6 +259,7 @@ export class CaBundleReconciler {
         await sleep(this.#withJitter(this.#conflictBackoffMs * 2 ** (attempt - 1)), signal);
         continue;
       }
+      this.#confirm(fingerprints);
       this.#stats.patches++;
       const patched = changes.map((c) => c.name);
       this.#emit({ type: 'patched', trigger, webhooks: patched, caCount, retained, expiredRemoved });

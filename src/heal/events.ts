@@ -11,7 +11,18 @@ import { createHash } from 'node:crypto';
 import type { HealApi } from './kube.js';
 import type { WorkloadRef } from './types.js';
 
-export type EventReason = 'SidecarMissing' | 'SidecarStale' | 'SidecarRestarted' | 'InjectionFailed';
+export type EventReason =
+  | 'SidecarMissing'
+  | 'SidecarStale'
+  | 'SidecarRestarted'
+  | 'InjectionFailed'
+  // On the injector's own pod (serve --tls-secret): why it cannot serve, and what it provisioned.
+  | 'TLSSecretMissing'
+  | 'TLSSecretForbidden'
+  | 'TLSSecretIncomplete'
+  | 'TLSSecretInvalid'
+  | 'TLSSecretUnreachable'
+  | 'TLSCertificateProvisioned';
 
 export interface RecorderOptions {
   api: Pick<HealApi, 'createEvent'>;

@@ -368,9 +368,12 @@ export class PodReconciler {
     };
     this.#rolling = (async () => {
       // A workload still rolling out (restarted by another replica, or by a person) is left alone.
-      const { ready, rolling } = await settledTargets(this.#o.api, candidates);
-      for (const p of [...ready, ...rolling]) this.#restartedAt.set(workloadKey(p.workload), now);
+      // One being deleted (or in a namespace being deleted) could never progress: it would hold
+      // every other restart up for the whole timeout.
+      const { ready, rolling, deleting } = await settledTargets(this.#o.api, candidates);
+      for (const p of [...ready, ...rolling, ...deleting]) this.#restartedAt.set(workloadKey(p.workload), now);
       if (rolling.length > 0) this.#o.log('info', 'not restarting workloads that are still rolling out', { workloads: rolling.map((p) => workloadKey(p.workload)) });
+      if (deleting.length > 0) this.#o.log('info', 'not restarting workloads that are being deleted', { workloads: deleting.map((p) => workloadKey(p.workload)) });
       const outcomes = await rollOut(ready, deps, this.#o.rollout);
       for (const o of outcomes) {
         if (o.result === 'not-started') {

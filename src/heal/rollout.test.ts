@@ -117,6 +117,44 @@ describe('rollOut', () => {
   });
 });
 
+describe('workloads being deleted', () => {
+  // Found on a real node: serve --reconcile-restart restarted a Deployment whose namespace was
+  // being deleted; no pod could be created there, so it waited out the whole timeout (5 min)
+  // while a healthy stale Deployment elsewhere waited behind it.
+  const objects: Record<string, Obj | undefined> = {
+    '/apis/apps/v1/namespaces/live/deployments/ok': { metadata: { name: 'ok', generation: 2 }, spec: { replicas: 1 }, status: { observedGeneration: 2, updatedReplicas: 1 } },
+    '/apis/apps/v1/namespaces/live/deployments/rolling': { metadata: { name: 'rolling', generation: 3 }, spec: { replicas: 1 }, status: { observedGeneration: 2 } },
+    '/apis/apps/v1/namespaces/live/deployments/marked': { metadata: { name: 'marked', generation: 1, deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { observedGeneration: 1, updatedReplicas: 1 } },
+    '/apis/apps/v1/namespaces/going/deployments/web': { metadata: { name: 'web', generation: 1 }, spec: { replicas: 1 }, status: { observedGeneration: 1, updatedReplicas: 1 } },
+    '/api/v1/namespaces/live': { metadata: { name: 'live' }, status: { phase: 'Active' } },
+    '/api/v1/namespaces/going': { metadata: { name: 'going', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } },
+  };
+  const api = { defaultNamespace: 'default', get: async (path: string) => objects[path] } as unknown as HealApi;
+  const at = (namespace: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace }, stale: 1, missing: 0, why: [] });
+
+  it('are neither restarted nor waited for: gone, marked for deletion, or in a namespace being deleted', async () => {
+    const { ready, rolling, deleting } = await settledTargets(api, [at('going', 'web'), at('live', 'ok'), at('live', 'rolling'), at('live', 'marked'), at('live', 'gone')]);
+    assert.deepEqual(ready.map((p) => p.workload.name), ['ok']);
+    assert.deepEqual(rolling.map((p) => p.workload.name), ['rolling']);
+    assert.deepEqual(deleting.map((p) => p.workload.name), ['web', 'marked', 'gone']);
+  });
+
+  it('a workload deleted while it rolls out ends its rollout at once, not at the timeout', async () => {
+    let gets = 0;
+    const vanishing = {
+      defaultNamespace: 'default',
+      patchWorkload: async () => ({ metadata: { generation: 2 }, spec: { selector: { matchLabels: { app: 'web' } } } }),
+      get: async () => (++gets < 3 ? { metadata: { generation: 2 }, status: { observedGeneration: 2 } } : undefined),
+      list: async () => ({ items: [], resourceVersion: '1' }),
+    } as unknown as HealApi;
+    const t0 = Date.now();
+    const [o] = await rollOut([target('web')], deps(vanishing), { maxInFlight: 1, intervalMs: 0, timeoutMs: 60_000, pollMs: 5 });
+    assert.equal(o.result, 'failed');
+    assert.match(o.detail, /deleted while it rolled out/);
+    assert.ok(Date.now() - t0 < 10_000, 'waited for the timeout');
+  });
+});
+
 describe('planRestart', () => {
   it('restarts Deployments, StatefulSets and DaemonSets; reports bare pods and Jobs; honours --stale/--missing', () => {
     const c = (state: Classification['state']): Classification => ({ state, reason: 'policy-enabled', message: '', ...(state === 'stale' ? { changes: [{ what: 'image', detail: 'image a -> b' }] } : {}) });
@@ -142,16 +180,21 @@ describe('settledTargets', () => {
     spec: { replicas: 1 },
     status: { observedGeneration: rolling ? 1 : 2, updatedReplicas: 1 },
   });
+  // ns2 is being deleted: its workloads are neither restarted nor waited for, by either path.
+  const namespaces: Obj[] = [{ metadata: { name: 'ns0' } }, { metadata: { name: 'ns1' } }, { metadata: { name: 'ns2', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } }];
   function api(objects: Obj[]) {
     const calls: string[] = [];
     const a = {
       async get(path: string) {
         calls.push(`get ${path}`);
+        const ns = namespaces.find((n) => path === `/api/v1/namespaces/${n.metadata.name}`);
+        if (ns !== undefined) return ns;
         const o = objects.find((x) => path.endsWith(`/namespaces/${x.metadata.namespace}/deployments/${x.metadata.name}`));
         return o === undefined ? undefined : { ...o, kind: 'Deployment' };
       },
       async listPages(path: string, _q: Record<string, string>, onPage: (items: unknown[]) => void) {
         calls.push(`list ${path}`);
+        if (path === '/api/v1/namespaces') return void onPage(namespaces);
         onPage(objects.filter((o) => !path.includes('/namespaces/') || path.includes(`/namespaces/${o.metadata.namespace}/`)));
         return { resourceVersion: '1', count: objects.length };
       },
@@ -160,23 +203,25 @@ describe('settledTargets', () => {
   }
   const t = (ns: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace: ns, apiVersion: 'apps/v1' }, stale: 1, missing: 0, why: [] });
 
-  it('a few targets: one GET each; many: one list per kind, cluster-wide across namespaces, with the same split', async () => {
+  it('a few targets: GETs of each and its namespace; many: one list per kind, cluster-wide, and one of namespaces, with the same split', async () => {
     const objects = Array.from({ length: 30 }, (_, i) => deployment(`ns${i % 3}`, `d${i}`, i % 4 === 0));
     const few = api(objects);
-    const small = await settledTargets(few.a, objects.slice(0, 5).map((o) => t(o.metadata.namespace, o.metadata.name)));
-    assert.equal(few.calls.filter((c) => c.startsWith('get')).length, 5);
+    const small = await settledTargets(few.a, objects.slice(0, 6).map((o) => t(o.metadata.namespace, o.metadata.name)));
+    assert.equal(few.calls.filter((c) => c.startsWith('get')).length, 12);
     assert.deepEqual(small.rolling.map((p) => p.workload.name), ['d0', 'd4']);
+    assert.deepEqual(small.deleting.map((p) => p.workload.name), ['d2', 'd5']);
 
     const many = api(objects);
     const all = await settledTargets(many.a, [...objects.map((o) => t(o.metadata.namespace, o.metadata.name)), t('ns9', 'gone')]);
-    assert.deepEqual(many.calls, ['list /apis/apps/v1/deployments']);
-    assert.deepEqual(all.rolling.map((p) => p.workload.name), ['d0', 'd4', 'd8', 'd12', 'd16', 'd20', 'd24', 'd28']);
-    assert.equal(all.ready.length, 23, 'a workload that is gone is not rolling');
+    assert.deepEqual(many.calls, ['list /apis/apps/v1/deployments', 'list /api/v1/namespaces']);
+    assert.deepEqual(all.rolling.map((p) => p.workload.name), ['d0', 'd4', 'd12', 'd16', 'd24', 'd28']);
+    assert.deepEqual(all.deleting.map((p) => p.workload.name), ['d2', 'd5', 'd8', 'd11', 'd14', 'd17', 'd20', 'd23', 'd26', 'd29', 'gone']);
+    assert.equal(all.ready.length, 14);
 
     const inNs1 = Array.from({ length: 25 }, (_, i) => deployment('ns1', `e${i}`, false));
     const one = api(inNs1);
     await settledTargets(one.a, inNs1.map((o) => t('ns1', o.metadata.name)));
-    assert.deepEqual(one.calls, ['list /apis/apps/v1/namespaces/ns1/deployments']);
+    assert.deepEqual(one.calls, ['list /apis/apps/v1/namespaces/ns1/deployments', 'list /api/v1/namespaces']);
   });
 });
 

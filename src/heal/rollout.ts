@@ -123,7 +123,10 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
   let seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
   for (let round = 0; round < 1_000_000; round++) {
     try {
-      seen = await look(workload, generation, labelSelector, restartedAt, deps);
+      const looked = await look(workload, generation, labelSelector, restartedAt, deps);
+      // Deleted meanwhile (its namespace too, maybe): no pod will come; do not wait out the timeout.
+      if (looked === 'deleted') return done('failed', 'the workload was deleted while it rolled out', seen.newPods, seen.injected);
+      seen = looked;
     } catch (err) {
       if (!(err instanceof ClusterError)) throw err;
       deps.log(`warning: ${name}: ${err.message}`);
@@ -144,6 +147,7 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
 
 async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps) {
   const current = await deps.api.get(workloadPath(workload));
+  if (current === undefined || beingDeleted(current)) return 'deleted' as const;
   const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
   const observed = typeof status.observedGeneration === 'number' && status.observedGeneration >= generation;
   const { items } = await deps.api.list(`/api/v1/namespaces/${encodeURIComponent(workload.namespace)}/pods`, labelSelector ? { labelSelector } : {});
@@ -179,36 +183,70 @@ export function rolloutInProgress(obj: unknown): boolean {
   return num(status.updatedReplicas) < replicas;
 }
 
-/** More targets than this are looked up with one list per kind rather than one GET each. */
+/** More targets than this are looked up with lists (one per kind, one of namespaces) rather than GETs each. */
 const GET_EACH = 20;
 
-/** Split targets into those to restart now and those whose rollout is still in progress. */
-export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[] }> {
-  const ready: PlannedWorkload[] = [];
-  const rolling: PlannedWorkload[] = [];
-  const inProgress = targets.length > GET_EACH ? await rollingByList(api, targets) : undefined;
-  for (const t of targets) {
-    const busy = inProgress !== undefined ? inProgress.has(workloadPath(t.workload)) : rolloutInProgress(await api.get(workloadPath(t.workload)));
-    (busy ? rolling : ready).push(t);
-  }
-  return { ready, rolling };
+/** Is this object (a workload or a namespace) being deleted? */
+function beingDeleted(obj: unknown): boolean {
+  if (!isPlainObject(obj) || !isPlainObject(obj.metadata)) return false;
+  return obj.metadata.deletionTimestamp !== undefined || (isPlainObject(obj.status) && obj.status.phase === 'Terminating');
 }
 
-/** The paths of the targets' kinds that are rolling out, from one paginated list per kind (and namespace, when all are in one). */
-async function rollingByList(api: HealApi, targets: readonly PlannedWorkload[]): Promise<Set<string>> {
-  const out = new Set<string>();
+type Settled = 'ready' | 'rolling' | 'deleting';
+
+/** One target's state from its workload and namespace objects (undefined: not found). */
+function settledState(obj: unknown, ns: unknown): Settled {
+  if (obj === undefined || beingDeleted(obj) || beingDeleted(ns)) return 'deleting';
+  return rolloutInProgress(obj) ? 'rolling' : 'ready';
+}
+
+/**
+ * Split targets into those to restart now, those whose rollout is still in progress, and those
+ * being deleted: gone, marked for deletion, or in a namespace being deleted. No pod can be
+ * created there, so a restart would only wait out the whole timeout and hold up the others.
+ */
+export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[]; deleting: PlannedWorkload[] }> {
+  const out: Record<Settled, PlannedWorkload[]> = { ready: [], rolling: [], deleting: [] };
+  const listed = targets.length > GET_EACH ? await settledByList(api, targets) : undefined;
+  for (const t of targets) {
+    const path = workloadPath(t.workload);
+    if (listed !== undefined) {
+      out[listed.states.get(path) === undefined || listed.terminating.has(t.workload.namespace) ? 'deleting' : listed.states.get(path)!].push(t);
+      continue;
+    }
+    const [obj, ns] = await Promise.all([api.get(path), api.get(`/api/v1/namespaces/${encodeURIComponent(t.workload.namespace)}`)]);
+    out[settledState(obj, ns)].push(t);
+  }
+  return out;
+}
+
+/**
+ * The targets' kinds from one paginated list per kind (and namespace, when all are in one), and
+ * the namespaces being deleted from one list: only each workload's state is kept, not the object.
+ */
+async function settledByList(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ states: Map<string, Settled>; terminating: Set<string> }> {
+  const states = new Map<string, Settled>();
+  const terminating = new Set<string>();
   const namespaces = new Set(targets.map((t) => t.workload.namespace));
+  const metaOf = (obj: unknown): Record<string, unknown> => (isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {});
   for (const kind of new Set(targets.map((t) => t.workload.kind))) {
     const one = workloadPath({ kind, namespace: [...namespaces][0], name: '' }).replace(/\/$/, '');
     const path = namespaces.size === 1 ? one : one.replace(/\/namespaces\/[^/]+/, '');
     await api.listPages(path, {}, (items) => {
       for (const obj of items) {
-        const meta = isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {};
+        const meta = metaOf(obj);
         if (typeof meta.name !== 'string' || typeof meta.namespace !== 'string') continue;
         // Lists leave out each item's kind; rolloutInProgress reads it.
-        if (rolloutInProgress({ ...(obj as object), kind })) out.add(workloadPath({ kind, namespace: meta.namespace, name: meta.name }));
+        states.set(workloadPath({ kind, namespace: meta.namespace, name: meta.name }), settledState({ ...(obj as object), kind }, undefined));
       }
     });
   }
-  return out;
+  await api.listPages('/api/v1/namespaces', {}, (items) => {
+    for (const ns of items) {
+      const name = metaOf(ns).name;
+      if (typeof name === 'string' && namespaces.has(name) && beingDeleted(ns)) terminating.add(name);
+    }
+  });
+  return { states, terminating };
 }
+

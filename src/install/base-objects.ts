@@ -8,7 +8,7 @@ import type { Namespace, Secret, ServiceAccount, ConfigMap } from 'kubernetes-ty
 import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
 import { caBundleRbacRules } from '../cluster/index.js';
 import { commonLabels, metadata, type InstallContext } from './context.js';
-import { tlsSecretName } from './options.js';
+import { servedSecretName, tlsSecretName } from './options.js';
 
 export function namespaceObject(ctx: InstallContext): Namespace {
   return {
@@ -32,9 +32,14 @@ export function serviceAccount(ctx: InstallContext): ServiceAccount {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: metadata(ctx, ctx.options.name),
-    // The token is needed only by the caBundle reconciler.
-    automountServiceAccountToken: ctx.options.caBundleReconcile || ctx.options.reconcile,
+    // The token is needed only by the caBundle reconciler, the TLS Secret reader and self-healing.
+    automountServiceAccountToken: needsToken(ctx),
   };
+}
+
+/** Whether the server talks to the API: caBundle reconciler, a TLS Secret read through the API, self-healing. */
+export function needsToken(ctx: InstallContext): boolean {
+  return ctx.options.caBundleReconcile || ctx.options.reconcile || servedSecretName(ctx.options) !== undefined;
 }
 
 /** Only get/patch on our own MutatingWebhookConfiguration (cluster-scoped, so a ClusterRole). */

@@ -43,7 +43,7 @@ const find = (docs: Obj[], kind: string): Obj => {
 };
 const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 
-describe('manifests: the default install', () => {
+describe('manifests: the default install (the server provisions its certificate)', () => {
   let docs: Obj[];
   before(async () => {
     ({ docs } = await install());
@@ -52,7 +52,7 @@ describe('manifests: the default install', () => {
   it('lists every object in an order kubectl apply accepts in one pass', () => {
     assert.deepEqual(
       docs.map((d) => d.kind),
-      ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'MutatingWebhookConfiguration'],
+      ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'MutatingWebhookConfiguration'],
     );
     for (const d of docs) {
       const clusterScoped = ['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration'].includes(d.kind);
@@ -68,7 +68,6 @@ describe('manifests: the default install', () => {
     const mwc = find(docs, 'MutatingWebhookConfiguration');
     assert.equal(mwc.apiVersion, 'admissionregistration.k8s.io/v1');
     assert.equal(mwc.webhooks.length, 2);
-    const secret = find(docs, 'Secret');
     for (const w of mwc.webhooks) {
       assert.equal(w.sideEffects, 'None');
       assert.deepEqual(w.admissionReviewVersions, ['v1', 'v1beta1']);
@@ -77,7 +76,7 @@ describe('manifests: the default install', () => {
       assert.ok(w.timeoutSeconds >= 1 && w.timeoutSeconds <= 5, 'short timeout');
       assert.deepEqual(w.rules, [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }]);
       assert.deepEqual(w.clientConfig.service, { name: 'sidecar-injector', namespace: 'sidecar-injector', path: '/inject', port: 443 });
-      assert.equal(b64(w.clientConfig.caBundle), b64(secret.data['ca.crt']), 'caBundle is the CA in the Secret');
+      assert.equal(w.clientConfig.caBundle, undefined, 'the server fills it with the CA it makes');
       const excluded = w.namespaceSelector.matchExpressions.find((e: Obj) => e.key === NAMESPACE_NAME_LABEL);
       assert.equal(excluded.operator, 'NotIn');
       for (const ns of ['kube-system', 'sidecar-injector']) assert.ok(excluded.values.includes(ns), `excludes ${ns}`);
@@ -97,26 +96,6 @@ describe('manifests: the default install', () => {
     const podLabels = find(docs, 'Deployment').spec.template.metadata.labels;
     assert.equal(evaluateScopes(scopes, { name: ownNs.metadata.name, labels: ownNs.metadata.labels }, podLabels).reached, false);
     assert.equal(evaluateScopes(scopes, { name: ownNs.metadata.name, labels: { 'istio-injection': 'enabled' } }, { 'sidecar.istio.io/inject': 'true' }).reached, false);
-  });
-
-  it('the certificate chain verifies for every SAN, over a real TLS handshake, and the caBundle is the CA', async () => {
-    const secret = find(docs, 'Secret');
-    assert.equal(secret.type, 'kubernetes.io/tls');
-    const [certPem, keyPem, caPem] = ['tls.crt', 'tls.key', 'ca.crt'].map((k) => b64(secret.data[k]));
-    const leaf = new X509Certificate(certPem);
-    const ca = new X509Certificate(caPem);
-    assert.ok(ca.ca, 'ca.crt is a CA');
-    assert.ok(leaf.checkIssued(ca) && leaf.verify(ca.publicKey), 'the leaf is signed by the CA');
-    const names = serviceDnsNames('sidecar-injector', 'sidecar-injector');
-    assert.ok(names.includes('sidecar-injector.sidecar-injector.svc'), 'the name the apiserver dials');
-    for (const servername of names) {
-      const probe = await tlsProbe({ certPem, keyPem }, { caPem, servername });
-      assert.ok(probe.ok, `${servername}: ${probe.code} ${probe.message}`);
-    }
-    const wrong = await tlsProbe({ certPem, keyPem }, { caPem, servername: 'other.sidecar-injector.svc' });
-    assert.equal(wrong.ok, false, 'a name outside the SANs is refused');
-    const mwc = find(docs, 'MutatingWebhookConfiguration');
-    assert.equal(b64(mwc.webhooks[0].clientConfig.caBundle), caPem);
   });
 
   it('the Deployment is highly available, probed, non-root and read-only', () => {
@@ -154,6 +133,8 @@ describe('manifests: the default install', () => {
     const mwc = find(docs, 'MutatingWebhookConfiguration');
     const role = find(docs, 'ClusterRole');
     const binding = find(docs, 'ClusterRoleBinding');
+    const tlsRole = find(docs, 'Role');
+    const tlsBinding = find(docs, 'RoleBinding');
     // Selectors pick the pod template.
     for (const [k, v] of Object.entries(dep.spec.selector.matchLabels)) assert.equal(dep.spec.template.metadata.labels[k], v);
     for (const [k, v] of Object.entries(svc.spec.selector)) assert.equal(dep.spec.template.metadata.labels[k], v);
@@ -162,19 +143,36 @@ describe('manifests: the default install', () => {
     const containerPort = c.ports.find((p: Obj) => p.name === https.targetPort).containerPort;
     assert.equal(c.args[c.args.indexOf('--port') + 1], String(containerPort));
     assert.equal(mwc.webhooks[0].clientConfig.service.port, https.port);
-    // Volumes point at objects in the output; mounts match serve's --tls-dir and --config.
+    // The config is mounted; the TLS Secret is read through the API (a missing one cannot hang the pod in ContainerCreating).
     const vol = (name: string) => pod.volumes.find((v: Obj) => v.name === name);
-    assert.equal(vol('tls').secret.secretName, secret.metadata.name);
     assert.equal(vol('config').configMap.name, cm.metadata.name);
+    assert.equal(vol('tls'), undefined);
     const mount = (name: string) => c.volumeMounts.find((m: Obj) => m.name === name).mountPath;
-    assert.equal(c.args[c.args.indexOf('--tls-dir') + 1], mount('tls'));
     assert.equal(c.args[c.args.indexOf('--config') + 1], mount('config'));
+    assert.equal(c.args[c.args.indexOf('--tls-secret') + 1], secret.metadata.name);
+    assert.equal(c.args[c.args.indexOf('--tls-provision') + 1], svc.metadata.name, 'the certificate is for the Service');
+    assert.deepEqual(c.env.map((e: Obj) => [e.name, e.valueFrom.fieldRef.fieldPath]), [['POD_NAME', 'metadata.name'], ['POD_NAMESPACE', 'metadata.namespace'], ['POD_UID', 'metadata.uid']]);
+    // The Role allows exactly that Secret (get, update) and Events on the pod.
+    assert.deepEqual(tlsRole.rules, [
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: [secret.metadata.name] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+    ]);
+    assert.deepEqual(tlsBinding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: tlsRole.metadata.name });
+    assert.deepEqual(tlsBinding.subjects, [{ kind: 'ServiceAccount', name: 'sidecar-injector', namespace: 'sidecar-injector' }]);
+    assert.equal(pod.automountServiceAccountToken, true);
     // RBAC: the service account may get/patch exactly the webhook configuration the server reconciles.
     assert.equal(pod.serviceAccountName, sa.metadata.name);
     assert.equal(c.args[c.args.indexOf('--webhook-config') + 1], mwc.metadata.name);
     assert.deepEqual(role.rules, [{ apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], verbs: ['get', 'patch'], resourceNames: [mwc.metadata.name] }]);
     assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name });
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: sa.metadata.namespace }]);
+  });
+
+  it('the Secret is written empty and Opaque: no data for kubectl apply or helm upgrade to reset, nothing a tls-typed Secret would require', () => {
+    const secret = find(docs, 'Secret');
+    assert.deepEqual(Object.keys(secret).sort(), ['apiVersion', 'kind', 'metadata', 'type']);
+    assert.equal(secret.type, 'Opaque');
+    assert.equal(secret.metadata.name, 'sidecar-injector-certs');
   });
 
   it('the container runs serve with flags serve actually has', () => {
@@ -199,6 +197,31 @@ describe('manifests: the default install', () => {
   });
 });
 
+describe('manifests --certs-dir: certificates generated here', () => {
+  it('the certificate chain verifies for every SAN, over a real TLS handshake, and the caBundle is the CA', async () => {
+    const { docs } = await install({ certsDir: join(dir, 'chain-certs') });
+    assert.deepEqual(docs.map((d) => d.kind).filter((k) => k.startsWith('Role')), [], 'nothing to read through the API');
+    const secret = find(docs, 'Secret');
+    assert.equal(secret.type, 'kubernetes.io/tls');
+    const [certPem, keyPem, caPem] = ['tls.crt', 'tls.key', 'ca.crt'].map((k) => b64(secret.data[k]));
+    const leaf = new X509Certificate(certPem);
+    const ca = new X509Certificate(caPem);
+    assert.ok(ca.ca, 'ca.crt is a CA');
+    assert.ok(leaf.checkIssued(ca) && leaf.verify(ca.publicKey), 'the leaf is signed by the CA');
+    const names = serviceDnsNames('sidecar-injector', 'sidecar-injector');
+    assert.ok(names.includes('sidecar-injector.sidecar-injector.svc'), 'the name the apiserver dials');
+    for (const servername of names) {
+      const probe = await tlsProbe({ certPem, keyPem }, { caPem, servername });
+      assert.ok(probe.ok, `${servername}: ${probe.code} ${probe.message}`);
+    }
+    const wrong = await tlsProbe({ certPem, keyPem }, { caPem, servername: 'other.sidecar-injector.svc' });
+    assert.equal(wrong.ok, false, 'a name outside the SANs is refused');
+    const mwc = find(docs, 'MutatingWebhookConfiguration');
+    assert.equal(b64(mwc.webhooks[0].clientConfig.caBundle), caPem);
+  });
+
+});
+
 describe('manifests: options', () => {
   it('--certs-dir makes reruns identical and keeps the CA when the certificate must change', async () => {
     const certsDir = join(dir, 'certs');
@@ -216,16 +239,35 @@ describe('manifests: options', () => {
     assert.match(renamed.notes.join('\n'), /issued a new serving certificate/);
   });
 
-  it('--no-certs writes no Secret; the caBundle comes from --ca-file or is left to the reconciler', async () => {
+  it('--no-certs and --existing-secret write no Secret; the server reads yours through the API (get only); the caBundle comes from --ca-file or is left to the reconciler', async () => {
     const none = await install({ certMode: 'none' });
     assert.equal(none.docs.filter((d) => d.kind === 'Secret').length, 0);
     assert.equal(find(none.docs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.caBundle, undefined);
-    assert.match(none.notes.join('\n'), /create sidecar-injector-tls/);
+    assert.match(none.notes.join('\n'), /create sidecar-injector-tls .*until it exists the server is not ready and says so/);
+    const args = (docs: Obj[]) => find(docs, 'Deployment').spec.template.spec.containers[0].args as string[];
+    assert.equal(args(none.docs)[args(none.docs).indexOf('--tls-secret') + 1], 'sidecar-injector-tls');
+    assert.ok(!args(none.docs).includes('--tls-provision'));
+    const own = await install({ existingSecret: 'my-cert' });
+    assert.equal(args(own.docs)[args(own.docs).indexOf('--tls-secret') + 1], 'my-cert');
+    assert.deepEqual(find(own.docs, 'Role').rules[0], { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['my-cert'] });
     const caFile = join(dir, 'ca.pem');
-    await writeFile(caFile, b64(find((await install()).docs, 'Secret').data['ca.crt']));
+    await writeFile(caFile, b64(find((await install({ certsDir: join(dir, 'ca-file-certs') })).docs, 'Secret').data['ca.crt']));
     const withCa = await install({ certMode: 'none', caFile });
     assert.equal(b64(find(withCa.docs, 'MutatingWebhookConfiguration').webhooks[1].clientConfig.caBundle), await readFile(caFile, 'utf8'));
     await assert.rejects(generateInstall({ caFile }), /--ca-file goes with --no-certs/);
+  });
+
+  it('self-provisioning: lifetimes reach serve, a cluster domain only when not the default; combinations that cannot work are refused', async () => {
+    const { docs } = await install({ tlsCaValidity: '365d', tlsCertValidity: '30d', clusterDomain: 'corp.local' });
+    const args = find(docs, 'Deployment').spec.template.spec.containers[0].args as string[];
+    const from = args.indexOf('--tls-secret');
+    assert.deepEqual(args.slice(from, from + 10), ['--tls-secret', 'sidecar-injector-certs', '--tls-provision', 'sidecar-injector', '--tls-ca-validity', '365d', '--tls-cert-validity', '30d', '--cluster-domain', 'corp.local']);
+    await assert.rejects(generateInstall({ caBundleReconcile: false }), /self-provisioned certificates need the caBundle reconciler/);
+    await assert.rejects(generateInstall({ tlsCertValidity: '90 days' }), /not a lifetime/);
+    await assert.rejects(generateInstall({ certMode: 'none', tlsCaValidity: '1d' }), /only goes with self-provisioned/);
+    await assert.rejects(generateInstall({ certMode: 'cert-manager', existingSecret: 'x' }), /--existing-secret names your own certificate/);
+    await assert.rejects(generateInstall({ existingSecret: 'Bad_Name' }), /not a valid Secret name/);
+    await assert.rejects(generateInstall({ webhookUrl: 'https://127.0.0.1:9443', certMode: 'provision' }), /outside the cluster/);
   });
 
   it('cert-manager mode: Issuer + Certificate, the inject-ca-from annotation, no reconciler or RBAC', async () => {
@@ -304,12 +346,27 @@ describe('manifests: options', () => {
     const bad = join(dir, 'bad-config.yaml');
     await writeFile(bad, 'policy: enabled\ntemplates:\n  sidecar: "{{ .Values.x"\n');
     await assert.rejects(generateInstall({ config: bad }), (err: Error & { code?: string }) => err.code === 'SI_CONFIG_INVALID');
+    await assert.rejects(generateInstall({ serviceMonitor: true, monitoringLabels: { 'bad key': 'x' } }), /--monitoring-label bad key=x: the key must be/);
+    await assert.rejects(generateInstall({ monitoringLabels: { release: 'has space' } }), /--monitoring-label release=has space: the value must be/);
+    await assert.rejects(generateInstall({ webhookUrl: 'https://127.0.0.1:9443', prometheusRule: true }), /--webhook-url and --prometheus-rule\/--service-monitor do not go together/);
+  });
+
+  it('--prometheus-rule and --service-monitor: the alerts for this install and a ServiceMonitor, before the webhook configuration; neither by default', async () => {
+    const plain = await generateInstall({ certMode: 'none' });
+    assert.ok(!plain.objects.some((o) => o.apiVersion.startsWith('monitoring.coreos.com/')));
+    const { objects } = await generateInstall({ certMode: 'none', name: 'hook', namespace: 'platform', prometheusRule: true, serviceMonitor: true, monitoringLabels: { 'example.com/team': 'platform', release: '' } });
+    const kinds = objects.map((o) => o.kind);
+    assert.ok(kinds.indexOf('PrometheusRule') < kinds.indexOf('MutatingWebhookConfiguration'));
+    assert.ok(kinds.indexOf('ServiceMonitor') < kinds.indexOf('MutatingWebhookConfiguration'));
+    const rule = objects.find((o) => o.kind === 'PrometheusRule') as Obj;
+    assert.deepEqual([rule.metadata.name, rule.metadata.namespace, rule.metadata.labels['example.com/team'], rule.metadata.labels.release], ['hook', 'platform', 'platform', '']);
+    assert.match(JSON.stringify(rule.spec), /poddisruptionbudget=\\"hook\\"/);
   });
 });
 
 describe('manifests: the server it deploys', () => {
-  it('the Deployment\'s serve command line starts the real server on the mounted Secret and ConfigMap', async () => {
-    const { docs } = await install({ name: 'inj', namespace: 'mesh' });
+  it('the Deployment\'s serve command line starts the real server on the mounted Secret and ConfigMap (--certs-dir)', async () => {
+    const { docs } = await install({ name: 'inj', namespace: 'mesh', certsDir: join(dir, 'serve-certs') });
     const secret = find(docs, 'Secret');
     const cm = find(docs, 'ConfigMap');
     const [c] = find(docs, 'Deployment').spec.template.spec.containers;

@@ -13,8 +13,10 @@ import { configMapData } from './config-data.js';
 import { MANAGED_BY, type InstallContext } from './context.js';
 import { packageVersion, resolveInstallOptions, type InstallOptions } from './options.js';
 import { installCertificates, type CertificateSources } from './tls.js';
+import { monitoringObjects } from './monitoring-objects.js';
 import { mutatingWebhookConfiguration } from './webhook-configuration.js';
 import { deployment, podDisruptionBudget, service } from './workload.js';
+import { provisionedSecret, tlsAccessObjects } from './tls-access.js';
 
 /** A generated Kubernetes object (plain JSON data). */
 export interface KubeObject {
@@ -41,7 +43,8 @@ export interface GeneratedInstall {
 
 export async function generateInstall(request: InstallRequest = {}): Promise<GeneratedInstall> {
   const { config, certsDir, caFile, now, includeNamespace, ...given } = request;
-  const options = resolveInstallOptions(given);
+  // A certificates directory asks for generated certificates (the default is self-provisioning).
+  const options = resolveInstallOptions(certsDir !== undefined && given.certMode === undefined ? { ...given, certMode: 'generate' } : given);
   const data = await configMapData(config);
   const certs = await installCertificates(options, { certsDir, caFile, now });
   const context: InstallContext = {
@@ -70,10 +73,11 @@ export function buildInstallObjects(ctx: InstallContext, options: { includeNames
   out.push(serviceAccount(ctx));
   if (ctx.options.caBundleReconcile) out.push(clusterRole(ctx), clusterRoleBinding(ctx));
   if (ctx.options.reconcile) out.push(...reconcileRbacObjects(ctx));
+  out.push(...tlsAccessObjects(ctx));
   out.push(configMap(ctx));
   if (ctx.options.certMode === 'cert-manager') out.push(...certManagerObjects(ctx));
-  else out.push(tlsSecret(ctx));
-  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), mutatingWebhookConfiguration(ctx));
+  else out.push(tlsSecret(ctx) ?? provisionedSecret(ctx));
+  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), ...monitoringObjects(ctx), mutatingWebhookConfiguration(ctx));
   return out.filter((o) => o !== undefined) as KubeObject[];
 }
 

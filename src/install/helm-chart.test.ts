@@ -81,8 +81,10 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       {},
       { createNamespace: true, tls: certs },
       { certManager: { enabled: true } },
-      { replicas: 1, caBundleReconcile: false, enableNamespacesByDefault: true },
+      { replicas: 1, caBundleReconcile: false, enableNamespacesByDefault: true, tls: { existingSecret: 'mine' } },
+      { tls: { caValidity: '30d', certValidity: '2h' }, clusterDomain: 'corp.local' },
       { webhookUrl: 'https://127.0.0.1:9443', tls: { caCert: certs.caCert } },
+      { monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kube-prometheus-stack' } } },
     ];
     for (const values of modes) {
       const run = await helm.lint(CHART, values);
@@ -91,7 +93,30 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     }
   });
 
-  it('agrees with manifests for the default install (certificates from the certs step)', async () => {
+  it('agrees with manifests for the default install: the server provisions its certificate', async () => {
+    const objects = await compare({ name: 'inj', namespace: 'mesh' }, { name: 'inj', namespace: 'mesh' }, { createNamespace: true });
+    const secret = objects.find((o) => o.kind === 'Secret')!;
+    assert.deepEqual([secret.metadata.name, secret.type, secret.data], ['inj-certs', 'Opaque', undefined]);
+    assert.ok(objects.some((o) => o.kind === 'Role' && o.rules[0].resourceNames[0] === 'inj-certs'));
+    const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
+    assert.equal(mwc.webhooks[0].clientConfig.caBundle, undefined);
+    // Lifetimes and a cluster domain reach serve in both.
+    const tuned = await compare(
+      { name: 'inj', namespace: 'mesh', tlsCaValidity: '30d', tlsCertValidity: '2h', clusterDomain: 'corp.local' },
+      { name: 'inj', namespace: 'mesh' },
+      { createNamespace: true, tls: { caValidity: '30d', certValidity: '2h' }, clusterDomain: 'corp.local' },
+    );
+    const args = tuned.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
+    assert.ok(args.join(' ').includes('--tls-secret inj-certs --tls-provision inj --tls-ca-validity 30d --tls-cert-validity 2h --cluster-domain corp.local'));
+  });
+
+  it('agrees with manifests --existing-secret: your Secret read through the API', async () => {
+    const objects = await compare({ existingSecret: 'own', name: 'inj', namespace: 'mesh' }, { name: 'inj', namespace: 'mesh' }, { createNamespace: true, tls: { existingSecret: 'own' } });
+    assert.ok(!objects.some((o) => o.kind === 'Secret'));
+    assert.deepEqual(objects.find((o) => o.kind === 'Role')!.rules[0].verbs, ['get']);
+  });
+
+  it('agrees with manifests --certs-dir (certificates from the certs step)', async () => {
     const objects = await compare(
       { certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh' },
       { name: 'inj', namespace: 'mesh' },
@@ -155,8 +180,30 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
         monitoringPort: 15014,
         logLevel: 'debug',
         drainDelaySeconds: 10,
+        tls: { existingSecret: 'hook-tls' },
       },
     );
+  });
+
+  it('agrees with manifests --prometheus-rule --service-monitor --monitoring-label (the alerts for this name, namespace and timeout)', async () => {
+    const objects = await compare(
+      { certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh', timeoutSeconds: 7, prometheusRule: true, serviceMonitor: true, monitoringLabels: { release: 'kps', 'example.com/team': 'platform' } },
+      { name: 'inj', namespace: 'mesh' },
+      { createNamespace: true, tls: certs, timeoutSeconds: 7, monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kps', 'example.com/team': 'platform' } } },
+    );
+    const rule = objects.find((o) => o.kind === 'PrometheusRule')!;
+    assert.equal(rule.metadata.labels.release, 'kps');
+    const rules = rule.spec.groups[0].rules as Obj[];
+    assert.match(rules.find((r) => r.alert === 'SidecarInjectorTooFewReadyReplicas')!.expr, /namespace="mesh", poddisruptionbudget="inj"/);
+    assert.match(rules.find((r) => r.alert === 'SidecarInjectorAdmissionSlow')!.expr, /> 0\.8 \* 7$/);
+    assert.match(rules.find((r) => r.alert === 'SidecarInjectorWebhookUnreachable')!.annotations.description, /\{\{ \$labels\.name \}\}/, 'Prometheus templates pass through Helm');
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor')!;
+    const service = objects.find((o) => o.kind === 'Service')!;
+    assert.deepEqual(monitor.spec.selector.matchLabels, service.spec.selector);
+    assert.ok(service.spec.ports.some((p: Obj) => p.name === monitor.spec.endpoints[0].port), 'the ServiceMonitor scrapes a port the Service has');
+    const plain = await compare({ certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh' }, { name: 'inj', namespace: 'mesh' }, { createNamespace: true, tls: certs });
+    assert.ok(!plain.some((o) => o.kind === 'PrometheusRule' || o.kind === 'ServiceMonitor'), 'off by default');
+    await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, { webhookUrl: 'https://127.0.0.1:9443', monitoring: { prometheusRule: { enabled: true } } }), /webhookUrl and monitoring.prometheusRule\/serviceMonitor do not go together/);
   });
 
   it('agrees with manifests --no-certs --ca-file, and with --cert-manager', async () => {
@@ -174,7 +221,7 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     const values = '{"image": "busybox"}\n';
     await writeFile(join(cfgDir, 'config'), config);
     await writeFile(join(cfgDir, 'values'), values);
-    const objects = await compare({ config: cfgDir, certMode: 'none' }, { name: 'sidecar-injector', namespace: 'sidecar-injector' }, { createNamespace: true, injector: { config, values } });
+    const objects = await compare({ config: cfgDir }, { name: 'sidecar-injector', namespace: 'sidecar-injector' }, { createNamespace: true, injector: { config, values } });
     const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
     assert.equal(mwc.webhooks[0].namespaceSelector.matchExpressions[0].key, 'example-injection');
     assert.ok(mwc.webhooks[0].namespaceSelector.matchExpressions[1].values.includes('batch'));
@@ -229,10 +276,25 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, { tls: { cert: certs.cert } }), /tls.key is required/);
   });
 
+  it('refuses certificate settings that cannot work together, as manifests does', async () => {
+    const bad: [Obj, RegExp][] = [
+      [{ caBundleReconcile: false }, /self-provisioned certificates need the caBundle reconciler/],
+      [{ tls: { existingSecret: 'x', ...certs } }, /tls.existingSecret names your own certificate/],
+      [{ tls: { existingSecret: 'x' }, certManager: { enabled: true } }, /tls.existingSecret names your own certificate/],
+      [{ tls: { existingSecret: 'x', caValidity: '1d' } }, /only go with self-provisioned certificates/],
+      [{ tls: { certValidity: '90 days' } }, /tls.certValidity "90 days" is not a lifetime/],
+    ];
+    for (const [values, message] of bad) {
+      await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, values), message, JSON.stringify(values).slice(0, 100));
+    }
+  });
+
   it('NOTES tell how to label a namespace with the configured key', async () => {
     const notes = await helm.notes(CHART, { name: 'x', namespace: 'y' });
     assert.match(notes, /kubectl label namespace NAMESPACE istio-injection=enabled/);
     assert.match(notes, /rollout status deployment\/x/);
+    assert.match(notes, /makes its own CA and certificate \(Secret x-certs\)/);
+    assert.match(notes, /describe pods -l app.kubernetes.io\/instance=x/);
   });
 
   it('NOTES in URL mode say where the server must run and how to remove the configuration', async () => {

@@ -17,9 +17,11 @@ export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 /** How the serving certificate reaches the cluster. */
 export type CertMode =
+  /** The default: the server makes and renews its CA and certificate in `<name>-certs`, created empty here. */
+  | 'provision'
   /** Generated here (or reused from --certs-dir): a Secret and the caBundle are written. */
   | 'generate'
-  /** No Secret: the user creates `<name>-tls`; caBundle from --ca-file or left to the reconciler. */
+  /** The user's own Secret (`existingSecret`, default `<name>-tls`), read through the API; caBundle from --ca-file or the reconciler. */
   | 'none'
   /** cert-manager issues `<name>-tls` (self-signed Issuer + Certificate) and injects the caBundle. */
   | 'cert-manager';
@@ -40,6 +42,11 @@ export interface InstallOptions {
   /** Namespaces excluded besides Istio's four, the injector's own and the config's ignoredNamespaces. */
   excludedNamespaces: string[];
   certMode: CertMode;
+  /** With certMode `none`: the Secret holding tls.crt, tls.key (and ca.crt). Default `<name>-tls`. */
+  existingSecret?: string;
+  /** With certMode `provision`: lifetimes as `serve --tls-ca-validity`/`--tls-cert-validity` take them (e.g. 3650d, 90d); default serve's. */
+  tlsCaValidity?: string;
+  tlsCertValidity?: string;
   clusterDomain: string;
   /** Run the caBundle reconciler (serve --webhook-config) with its RBAC. Off with cert-manager. */
   caBundleReconcile: boolean;
@@ -53,6 +60,12 @@ export interface InstallOptions {
   logLevel: string;
   /** Seconds the server keeps serving (not ready) after SIGTERM, so endpoints update first. */
   drainDelaySeconds: number;
+  /** Write a prometheus-operator PrometheusRule with the alerts (deploy/monitoring, docs/runbooks.md). */
+  prometheusRule: boolean;
+  /** Write a prometheus-operator ServiceMonitor scraping the monitoring port of the Service. */
+  serviceMonitor: boolean;
+  /** Extra labels on the PrometheusRule and ServiceMonitor, so a Prometheus' ruleSelector and serviceMonitorSelector pick them up. */
+  monitoringLabels: Record<string, string>;
   /**
    * URL mode: the webhook runs outside the cluster (a laptop, a VM) at this `https://` base URL,
    * and the apiserver calls `<url>/inject` directly. Only the MutatingWebhookConfiguration is
@@ -102,7 +115,7 @@ export function defaultInstallOptions(): InstallOptions {
     enableNamespacesByDefault: false,
     matchConditions: true,
     excludedNamespaces: [],
-    certMode: 'generate',
+    certMode: 'provision',
     clusterDomain: 'cluster.local',
     caBundleReconcile: true,
     reconcile: false,
@@ -111,6 +124,9 @@ export function defaultInstallOptions(): InstallOptions {
     monitoringPort: DEFAULT_MONITORING_PORT,
     logLevel: 'info',
     drainDelaySeconds: 5,
+    prometheusRule: false,
+    serviceMonitor: false,
+    monitoringLabels: {},
   };
 }
 
@@ -129,6 +145,8 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<InstallOptions>;
   const o: InstallOptions = { ...defaultInstallOptions(), ...defined };
   if (defined.onError === undefined) o.onError = o.failurePolicy === 'Fail' ? 'deny' : 'allow';
+  // Nothing in the cluster can provision for a server outside it; naming a Secret means using it.
+  if (defined.certMode === undefined) o.certMode = o.webhookUrl !== undefined ? 'generate' : o.existingSecret !== undefined ? 'none' : 'provision';
   if (o.certMode === 'cert-manager') o.caBundleReconcile = false;
   if (o.reconcileRestart) o.reconcile = true;
 
@@ -159,19 +177,70 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   }
   if (o.port === o.monitoringPort) throw usage('--port and --monitoring-port must differ');
   if (!Number.isInteger(o.drainDelaySeconds) || o.drainDelaySeconds < 0 || o.drainDelaySeconds > 60) throw usage('--drain-delay must be 0 to 60 seconds');
+  for (const [key, value] of Object.entries(o.monitoringLabels)) {
+    const error = labelError(key, value);
+    if (error) throw usage(`--monitoring-label ${key}=${value}: ${error}`);
+  }
   if (o.webhookUrl !== undefined) {
     o.webhookUrl = webhookBaseUrl(o.webhookUrl);
     // Nothing runs in the cluster to reconcile the caBundle or to be issued a certificate by cert-manager.
     if (o.certMode === 'cert-manager') throw usage('--webhook-url and --cert-manager do not go together: cert-manager cannot issue a certificate for a server outside the cluster');
+    if (o.certMode === 'provision') throw usage('--webhook-url: the server runs outside the cluster, where it cannot keep a certificate in a Secret; use --certs-dir DIR (the default in URL mode)');
+    if (o.existingSecret !== undefined) throw usage('--webhook-url and --existing-secret do not go together: the server outside the cluster reads its certificate from files (serve --tls-dir)');
     o.caBundleReconcile = false;
     if (o.reconcile) throw usage('--webhook-url and --reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not write');
+    if (o.prometheusRule || o.serviceMonitor) throw usage('--webhook-url and --prometheus-rule/--service-monitor do not go together: URL mode writes only the webhook configuration; scrape your server yourself and load deploy/monitoring/sidecar-injector.rules.yaml');
   }
+  checkTlsOptions(o);
   return o;
+}
+
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+
+/** Kubernetes' label syntax: an optional DNS-subdomain prefix, a name and a value of at most 63 characters. */
+function labelError(key: string, value: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = key.slice(slash + 1);
+  if (prefix !== undefined && !DNS1123_SUBDOMAIN.test(prefix)) return `the key's prefix "${prefix}" is not a DNS subdomain`;
+  if (name.length > 63 || !LABEL_NAME.test(name)) return 'the key must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+  if (value !== '' && (value.length > 63 || !LABEL_NAME.test(value))) return 'the value must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+  return undefined;
+}
+
+const LIFETIME = /^\d+[dhms]$/;
+
+function checkTlsOptions(o: InstallOptions): void {
+  if (o.existingSecret !== undefined) {
+    if (o.certMode !== 'none') throw usage('--existing-secret names your own certificate: it does not go with generated, self-provisioned or cert-manager certificates');
+    if (!DNS1123_SUBDOMAIN.test(o.existingSecret)) throw usage(`--existing-secret "${o.existingSecret}" is not a valid Secret name`);
+  }
+  for (const [flag, value] of [['--tls-ca-validity', o.tlsCaValidity], ['--tls-cert-validity', o.tlsCertValidity]] as const) {
+    if (value === undefined) continue;
+    if (o.certMode !== 'provision') throw usage(`${flag} only goes with self-provisioned certificates (the default)`);
+    if (!LIFETIME.test(value)) throw usage(`${flag} "${value}" is not a lifetime such as 3650d, 90d, 12h or 30m`);
+  }
+  if (o.certMode === 'provision' && !o.caBundleReconcile) {
+    throw usage('self-provisioned certificates need the caBundle reconciler (the server puts the CA it makes into the caBundle): drop --no-ca-bundle-reconcile, or bring a certificate (--certs-dir, --existing-secret, --cert-manager)');
+  }
 }
 
 /** The Secret the serving certificate lives in (the certs command's default name too). */
 export function tlsSecretName(name: string): string {
   return `${name}-tls`;
+}
+
+/** The Secret a self-provisioning server fills: not `<name>-tls`, whose type (kubernetes.io/tls) cannot change on an upgrade from another mode. */
+export function provisionedSecretName(name: string): string {
+  return `${name}-certs`;
+}
+
+/** The Secret `serve --tls-secret` reads, or undefined when the certificate is mounted (generated, cert-manager) or in URL mode. */
+export function servedSecretName(o: InstallOptions): string | undefined {
+  if (o.webhookUrl !== undefined) return undefined;
+  if (o.certMode === 'provision') return provisionedSecretName(o.name);
+  if (o.certMode === 'none') return o.existingSecret ?? tlsSecretName(o.name);
+  return undefined;
 }
 
 /**

@@ -41,7 +41,7 @@ describe('manifests --reconcile', () => {
   });
 
   it('--reconcile-restart implies --reconcile and adds get/patch on the three restartable kinds only', async () => {
-    const docs = await objects({ reconcileRestart: true, caBundleReconcile: false });
+    const docs = await objects({ reconcileRestart: true, caBundleReconcile: false, certMode: 'generate' });
     const role = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'sidecar-injector-reconcile')!;
     assert.deepEqual(role.rules.at(-1), { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: ['get', 'patch'] });
     const pod = docs.find((d) => d.kind === 'Deployment')!.spec.template.spec;

@@ -18,7 +18,7 @@ after(async () => {
 });
 
 describe('install certificates in a --certs-dir', () => {
-  const options = resolveInstallOptions({ name: 'inj', namespace: 'mesh' });
+  const options = resolveInstallOptions({ name: 'inj', namespace: 'mesh', certMode: 'generate' });
 
   it('renews the serving certificate from the same CA shortly before it expires', async () => {
     const certsDir = join(dir, 'renew');

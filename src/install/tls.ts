@@ -20,7 +20,7 @@ import {
   validateKeyPairFiles,
 } from '../certs/index.js';
 import { CertError, InjectorError } from '../errors.js';
-import { webhookUrlHost, type InstallOptions } from './options.js';
+import { provisionedSecretName, servedSecretName, webhookUrlHost, type InstallOptions } from './options.js';
 
 import { TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 
@@ -31,7 +31,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface InstallCertificates {
   /** `generated`: new CA and leaf; `reused`/`renewed`: CA from the directory, leaf kept or reissued. */
-  source: 'generated' | 'reused' | 'renewed' | 'ca-file' | 'none' | 'cert-manager';
+  source: 'generated' | 'reused' | 'renewed' | 'ca-file' | 'none' | 'cert-manager' | 'provision';
   /** PEM of the CA certificate(s): the Secret's ca.crt and the caBundle. */
   caPem?: string;
   certPem?: string;
@@ -58,18 +58,26 @@ function usage(message: string): InjectorError {
 export async function installCertificates(o: InstallOptions, sources: CertificateSources = {}): Promise<InstallCertificates> {
   // In URL mode the apiserver dials the URL's host (an IP address or a name), not the Service.
   const dnsNames = o.webhookUrl !== undefined ? [webhookUrlHost(o.webhookUrl)] : serviceDnsNames(o.name, o.namespace, o.clusterDomain);
-  if (o.certMode !== 'generate' && sources.certsDir !== undefined) throw usage('--certs-dir only goes with generated certificates; drop it, or drop --no-certs/--cert-manager');
-  if (o.certMode !== 'none' && sources.caFile !== undefined) throw usage('--ca-file goes with --no-certs (your own Secret, signed by that CA)');
+  if (o.certMode !== 'generate' && sources.certsDir !== undefined) throw usage('--certs-dir only goes with generated certificates; drop it, or drop --no-certs/--existing-secret/--cert-manager');
+  if (o.certMode !== 'none' && sources.caFile !== undefined) throw usage('--ca-file goes with --no-certs or --existing-secret (your own Secret, signed by that CA)');
 
   if (o.certMode === 'cert-manager') {
     return { source: 'cert-manager', dnsNames, notes: ['cert-manager issues the serving certificate and its cainjector fills the caBundle; install cert-manager first.'] };
+  }
+  if (o.certMode === 'provision') {
+    return {
+      source: 'provision',
+      dnsNames,
+      notes: [`The server makes its own CA and certificate for ${dnsNames[2]} in the Secret ${provisionedSecretName(o.name)} (written empty here), renews them and sets the caBundle.`],
+    };
   }
   if (o.certMode === 'none') {
     if (sources.caFile !== undefined) {
       const caPem = await readText(sources.caFile, '--ca-file');
       return { source: 'ca-file', caPem, caBundle: caBundleFor(caPem), dnsNames, notes: [] };
     }
-    const notes = [`No Secret written: create ${o.name}-tls (kubernetes.io/tls with tls.crt, tls.key${o.caBundleReconcile ? ' and ca.crt' : ''}) in ${o.namespace} for ${dnsNames[2]}.`];
+    const secret = servedSecretName(o) ?? `${o.name}-tls`;
+    const notes = [`No Secret written: create ${secret} (tls.crt, tls.key${o.caBundleReconcile ? ' and ca.crt' : ''}) in ${o.namespace} for ${dnsNames[2]}; until it exists the server is not ready and says so.`];
     notes.push(
       o.caBundleReconcile
         ? 'The caBundle is left empty; the server fills it from ca.crt (serve --webhook-config). Until then the apiserver cannot call the webhook.'

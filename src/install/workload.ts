@@ -11,12 +11,15 @@ import type { Service } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { metadata, commonLabels, selectorLabels, type InstallContext } from './context.js';
 import { reconcileName } from './reconcile-rbac.js';
-import { CONFIG_MOUNT, RUN_AS_USER, TLS_MOUNT, tlsSecretName } from './options.js';
+import { CONFIG_MOUNT, RUN_AS_USER, TLS_MOUNT, servedSecretName, tlsSecretName } from './options.js';
+import { needsToken } from './base-objects.js';
 
 /** The `serve` command line; flags as defined in src/cli/serve.ts. */
 export function serveArgs(ctx: InstallContext): string[] {
   const o = ctx.options;
-  const args = ['serve', '--port', String(o.port), '--tls-dir', TLS_MOUNT, '--config', CONFIG_MOUNT, '--monitoring-port', String(o.monitoringPort)];
+  const secret = servedSecretName(o);
+  const tls = secret === undefined ? ['--tls-dir', TLS_MOUNT] : ['--tls-secret', secret, ...provisionArgs(ctx)];
+  const args = ['serve', '--port', String(o.port), ...tls, '--config', CONFIG_MOUNT, '--monitoring-port', String(o.monitoringPort)];
   if (o.caBundleReconcile) args.push('--webhook-config', o.name);
   args.push('--on-error', o.onError, '--log-level', o.logLevel, '--drain-delay', String(o.drainDelaySeconds));
   if (o.reconcile) {
@@ -25,8 +28,29 @@ export function serveArgs(ctx: InstallContext): string[] {
   return args;
 }
 
+/** `--tls-provision` and the lifetimes given; the cluster domain only when it is not the default. */
+function provisionArgs(ctx: InstallContext): string[] {
+  const o = ctx.options;
+  if (o.certMode !== 'provision') return [];
+  return [
+    '--tls-provision', o.name,
+    ...(o.tlsCaValidity !== undefined ? ['--tls-ca-validity', o.tlsCaValidity] : []),
+    ...(o.tlsCertValidity !== undefined ? ['--tls-cert-validity', o.tlsCertValidity] : []),
+    ...(o.clusterDomain !== 'cluster.local' ? ['--cluster-domain', o.clusterDomain] : []),
+  ];
+}
+
+/** The pod's own name, namespace and uid, so the server can put Events on it (why it is not ready). */
+const POD_ENV = [
+  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+  { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
+];
+
 export function deployment(ctx: InstallContext): Deployment {
   const o = ctx.options;
+  // Read through the API (serve --tls-secret), the Secret is not mounted: a missing one is a reason in /readyz, not a FailedMount hang.
+  const mounted = servedSecretName(o) === undefined;
   const selector = selectorLabels(ctx);
   const probe = (path: string, period: number, failures: number) => ({
     httpGet: { path, port: 'https', scheme: 'HTTPS' },
@@ -58,7 +82,7 @@ export function deployment(ctx: InstallContext): Deployment {
         },
         spec: {
           serviceAccountName: o.name,
-          automountServiceAccountToken: o.caBundleReconcile || o.reconcile,
+          automountServiceAccountToken: needsToken(ctx),
           enableServiceLinks: false,
           ...(o.priorityClassName !== undefined ? { priorityClassName: o.priorityClassName } : {}),
           // drain delay + serve's 15 s in-flight grace, with margin.
@@ -85,6 +109,7 @@ export function deployment(ctx: InstallContext): Deployment {
               image: o.image,
               imagePullPolicy: o.imagePullPolicy,
               args: serveArgs(ctx),
+              ...(mounted ? {} : { env: POD_ENV }),
               ports: [
                 { name: 'https', containerPort: o.port, protocol: 'TCP' },
                 { name: 'http-monitoring', containerPort: o.monitoringPort, protocol: 'TCP' },
@@ -101,14 +126,14 @@ export function deployment(ctx: InstallContext): Deployment {
                 seccompProfile: { type: 'RuntimeDefault' },
               },
               volumeMounts: [
-                { name: 'tls', mountPath: TLS_MOUNT, readOnly: true },
+                ...(mounted ? [{ name: 'tls', mountPath: TLS_MOUNT, readOnly: true }] : []),
                 { name: 'config', mountPath: CONFIG_MOUNT, readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },
               ],
             },
           ],
           volumes: [
-            { name: 'tls', secret: { secretName: tlsSecretName(o.name) } },
+            ...(mounted ? [{ name: 'tls', secret: { secretName: tlsSecretName(o.name) } }] : []),
             { name: 'config', configMap: { name: o.name } },
             { name: 'tmp', emptyDir: { sizeLimit: '16Mi' } },
           ],

@@ -113,7 +113,7 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
     if (!initial) {
       state.reloads++;
       metrics?.reload(kind, 'success');
-    }
+    } else metrics?.loaded(kind);
     logger.info({ subject: kind, trigger, ...options.describe?.(value) }, initial ? `${kind} loaded` : `${kind} reloaded`);
     return 'reloaded';
   }

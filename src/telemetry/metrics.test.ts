@@ -37,7 +37,11 @@ test('counting: requests by code and outcome, skips by reason (unknown reasons f
   m.skipped('some-future-reason');
   m.failed('SI_INJECT_CONFLICT', 'allowed');
   m.inFlight(1);
-  m.certExpiry(new Date(2_000_000_000_000));
+  m.certificateExpiry('serving', new Date(2_000_000_000_000));
+  m.certificateExpiry('serving-ca', new Date(2_100_000_000_000));
+  m.loaded('config');
+  m.reload('cert', 'failure');
+  m.caBundleInSync('inj', false);
   const text = (await m.render()).body;
   assert.match(text, /^sidecar_injector_requests_total\{code="200"\} 2$/m);
   assert.match(text, /^sidecar_injector_requests_total\{code="408"\} 1$/m);
@@ -47,7 +51,11 @@ test('counting: requests by code and outcome, skips by reason (unknown reasons f
   assert.doesNotMatch(text, /some-future-reason/);
   assert.match(text, /^sidecar_injector_failures_total\{code="SI_INJECT_CONFLICT",action="allowed"\} 1$/m);
   assert.match(text, /^sidecar_injector_in_flight_requests 1$/m);
-  assert.match(text, /^sidecar_injector_cert_expiry_timestamp_seconds 2000000000$/m);
+  assert.match(text, /^sidecar_injector_certificate_expiry_timestamp_seconds\{certificate="serving"\} 2000000000$/m);
+  assert.match(text, /^sidecar_injector_certificate_expiry_timestamp_seconds\{certificate="serving-ca"\} 2100000000$/m);
+  assert.match(text, /^sidecar_injector_last_reload_successful\{kind="config"\} 1$/m);
+  assert.match(text, /^sidecar_injector_last_reload_successful\{kind="cert"\} 0$/m);
+  assert.match(text, /^sidecar_injector_cabundle_in_sync\{webhook_configuration="inj"\} 0$/m);
 });
 
 test('each instance has a private registry (two servers in one process do not collide)', async () => {

@@ -27,6 +27,12 @@ export type ReloadKind = 'config' | 'cert' | 'client-ca';
 export type RefusedCaller = 'no-certificate' | 'untrusted' | 'name';
 export type CaBundleResult = 'patched' | 'unchanged' | 'conflict' | 'failure';
 export type ReloadResult = 'success' | 'failure';
+/**
+ * Which certificate an expiry is about: the leaf served to the apiserver, the CA that signed it
+ * (what the webhook's caBundle must hold), or the CA bundle callers' certificates must chain to
+ * (`serve --client-ca`; its earliest-expiring CA).
+ */
+export type CertificateRole = 'serving' | 'serving-ca' | 'client-ca';
 
 const SKIP_REASONS: readonly SkipReason[] = [
   'host-network',
@@ -65,11 +71,19 @@ export interface WebhookMetrics {
   skipped(reason: string): void;
   failed(code: ErrorCode, action: FailureAction): void;
   inFlight(delta: 1 | -1): void;
+  /** The first load of files of this kind succeeded (serve exits when it fails): nothing refused yet. */
+  loaded(kind: ReloadKind): void;
+  /** A reload attempt; also sets whether the newest files of that kind are the ones served. */
   reload(kind: ReloadKind, result: ReloadResult): void;
-  /** The served certificate's notAfter. */
-  certExpiry(notAfter: Date): void;
+  /** A certificate's notAfter, on every load and reload of it. */
+  certificateExpiry(certificate: CertificateRole, notAfter: Date): void;
   /** One outcome reported by the caBundle reconciler. */
   caBundle(result: CaBundleResult): void;
+  /**
+   * Whether the last caBundle check found (or made) every managed webhook of this
+   * MutatingWebhookConfiguration trust the serving CA (true), or failed (false).
+   */
+  caBundleInSync(webhookConfiguration: string, inSync: boolean): void;
   /** A lookup in the injection result cache. */
   resultCache(hit: boolean): void;
   /** A request refused because its caller did not present an accepted client certificate. */
@@ -139,15 +153,31 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     labelNames: ['kind', 'result'],
     registers,
   });
-  const certExpiry = new Gauge({
-    name: `${p}cert_expiry_timestamp_seconds`,
-    help: 'notAfter of the serving certificate, as a Unix timestamp.',
+  // Prometheus' own convention (prometheus_config_last_reload_successful): a failure is counted
+  // once per refused version, so only a gauge says the refused files are still what is on disk.
+  const lastReloadOk = new Gauge({
+    name: `${p}last_reload_successful`,
+    help: 'Whether the newest files of each kind (config, cert, client-ca) were loaded (1) or refused, so the last good version keeps serving (0).',
+    labelNames: ['kind'],
+    registers,
+  });
+  // The alerting rules (deploy/monitoring) and issue 31's certificate rotation rely on this name.
+  const certificateExpiry = new Gauge({
+    name: `${p}certificate_expiry_timestamp_seconds`,
+    help: 'notAfter of a certificate in use, as a Unix timestamp, by certificate: serving (the leaf served to the apiserver), serving-ca (the CA that signed it, which the caBundle must hold), client-ca (the earliest-expiring CA of serve --client-ca). Set on every load and reload.',
+    labelNames: ['certificate'],
     registers,
   });
   const caBundle = new Counter({
     name: `${p}cabundle_reconcile_total`,
     help: 'caBundle reconciliations of the MutatingWebhookConfiguration, by result.',
     labelNames: ['result'],
+    registers,
+  });
+  const caBundleInSync = new Gauge({
+    name: `${p}cabundle_in_sync`,
+    help: 'Whether the last caBundle check (serve --webhook-config) found or made every managed webhook of the MutatingWebhookConfiguration trust the serving CA (1), or failed (0: the apiserver may not trust the certificate; see cabundle_reconcile_total{result="failure"} and the log). Absent until the first check.',
+    labelNames: ['webhook_configuration'],
     registers,
   });
 
@@ -248,14 +278,21 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     inFlight(delta) {
       inFlightNow += delta;
     },
+    loaded(kind) {
+      lastReloadOk.set({ kind }, 1);
+    },
     reload(kind, result) {
       reloads.inc({ kind, result });
+      lastReloadOk.set({ kind }, result === 'success' ? 1 : 0);
     },
-    certExpiry(notAfter) {
-      certExpiry.set(notAfter.getTime() / 1000);
+    certificateExpiry(certificate, notAfter) {
+      certificateExpiry.set({ certificate }, notAfter.getTime() / 1000);
     },
     caBundle(result) {
       caBundle.inc({ result });
+    },
+    caBundleInSync(webhookConfiguration, inSync) {
+      caBundleInSync.set({ webhook_configuration: webhookConfiguration }, inSync ? 1 : 0);
     },
     resultCache(hit) {
       (hit ? cacheHit : cacheMiss).inc();

@@ -31,7 +31,7 @@ export interface HelmRun {
   stderr: string;
 }
 
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

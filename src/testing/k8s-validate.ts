@@ -8,7 +8,7 @@
 import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 
 /** A model class: constructed from plain data, `validate()` throws on a schema violation. */
@@ -24,6 +24,8 @@ const MODELS: Record<string, ModelClass> = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget as unknown as ModelClass,
   'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole as unknown as ModelClass,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding as unknown as ModelClass,
+  'rbac.authorization.k8s.io/v1/Role': Role as unknown as ModelClass,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding as unknown as ModelClass,
   'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': MutatingWebhookConfiguration as unknown as ModelClass,
 };
 

@@ -42,6 +42,12 @@ test('jsonLengthWithin: never below what JSON.stringify writes, at most 6 charac
   );
 });
 
+test('jsonLengthWithin: lists of lists and of maps count their commas (found by the property above)', () => {
+  for (const v of [[[], []], [{}, {}, {}], { a: [[], [[]]] }]) {
+    assert.ok(jsonLengthWithin(v, Number.POSITIVE_INFINITY) >= JSON.stringify(v).length, JSON.stringify(v));
+  }
+});
+
 test('jsonLengthWithin: past its limit it answers Infinity, at or under it the whole estimate', () => {
   fc.assert(
     fc.property(fc.jsonValue(), fc.integer({ min: -2, max: 2 }), fc.nat(400), (v, near, far) => {

@@ -68,7 +68,7 @@ export function jsonLengthWithin(value: unknown, limit: number): number {
     if (typeof v === 'string') {
       n += v.length + 3; // quotes and a separator
     } else if (typeof v === 'object' && v !== null) {
-      n += 2;
+      n += 3; // brackets and a separator (an array of arrays has commas no string pays for)
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length && n <= limit; i++) walk(v[i]);
       } else {

@@ -1,0 +1,83 @@
+/**
+ * @module cli/serve-tls-options
+ * The `serve --tls-secret` flags: the certificate from a Secret read through the API, and with
+ * `--tls-provision` made and renewed by the injector itself (what `helm install` with no values
+ * runs). Parsing and the checks that need no cluster; the running part is serve-secret.ts.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_CA_VALIDITY_DAYS } from '../certs/constants.js';
+import { InjectorError } from '../errors.js';
+
+export interface TlsSecretCliOptions {
+  tlsSecret?: string;
+  tlsProvision?: string;
+  tlsCaValidity?: number;
+  tlsCertValidity?: number;
+  tlsSecretResync?: number;
+  clusterDomain?: string;
+}
+
+const DAY_MS = 86_400_000;
+export const DEFAULT_PROVISION_CA_VALIDITY = `${DEFAULT_CA_VALIDITY_DAYS}d`;
+/** Renewed at two thirds, i.e. every 60 days; a leaked key is good for at most 90. */
+export const DEFAULT_PROVISION_CERT_VALIDITY = '90d';
+export const DEFAULT_TLS_SECRET_RESYNC_SECONDS = 10;
+/** After a renewal the old certificate has a third of its life left; every replica must have read the new one by then. */
+const RESYNCS_PER_THIRD = 3;
+
+/** `90d`, `12h`, `30m`, `90s` -> milliseconds (one minute to 100 years). */
+export function parseLifetime(value: string): number {
+  const m = /^(\d+)(d|h|m|s)$/.exec(value.trim());
+  if (m === null) throw new InvalidArgumentError('expected a lifetime such as 90d, 12h, 30m or 90s');
+  const ms = Number(m[1]) * { d: DAY_MS, h: 3_600_000, m: 60_000, s: 1000 }[m[2] as 'd' | 'h' | 'm' | 's'];
+  if (ms < 60_000 || ms > 36_500 * DAY_MS) throw new InvalidArgumentError('expected from 1m to 36500d');
+  return ms;
+}
+
+function parseResync(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 3600) throw new InvalidArgumentError('expected seconds, 1-3600');
+  return n;
+}
+
+export function addTlsSecretOptions(cmd: Command): Command {
+  return cmd
+    .option('--tls-secret <[namespace/]name>', "serve the certificate of this Secret (tls.crt, tls.key, ca.crt), read through the Kubernetes API and followed; until it is usable the server is not ready and /readyz, the log and an Event on the pod say why (in-cluster; default namespace: the pod's)")
+    .option('--tls-provision <service>', `with --tls-secret: make a CA and a certificate for this Service's DNS names, store them in the Secret and renew them at two thirds of their life (the CA with an overlap in the caBundle); needs --webhook-config`)
+    .option('--tls-ca-validity <lifetime>', `with --tls-provision: lifetime of the CA, e.g. 3650d, 12h, 30m (default ${DEFAULT_PROVISION_CA_VALIDITY})`, parseLifetime)
+    .option('--tls-cert-validity <lifetime>', `with --tls-provision: lifetime of the serving certificate (default ${DEFAULT_PROVISION_CERT_VALIDITY})`, parseLifetime)
+    .option('--tls-secret-resync <seconds>', `with --tls-secret: how often to read the Secret (default ${DEFAULT_TLS_SECRET_RESYNC_SECONDS})`, parseResync)
+    .option('--cluster-domain <domain>', 'with --tls-provision: the cluster DNS domain for the certificate (default cluster.local)');
+}
+
+export interface ProvisionSettings {
+  service: string;
+  caValidityMs: number;
+  certValidityMs: number;
+  clusterDomain: string;
+}
+
+/** Check the combination of flags; the provisioning settings with defaults filled in, when asked for. */
+export function resolveTlsSecretOptions(o: TlsSecretCliOptions & { tlsDir?: string; tlsCert?: string; webhookConfig?: string }): ProvisionSettings | undefined {
+  const usage = (message: string) => new InjectorError('SI_USAGE', message);
+  if (o.tlsSecret === undefined) {
+    const stray = [o.tlsProvision !== undefined && '--tls-provision', o.tlsSecretResync !== undefined && '--tls-secret-resync'].filter(Boolean);
+    if (stray.length > 0) throw usage(`${stray.join(' and ')} need${stray.length === 1 ? 's' : ''} --tls-secret`);
+  } else if (o.tlsDir !== undefined || o.tlsCert !== undefined) {
+    throw usage('use one certificate source: --tls-secret, --tls-dir or --tls-cert/--tls-key');
+  }
+  if (o.tlsProvision === undefined) {
+    const stray = [o.tlsCaValidity !== undefined && '--tls-ca-validity', o.tlsCertValidity !== undefined && '--tls-cert-validity', o.clusterDomain !== undefined && '--cluster-domain'].filter(Boolean);
+    if (stray.length > 0) throw usage(`${stray.join(', ')} only go${stray.length === 1 ? 'es' : ''} with --tls-provision`);
+    return undefined;
+  }
+  if (o.webhookConfig === undefined) throw usage('--tls-provision needs --webhook-config NAME: the injector puts the CA it makes into that caBundle itself');
+  const caValidityMs = o.tlsCaValidity ?? parseLifetime(DEFAULT_PROVISION_CA_VALIDITY);
+  const certValidityMs = o.tlsCertValidity ?? parseLifetime(DEFAULT_PROVISION_CERT_VALIDITY);
+  const resyncMs = (o.tlsSecretResync ?? DEFAULT_TLS_SECRET_RESYNC_SECONDS) * 1000;
+  if (caValidityMs < certValidityMs) throw usage('--tls-ca-validity must be at least --tls-cert-validity (a certificate cannot outlive its CA)');
+  if (certValidityMs / 3 < RESYNCS_PER_THIRD * resyncMs) {
+    throw usage(`--tls-cert-validity must be at least ${(RESYNCS_PER_THIRD * 3 * resyncMs) / 1000}s with --tls-secret-resync ${resyncMs / 1000}: after a renewal every replica must read the new certificate well before the old one expires`);
+  }
+  return { service: o.tlsProvision, caValidityMs, certValidityMs, clusterDomain: o.clusterDomain ?? 'cluster.local' };
+}
