@@ -1,8 +1,8 @@
 /**
  * @module bench/scale/measure
- * The scale bench's instruments: a command's wall time and peak RSS (`/usr/bin/time`, output
- * to a file, not a pipe to this process), `serve` started like the other benches start it
- * (built CLI, TLS from files, pinned to core 0, ready at its first 200) with the plane's
+ * The scale bench's instruments: a command's wall time, CPU time and peak RSS (`/usr/bin/time`,
+ * output to a file, not a pipe to this process), `serve` started like the other benches start it
+ * (built CLI, TLS from files, ready at its first 200; not pinned) with the plane's
  * kubeconfig and a monitoring port, the reconciler's pod count from its `/metrics`, pods
  * created at a fixed rate (open loop: a create is due every 1/rate, whatever the answers do),
  * and the load namespace emptied again.
