@@ -103,6 +103,51 @@ test('a bad version keeps the last good one, is counted once however often it is
   assert.equal(r.reloader.status().failures, 4);
 });
 
+/**
+ * A source whose load sees a mix of two versions when a write lands while it reads (what a
+ * kubelet swap between reading tls.crt and tls.key, or two config files, looks like).
+ */
+function swappingReloader(swapsDuringLoad: number) {
+  let version = 1;
+  let swaps = 0;
+  let current: number | undefined;
+  const { logger } = captureLogger('info');
+  const reloader = createReloader({
+    kind: 'certificate',
+    dirs: [],
+    snapshot: async () => ({ hash: `v${version}`, raw: version }),
+    load: async (seen: number) => {
+      if (seen > 1 && swaps < swapsDuringLoad) {
+        swaps++;
+        version++;
+        throw new ConfigError('SI_CONFIG_INVALID', 'certificate and key do not match');
+      }
+      return seen;
+    },
+    apply: (v: number) => { current = v; },
+    logger,
+  });
+  return { reloader, write: () => { version++; }, get: () => current };
+}
+
+test('a load that failed because its inputs changed meanwhile is not counted: the newer version is judged', async () => {
+  const r = swappingReloader(1);
+  await r.reloader.start();
+  r.write();
+  assert.equal(await r.reloader.check('poll'), 'reloaded');
+  assert.equal(r.get(), 3, 'the version written during the read is the one served');
+  assert.deepEqual([r.reloader.status().failures, r.reloader.status().reloads], [0, 1]);
+});
+
+test('inputs that never settle are still judged: refused once after a bounded number of tries', async () => {
+  const r = swappingReloader(Number.POSITIVE_INFINITY);
+  await r.reloader.start();
+  r.write();
+  assert.equal(await r.reloader.check('poll'), 'failed');
+  assert.equal(r.get(), 1, 'the last good version keeps serving');
+  assert.equal(r.reloader.status().failures, 1);
+});
+
 test('unchanged content is not reloaded, however many events or polls arrive', async (t) => {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'config'), '{"v":1}');

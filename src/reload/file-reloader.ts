@@ -63,6 +63,8 @@ export interface Reloader {
 
 export const DEFAULT_DEBOUNCE_MS = 150;
 export const DEFAULT_POLL_MS = 10_000;
+/** How often a refused load is retried because its inputs changed while it read them. */
+const MAX_UNSETTLED_TRIES = 3;
 
 export function sha256(...parts: (string | Buffer)[]): string {
   const h = createHash('sha256');
@@ -92,18 +94,26 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
 
   async function attempt(trigger: string, initial: boolean): Promise<CheckResult> {
     let snap: Snapshot<R>;
-    try {
-      snap = await options.snapshot();
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      return refuse(`error:${code ?? errorMessage(err)}`, err, trigger, initial);
-    }
-    if (snap.hash === lastSeen) return 'unchanged';
     let value: T;
-    try {
-      value = await options.load(snap.raw);
-    } catch (err) {
-      return refuse(snap.hash, err, trigger, initial);
+    for (let tries = 1; ; tries++) {
+      try {
+        snap = await options.snapshot();
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        return refuse(`error:${code ?? errorMessage(err)}`, err, trigger, initial);
+      }
+      if (snap.hash === lastSeen) return 'unchanged';
+      try {
+        value = await options.load(snap.raw);
+        break;
+      } catch (err) {
+        // Inputs that changed while they were read (a swap between reading two files) are a
+        // mix of two versions, not a version: judge the newer one instead of refusing, logging
+        // and counting a version nobody wrote. Bounded, so a directory that never settles is
+        // still judged.
+        if (tries < MAX_UNSETTLED_TRIES && await changedSince(snap.hash)) continue;
+        return refuse(snap.hash, err, trigger, initial);
+      }
     }
     lastSeen = snap.hash;
     options.apply(value);
@@ -116,6 +126,14 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
     } else metrics?.loaded(kind);
     logger.info({ subject: kind, trigger, ...options.describe?.(value) }, initial ? `${kind} loaded` : `${kind} reloaded`);
     return 'reloaded';
+  }
+
+  async function changedSince(hash: string): Promise<boolean> {
+    try {
+      return (await options.snapshot()).hash !== hash;
+    } catch {
+      return true;
+    }
   }
 
   function refuse(hash: string, err: unknown, trigger: string, initial: boolean): CheckResult {
