@@ -77,8 +77,10 @@ export function undoStaleNode(stateDir: string, log: (l: string) => void): void 
   const owner = readOwner();
   if (!owner || owner.stateDir === stateDir || nodeRunning(owner.stateDir)) return;
   log(`cluster: the node recorded for ${owner.stateDir} no longer runs; undoing its host state`);
-  restoreHost(join(owner.stateDir, 'node'));
-  rmSync(OWNER_FILE, { force: true });
+  // Its daemons are gone, but pods' processes and shims may outlive them: as stopNode does.
+  kill(nodeCgroupPids());
+  kill(shimPids());
+  releaseNode(owner.stateDir);
 }
 
 /**

@@ -43,6 +43,8 @@ export interface ReconcilerOptions {
   restart: boolean;
   rollout: RolloutOptions;
   restartCooldownMs?: number;
+  /** After a rollout whose pods another config injected, how soon to try again. Default 60 s. */
+  otherConfigRetryMs?: number;
   recorder: EventRecorder;
   gauge: Gauge<'state'>;
   /** Lists by resource and why (start, expired, error, resync). */
@@ -84,6 +86,7 @@ export class PodReconciler {
   #timer: NodeJS.Timeout | undefined;
   #scopeTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
   #rolling: Promise<void> | undefined;
   #running = false;
 
@@ -176,6 +179,7 @@ export class PodReconciler {
     this.#timer = undefined;
     clearTimeout(this.#scopeTimer);
     clearTimeout(this.#sweepTimer);
+    clearTimeout(this.#retryTimer);
     clearTimeout(this.#eventTimer);
     this.#unsent.clear();
     for (const i of [this.#namespaces, ...this.#pods, ...this.#replicaSets, ...this.#jobs]) i.stop();
@@ -293,6 +297,15 @@ export class PodReconciler {
     }
   }
 
+  /** Recompute after `ms` even when no watch event comes (restarts are only started by recomputes). */
+  #recomputeIn(ms: number): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#schedule();
+    }, ms);
+  }
+
   #schedule(): void {
     if (!this.#running || this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
@@ -379,6 +392,13 @@ export class PodReconciler {
         if (o.result === 'not-started') {
           this.#restartedAt.delete(workloadKey(o.workload));
           continue;
+        }
+        // Webhook replicas reload a changed ConfigMap seconds (up to the kubelet's sync period)
+        // apart: pods a lagging replica injected are retried soon, not after the whole cooldown.
+        if (o.result === 'other-config') {
+          const retry = this.#o.otherConfigRetryMs ?? 60_000;
+          this.#restartedAt.set(workloadKey(o.workload), Date.now() - cooldown + retry);
+          this.#recomputeIn(retry);
         }
         const why = ready.find((d) => workloadKey(d.workload) === workloadKey(o.workload))?.why.join('; ') ?? '';
         this.#o.recorder.record(

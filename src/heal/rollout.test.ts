@@ -109,6 +109,18 @@ describe('rollOut', () => {
     assert.ok(log.some((l) => l.startsWith('timeout deployment/b')));
   });
 
+  it('ends at once when a new pod was injected by another config (a replica that has not reloaded), instead of waiting out the timeout', async () => {
+    // Found on the node: the leader restarted as soon as it reloaded the ConfigMap; the other
+    // replica reloaded 3 s later and injected the new pods with the old sidecar meanwhile.
+    const { api } = fakeCluster({ a: { after: 1, injects: true } });
+    const lagging = (pod: unknown): Classification => ({ ...classify(pod), state: 'stale', changes: [{ what: 'container', item: 'containers/proxy', detail: 'containers/proxy args changed' }] });
+    const started = Date.now();
+    const [o] = await rollOut([target('a')], { ...deps(api), classify: lagging }, { maxInFlight: 1, intervalMs: 0, timeoutMs: 60_000, pollMs: 2 });
+    assert.equal(o.result, 'other-config');
+    assert.match(o.detail, /another config \(containers\/proxy args changed\)/);
+    assert.ok(Date.now() - started < 30_000, 'not the 60 s timeout');
+  });
+
   it('a workload whose controller makes no pods times out with that reason', async () => {
     const { api } = fakeCluster({ a: { after: 1_000_000, injects: true } });
     const [o] = await rollOut([target('a')], deps(api), { maxInFlight: 1, intervalMs: 0, timeoutMs: 50, pollMs: 5 });

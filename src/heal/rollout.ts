@@ -41,8 +41,12 @@ export interface RolloutOptions {
 
 export interface RolloutOutcome {
   workload: WorkloadRef;
-  /** progressed; timeout (no progress in time); failed (a request failed); not-started (stopped before). */
-  result: 'progressed' | 'timeout' | 'failed' | 'not-started';
+  /**
+   * progressed; timeout (no progress in time); failed (a request failed); not-started (stopped
+   * before); other-config (a new pod was injected by a webhook serving another config than
+   * ours: a replica that has not reloaded yet, so waiting cannot make the rollout current).
+   */
+  result: 'progressed' | 'timeout' | 'failed' | 'not-started' | 'other-config';
   detail: string;
   restartedAt?: string;
   startedAt?: string;
@@ -120,7 +124,7 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
   const labelSelector = selectorString(spec.selector);
   const deadline = startedAt.getTime() + options.timeoutMs;
   const poll = options.pollMs ?? 1000;
-  let seen = { observed: false, newPods: 0, injected: 0, notInjected: '' };
+  let seen = { observed: false, newPods: 0, injected: 0, notInjected: '', otherConfig: '' };
   for (let round = 0; round < 1_000_000; round++) {
     try {
       const looked = await look(workload, generation, labelSelector, restartedAt, deps);
@@ -133,6 +137,10 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
     }
     if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods) {
       return done('progressed', `${seen.newPods} new pods created, all with the current sidecar`, seen.newPods, seen.injected);
+    }
+    if (seen.otherConfig !== '') {
+      return done('other-config', `a new pod was injected by a webhook serving another config (${seen.otherConfig}); ` +
+        'a replica has not reloaded it yet, or the webhook in the cluster serves another config than this one', seen.newPods, seen.injected);
     }
     if (deps.now().getTime() >= deadline) break;
     await deps.sleep(Math.min(poll, Math.max(0, deadline - deps.now().getTime())));
@@ -154,12 +162,15 @@ async function look(workload: WorkloadRef, generation: number, labelSelector: st
   const fresh = items.filter((p) => isLive(p) && annotation(p, RESTARTED_AT) === restartedAt);
   let injected = 0;
   let notInjected = '';
+  let otherConfig = '';
   for (const p of fresh) {
     const c = deps.classify(p);
     if (c.state === 'current') injected++;
     else notInjected ||= `${c.state}: ${c.reason}`;
+    // Injected after our restart began, yet not as our config injects: another config did it.
+    if (c.state === 'stale') otherConfig ||= (c.changes ?? []).map((x) => x.detail).join('; ') || c.message;
   }
-  return { observed, newPods: fresh.length, injected, notInjected };
+  return { observed, newPods: fresh.length, injected, notInjected, otherConfig };
 }
 
 function annotation(obj: unknown, key: string): unknown {

@@ -113,7 +113,7 @@ function swappingReloader(swapsDuringLoad: number) {
   let current: number | undefined;
   const { logger } = captureLogger('info');
   const reloader = createReloader({
-    kind: 'certificate',
+    kind: 'cert',
     dirs: [],
     snapshot: async () => ({ hash: `v${version}`, raw: version }),
     load: async (seen: number) => {
