@@ -74,4 +74,22 @@ describe('ClassifyMemo', () => {
     memo.classify(bare('a'), ENABLED);
     assert.equal(memo.stats.hits, 1);
   });
+
+  it('different inputs with equal answers share one object (50,000 records, a few classifications); unequal answers do not', () => {
+    const memo = new ClassifyMemo({ config, scopes });
+    const bare = (name: string, how: 'older' | 'never'): Obj => {
+      const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'shop' }, spec: { containers: [{ name: 'app', image: 'a:1' }] } };
+      return stored(how === 'older' ? injected(pod, older) : pod, 0);
+    };
+    const [a, b] = [memo.classify(bare('a', 'never'), ENABLED), memo.classify(bare('b', 'never'), ENABLED)];
+    assert.deepEqual(memo.stats, { hits: 0, misses: 2 }, 'two inputs');
+    assert.equal(a.state, 'missing');
+    assert.equal(a, b, 'one answer object');
+    const [c, d] = [memo.classify(bare('c', 'older'), ENABLED), memo.classify(bare('d', 'older'), ENABLED)];
+    assert.equal(c.state, 'stale');
+    assert.equal(c, d);
+    assert.notEqual(a, c);
+    assert.ok(Object.isFrozen(c) && Object.isFrozen(c.changes));
+    assert.deepEqual(c, classifyPod(bare('c', 'older'), { config, scopes, namespaceLabels: ENABLED }), 'the shared answer is the right one');
+  });
 });

