@@ -123,6 +123,7 @@ describe('block index', () => {
 
   it('leaves whole classes of YAML to the library', () => {
     for (const text of [
+      "'': |-\n  x\n  y\n   \n", // a line of spaces past the indentation is content (found by the property test, seed -458371125)
       'a:\n  b: 1\n  # c\nd: 2\n', // a comment deeper than the line after it
       'a: 1\n# c\n', // a comment at the end
       'a:\n# c\n  b: 1\n', // a comment between a key and its block

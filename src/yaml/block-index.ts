@@ -280,6 +280,9 @@ class Indexer {
     let contentIndent = -1;
     for (; j < this.lines.length; j++) {
       const l = this.lines[j];
+      // Spaces past the content's indentation are content (a line holding " "), not a blank
+      // line: where the scalar ends is then the library's to say.
+      if (l.indent === -1 && contentIndent !== -1 && l.end - l.start > contentIndent) throw new Bail();
       if (l.indent === -1) continue;
       if (contentIndent === -1) {
         if (l.indent <= parentIndent || j !== k + 1) break;
