@@ -21,6 +21,9 @@ const fail = (message) => {
 };
 
 const { values } = parseArgs({ options: { out: { type: 'string' }, json: { type: 'boolean' }, refuse: { type: 'boolean' } } });
+// `npm run pack` runs the `prepack` hook too (npm runs pre<script> for `npm run <script>`): only
+// `npm pack` itself (npm_command "pack") is refused.
+if (values.refuse && ['run', 'run-script'].includes(process.env.npm_command ?? '')) process.exit(0);
 if (values.refuse) {
   fail('use `npm run pack` (it writes out/ and ships a package.json without the build scripts); `npm pack` here would ship `prepare`, which a global install warns about');
 }

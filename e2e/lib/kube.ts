@@ -27,6 +27,10 @@ export function run(command: string, args: readonly string[], options: RunOption
     child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', (err) => { clearTimeout(timer); reject(err); });
+    // A child that exits (or never started) before reading its input closes the pipe: the write
+    // fails with EPIPE. Its exit code and stderr, or the spawn error above, say why; EPIPE would
+    // hide that (the CI run of 2026-11-28 failed on a bare "write EPIPE").
+    child.stdin.on('error', () => {});
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const result = { code: code ?? (signal ? 128 : 1), stdout, stderr };

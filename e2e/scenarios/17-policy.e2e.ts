@@ -63,7 +63,15 @@ const hasContainer = (pod: Obj, name: string): boolean =>
 
 /** Wait until the apiserver has the policy loaded (it watches policies and bindings asynchronously). */
 async function waitActive(ns: string, probe: Obj, sidecar: string): Promise<void> {
-  await waitFor(`the policy to inject in ${ns}`, async () => hasContainer(await admit(ns, probe), sidecar), 30_000, 300);
+  try {
+    // Usually a second or two; 60 s because CI once saw a policy not act within 30 s on a loaded machine.
+    await waitFor(`the policy to inject in ${ns}`, async () => hasContainer(await admit(ns, probe), sidecar), 60_000, 300);
+  } catch (err) {
+    // What the apiserver holds, so a failure says whether the objects or their evaluation are at fault.
+    const held = await kubectl(['get', 'mutatingadmissionpolicy,mutatingadmissionpolicybinding', '-l', LABEL, '-o', 'json'], { allowFail: true });
+    const nsObj = await kubectl(['get', 'namespace', ns, '-o', 'jsonpath={.metadata.labels}'], { allowFail: true });
+    throw new Error(`${(err as Error).message}\nnamespace ${ns} labels: ${nsObj.stdout || nsObj.stderr}\npolicies and bindings held:\n${held.stdout || held.stderr}`);
+  }
 }
 
 /** Fields the apiserver generates per request; everything else must be equal. */

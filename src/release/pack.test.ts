@@ -130,6 +130,12 @@ test('`npm pack` in the repository is refused with the way that works, and leave
   assert.deepEqual(readdirSync(ROOT).filter((f) => f.endsWith('.tgz')), before);
 });
 
+test('the prepack hook lets `npm run pack` through (npm runs pre<script> for `npm run <script>` too)', { skip }, async () => {
+  // README: `npm run pack && npm install -g ./out/...`. Run as npm runs it before the pack script.
+  const hook = await run('npm', ['run', '-s', 'prepack'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(hook.stderr, '');
+});
+
 test('npm install -g of the tarball: no install-scripts warning, only the runtime dependencies, and the commands run', { skip }, async () => {
   mkdirSync(prefix);
   const installed = await npmInstall(clean, ['-g', '--omit=dev', '--prefix', prefix]);
