@@ -22,6 +22,7 @@ import { after, before, test } from 'node:test';
 import { readState, type ClusterState } from '../cluster/cluster.js';
 import { bumpEtcdRevision, restartApiserver } from '../cluster/restart.js';
 import { cliPath, createNamespace, deleteNamespaces, getJson, kubectl, waitFor, type Obj } from '../lib/kube.js';
+import { waitClusterSettled } from '../lib/settle.js';
 import { freePort } from '../lib/webhook.js';
 import { admittedPods, type Intended, type WorkloadPlan } from '../../bench/scale/plan.js';
 import { ScaleClient } from '../../bench/scale/plane.js';
@@ -105,6 +106,10 @@ after(async () => {
   const s = readState();
   if (s !== undefined && original !== undefined) await restartApiserver(s, { args: () => original! });
   rmSync(tmp, { recursive: true, force: true });
+  // The next scenario meets a control plane whose components are back from the restarts, and a
+  // cluster without these 1,100 pods (the namespace controller deletes them after the restart).
+  await waitClusterSettled();
+  await kubectl(['delete', 'namespace', ...Object.values(NS), '--ignore-not-found', '--wait=true', '--timeout=180s'], { allowFail: true, timeoutMs: 190_000 });
 });
 
 test('30.1: paginated list, bookmarks, resume from the last resourceVersion; while the apiserver is down, watch retries with back-off; 410 Gone relists once', async () => {
