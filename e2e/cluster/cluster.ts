@@ -36,8 +36,18 @@ export interface ClusterState {
   apiserverExtraArgs: string[];
   /** The client certificate the apiserver presents to webhooks (ca.crt, client.crt, client.key). */
   webhookClientDir: string;
+  /** Sizing for a large cluster (`UpOptions.sizing`), when it was started with one. */
+  sizing?: Sizing;
   /** The node, when the cluster has one. */
   node?: NodeState;
+}
+
+/** Extra flags for a large or instrumented control plane (the scale bench). */
+export interface Sizing {
+  etcdArgs?: string[];
+  apiserverArgs?: string[];
+  /** kube-controller-manager's `--controllers` (default: all but the node and volume ones). */
+  controllers?: string;
 }
 
 export interface UpOptions {
@@ -46,6 +56,7 @@ export interface UpOptions {
    * presents the client certificate in `webhookClientDir` to every webhook.
    */
   admissionConfigFile?: string;
+  sizing?: Sizing;
   /** Start a node whose pods run (default: a control plane only). */
   node?: boolean;
   log?: (line: string) => void;
@@ -116,9 +127,10 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const withNode = options.node ?? false;
   if (existing) {
     // A cluster from before the webhook client certificate existed lacks what the scenarios need.
-    const sameArgs = options.admissionConfigFile === undefined
+    const sameArgs = (options.admissionConfigFile === undefined
       ? existing.webhookClientDir !== undefined
-      : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom);
+      : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom))
+      && JSON.stringify(existing.sizing ?? {}) === JSON.stringify(options.sizing ?? {});
     const sameKind = (existing.node !== undefined) === withNode;
     if (sameArgs && sameKind && await healthy(existing)) {
       log(`cluster: reusing the running ${withNode ? 'cluster' : 'control plane'} at ${existing.server}`);
@@ -144,7 +156,8 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   writeFileSync(kubeconfig, kubeconfigYaml(server, pki.caCert, pki.admin.cert, pki.admin.key, 'e2e-admin'), { mode: 0o600 });
   const kcmKubeconfig = join(dir, 'kube-controller-manager.kubeconfig');
   writeFileSync(kcmKubeconfig, kubeconfigYaml(server, pki.caCert, pki.controllerManager.cert, pki.controllerManager.key, 'kube-controller-manager'), { mode: 0o600 });
-  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir };
+  const sizing = options.sizing ?? {};
+  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir, ...(options.sizing ? { sizing } : {}) };
   if (nodeBuild) {
     state.node = {
       dir: join(dir, 'node'), bin: nodeBuild.bin, cniBin: nodeBuild.cniBin, runc: RUNC, imagesDir: nodeBuild.imagesDir,
@@ -162,7 +175,7 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
     state.daemons.push(startDaemon('etcd', join(binDir, 'etcd'), [
       `--data-dir=${join(dir, 'etcd')}`, `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
       `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
-      '--unsafe-no-fsync', '--log-level=warn',
+      '--unsafe-no-fsync', '--log-level=warn', ...(sizing.etcdArgs ?? []),
     ], join(dir, 'etcd.log')));
     save();
     log(`cluster: etcd on 127.0.0.1:${ports.etcd}`);
@@ -178,7 +191,7 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
       // logs/exec: reach the kubelet at its InternalIP, not by its name (a DNS query off the machine).
       '--kubelet-preferred-address-types=InternalIP',
       `--kubelet-client-certificate=${pki.admin.cert}`, `--kubelet-client-key=${pki.admin.key}`,
-      ...extra,
+      ...extra, ...(sizing.apiserverArgs ?? []),
     ], join(dir, 'kube-apiserver.log')));
     save();
     log(`cluster: kube-apiserver on ${server}; waiting for /readyz`);
@@ -188,7 +201,7 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
       '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${ports.controllerManager}`,
       `--service-account-private-key-file=${pki.saKey}`, `--root-ca-file=${pki.caCert}`,
       '--use-service-account-credentials=true', `--cert-dir=${join(dir, 'kcm-certs')}`,
-      '--controllers=*,-nodeipam,-nodelifecycle,-route,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander',
+      `--controllers=${sizing.controllers ?? '*,-nodeipam,-nodelifecycle,-route,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander'}`,
     ], join(dir, 'kube-controller-manager.log')));
     save();
     log('cluster: kube-controller-manager started; waiting for the default ServiceAccount');

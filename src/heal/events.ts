@@ -81,9 +81,20 @@ export class EventRecorder {
     this.#tokens--;
     if (this.#last.size >= MAX_REMEMBERED) this.#forgetOld(now);
     this.#last.set(key, now);
-    const p = this.#send(on, reason, text, type, new Date(now)).finally(() => this.#pending.delete(p));
+    const p = this.#send(on, reason, text, type, new Date(now))
+      .then((sent) => {
+        // Not recorded (the apiserver was away): not a duplicate either, so the next look may send it.
+        if (!sent && this.#last.get(key) === now) this.#last.delete(key);
+      })
+      .finally(() => this.#pending.delete(p));
     this.#pending.add(p);
     return true;
+  }
+
+  /** How many Events the rate limit lets out now (a caller with many to record asks first). */
+  available(): number {
+    this.#refill(this.#o.now());
+    return Math.floor(this.#tokens);
   }
 
   /** Wait for Events in flight (shutdown, tests). */
@@ -104,7 +115,7 @@ export class EventRecorder {
     if (this.#last.size >= MAX_REMEMBERED) this.#last.clear();
   }
 
-  async #send(on: WorkloadRef, reason: EventReason, message: string, type: 'Normal' | 'Warning', at: Date): Promise<void> {
+  async #send(on: WorkloadRef, reason: EventReason, message: string, type: 'Normal' | 'Warning', at: Date): Promise<boolean> {
     const suffix = createHash('sha256').update(`${reason}|${message}|${at.getTime()}|${this.#o.instance}`).digest('hex').slice(0, 10);
     const event: CoreV1Event = {
       metadata: { name: `${on.name.slice(0, 200)}.${suffix}`, namespace: on.namespace },
@@ -122,9 +133,11 @@ export class EventRecorder {
     try {
       await this.#o.api.createEvent(on.namespace, event);
       this.stats.sent++;
+      return true;
     } catch (err) {
       this.stats.failed++;
       this.#o.onError?.(err);
+      return false;
     }
   }
 }

@@ -2,10 +2,13 @@
  * @module heal/kube
  * The cluster access of `status`, `restart`, `rollout` and `serve --reconcile`, on the official client,
  * `@kubernetes/client-node` 1.x (2.x needs Node 22): it loads kubeconfig or in-cluster
- * credentials (exec plugins, tokens, client certificates) and does watches, workload patches,
- * Events and Leases. Lists are read as raw JSON with the same credentials: the typed models
- * turn timestamps into Dates and drop fields the client's models do not know (pod fields newer
- * than the client), and a pod must be judged exactly as the webhook receives it.
+ * credentials (exec plugins, tokens, client certificates) and does workload patches, Events
+ * and Leases. Lists and watches are read as raw JSON with the same credentials: the typed
+ * models turn timestamps into Dates and drop fields the client's models do not know (pod
+ * fields newer than the client), and a pod must be judged exactly as the webhook receives it.
+ * Lists go page by page to their consumer; watches are our own newline-delimited JSON reader,
+ * so that a 410 at the start is a status, not a thrown string, and metadata-only reads are
+ * possible.
  *
  * This module loads the client (~0.6 s, ~100 MB); only these commands import it, lazily, so
  * `serve` without `--reconcile` never pays for it.
@@ -23,6 +26,11 @@ export interface HealApi {
   readonly defaultNamespace: string;
   /** Every item of a collection (paginated), as raw JSON. */
   list(path: string, query?: Record<string, string>): Promise<{ items: unknown[]; resourceVersion: string }>;
+  /**
+   * Every item of a collection, one page (`limit`/`continue`) at a time: each page goes to
+   * `onPage` (awaited) and is not kept, so memory holds one page, not the collection.
+   */
+  listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>, options?: ReadOptions): Promise<{ resourceVersion: string; count: number }>;
   /** One object as raw JSON; undefined when it does not exist. */
   get(path: string): Promise<unknown>;
   /** Strategic-merge patch of a workload; returns the patched object. */
@@ -30,9 +38,22 @@ export interface HealApi {
   /** JSON merge patch (RFC 7386) of any object, e.g. a namespace's labels (`null` removes a key); returns the patched object. */
   patchMerge(path: string, body: unknown): Promise<unknown>;
   createEvent(namespace: string, event: k8s.CoreV1Event): Promise<void>;
-  /** Watch a collection from a resourceVersion; `done` is called once when the watch ends. */
-  watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void): Promise<{ abort(): void }>;
+  /**
+   * Watch a collection from a resourceVersion. Resolves once the apiserver accepted the watch;
+   * rejects (a ClusterError, with `details.status` when the apiserver answered, e.g. 410) when
+   * it did not. `done` is called once when an accepted watch ends: null when the apiserver
+   * closed it, an error when the connection failed. `abort` ends it without calling `done`.
+   */
+  watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void, options?: ReadOptions): Promise<{ abort(): void }>;
   leases: LeaseApi;
+}
+
+export interface ReadOptions {
+  /**
+   * Ask for metadata only (`PartialObjectMetadata`): what owner references and labels need,
+   * without the objects' specs (a ReplicaSet carries its whole pod template).
+   */
+  metadataOnly?: boolean;
 }
 
 export interface LeaseApi {
@@ -100,6 +121,11 @@ export function connect(options: ConnectOptions = {}): HealApi {
 
 const LIST_PAGE = '500';
 const MAX_PAGES = 10_000;
+const WATCH_IDLE_MS = 5 * 60_000;
+/** The apiserver's audit log and metrics name us by this. */
+const USER_AGENT = 'sidecar-injector/heal';
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 class KubeHealApi implements HealApi {
   readonly #kc: k8s.KubeConfig;
@@ -144,17 +170,29 @@ class KubeHealApi implements HealApi {
 
   async list(path: string, query: Record<string, string> = {}): Promise<{ items: unknown[]; resourceVersion: string }> {
     const items: unknown[] = [];
+    const { resourceVersion } = await this.listPages(path, query, (page) => {
+      for (const item of page) items.push(item);
+    });
+    return { items, resourceVersion };
+  }
+
+  async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>, options: ReadOptions = {}): Promise<{ resourceVersion: string; count: number }> {
     let cont = '';
     let resourceVersion = '';
+    let count = 0;
+    const accept = options.metadataOnly === true ? METADATA_LIST : undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const q = new URLSearchParams({ ...query, limit: LIST_PAGE, ...(cont ? { continue: cont } : {}) });
-      const body = await this.#json('GET', `${path}?${q}`);
-      if (!isPlainObject(body) || !Array.isArray(body.items)) throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
-      for (const item of body.items) items.push(item);
+      const body = await this.#json('GET', `${path}?${q}`, undefined, undefined, accept);
+      // An empty PartialObjectMetadataList says `"items": null`.
+      if (!isPlainObject(body) || !(Array.isArray(body.items) || body.items === null)) throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
+      const items = Array.isArray(body.items) ? body.items : [];
       const meta = isPlainObject(body.metadata) ? body.metadata : {};
       resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : resourceVersion;
       cont = typeof meta.continue === 'string' ? meta.continue : '';
-      if (cont === '') return { items, resourceVersion };
+      count += items.length;
+      await onPage(items);
+      if (cont === '') return { resourceVersion, count };
     }
     throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: more than ${MAX_PAGES} pages`);
   }
@@ -184,29 +222,99 @@ class KubeHealApi implements HealApi {
     }
   }
 
-  async watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void): Promise<{ abort(): void }> {
-    const w = new k8s.Watch(this.#kc);
-    const controller = await w.watch(path, query, (type: string, obj: unknown) => onEvent(type, obj), done);
-    return { abort: () => controller.abort() };
+  async watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void, options: ReadOptions = {}): Promise<{ abort(): void }> {
+    const url = this.#url(`${path}?${new URLSearchParams({ ...query, watch: 'true' })}`);
+    const opts = await this.#options('GET', options.metadataOnly === true ? METADATA_OBJECT : undefined);
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return new Promise((resolve, reject) => {
+      let aborted = false;
+      let ended = false;
+      let answered = false;
+      const finish = (err: unknown): void => {
+        if (ended || aborted) return;
+        ended = true;
+        done(err);
+      };
+      // No bytes for WATCH_IDLE_MS (the apiserver sends a bookmark about every minute): the
+      // connection is dead without having said so; end it and let the caller resume.
+      const req = send(url, { ...opts, timeout: WATCH_IDLE_MS }, (res) => {
+        answered = true;
+        const status = res.statusCode ?? 0;
+        if (status !== 200) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => reject(apiError('GET', url, status, Buffer.concat(chunks).toString('utf8'))));
+          res.on('error', (err) => reject(networkError('GET', url, err)));
+          return;
+        }
+        resolve({
+          abort: () => {
+            aborted = true;
+            req.destroy();
+          },
+        });
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let nl: number;
+          while (!aborted && (nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl);
+            buffer = buffer.slice(nl + 1);
+            if (line.trim() === '') continue;
+            let event: unknown;
+            try {
+              event = JSON.parse(line);
+            } catch {
+              req.destroy(new Error(`${path}: the watch sent a line that is not JSON`));
+              return;
+            }
+            if (isPlainObject(event) && typeof event.type === 'string') onEvent(event.type, event.object);
+          }
+        });
+        res.on('end', () => finish(null));
+        res.on('error', (err) => finish(networkError('GET', url, err)));
+        res.on('aborted', () => finish(networkError('GET', url, new Error('the apiserver closed the watch midway'))));
+      });
+      req.on('timeout', () => req.destroy(new Error(`no data for ${WATCH_IDLE_MS / 1000} s`)));
+      req.on('error', (err) => {
+        if (aborted) return;
+        // Before the answer: the watch did not start. After it: it ended with an error.
+        if (!answered) reject(networkError('GET', url, err));
+        else finish(networkError('GET', url, err));
+      });
+      req.end();
+    });
   }
 
-  async #json(method: string, path: string, body?: string, contentType?: string): Promise<unknown> {
-    const url = new URL(path.replace(/^\//, ''), this.#server.href.endsWith('/') ? this.#server.href : `${this.#server.href}/`);
-    const opts: RequestOptions = { method, headers: { Accept: 'application/json', ...(contentType ? { 'Content-Type': contentType } : {}) } };
+  #url(path: string): URL {
+    return new URL(path.replace(/^\//, ''), this.#server.href.endsWith('/') ? this.#server.href : `${this.#server.href}/`);
+  }
+
+  async #options(method: string, accept = 'application/json', contentType?: string): Promise<RequestOptions> {
+    const opts: RequestOptions = { method, headers: { Accept: accept, 'User-Agent': USER_AGENT, ...(contentType ? { 'Content-Type': contentType } : {}) } };
     try {
       await this.#kc.applyToHTTPSOptions(opts);
     } catch (err) {
       // Credentials the client cannot use (an exec plugin that fails, unreadable key files).
       throw new ClusterError('SI_CLUSTER_CONFIG', `cannot use the credentials of context "${this.#kc.getCurrentContext()}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
+    return opts;
+  }
+
+  async #json(method: string, path: string, body?: string, contentType?: string, accept?: string): Promise<unknown> {
+    const url = this.#url(path);
+    const opts = await this.#options(method, accept, contentType);
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     return new Promise((resolve, reject) => {
       const req = send(url, { ...opts, timeout: 60_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        // Decoded chunk by chunk into a string (the JS heap), not concatenated into one Buffer:
+        // a list page is megabytes, and glibc keeps such freed blocks in the process for good.
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
         res.on('error', reject);
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
           let parsed: unknown;
           try {
             parsed = text === '' ? {} : JSON.parse(text);
@@ -215,15 +323,30 @@ class KubeHealApi implements HealApi {
           }
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300 && parsed !== undefined) return resolve(parsed);
-          const apiMessage = isPlainObject(parsed) && typeof parsed.message === 'string' ? parsed.message : text.slice(0, 200);
-          reject(new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: HTTP ${status}: ${apiMessage}`, { details: { status, method, path: url.pathname } }));
+          reject(apiError(method, url, status, text, parsed));
         });
       });
       req.on('timeout', () => req.destroy(new Error('no answer within 60 s')));
-      req.on('error', (err) => reject(new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: ${err.message}`, { cause: err, details: { method, path: url.pathname } })));
+      req.on('error', (err) => reject(networkError(method, url, err)));
       req.end(body);
     });
   }
+}
+
+function apiError(method: string, url: URL, status: number, text: string, parsed?: unknown): ClusterError {
+  if (parsed === undefined) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the text is the message
+    }
+  }
+  const apiMessage = isPlainObject(parsed) && typeof parsed.message === 'string' ? parsed.message : text.slice(0, 200);
+  return new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: HTTP ${status}: ${apiMessage}`, { details: { status, method, path: url.pathname } });
+}
+
+function networkError(method: string, url: URL, err: Error): ClusterError {
+  return new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: ${err.message}`, { cause: err, details: { method, path: url.pathname } });
 }
 
 /** HTTP status of a client-node ApiException (or of our own ClusterError). */

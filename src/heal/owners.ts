@@ -18,10 +18,15 @@ export interface OwnerRef {
   uid?: string;
 }
 
-/** `namespace/name` of ReplicaSets and Jobs -> their controller (undefined: none). */
+/** Looks up `namespace/name` of a ReplicaSet or Job: its controller (undefined: none or unknown). */
+export interface ControllerLookup {
+  get(key: string): OwnerRef | undefined;
+}
+
+/** `namespace/name` of ReplicaSets and Jobs -> their controller. */
 export interface OwnerIndex {
-  replicaSets: ReadonlyMap<string, OwnerRef | undefined>;
-  jobs: ReadonlyMap<string, OwnerRef | undefined>;
+  replicaSets: ControllerLookup;
+  jobs: ControllerLookup;
 }
 
 export const EMPTY_OWNER_INDEX: OwnerIndex = { replicaSets: new Map(), jobs: new Map() };
@@ -54,9 +59,13 @@ export function workloadOf(pod: unknown, index: OwnerIndex): WorkloadRef {
   const meta = isPlainObject(pod) && isPlainObject(pod.metadata) ? pod.metadata : {};
   const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
   const podName = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? meta.generateName : '';
-  const ref = controllerOf(pod);
-  if (ref === undefined) return withUid({ kind: 'Pod', name: podName, namespace, apiVersion: 'v1' }, typeof meta.uid === 'string' ? meta.uid : undefined);
-  const parent = (map: ReadonlyMap<string, OwnerRef | undefined>, kind: string): WorkloadRef | undefined => {
+  return resolveWorkload(namespace, podName, typeof meta.uid === 'string' ? meta.uid : undefined, controllerOf(pod), index);
+}
+
+/** The workload of a pod known by its name, uid and controller reference (workloadOf's rule). */
+export function resolveWorkload(namespace: string, podName: string, podUid: string | undefined, ref: OwnerRef | undefined, index: OwnerIndex): WorkloadRef {
+  if (ref === undefined) return withUid({ kind: 'Pod', name: podName, namespace, apiVersion: 'v1' }, podUid);
+  const parent = (map: ControllerLookup, kind: string): WorkloadRef | undefined => {
     const up = map.get(`${namespace}/${ref.name}`);
     return up !== undefined && up.kind === kind ? withUid({ kind, name: up.name, namespace, apiVersion: up.apiVersion }, up.uid) : undefined;
   };

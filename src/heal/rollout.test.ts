@@ -27,6 +27,11 @@ function fakeCluster(workloads: Record<string, FakeWorkload>) {
   const order: string[] = [];
   const api: HealApi = {
     defaultNamespace: 'default',
+    async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>) {
+      const l = await this.list(path, query);
+      await onPage(l.items);
+      return { resourceVersion: l.resourceVersion, count: l.items.length };
+    },
     async list(path, query) {
       const name = /app=(\w+)/.exec(query?.labelSelector ?? '')![1];
       const s = state.get(name)!;
@@ -181,6 +186,57 @@ describe('planRestart', () => {
     assert.deepEqual(both.restart[0].why, ['stale: image a -> b']);
     assert.deepEqual(planRestart(report, { stale: false, missing: true }).restart.map((p) => p.workload.name), ['db']);
     assert.deepEqual(planRestart(report, { stale: true, missing: false }).restart.map((p) => p.workload.name), ['web']);
+  });
+});
+
+describe('settledTargets', () => {
+  const deployment = (ns: string, name: string, rolling: boolean): Obj => ({
+    metadata: { name, namespace: ns, generation: 2 },
+    spec: { replicas: 1 },
+    status: { observedGeneration: rolling ? 1 : 2, updatedReplicas: 1 },
+  });
+  // ns2 is being deleted: its workloads are neither restarted nor waited for, by either path.
+  const namespaces: Obj[] = [{ metadata: { name: 'ns0' } }, { metadata: { name: 'ns1' } }, { metadata: { name: 'ns2', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } }];
+  function api(objects: Obj[]) {
+    const calls: string[] = [];
+    const a = {
+      async get(path: string) {
+        calls.push(`get ${path}`);
+        const ns = namespaces.find((n) => path === `/api/v1/namespaces/${n.metadata.name}`);
+        if (ns !== undefined) return ns;
+        const o = objects.find((x) => path.endsWith(`/namespaces/${x.metadata.namespace}/deployments/${x.metadata.name}`));
+        return o === undefined ? undefined : { ...o, kind: 'Deployment' };
+      },
+      async listPages(path: string, _q: Record<string, string>, onPage: (items: unknown[]) => void) {
+        calls.push(`list ${path}`);
+        if (path === '/api/v1/namespaces') return void onPage(namespaces);
+        onPage(objects.filter((o) => !path.includes('/namespaces/') || path.includes(`/namespaces/${o.metadata.namespace}/`)));
+        return { resourceVersion: '1', count: objects.length };
+      },
+    } as unknown as HealApi;
+    return { a, calls };
+  }
+  const t = (ns: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace: ns, apiVersion: 'apps/v1' }, stale: 1, missing: 0, why: [] });
+
+  it('a few targets: GETs of each and its namespace; many: one list per kind, cluster-wide, and one of namespaces, with the same split', async () => {
+    const objects = Array.from({ length: 30 }, (_, i) => deployment(`ns${i % 3}`, `d${i}`, i % 4 === 0));
+    const few = api(objects);
+    const small = await settledTargets(few.a, objects.slice(0, 6).map((o) => t(o.metadata.namespace, o.metadata.name)));
+    assert.equal(few.calls.filter((c) => c.startsWith('get')).length, 12);
+    assert.deepEqual(small.rolling.map((p) => p.workload.name), ['d0', 'd4']);
+    assert.deepEqual(small.deleting.map((p) => p.workload.name), ['d2', 'd5']);
+
+    const many = api(objects);
+    const all = await settledTargets(many.a, [...objects.map((o) => t(o.metadata.namespace, o.metadata.name)), t('ns9', 'gone')]);
+    assert.deepEqual(many.calls, ['list /apis/apps/v1/deployments', 'list /api/v1/namespaces']);
+    assert.deepEqual(all.rolling.map((p) => p.workload.name), ['d0', 'd4', 'd12', 'd16', 'd24', 'd28']);
+    assert.deepEqual(all.deleting.map((p) => p.workload.name), ['d2', 'd5', 'd8', 'd11', 'd14', 'd17', 'd20', 'd23', 'd26', 'd29', 'gone']);
+    assert.equal(all.ready.length, 14);
+
+    const inNs1 = Array.from({ length: 25 }, (_, i) => deployment('ns1', `e${i}`, false));
+    const one = api(inNs1);
+    await settledTargets(one.a, inNs1.map((o) => t('ns1', o.metadata.name)));
+    assert.deepEqual(one.calls, ['list /apis/apps/v1/namespaces/ns1/deployments', 'list /api/v1/namespaces']);
   });
 });
 

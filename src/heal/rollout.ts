@@ -17,7 +17,7 @@ import { ClusterError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
 import { workloadPath, type HealApi } from './kube.js';
 import type { PlannedWorkload } from './plan.js';
-import { isLive } from './scan.js';
+import { isLive } from './pod-record.js';
 import type { Classification, WorkloadRef } from './types.js';
 
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
@@ -236,10 +236,21 @@ export function rolloutInProgress(obj: unknown): boolean {
   return num(status.updatedReplicas) < replicas;
 }
 
+/** More targets than this are looked up with lists (one per kind, one of namespaces) rather than GETs each. */
+const GET_EACH = 20;
+
 /** Is this object (a workload or a namespace) being deleted? */
 function beingDeleted(obj: unknown): boolean {
   if (!isPlainObject(obj) || !isPlainObject(obj.metadata)) return false;
   return obj.metadata.deletionTimestamp !== undefined || (isPlainObject(obj.status) && obj.status.phase === 'Terminating');
+}
+
+type Settled = 'ready' | 'rolling' | 'deleting';
+
+/** One target's state from its workload and namespace objects (undefined: not found). */
+function settledState(obj: unknown, ns: unknown): Settled {
+  if (obj === undefined || beingDeleted(obj) || beingDeleted(ns)) return 'deleting';
+  return rolloutInProgress(obj) ? 'rolling' : 'ready';
 }
 
 /**
@@ -248,13 +259,47 @@ function beingDeleted(obj: unknown): boolean {
  * created there, so a restart would only wait out the whole timeout and hold up the others.
  */
 export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[]; deleting: PlannedWorkload[] }> {
-  const ready: PlannedWorkload[] = [];
-  const rolling: PlannedWorkload[] = [];
-  const deleting: PlannedWorkload[] = [];
+  const out: Record<Settled, PlannedWorkload[]> = { ready: [], rolling: [], deleting: [] };
+  const listed = targets.length > GET_EACH ? await settledByList(api, targets) : undefined;
   for (const t of targets) {
-    const [obj, ns] = await Promise.all([api.get(workloadPath(t.workload)), api.get(`/api/v1/namespaces/${encodeURIComponent(t.workload.namespace)}`)]);
-    if (obj === undefined || beingDeleted(obj) || beingDeleted(ns)) deleting.push(t);
-    else (rolloutInProgress(obj) ? rolling : ready).push(t);
+    const path = workloadPath(t.workload);
+    if (listed !== undefined) {
+      out[listed.states.get(path) === undefined || listed.terminating.has(t.workload.namespace) ? 'deleting' : listed.states.get(path)!].push(t);
+      continue;
+    }
+    const [obj, ns] = await Promise.all([api.get(path), api.get(`/api/v1/namespaces/${encodeURIComponent(t.workload.namespace)}`)]);
+    out[settledState(obj, ns)].push(t);
   }
-  return { ready, rolling, deleting };
+  return out;
 }
+
+/**
+ * The targets' kinds from one paginated list per kind (and namespace, when all are in one), and
+ * the namespaces being deleted from one list: only each workload's state is kept, not the object.
+ */
+async function settledByList(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ states: Map<string, Settled>; terminating: Set<string> }> {
+  const states = new Map<string, Settled>();
+  const terminating = new Set<string>();
+  const namespaces = new Set(targets.map((t) => t.workload.namespace));
+  const metaOf = (obj: unknown): Record<string, unknown> => (isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {});
+  for (const kind of new Set(targets.map((t) => t.workload.kind))) {
+    const one = workloadPath({ kind, namespace: [...namespaces][0], name: '' }).replace(/\/$/, '');
+    const path = namespaces.size === 1 ? one : one.replace(/\/namespaces\/[^/]+/, '');
+    await api.listPages(path, {}, (items) => {
+      for (const obj of items) {
+        const meta = metaOf(obj);
+        if (typeof meta.name !== 'string' || typeof meta.namespace !== 'string') continue;
+        // Lists leave out each item's kind; rolloutInProgress reads it.
+        states.set(workloadPath({ kind, namespace: meta.namespace, name: meta.name }), settledState({ ...(obj as object), kind }, undefined));
+      }
+    });
+  }
+  await api.listPages('/api/v1/namespaces', {}, (items) => {
+    for (const ns of items) {
+      const name = metaOf(ns).name;
+      if (typeof name === 'string' && namespaces.has(name) && beingDeleted(ns)) terminating.add(name);
+    }
+  });
+  return { states, terminating };
+}
+

@@ -25,6 +25,11 @@ function fakeApi(objects: { mwc?: Obj; namespaces: Obj[]; pods: Obj[] }): { api:
   const paths: string[] = [];
   const api = {
     defaultNamespace: 'default',
+    async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>) {
+      const l = await (this as unknown as HealApi).list(path, query);
+      await onPage(l.items);
+      return { resourceVersion: l.resourceVersion, count: l.items.length };
+    },
     async list(path: string) {
       paths.push(path);
       if (path.endsWith('/pods')) return { items: objects.pods, resourceVersion: '1' };

@@ -2,7 +2,8 @@
  * @module heal/scan
  * Read what classification needs from the cluster (the webhook configuration's entries, the
  * namespaces' labels, pods, ReplicaSets and Jobs) and classify every pod. One pass of lists,
- * no per-pod requests, so thousands of pods cost a few paginated lists.
+ * no per-pod requests, so thousands of pods cost a few paginated lists; pods are classified
+ * page by page and kept as records (pod-record), ReplicaSets and Jobs are read as metadata.
  *
  * Terminating pods and pods that have finished (Succeeded, Failed) are left out: they will
  * never run again, so their sidecar does not matter.
@@ -11,10 +12,11 @@ import type { LoadedConfig } from '../config/types.js';
 import { webhookScopes, type WebhookScope } from '../install/webhook-rules.js';
 import { InjectorError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
+import { ClassifyMemo } from './classify-memo.js';
 import { findWebhookConfiguration } from './webhook-find.js';
-import { classifyPod } from './classify.js';
 import type { HealApi } from './kube.js';
-import { indexControllers, workloadOf, type OwnerIndex } from './owners.js';
+import { indexControllers, resolveWorkload, type OwnerIndex, type OwnerRef } from './owners.js';
+import { toPodRecord, type PodRecord } from './pod-record.js';
 import { buildReport, type ClassifiedPod, type StatusReport } from './report.js';
 
 export interface ScanOptions {
@@ -68,14 +70,6 @@ export function scopesFromWebhooks(webhooks: unknown[]): WebhookScope[] {
   return out;
 }
 
-/** Whether a pod can still run (not terminating, not finished). */
-export function isLive(pod: unknown): boolean {
-  if (!isPlainObject(pod) || !isPlainObject(pod.metadata)) return false;
-  if (pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null) return false;
-  const phase = isPlainObject(pod.status) ? pod.status.phase : undefined;
-  return phase !== 'Succeeded' && phase !== 'Failed';
-}
-
 export function labelsOfObject(obj: unknown): Record<string, string> {
   const meta = isPlainObject(obj) && isPlainObject(obj.metadata) ? obj.metadata : {};
   const out: Record<string, string> = {};
@@ -88,41 +82,40 @@ export function nameOf(obj: unknown): string {
   return typeof meta.name === 'string' ? meta.name : '';
 }
 
-/** Classify pods against namespaces' labels; pure. */
-export function classifyPods(
-  pods: readonly unknown[],
-  namespaceLabels: ReadonlyMap<string, Record<string, string>>,
-  scopes: readonly WebhookScope[],
-  index: OwnerIndex,
-  config: LoadedConfig,
-): ClassifiedPod[] {
-  const out: ClassifiedPod[] = [];
-  for (const pod of pods) {
-    if (!isLive(pod)) continue;
-    const meta = (pod as { metadata: Record<string, unknown> }).metadata;
-    const ns = typeof meta.namespace === 'string' ? meta.namespace : '';
-    const classification = classifyPod(pod, { config, scopes, namespaceLabels: namespaceLabels.get(ns) ?? {} });
-    out.push({ name: nameOf(pod), workload: workloadOf(pod, index), classification });
-  }
-  return out;
-}
-
 const collection = (namespace: string | undefined, group: string, resource: string) =>
   namespace === undefined ? `/${group}/${resource}` : `/${group}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 
 export async function scanCluster(api: HealApi, config: LoadedConfig, options: ScanOptions): Promise<ScanResult> {
   const notes: string[] = [];
   const ns = options.namespace;
-  const [scopes, namespaces, pods, replicaSets, jobs] = await Promise.all([
+  // The scopes and the namespaces' labels first: then every pod is classified as its page
+  // arrives and only its record is kept, so memory holds one page of pods, not all of them.
+  const [scopes, namespaces] = await Promise.all([
     readScopes(api, config, options, notes),
     ns === undefined ? api.list('/api/v1/namespaces').then((l) => l.items) : api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}`).then((n) => (n === undefined ? [] : [n])),
-    api.list(collection(ns, 'api/v1', 'pods')),
-    api.list(collection(ns, 'apis/apps/v1', 'replicasets')),
-    api.list(collection(ns, 'apis/batch/v1', 'jobs')),
   ]);
   if (ns !== undefined && namespaces.length === 0) notes.push(`namespace ${ns} not found`);
   const labels = new Map(namespaces.map((n) => [nameOf(n), labelsOfObject(n)]));
-  const index: OwnerIndex = { replicaSets: indexControllers(replicaSets.items), jobs: indexControllers(jobs.items) };
-  const classified = classifyPods(pods.items, labels, scopes, index, config);
+  const memo = new ClassifyMemo({ config, scopes });
+  const classify = (pod: Record<string, unknown>, namespace: string) => memo.classify(pod, labels.get(namespace) ?? {});
+  const records: PodRecord[] = [];
+  const replicaSets = new Map<string, OwnerRef | undefined>();
+  const jobs = new Map<string, OwnerRef | undefined>();
+  await Promise.all([
+    api.listPages(collection(ns, 'api/v1', 'pods'), {}, (items) => {
+      for (const pod of items) {
+        const r = toPodRecord(pod, classify);
+        if (r !== undefined) records.push(r);
+      }
+    }),
+    api.listPages(collection(ns, 'apis/apps/v1', 'replicasets'), {}, (items) => addControllers(replicaSets, items), { metadataOnly: true }),
+    api.listPages(collection(ns, 'apis/batch/v1', 'jobs'), {}, (items) => addControllers(jobs, items), { metadataOnly: true }),
+  ]);
+  const index: OwnerIndex = { replicaSets, jobs };
+  const classified = records.map((r) => ({ name: r.name, workload: resolveWorkload(r.namespace, r.name, r.uid, r.owner, index), classification: r.classification }));
   return { report: buildReport(classified), pods: classified, notes, env: { config, scopes, namespaceLabels: labels, index } };
+}
+
+function addControllers(into: Map<string, OwnerRef | undefined>, items: readonly unknown[]): void {
+  for (const [k, v] of indexControllers(items)) into.set(k, v);
 }

@@ -6,7 +6,7 @@
  * InjectionFailed Events for the pods its webhook refused or admitted without a sidecar.
  */
 import { hostname } from 'node:os';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { LoadedConfig } from '../config/types.js';
 import type { InjectionFailure } from '../admission/handler.js';
 import { EventRecorder } from './events.js';
@@ -49,6 +49,7 @@ export function startReconcile(options: ReconcileServeOptions): ReconcileHandle 
   const gauge = new Gauge({ name: 'sidecar_injector_pods', help: 'Pods by sidecar state (current, stale, missing, skipped, foreign), as seen by the reconcile leader', labelNames: ['state'] as const, registers: [options.registry] });
   const leader = new Gauge({ name: 'sidecar_injector_reconcile_leader', help: '1 while this replica holds the reconcile Lease', registers: [options.registry] });
   leader.set(0);
+  const lists = new Counter({ name: 'sidecar_injector_reconcile_lists_total', help: 'Lists the reconcile leader made, by resource and why: start, expired (410 Gone), error, resync (new config or webhook scopes), namespace-labels', labelNames: ['resource', 'reason'] as const, registers: [options.registry] });
   let config: LoadedConfig | undefined;
   const reconciler = new PodReconciler({
     api,
@@ -60,6 +61,7 @@ export function startReconcile(options: ReconcileServeOptions): ReconcileHandle 
     rollout: { maxInFlight: options.maxInFlight, intervalMs: 2000, timeoutMs: options.restartTimeoutMs },
     recorder,
     gauge,
+    lists,
     log: options.log,
   });
   let leading = false;
@@ -98,7 +100,7 @@ export function startReconcile(options: ReconcileServeOptions): ReconcileHandle 
     identity,
     setConfig(c) {
       config = c;
-      if (leading) reconciler.recompute();
+      if (leading) reconciler.configChanged();
     },
     injectionFailed(failure) {
       void workloadFor(api, failure, owners).then((on) => {

@@ -9,7 +9,7 @@
  */
 import type { HealApi } from '../heal/kube.js';
 import { RESTARTED_AT, selectorString } from '../heal/rollout.js';
-import { isLive } from '../heal/scan.js';
+import { isLive } from '../heal/pod-record.js';
 import { workloadPath } from '../heal/kube.js';
 import type { WorkloadRef } from '../heal/types.js';
 import { parseStatus } from '../inject/status.js';

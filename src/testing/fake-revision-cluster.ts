@@ -133,6 +133,12 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
   });
   c.api = {
     defaultNamespace: 'default',
+    // One page: the revision tests do not exercise paging (heal-cluster.ts does).
+    async listPages(path, query, onPage) {
+      const { items, resourceVersion } = await c.api.list(path, query);
+      await onPage(items);
+      return { resourceVersion, count: items.length };
+    },
     async list(path, query = {}) {
       const items = ((): unknown[] => {
         if (path === '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations') return mwcs;
