@@ -19,7 +19,7 @@ export const IMAGES = {
 export const CHECKS_SIDECAR = ['serve', ':8080', '--check-at-start', 'http://127.0.0.1:15021/healthz/ready'];
 
 /** A Deployment of the test app as YAML text (what a user writes, before any injection). */
-export function appDeployment(name: string, namespace: string, o: { replicas?: number; args?: string[] } = {}): string {
+export function appDeployment(name: string, namespace: string, o: { replicas?: number; args?: string[]; annotations?: Record<string, string> } = {}): string {
   return `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -32,7 +32,7 @@ spec:
   template:
     metadata:
       labels: {app: ${name}}
-    spec:
+${o.annotations ? `      annotations: ${JSON.stringify(o.annotations)}\n` : ''}    spec:
       terminationGracePeriodSeconds: 2
       containers:
       - name: ${name}

@@ -79,8 +79,15 @@ export interface BlockResult {
   output: string;
 }
 
-/** What a block runs: the repository's files (read only by convention), and the CLI on PATH. */
-function sandbox(): { dir: string; bin: string } {
+/** This checkout's CLI from the sources (the sandbox's default `sidecar-injector`). */
+const SOURCE_CLI = `"${process.execPath}" --import tsx "${join(ROOT, 'src/cli/main.ts')}"`;
+
+/**
+ * A scratch directory as a reader's clone looks to a block: the repository's files (read only
+ * by convention, linked), and `.bin` with `sidecar-injector` running `cli` (a shell command
+ * line; the e2e scenario gives the built bundle) and `npx sidecar-injector` running the same.
+ */
+export function sandbox(cli = SOURCE_CLI): { dir: string; bin: string } {
   const dir = mkdtempSync(join(tmpdir(), 'si-docs-'));
   for (const name of ['examples', 'deploy', 'defaults', 'e2e', 'node_modules', 'package.json', 'src', 'testdata', 'tsconfig.json']) {
     symlinkSync(join(ROOT, name), join(dir, name));
@@ -91,10 +98,15 @@ function sandbox(): { dir: string; bin: string } {
     writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(bin, name), 0o755);
   };
-  write('sidecar-injector', `exec "${process.execPath}" --import tsx "${join(ROOT, 'src/cli/main.ts')}" "$@"`);
+  write('sidecar-injector', `exec ${cli} "$@"`);
   // `npx sidecar-injector` in a clone runs the package's own bin: the same CLI.
   write('npx', `[ "$1" = sidecar-injector ] || { echo "npx $1: only npx sidecar-injector runs in the docs sandbox" >&2; exit 127; }\nshift\nexec sidecar-injector "$@"`);
   return { dir, bin };
+}
+
+/** A block as a script: a failing command fails the block (`set -eo pipefail`). */
+export function blockScript(b: ShellBlock): string {
+  return `set -eo pipefail\n${b.text}\n`;
 }
 
 /** Waits for a listening TCP socket in the sandbox's own network namespace: the server is up. */
@@ -111,7 +123,7 @@ export function runBlocks(blocks: readonly ShellBlock[], timeoutMs = 180_000): B
   try {
     const script = ['ip link set lo up', `cd "${dir}"`, `export PATH="${bin}:$PATH" HOME="${process.env.HOME ?? '/root'}"`];
     runnable.forEach((b, i) => {
-      writeFileSync(join(dir, `.block-${i}.sh`), `set -eo pipefail\n${b.text}\n`);
+      writeFileSync(join(dir, `.block-${i}.sh`), blockScript(b));
       if (b.keepsRunning) {
         script.push(`bash .block-${i}.sh >.out-${i} 2>&1 &`, WAIT_FOR_LISTENER, `echo 0 >.rc-${i}`);
       } else {
