@@ -11,6 +11,11 @@
  *       0 (nothing stale or missing right after the restart) and prints the README's header line.
  * 27-1c the kubectl install block (the alternative to Helm), after `helm uninstall`: exits 0, and
  *       a restart of web gives pods with the sidecar, 2/2 Running.
+ * 27-1d examples/policy-nginx-sidecar/README.md's block (policy mode, no webhook): exits 0; the
+ *       apiserver itself injects the nginx sidecar, the pod runs 2/2, nginx answers with the
+ *       ConfigMap's nginx.conf.
+ * 27-1e docs/policy-mode.md's block (the same config, default name, namespace shop): exits 0.
+ * Each file's blocks run in a scratch directory of their own, as the shell-blocks test does.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +24,7 @@ import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
 import { repoRoot } from '../cluster/paths.js';
 import { apply, cliPath, createNamespace, deleteNamespaces, getJson, kubectl, pods, run, waitFor, type Obj } from '../lib/kube.js';
-import { appDeployment, getPodsTable, IMAGES, noNodeReason, ourImage, tagImage, waitRunning } from '../lib/node.js';
+import { appDeployment, getPodsTable, httpGet, IMAGES, noNodeReason, ourImage, podStatus, tagImage, waitRunning } from '../lib/node.js';
 import { helm, injectorSelector, writeFile } from '../lib/install.js';
 import { blockScript, sandbox, shellBlocks, type ShellBlock } from '../../src/docs/shell-blocks.js';
 
@@ -36,7 +41,13 @@ const HELM = block('the Helm install', 'helm install sidecar-injector');
 const KUBECTL = block('the kubectl install', 'kubectl apply -f sidecar-injector.yaml');
 const LABEL = block('label, restart, get pods', 'kubectl label namespace shop');
 const STATUS = block('status and restart', 'sidecar-injector status -n shop');
-const box = sandbox(`"${process.execPath}" "${cliPath()}"`);
+const POLICY_EXAMPLE = shellBlocks('examples/policy-nginx-sidecar/README.md').filter((b) => b.needs === 'a cluster');
+const POLICY_DOC = shellBlocks('docs/policy-mode.md').filter((b) => b.needs === 'a cluster');
+const TEST_NS = 'sidecar-injector-test'; // examples/policy-nginx-sidecar/app.yaml's namespace
+const builtCli = `"${process.execPath}" "${cliPath()}"`;
+const box = sandbox(builtCli);
+const exampleBox = sandbox(builtCli);
+const docBox = sandbox(builtCli);
 
 before(async () => {
   if (skip !== false) return;
@@ -48,19 +59,23 @@ after(async () => {
     // What the kubectl install created outside its namespace, as the README's uninstall says.
     await kubectl(['delete', '-f', join(box.dir, 'sidecar-injector.yaml'), '--ignore-not-found', '--wait=false'], { allowFail: true });
     await kubectl(['delete', 'mutatingwebhookconfiguration', '-l', 'app.kubernetes.io/name=sidecar-injector', '--ignore-not-found'], { allowFail: true });
-    await deleteNamespaces(SHOP, INJ);
+    // The policies and bindings (cluster-scoped), as the example's README removes them.
+    for (const d of [exampleBox.dir, docBox.dir]) {
+      await kubectl(['delete', '-f', join(d, 'nginx-policy.yaml'), '--ignore-not-found'], { allowFail: true });
+    }
+    await deleteNamespaces(SHOP, INJ, TEST_NS);
   }
-  rmSync(box.dir, { recursive: true, force: true });
+  for (const d of [box.dir, exampleBox.dir, docBox.dir]) rmSync(d, { recursive: true, force: true });
 });
 
 /** Runs a README block in the scratch directory, as the reader's shell would; it must exit 0. */
-async function runBlock(t: { diagnostic(m: string): void }, b: ShellBlock, timeoutMs = 300_000): Promise<string> {
+async function runBlock(t: { diagnostic(m: string): void }, b: ShellBlock, where = box, timeoutMs = 300_000): Promise<string> {
   const t0 = Date.now();
-  const script = writeFile(box.dir, `.block-${b.line}.sh`, `cd "${box.dir}"\n${blockScript(b)}`);
-  const r = await run('bash', [script], { allowFail: true, timeoutMs, env: { ...process.env, PATH: `${box.bin}:${process.env.PATH}` } });
+  const script = writeFile(where.dir, `.block-${b.line}.sh`, `cd "${where.dir}"\n${blockScript(b)}`);
+  const r = await run('bash', [script], { allowFail: true, timeoutMs, env: { ...process.env, PATH: `${where.bin}:${process.env.PATH}` } });
   const output = r.stdout + r.stderr;
-  t.diagnostic(`README.md:${b.line} exited ${r.code} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n${output}`);
-  assert.equal(r.code, 0, `README.md:${b.line} exited ${r.code}:\n${b.text}\n---\n${output}`);
+  t.diagnostic(`${b.file}:${b.line} exited ${r.code} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n${output}`);
+  assert.equal(r.code, 0, `${b.file}:${b.line} exited ${r.code}:\n${b.text}\n---\n${output}`);
   return r.stdout;
 }
 
@@ -114,7 +129,7 @@ test('scenario 27-1b: README: the self-healing block (status, restart dry run, r
   const header = /^# (WORKLOAD .*)$/m.exec(STATUS.text)?.[1];
   assert.ok(header, 'README.md\'s status block shows no header line');
   const words = header.split(/\s+/);
-  assert.ok(out.split('\n').some((l) => l.split(/\s+/).join(' ') === words.join(' ')), `no line "${header}" in:\n${out}`);
+  assert.ok(out.split('\n').some((l) => l.trim().split(/\s+/).join(' ') === words.join(' ')), `no line "${header}" in:\n${out}`);
   assert.match(out, /^deployment\/web\s+2\s+2\s+0\s+0\s/m, 'status does not show web\'s 2 pods current');
 });
 
@@ -127,4 +142,40 @@ test('scenario 27-1c: README: the kubectl install block, after helm uninstall; r
   await waitFor('the web pods from before the restart to be gone', async () =>
     (await pods(SHOP, 'app=web')).every((p) => !before.has(p.metadata.name)), 180_000, 1000);
   t.diagnostic(await webPodsInjected(2));
+});
+
+test('scenario 27-1d: examples/policy-nginx-sidecar/README.md: the policy injects nginx, the pod runs 2/2, nginx answers', { skip }, async (t) => {
+  assert.equal(POLICY_EXAMPLE.length, 1, 'examples/policy-nginx-sidecar/README.md: expected one "# needs: a cluster" block');
+  // The images the example names, which a reader's cluster pulls from Docker Hub: Debian's nginx
+  // and busybox stand in (the same `nginx -g 'daemon off;'` and `sh -c "sleep infinity"`).
+  const config = parse(readFileSync(join(repoRoot, 'examples/policy-nginx-sidecar/config.yaml'), 'utf8')) as Obj;
+  tagImage(IMAGES.nginx, `docker.io/library/${config.values.image}`);
+  const app = readFileSync(join(repoRoot, 'examples/policy-nginx-sidecar/app.yaml'), 'utf8');
+  const alpine = /image: (alpine:\S+)/.exec(app)?.[1];
+  assert.ok(alpine, 'examples/policy-nginx-sidecar/app.yaml no longer runs alpine');
+  tagImage(IMAGES.busybox, `docker.io/library/${alpine}`);
+  await kubectl(['delete', 'namespace', TEST_NS, '--ignore-not-found', '--wait=true', '--timeout=120s']);
+
+  await runBlock(t, POLICY_EXAMPLE[0]!, exampleBox);
+  const [pod] = await waitRunning(TEST_NS, 'app=alpine', 1);
+  t.diagnostic(`kubectl -n ${TEST_NS} get pods\n${await getPodsTable(TEST_NS)}`);
+  assert.deepEqual(pod!.spec.containers.map((c: Obj) => c.name), ['alpine', 'sidecar-nginx']);
+  assert.ok(pod!.metadata.annotations['sidecar-injector-webhook.morven.me/status'], 'no status annotation: not injected by the policy');
+  const { ip } = await podStatus(TEST_NS, pod!.metadata.name);
+  assert.equal((await httpGet(`http://${ip}:80/`)).body, 'hello from the nginx sidecar\n');
+});
+
+test('scenario 27-1e: docs/policy-mode.md: the policy block exits 0', { skip }, async (t) => {
+  assert.equal(POLICY_DOC.length, 1, 'docs/policy-mode.md: expected one "# needs: a cluster" block');
+  // The example's policy (27-1d) goes first: the doc compiles the same config under the default name.
+  await kubectl(['delete', '-f', join(exampleBox.dir, 'nginx-policy.yaml'), '--ignore-not-found']);
+  await runBlock(t, POLICY_DOC[0]!, docBox);
+  const policies = await getJson(['mutatingadmissionpolicies']);
+  assert.ok((policies.items as Obj[]).length >= 1, 'no MutatingAdmissionPolicy after the block');
+  assert.equal((await getJson(['namespace', SHOP])).metadata.labels['sidecar-injection'], 'enabled');
+  // What the doc promises: the apiserver injects an opted-in pod of shop (what it would store).
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'opted-in', namespace: SHOP, annotations: { 'sidecar-injector-webhook.morven.me/inject': 'true' } },
+    spec: { containers: [{ name: 'app', image: IMAGES.app }] } };
+  const stored = JSON.parse((await kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify(pod) })).stdout) as Obj;
+  assert.ok(stored.spec.containers.some((c: Obj) => c.name === 'sidecar-nginx'), `the policy did not inject: ${stored.spec.containers.map((c: Obj) => c.name).join(', ')}`);
 });
