@@ -22,7 +22,9 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Why a block does not run in the sandbox; each is run somewhere else or by the reader only. */
 export const NEEDS = {
-  // The e2e scenarios cover what these do; running the blocks themselves there is still to do.
+  // The e2e scenarios cover what these do. Run as written on the e2e node (scenario
+  // 27-docs-cluster): README.md's cluster blocks but the revision one, and the policy blocks of
+  // docs/policy-mode.md and examples/policy-nginx-sidecar; the other files' are still to do.
   'a cluster': 'kubectl or helm against a cluster',
   'the e2e host': 'root, Go and minutes: the e2e suite itself',
   'a fresh clone': 'npm ci in the checkout (npm test and CI do it)',
