@@ -76,6 +76,13 @@ test('the served config given again in another layout (config.yaml/values.yaml) 
   assert.match((await servedConfigHint(api, defaultConfig(), undefined)) ?? '', /not the built-in config \(no --config given\)/);
 });
 
+test('restart --revision: the revision\'s served config read as that revision is no difference; another config is', async () => {
+  const { api } = await cluster({ name: 'sidecar-injector', config: newer, revision: 'canary' });
+  // status and restart load --config as the revision (values.revision set): the served one must be read the same way.
+  assert.equal(await servedConfigHint(api, await loadConfig(newer, { revision: 'canary' }), 'sidecar-injector-canary', 'canary'), undefined);
+  assert.match((await servedConfigHint(api, defaultConfig({ revision: 'canary' }), 'sidecar-injector-canary', 'canary')) ?? '', /serves the config in ConfigMap sidecar-injector\/sidecar-injector-canary, not the built-in config/);
+});
+
 test('URL mode (no Deployment in the cluster): nothing to compare, no warning', async () => {
   const { api } = await cluster({ name: 'dev', webhookUrl: 'https://127.0.0.1:9443' });
   assert.equal(await servedConfigHint(api, await loadConfig(newer), 'dev'), undefined);

@@ -33,10 +33,10 @@ export function servedConfigMap(deployment: Obj): string | undefined {
 }
 
 /**
- * A warning when the webhook serves another config than `local`; undefined when they agree or
- * when it cannot be told (URL mode, no Deployment, no ConfigMap, one that does not load).
+ * A warning when the webhook serves another config than `local` (loaded as `revision`, if any);
+ * undefined when they agree or when it cannot be told (URL mode, no Deployment, no ConfigMap, one that does not load).
  */
-export async function servedConfigHint(api: HealApi, local: LoadedConfig, webhookConfig: string | undefined): Promise<string | undefined> {
+export async function servedConfigHint(api: HealApi, local: LoadedConfig, webhookConfig: string | undefined, revision?: string): Promise<string | undefined> {
   const deployment = (await installedWebhook(api, webhookConfig, []))?.deployment;
   if (deployment === undefined) return undefined;
   const meta = isPlainObject(deployment.metadata) ? deployment.metadata : {};
@@ -49,7 +49,8 @@ export async function servedConfigHint(api: HealApi, local: LoadedConfig, webhoo
   const { parseConfig } = await import('../profiles/index.js');
   let served: LoadedConfig;
   try {
-    served = parseConfig(data.config, typeof data.values === 'string' ? data.values : undefined, `ConfigMap ${ns}/${name}`);
+    // Read as that revision's server reads it (serve --revision sets values.revision), or the hashes differ.
+    served = parseConfig(data.config, typeof data.values === 'string' ? data.values : undefined, `ConfigMap ${ns}/${name}`, revision === undefined ? {} : { revision });
   } catch {
     return undefined;
   }

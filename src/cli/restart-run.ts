@@ -11,7 +11,7 @@ import type { CliIO } from './io.js';
 import { dataText } from './output.js';
 import { scanFromCli } from './status-run.js';
 import { servedConfigHint } from './restart-hint.js';
-import type { HealCliOptions } from './heal-options.js';
+import { webhookConfigName, type HealCliOptions } from './heal-options.js';
 
 export interface RestartCliOptions extends HealCliOptions {
   stale?: boolean;
@@ -30,7 +30,7 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
   const { api, scan } = await scanFromCli(io, opts);
   if (opts.stale === true) {
     // Best effort: a user who may not read Deployments or ConfigMaps still gets the restart.
-    const hint = await servedConfigHint(api, scan.env.config, opts.webhookConfig).catch(() => undefined);
+    const hint = await servedConfigHint(api, scan.env.config, webhookConfigName(opts), opts.revision).catch(() => undefined);
     if (hint !== undefined) io.stderr(`warning: ${hint}\n`);
   }
   const plan = planRestart(scan.report, { stale: opts.stale === true, missing: opts.missing === true });
