@@ -1,8 +1,8 @@
 /**
  * @module bench/compare-builds
  * Before and after of a change to the server, over HTTPS: the server built in another checkout
- * (a `git worktree` of the older commit, with `npm run build` run in it) against this one, both
- * with the result cache off, and the anchor, on the every-pod-new variant sets (fixtures.ts) or
+ * (a `git worktree` of the older commit, with `npm run build` run in it) against this one, and
+ * the anchor, on the every-pod-new variant sets (fixtures.ts) or
  * on one fixture's body repeated (F1-F4; F4, the opted-out pod, is the path without injection).
  * Within a round the three alternate in rotating order on the same bodies; printed are the
  * requests/s of each round, the medians, and server CPU per request (the steadier figure on a
@@ -42,7 +42,7 @@ type Who = 'anchor' | 'before' | 'after';
 const ORDERS: Who[][] = [['anchor', 'before', 'after'], ['after', 'anchor', 'before'], ['before', 'after', 'anchor']];
 const serve = (root: string) => (port: number) => ({
   command: process.execPath,
-  args: [join(root, 'dist', 'bin', 'sidecar-injector.mjs'), 'serve', '--port', String(port), '--address', '127.0.0.1', '--tls-cert', certs.cert, '--tls-key', certs.key, '--result-cache-entries', '0'],
+  args: [join(root, 'dist', 'bin', 'sidecar-injector.mjs'), 'serve', '--port', String(port), '--address', '127.0.0.1', '--tls-cert', certs.cert, '--tls-key', certs.key],
 });
 
 const results = new Map<string, { rps: number[]; cpuUs: number[] }>();

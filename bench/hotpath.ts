@@ -1,10 +1,9 @@
 /**
  * @module bench/hotpath
  * Where a webhook request's CPU goes outside the injection core, in-process and without HTTP
- * (so the numbers hold on a shared machine better than a load test): the admission handler on a
- * cache hit and a cache miss for F1 and F2, with the per-admission log line on (info) and off
- * (warn), and the stages alone: JSON parse with its guards, the result-cache key, the response
- * serialisation, one info line. Each figure is the median of `--batches` batches, in µs per call.
+ * (so the numbers hold on a shared machine better than a load test): the admission handler for
+ * F1 and F2, with the per-admission log line on (info) and off (warn), and the stages alone: JSON
+ * parse with its guards, the response serialisation, one info line. Each figure is the median of `--batches` batches, in µs per call.
  * HTTP and TLS costs are what the anchor measures; see bench/profile.ts for the whole server.
  *
  *   npx tsx bench/hotpath.ts [--batches 9] [--ms 200]
@@ -14,7 +13,6 @@ import { defaultConfig } from '../src/profiles/index.js';
 import { injectPod } from '../src/inject/index.js';
 import { StatusKeys } from '../src/inject/status-mac.js';
 import { createHandler, type AdmissionCall } from '../src/admission/handler.js';
-import { ResultCache } from '../src/admission/result-cache.js';
 import { parseJsonGuarded } from '../src/admission/json-guard.js';
 import { serializeReview, patched } from '../src/admission/responses.js';
 import { batchedSink, createLogger, type LogLevel } from '../src/telemetry/log.js';
@@ -45,7 +43,7 @@ function perCall(fn: (i: number) => void): number {
 
 const devNull = openSync('/dev/null', 'w');
 
-function handlerFor(cacheOn: boolean, level: LogLevel) {
+function handlerFor(level: LogLevel) {
   const sink = batchedSink((text) => void writeSync(devNull, text));
   const logger = createLogger({ level, destination: sink });
   const keys = new StatusKeys();
@@ -57,11 +55,10 @@ function handlerFor(cacheOn: boolean, level: LogLevel) {
     logger,
     metrics: createMetrics({ processMetrics: false }),
     statusKeys: keys,
-    cache: cacheOn ? new ResultCache() : undefined,
   });
 }
 
-/** The same body with uid number `i` (same length, so a cache hit after the first). */
+/** The same body with uid number `i` (same length). */
 function withUid(body: Buffer, i: number): Buffer {
   const copy = Buffer.from(body);
   const at = copy.indexOf('00000000-0000-4000-8000-');
@@ -76,28 +73,22 @@ async function main(): Promise<void> {
     const variants = Array.from({ length: 64 }, (_, i) => withUid(bodies[f], i + 1));
     const call = (i: number): AdmissionCall => ({ body: variants[i % variants.length], path: '/inject', query: 'timeout=10s', startedAt: performance.now() });
     for (const level of ['info', 'warn'] as const) {
-      const hit = handlerFor(true, level);
-      rows.push([`${f} handler, cache hit, log ${level}`, perCall((i) => hit(call(i)))]);
-      const miss = handlerFor(false, level);
-      rows.push([`${f} handler, cache off, log ${level}`, perCall((i) => miss(call(i)))]);
+      const handler = handlerFor(level);
+      rows.push([`${f} handler, log ${level}`, perCall((i) => handler(call(i)))]);
     }
     rows.push([`${f} parseJsonGuarded`, perCall((i) => parseJsonGuarded(variants[i % variants.length]))]);
     rows.push([`${f} JSON.parse alone`, perCall((i) => JSON.parse(variants[i % variants.length].toString('utf8')))]);
-    const cache = new ResultCache();
     const uidOf = (i: number): string => `00000000-0000-4000-8000-${String((i % variants.length) + 1).padStart(12, '0')}`;
-    rows.push([`${f} result-cache key`, perCall((i) => cache.key(variants[i % variants.length], uidOf(i), '/inject'))]);
     const result = injectPod((JSON.parse(bodies[f].toString()) as { request: { object: unknown } }).request.object, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
     if (result.kind === 'injected') {
       const patch = result.patch;
-      rows.push([`${f} serializeReview (patch encoded once, cached)`, perCall((i) => serializeReview('admission.k8s.io/v1', patched(uidOf(i), patch, [])))]);
-      rows.push([`${f} JSON.stringify(patch) + base64 (a miss)`, perCall(() => Buffer.from(JSON.stringify(patch)).toString('base64'))]);
-      rows.push([`${f} JSON.stringify(patch) alone (cache.set's byte count before)`, perCall(() => JSON.stringify(patch).length)]);
+      rows.push([`${f} serializeReview (patch text made once)`, perCall((i) => serializeReview('admission.k8s.io/v1', patched(uidOf(i), patch, [])))]);
+      rows.push([`${f} JSON.stringify(patch) + base64`, perCall(() => Buffer.from(JSON.stringify(patch)).toString('base64'))]);
     }
   }
   const m = createMetrics({ processMetrics: false });
-  rows.push(['metrics of one admission (in flight +1/-1, request, cache hit, injected)', perCall(() => {
+  rows.push(['metrics of one admission (in flight +1/-1, request, injected)', perCall(() => {
     m.inFlight(1);
-    m.resultCache(true);
     m.injected();
     m.inFlight(-1);
     m.request(200, 'injected', 0.0001);

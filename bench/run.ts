@@ -5,9 +5,9 @@
  * in the same run, in rounds whose order rotates, and reports the median of the per-round
  * ratios to the anchor, every raw number, the server CPU share, and the anchor's spread (a run
  * whose anchor moved more than 10 % is flagged). Two comparisons, each with its own anchor runs:
- * - replica pods: the fixture's one body repeated, to the anchor and ours (result cache on);
+ * - replica pods: the fixture's one body repeated, to the anchor and ours;
  * - every pod new: N distinct bodies in turn (bench/fixtures.ts variant sets), the same sequence
- *   to the anchor and to ours with the result cache off; plus one DaemonSet's pods (F1 differing
+ *   to the anchor and to ours; plus one DaemonSet's pods (F1 differing
  *   only by node affinity), for information.
  * Then cold start, RSS, F3, the CLI, and Pepr 1.1.4 and Istio's own injector side by side (the
  * same two comparisons: replica pods on one body, every pod new on a variant set). See
@@ -16,7 +16,7 @@
  *   npm run bench -- [--quick] [--pairs 3] [--duration 10] [--warmup 3] [--connections 10]
  *                    [--rate 1000] [--cold 7] [--variants 512] [--only cold,throughput,latency,f3,cli,pepr]
  *                    [--no-pepr] [--pepr-rate 200] [--no-build] [--no-install] [--write]
- *                    [--no-nocache] [--no-paced] [--no-istio] [--istio-rate 100] [--ours-flag=--log-level=warn ...]
+ *                    [--no-every-pod-new] [--no-paced] [--no-istio] [--istio-rate 100] [--ours-flag=--log-level=warn ...]
  *   (--only istio: ours beside Istio's own injector, bench/lib/istio.ts; needs e2e/build/istio.sh)
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,7 @@ const settings: Settings = {
   rate: num('--rate', 1000),
   coldReps: num('--cold', QUICK ? 3 : 7),
   peprRate: num('--pepr-rate', 200),
-  ours: has('--no-nocache') ? ['ours'] : ['ours', 'ours-nocache'],
+  ours: has('--no-every-pod-new') ? ['ours'] : ['ours', 'ours-new'],
   variants: num('--variants', DEFAULT_VARIANTS),
   oursFlags: argv.filter((a) => a.startsWith('--ours-flag=')).map((a) => a.slice('--ours-flag='.length)),
   command: `npm run bench -- ${argv.join(' ')}`.trim(),
@@ -106,13 +106,13 @@ async function main(): Promise<void> {
   // F5 carries a status signed with the served key, as a pod this server injected would.
   const fx = await writeFixtures(join(work, 'fixtures'), await serverStatusKeys(certs.key));
   const bodies = Object.fromEntries(Object.entries(fx.reviews).map(([k, p]) => [k, readFileSync(p)])) as Record<FixtureName, Buffer>;
-  const newPods = settings.ours.includes('ours-nocache');
+  const newPods = settings.ours.includes('ours-new');
   const variants = writeVariants(join(work, 'fixtures'), settings.variants);
   const anchorSpec: ServerSpec = { kind: 'anchor', certs };
   const oursSpec: ServerSpec = { kind: 'ours', certs, flags: settings.oursFlags };
   // Every request runs the core (the first pod of each workload; a cluster of unique pods).
-  const noCacheSpec: ServerSpec = { kind: 'ours', certs, flags: ['--result-cache-entries', '0', ...settings.oursFlags] };
-  const specs: Partial<Record<ServerName, ServerSpec>> = { anchor: anchorSpec, ours: oursSpec, ...(settings.ours.includes('ours-nocache') ? { 'ours-nocache': noCacheSpec } : {}) };
+  const newPodsSpec: ServerSpec = { kind: 'ours', certs, flags: [...settings.oursFlags] };
+  const specs: Partial<Record<ServerName, ServerSpec>> = { anchor: anchorSpec, ours: oursSpec, ...(settings.ours.includes('ours-new') ? { 'ours-new': newPodsSpec } : {}) };
   const results: BenchResults = { env, settings, fixtures: [], targets: [], notes: [...tools.notes] };
   if (!env.coreWired.built) results.notes.push('the built serve does not import the real injection core: these numbers measure a stand-in');
 
@@ -127,16 +127,16 @@ async function main(): Promise<void> {
   }
   if (newPods && (want('throughput') || want('latency'))) {
     // The server measured: every variant runs the core.
-    const server = await startServer(noCacheSpec, bodies.F1);
+    const server = await startServer(newPodsSpec, bodies.F1);
     const sets: VariantCheck[] = [];
     try {
       for (const v of Object.values(variants)) sets.push(await checkVariants(server.port, v));
     } finally {
       await server.stop();
     }
-    for (const c of sets) log(describeCheck(c, 'ours-nocache'));
+    for (const c of sets) log(describeCheck(c, 'ours-new'));
     results.newPods = { sets };
-    requireAllInjected(sets.map((check) => ({ server: 'ours-nocache', check })));
+    requireAllInjected(sets.map((check) => ({ server: 'ours-new', check })));
   }
 
   if (want('cold')) {
@@ -170,10 +170,10 @@ async function main(): Promise<void> {
         Object.entries(r)
           .map(([k, v]) => `${k} ${what === 'rps' ? `${v.rps?.toFixed(0)} rps` : `p99 ${v.p99Ms.toFixed(2)} ms`} (cpu ${v.serverCpu?.toFixed(2)})`)
           .join(', ');
-      // Replica pods: one body repeated, anchor and ours (cache on). Every pod new: the variant
-      // set's bodies in turn, the same sequence to the anchor and ours with the cache off.
+      // Replica pods: one body repeated, anchor and ours. Every pod new: the variant
+      // set's bodies in turn, the same sequence to the anchor and ours.
       const replica = only(targets, ['anchor', 'ours']);
-      const fresh = only(targets, ['anchor', 'ours-nocache']);
+      const fresh = only(targets, ['anchor', 'ours-new']);
       const np: NewPodsResults | undefined = results.newPods;
       if (want('throughput')) {
         results.throughput = {};
@@ -205,8 +205,8 @@ async function main(): Promise<void> {
         }
       }
       if (want('f3')) {
-        // One injection: the cache-off server (a cache hit would not run the core at all).
-        const f3Server = running['ours-nocache'] ?? running.ours!;
+        // One injection, on the server of the every-pod-new rows.
+        const f3Server = running['ours-new'] ?? running.ours!;
         log('F3 over HTTPS (sequential, one keep-alive connection)');
         const http = await measureHttp(f3Server.port, bodies.F3, WEBHOOK_PATH);
         const httpAnchor = await measureHttp(running.anchor!.port, bodies.F3, WEBHOOK_PATH);

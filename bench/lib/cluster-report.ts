@@ -69,8 +69,8 @@ function histCells(h: Histogram | undefined): string {
 
 function oursTable(all: readonly ModeResult[][]): string[] {
   const out = [
-    '| Rate | Mode | Answer | Our histogram: count | mean ms | p50 ms (interpolated) | Our log: p50 ms | p99 ms | Result cache hits / lookups | Memory reclaims |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| Rate | Mode | Answer | Our histogram: count | mean ms | p50 ms (interpolated) | Our log: p50 ms | p99 ms |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const rows of all) {
     for (const r of rows) {
@@ -78,8 +78,7 @@ function oursTable(all: readonly ModeResult[][]): string[] {
       for (const [outcome, h] of Object.entries(r.ours)) {
         if (h.count === 0) continue;
         const lines = outcome === 'injected' ? r.log?.injected : outcome === 'skipped' ? r.log?.skipped : undefined;
-        const lookups = Object.values(r.cache ?? {}).reduce((a, b) => a + b, 0);
-        out.push(`| ${r.rate}/s | ${r.mode} | ${outcome} | ${histCells(h)} | ${fmt(p(lines ?? [], 50), 3)} | ${fmt(p(lines ?? [], 99), 3)} | ${r.cache?.hit ?? 0} / ${lookups} | ${r.log?.reclaims ?? 0} |`);
+        out.push(`| ${r.rate}/s | ${r.mode} | ${outcome} | ${histCells(h)} | ${fmt(p(lines ?? [], 50), 3)} | ${fmt(p(lines ?? [], 99), 3)} |`);
       }
     }
   }

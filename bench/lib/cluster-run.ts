@@ -11,10 +11,9 @@ import { readFileSync } from 'node:fs';
 import { createPods, sampleConnections, threadTimes, webhookHistograms, type ConnectionCount, type ThreadTimes } from './cluster-load.js';
 import type { HookServer } from './cluster-servers.js';
 import { namespaceOf, type ApiTrust } from './cluster-setup.js';
-import { add, counters, delta, EMPTY, histograms, type Histogram } from './prom.js';
+import { add, delta, EMPTY, histograms, type Histogram } from './prom.js';
 
 export const OUR_METRIC = 'sidecar_injector_request_duration_seconds';
-const CACHE_METRIC = 'sidecar_injector_result_cache_total';
 
 /** What a mode is: the namespace it creates pods in, the server behind its webhook, what a pod must look like after. */
 export interface Mode {
@@ -28,11 +27,10 @@ export interface Mode {
   check: (created: Record<string, unknown>) => string | undefined;
 }
 
-/** The per-request lines our server logged: durationMs by decision, and memory reclaims (memory-reclaim.ts). */
+/** The per-request lines our server logged: durationMs by decision. */
 export interface OurLog {
   injected: number[];
   skipped: number[];
-  reclaims: number;
 }
 
 /** One mode's measurements at one rate (all its blocks together). */
@@ -51,8 +49,6 @@ export interface ModeResult {
   /** Our histogram by outcome (ours only). */
   ours?: Record<string, Histogram>;
   log?: OurLog;
-  /** Our result cache's lookups by result (hit, miss). */
-  cache?: Record<string, number>;
   connections?: ConnectionCount;
   /** The webhook server's threads: time on a CPU and waiting for one, ms (schedstat). */
   server: { cpuMs: number; waitMs: number };
@@ -73,21 +69,19 @@ export function emptyResult(mode: string, rate: number): ModeResult {
 
 interface OurScrape {
   durations: Map<string, Histogram>;
-  cache: Map<string, number>;
 }
 
 async function ourScrape(server: HookServer): Promise<OurScrape> {
   const r = await server.get('/metrics');
   if (r.status !== 200) throw new Error(`${server.spec.name}: /metrics answered ${r.status}`);
-  return { durations: histograms(r.body, OUR_METRIC, 'outcome'), cache: counters(r.body, CACHE_METRIC, 'result') };
+  return { durations: histograms(r.body, OUR_METRIC, 'outcome') };
 }
 
 /** durationMs of the `admission` lines logged after `offset`, by decision. */
 export function readOurLog(file: string, offset: number): OurLog {
-  const out: OurLog = { injected: [], skipped: [], reclaims: 0 };
+  const out: OurLog = { injected: [], skipped: [] };
   const text = readFileSync(file).subarray(offset).toString('utf8');
   for (const line of text.split('\n')) {
-    if (line.includes('"msg":"memory reclaimed after a body flood"')) out.reclaims++;
     if (!line.includes('"msg":"admission"')) continue;
     try {
       const o = JSON.parse(line) as { durationMs?: number; decision?: string };
@@ -151,13 +145,10 @@ export async function runBlock(target: Target, mode: Mode, rate: number, count: 
     const oursAfter = await ourScrape(mode.server);
     into.ours ??= {};
     for (const [outcome, h] of oursAfter.durations) into.ours[outcome] = add(into.ours[outcome] ?? EMPTY, delta(h, oursBefore.durations.get(outcome)));
-    into.cache ??= {};
-    for (const [result, n] of oursAfter.cache) into.cache[result] = (into.cache[result] ?? 0) + n - (oursBefore.cache.get(result) ?? 0);
     const log = readOurLog(logFile, offset);
-    into.log ??= { injected: [], skipped: [], reclaims: 0 };
+    into.log ??= { injected: [], skipped: [] };
     into.log.injected.push(...log.injected);
     into.log.skipped.push(...log.skipped);
-    into.log.reclaims += log.reclaims;
   }
 }
 

@@ -5,7 +5,7 @@
  * `serve`, both with the config files rendered by the same Istio build, the same certificate,
  * TLS 1.2+, HTTP/1.1 keep-alive, pinned to core 0, with the anchor, in interleaved rounds: max
  * RPS and latency at a fixed rate on F1, F2 and F3. Istio has no result cache, so each of its
- * requests is a full injection. Replica pods: ours with the cache on and Istio get the
+ * requests is a full injection. Replica pods: ours and Istio get the
  * fixture's one body repeated (what a ReplicaSet's pods look like). Every pod new: ours with the
  * cache off and Istio get the fixture's variant set (F1-new, F2-new), the same sequence, so no
  * cache inside ours hits on a repeated body (wrk cycling for max RPS, vegeta or else the Node
@@ -42,7 +42,7 @@ export interface IstioResults {
   version: string;
   /** Patch operations each server answered per fixture's one body (both must inject). */
   patchOps: Partial<Record<FixtureName, Partial<Record<ServerName, number>>>>;
-  /** Every body of each variant set sent once to ours-nocache and to Istio before measuring. */
+  /** Every body of each variant set sent once to ours-new and to Istio before measuring. */
   variantChecks: Partial<Record<VariantSet, Partial<Record<ServerName, VariantCheck>>>>;
   comparisons: IstioComparison[];
   /** Median over rounds of ours / Istio max RPS: every pod new (cache off, its comparison) and replica pods (cache on). */
@@ -52,8 +52,8 @@ export interface IstioResults {
 
 /**
  * The section's comparisons. Where a fixture has a variant set (F1, F2), two, as in the main
- * section: replica pods (the anchor, ours with the cache on and Istio, the one body repeated) and
- * every pod new (the anchor, ours with the cache off and Istio, the variant set in turn: Istio
+ * section: replica pods (the anchor, ours and Istio, the one body repeated) and
+ * every pod new (the anchor, ours and Istio, the variant set in turn: Istio
  * has no cache, so ours must not reuse one either). F3 has no variant set (2,000 env vars is one
  * pathological pod): one comparison of all four on its one body.
  */
@@ -64,8 +64,8 @@ export function istioPlan(rate: number): IstioComparison[] {
     // injection for Istio); F3 at a fifth of it.
     const r = fixture === 'F3' ? Math.max(5, Math.round(rate / 5)) : rate;
     const set = NEW_SET[fixture];
-    if (set === undefined) out.push({ fixture, servers: ['anchor', 'ours', 'ours-nocache', 'istio'], rate: r });
-    else out.push({ fixture, servers: ['anchor', 'ours', 'istio'], rate: r }, { fixture, set, servers: ['anchor', 'ours-nocache', 'istio'], rate: r });
+    if (set === undefined) out.push({ fixture, servers: ['anchor', 'ours', 'ours-new', 'istio'], rate: r });
+    else out.push({ fixture, servers: ['anchor', 'ours', 'istio'], rate: r }, { fixture, set, servers: ['anchor', 'ours-new', 'istio'], rate: r });
   }
   return out;
 }
@@ -130,7 +130,7 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
   const specs: Partial<Record<ServerName, ServerSpec>> = {
     anchor: o.anchor,
     ours: { kind: 'ours', certs: o.certs, flags: ['--config', configDir, ...o.settings.oursFlags] },
-    'ours-nocache': { kind: 'ours', certs: o.certs, flags: ['--config', configDir, '--result-cache-entries', '0', ...o.settings.oursFlags] },
+    'ours-new': { kind: 'ours', certs: o.certs, flags: ['--config', configDir, ...o.settings.oursFlags] },
   };
   const plan = istioPlan(o.rate);
   const results: IstioResults = { version: ISTIO_MODULE_VERSION, patchOps: {}, variantChecks: {}, comparisons: plan, oursOverIstio: {} };
@@ -140,13 +140,13 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
     running.istio = await startIstio(o.certs, peer, o.bodies.F1);
     const targets: Partial<Record<ServerName, Target>> = {};
     for (const [name, s] of Object.entries(running) as [ServerName, SpawnedServer][]) targets[name] = { name, port: s.port, pid: s.pid, path: WEBHOOK_PATH };
-    const compared: ServerName[] = ['ours-nocache', 'istio'];
+    const compared: ServerName[] = ['ours-new', 'istio'];
     for (const f of ISTIO_FIXTURES) {
       const ops: Partial<Record<ServerName, number>> = {};
       for (const name of compared) ops[name] = await patchOps(running[name]!.port, o.bodies[f]);
       results.patchOps[f] = ops;
-      o.log(`${f}: patch ops ours ${ops['ours-nocache']}, Istio ${ops.istio}`);
-      if (!(ops['ours-nocache']! > 0 && ops.istio! > 0)) throw new Error(`${f} is not injected by both servers`);
+      o.log(`${f}: patch ops ours ${ops['ours-new']}, Istio ${ops.istio}`);
+      if (!(ops['ours-new']! > 0 && ops.istio! > 0)) throw new Error(`${f} is not injected by both servers`);
     }
     // Every body of every set sent here, once, to both servers compared: each must be injected by both.
     const checks: { server: string; check: VariantCheck }[] = [];
@@ -169,7 +169,7 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
       c.throughput = await interleave(o.settings.pairs, only(targets, c.servers), (x) => maxThroughput(o.tools, x, bodies, opts), rpsRatio, (x) => x.rps, (i, r) =>
         o.log(`istio ${c.fixture} max RPS, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r).map(([k, v]) => `${k} ${v.rps.toFixed(0)}`).join(', ')}`));
     }
-    for (const f of ISTIO_FIXTURES) results.oursOverIstio[f] = { everyPodNew: ratioToIstio(plan, f, 'ours-nocache'), replicaPods: ratioToIstio(plan, f, 'ours') };
+    for (const f of ISTIO_FIXTURES) results.oursOverIstio[f] = { everyPodNew: ratioToIstio(plan, f, 'ours-new'), replicaPods: ratioToIstio(plan, f, 'ours') };
     for (const c of plan) {
       const bodies = comparisonBodies(c, o.files, o.variants);
       // h2load sends one body only: a variant set goes through vegeta (or the Node open-loop child), for every server of the comparison.

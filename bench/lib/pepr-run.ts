@@ -2,8 +2,8 @@
  * @module bench/lib/pepr-run
  * The side-by-side run: anchor, ours and Pepr 1.1.4 on F1 with the same harness, certificate,
  * pinning and tools, in rotation, two comparisons as in the main section: replica pods (the
- * anchor, ours with the cache on and Pepr, the F1 body repeated) and every pod new (the anchor,
- * ours with the cache off and Pepr, the F1-new variant set in turn, the same sequence to each). Max throughput at the same
+ * anchor, ours and Pepr, the F1 body repeated) and every pod new (the anchor,
+ * ours and Pepr, the F1-new variant set in turn, the same sequence to each). Max throughput at the same
  * connection count; latency at a fixed rate Pepr can sustain (`--pepr-rate`, default 200/s,
  * since Pepr tops out well under the 1,000/s used for ours). Cold starts of Pepr include its
  * deliberate 0-3 s store jitter (it binds /mutate only after its store is ready).
@@ -30,7 +30,7 @@ export interface PeprRunOptions {
   variants: Partial<Record<VariantSet, VariantFiles>>;
   settings: Settings;
   work: string;
-  /** anchor, ours and (unless skipped) ours-nocache. */
+  /** anchor, ours and (unless skipped) ours-new. */
   specs: Partial<Record<ServerName, ServerSpec>>;
   log: (line: string) => void;
 }
@@ -71,7 +71,7 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
         Object.entries(r)
           .map(([k, v]) => `${k} ${rps ? `${v.rps?.toFixed(0)} rps` : `p99 ${v.p99Ms.toFixed(2)} ms`}`)
           .join(', ');
-      // Replica pods: the F1 body repeated, to the anchor, ours with the cache on and Pepr.
+      // Replica pods: the F1 body repeated, to the anchor, ours and Pepr.
       const replica = only(targets, ['anchor', 'ours', 'pepr']);
       out.throughput = await interleave(o.settings.pairs, replica, (t) => maxThroughput(o.tools, t, o.fixtureFile, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, replica pods, round ${i}: ${line(r, true)}`));
       out.latency = await interleave(o.settings.pairs, replica, (t) => fixedRate(o.tools, t, o.fixtureFile, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, replica pods, round ${i}: ${line(r, false)}`));
@@ -79,20 +79,20 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
       // Every pod new: the F1-new set in turn, the same sequence to the anchor, ours with the
       // cache off and Pepr (each body first checked: injected by both compared).
       const v = o.variants[PEPR_SET];
-      if (targets['ours-nocache'] !== undefined && v !== undefined) {
+      if (targets['ours-new'] !== undefined && v !== undefined) {
         const checks: Partial<Record<ServerName, VariantCheck>> = {};
-        for (const name of ['ours-nocache', 'pepr'] as ServerName[]) {
+        for (const name of ['ours-new', 'pepr'] as ServerName[]) {
           checks[name] = await checkVariants(targets[name]!.port, v, targets[name]!.path);
           o.log(describeCheck(checks[name]!, name));
         }
         const np: NonNullable<PeprResults['newPods']> = { set: PEPR_SET, checks };
         out.newPods = np;
         requireAllInjected(Object.entries(checks).map(([server, check]) => ({ server, check })));
-        const fresh = only(targets, ['anchor', 'ours-nocache', 'pepr']);
+        const fresh = only(targets, ['anchor', 'ours-new', 'pepr']);
         np.throughput = await interleave(o.settings.pairs, fresh, (t) => maxThroughput(o.tools, t, v, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, every pod new (${v.files.length} bodies in turn), round ${i}: ${line(r, true)}`));
         // h2load sends one body only: vegeta (or the Node open-loop child), for every server of the comparison.
         np.latency = await interleave(o.settings.pairs, fresh, (t) => listRate(o.tools, t, v, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, every pod new (${listRateClient(o.tools)}), round ${i}: ${line(r, false)}`));
-        out.oursOverPepr['ours-nocache'] = median(np.throughput.rounds.map((r) => r['ours-nocache']!.rps / r.pepr!.rps));
+        out.oursOverPepr['ours-new'] = median(np.throughput.rounds.map((r) => r['ours-new']!.rps / r.pepr!.rps));
       }
       out.peakRss = procSample(pepr.pepr.pid)?.hwmBytes;
     } finally {

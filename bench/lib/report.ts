@@ -23,8 +23,8 @@ function check(metric: string, target: string, measured: number | undefined, ok:
 
 /** Issue 18's goals: replica pods (cache hits) at 0.9x the anchor, every pod new at 0.5x (F1) and 0.6x (F2). */
 const GOALS: Partial<Record<FixtureName, Partial<Record<ServerName, number>>>> = {
-  F1: { ours: 0.9, 'ours-nocache': 0.5 },
-  F2: { ours: 0.9, 'ours-nocache': 0.6 },
+  F1: { ours: 0.9, 'ours-new': 0.5 },
+  F2: { ours: 0.9, 'ours-new': 0.6 },
 };
 
 /**
@@ -38,7 +38,7 @@ export function perCpuRatio(t: Rounds<ThroughputResult>, name: ServerName): numb
   return median(t.rounds.map((r) => per(r[name]) / per(r.anchor)));
 }
 
-const VARIANT: Partial<Record<ServerName, string>> = { ours: 'cache on (replica pods)', 'ours-nocache': 'cache off (every pod new)' };
+const VARIANT: Partial<Record<ServerName, string>> = { ours: 'replica pods', 'ours-new': 'every pod new' };
 
 /** How many bodies each every-pod-new row cycles through. */
 function variantCount(r: BenchResults): number {
@@ -47,7 +47,7 @@ function variantCount(r: BenchResults): number {
 
 /** The every-pod-new label of the targets table. */
 function newLabel(r: BenchResults): string {
-  return `cache off (every pod new: ${fmtInt(variantCount(r))} distinct workloads in turn, the anchor sent the same)`;
+  return `every pod new (${fmtInt(variantCount(r))} distinct workloads in turn, the anchor sent the same)`;
 }
 
 /** Which fixed-rate client sent a list of bodies in these rounds (load.ts listRate), from each result's `tool`. */
@@ -84,26 +84,26 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
       const goal = GOALS[f]?.ours ?? 0.9;
       out.push(check(`${f} max RPS / anchor, ${VARIANT.ours} (one body repeated)`, `>= ${goal}`, t?.vsAnchor.ours, (x) => x >= goal, rps(t, 'ours')));
     }
-    if (variants.includes('ours-nocache')) {
+    if (variants.includes('ours-new')) {
       const t = np?.throughput?.[f];
-      const goal = GOALS[f]?.['ours-nocache'] ?? 0.6;
-      out.push(check(`${f} max RPS / anchor, ${newLabel(r)}`, `>= ${goal}`, t?.vsAnchor['ours-nocache'], (x) => x >= goal, rps(t, 'ours-nocache')));
+      const goal = GOALS[f]?.['ours-new'] ?? 0.6;
+      out.push(check(`${f} max RPS / anchor, ${newLabel(r)}`, `>= ${goal}`, t?.vsAnchor['ours-new'], (x) => x >= goal, rps(t, 'ours-new')));
     }
   }
-  if (variants.includes('ours-nocache')) {
+  if (variants.includes('ours-new')) {
     const d = np?.daemonSet;
-    const x = d?.vsAnchor['ours-nocache'];
-    const shown = x !== undefined && Number.isFinite(x) ? rps(d, 'ours-nocache')(x) : 'not measured';
-    out.push({ metric: `F1 max RPS / anchor, cache off, every pod new, one DaemonSet (${fmtInt(variantCount(r))} pods differing only by node affinity)`, target: 'none (information)', measured: shown, met: undefined, informational: true });
+    const x = d?.vsAnchor['ours-new'];
+    const shown = x !== undefined && Number.isFinite(x) ? rps(d, 'ours-new')(x) : 'not measured';
+    out.push({ metric: `F1 max RPS / anchor, every pod new, one DaemonSet (${fmtInt(variantCount(r))} pods differing only by node affinity)`, target: 'none (information)', measured: shown, met: undefined, informational: true });
   }
   for (const f of ['F1', 'F2'] as FixtureName[]) {
     if (variants.includes('ours')) {
       const l = r.latency?.[f];
       out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${VARIANT.ours} (h2load, bursts of ${r.settings.connections})`, '<= 1 ms', l?.vsAnchor.ours, (x) => x <= 1, (x) => `${ms(x)}${noisy(l)}`));
     }
-    if (variants.includes('ours-nocache')) {
+    if (variants.includes('ours-new')) {
       const l = np?.latency?.[f];
-      out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${newLabel(r)} (${listClientName(l)}, arrivals spread out)`, '<= 1 ms', l?.vsAnchor['ours-nocache'], (x) => x <= 1, (x) => `${ms(x)}${noisy(l)}`));
+      out.push(check(`${f} p99 at ${r.settings.rate}/s minus the anchor's, ${newLabel(r)} (${listClientName(l)}, arrivals spread out)`, '<= 1 ms', l?.vsAnchor['ours-new'], (x) => x <= 1, (x) => `${ms(x)}${noisy(l)}`));
     }
   }
   for (const f of ['F1', 'F2'] as FixtureName[]) {
@@ -111,7 +111,7 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     if (l === undefined || !variants.includes('ours')) continue;
     out.push(check(`${f} p99 at ${r.settings.rate}/s, arrivals spread out, minus the anchor's, ${VARIANT.ours}`, '<= 1 ms', l.vsAnchor.ours, (x) => x <= 1, (x) => `${ms(x)}${noisy(l)}`));
   }
-  out.push(check('F3 one injection over HTTPS, cache off (median)', '< 10 ms', r.f3?.http?.medianMs, (x) => x < 10, (x) => `${x.toFixed(2)} ms (core ${fmt(r.f3?.core.medianMs)} ms, handler ${fmt(r.f3?.handler.medianMs)} ms)`));
+  out.push(check('F3 one injection over HTTPS (median)', '< 10 ms', r.f3?.http?.medianMs, (x) => x < 10, (x) => `${x.toFixed(2)} ms (core ${fmt(r.f3?.core.medianMs)} ms, handler ${fmt(r.f3?.handler.medianMs)} ms)`));
   const idleA = median((r.cold?.anchor ?? []).map((c) => c.idleRss ?? Number.NaN));
   const idleO = median((r.cold?.ours ?? []).map((c) => c.idleRss ?? Number.NaN));
   out.push(check('RSS idle / anchor (median of per-pair ratios)', '<= 2x', idleRatio(r), (x) => x <= 2, (x) => `${x.toFixed(2)}x (medians ${mib(idleO)} / ${mib(idleA)} MiB)`));
@@ -165,7 +165,7 @@ export function renderMarkdown(r: BenchResults): string {
   L.push(`- Load average at start ${e.loadStart.join(' / ')}, at end ${e.loadEnd?.join(' / ') ?? 'n/a'}${e.loadStart[0] > e.cores * 0.5 ? ' — **the machine was busy with other work; absolute numbers are low and noisy, same-run ratios are what count**' : ''}`);
   L.push(`- Commit ${e.commit}${e.dirty ? ' plus uncommitted changes in the tree' : ''}; serve runs the real core: ${e.coreWired.built ? 'yes' : '**no (stand-in)**'}`);
   L.push(`- Tools: ${s.tools.wrk ?? 'no wrk'}; ${s.tools.h2load ?? 'no h2load'}; ${s.tools.vegeta ?? 'no vegeta'}; pinning ${s.tools.taskset ? 'server core 0, generator core 1' : 'none'}`);
-  L.push(`- Settings: ${s.pairs} rounds per comparison (replica pods: anchor and ours, one body repeated${s.ours.includes('ours-nocache') ? `; every pod new: anchor and ours-nocache, ${fmtInt(s.variants)} distinct bodies in turn` : ''}; the order rotates each round), warm-up ${s.warmupS} s, measured ${s.durationS} s, ${s.connections} keep-alive connections, fixed rate ${s.rate}/s${s.oursFlags.length ? `, ours with ${s.oursFlags.join(' ')}` : ''}`);
+  L.push(`- Settings: ${s.pairs} rounds per comparison (replica pods: anchor and ours, one body repeated${s.ours.includes('ours-new') ? `; every pod new: anchor and ours-new, ${fmtInt(s.variants)} distinct bodies in turn` : ''}; the order rotates each round), warm-up ${s.warmupS} s, measured ${s.durationS} s, ${s.connections} keep-alive connections, fixed rate ${s.rate}/s${s.oursFlags.length ? `, ours with ${s.oursFlags.join(' ')}` : ''}`);
   L.push(`- Command: \`${s.command}\``, '');
 
   L.push('| Target | Goal | Measured | |', '|---|---|---|---|');
@@ -178,7 +178,7 @@ export function renderMarkdown(r: BenchResults): string {
 
   const np = r.newPods;
   if (np && np.sets.length > 0) {
-    L.push('Variant sets for the every-pod-new rows (each body sent once to ours with the result cache off before measuring; expected: HTTP 200, allowed, a patch, its own uid):', '');
+    L.push('Variant sets for the every-pod-new rows (each body sent once to ours before measuring; expected: HTTP 200, allowed, a patch, its own uid):', '');
     L.push(...variantTable(np.sets), '');
   }
   const bytesOf = (f: string): string => fmtInt(r.fixtures.find((x) => x.name === f)?.bytes);
@@ -255,8 +255,8 @@ function throughputSection(t: Rounds<ThroughputResult>): string[] {
 /** Each server as the object of "sends to", and its short name. */
 const SENT_TO: Record<ServerName, [string, string]> = {
   anchor: ['the anchor', 'the anchor'],
-  ours: ['ours with the result cache on', 'ours'],
-  'ours-nocache': ['ours with the result cache off (`--result-cache-entries 0`)', 'ours'],
+  ours: ['ours', 'ours'],
+  'ours-new': ['ours (every pod new)', 'ours'],
   pepr: ['Pepr', 'Pepr'],
   istio: ["Istio's injector", 'Istio'],
 };
@@ -266,7 +266,7 @@ function and(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
-/** "to the anchor and to ours with the result cache on", for a comparison's servers. */
+/** "to the anchor and to ours", for a comparison's servers. */
 export function toServers(servers: ServerName[]): string {
   return and(servers.map((n) => `to ${SENT_TO[n][0]}`));
 }
@@ -277,7 +277,7 @@ export function oneBodySends(f: string, bytes: string, servers: ServerName[]): s
 }
 
 /** What an every-pod-new comparison sent, and how often each body came round in the measured runs. */
-export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string, servers: ServerName[] = ['anchor', 'ours-nocache']): string {
+export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string, servers: ServerName[] = ['anchor', 'ours-new']): string {
   const c = np.sets.find((x) => x.set === set);
   const n = c?.count ?? Number.NaN;
   const what = c?.describe ?? VARIANT_DESCRIPTIONS[set];

@@ -18,7 +18,7 @@ export interface Settings {
   rate: number;
   coldReps: number;
   peprRate: number;
-  /** Our variants measured (ours, and ours-nocache unless --no-nocache). */
+  /** Our variants measured (ours, and ours-new unless --no-every-pod-new). */
   ours: ServerName[];
   /** Bodies per variant set for the every-pod-new rows (`--variants`, default 512). */
   variants?: number;
@@ -58,13 +58,13 @@ export interface VariantCheck {
 }
 
 /**
- * Every pod new (issue 18): the anchor and ours with the result cache off, both sent the same
+ * Every pod new (issue 18): the anchor and ours, both sent the same
  * sequence of distinct bodies (a variant set, cycled), so no cache inside the server can hit on a
  * repeated body and the anchor's cost is for the same bytes.
  */
 export interface NewPodsResults {
   sets: VariantCheck[];
-  /** Max throughput on F1-new / F2-new (wrk cycling the bodies): anchor and ours-nocache. */
+  /** Max throughput on F1-new / F2-new (wrk cycling the bodies): anchor and ours-new. */
   throughput?: Partial<Record<FixtureName, Rounds<ThroughputResult>>>;
   /** Max throughput on F1-daemonset: informational (no goal). */
   daemonSet?: Rounds<ThroughputResult>;
@@ -73,12 +73,12 @@ export interface NewPodsResults {
 }
 
 /** The servers a round measures, in the order they run. */
-export type ServerName = 'anchor' | 'ours' | 'ours-nocache' | 'pepr' | 'istio';
+export type ServerName = 'anchor' | 'ours' | 'ours-new' | 'pepr' | 'istio';
 
 export const SERVER_LABELS: Record<ServerName, string> = {
   anchor: 'anchor',
-  ours: 'ours, result cache on (replica pods)',
-  'ours-nocache': 'ours, cache off (every pod new)',
+  ours: 'ours (replica pods)',
+  'ours-new': 'ours (every pod new)',
   pepr: 'Pepr 1.1.4',
   istio: "Istio's injector (pkg/kube/inject, Go)",
 };
@@ -104,9 +104,9 @@ export interface PeprResults {
   /** Replica pods: the F1 body repeated, to the anchor, ours (cache on) and Pepr. */
   throughput?: Rounds<ThroughputResult>;
   latency?: Rounds<FixedRateResult>;
-  /** Every pod new: the variant set in turn, the same sequence to the anchor, ours-nocache and Pepr (each body checked with both first). */
+  /** Every pod new: the variant set in turn, the same sequence to the anchor, ours-new and Pepr (each body checked with both first). */
   newPods?: { set: VariantSet; checks: Partial<Record<ServerName, VariantCheck>>; throughput?: Rounds<ThroughputResult>; latency?: Rounds<FixedRateResult> };
-  /** Median over rounds of ours / Pepr RPS: ours from replica pods, ours-nocache from every pod new. */
+  /** Median over rounds of ours / Pepr RPS: ours from replica pods, ours-new from every pod new. */
   oursOverPepr: Partial<Record<ServerName, number>>;
   error?: string;
 }
@@ -131,7 +131,7 @@ export interface BenchResults {
   latency?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
   /** The same rate with arrivals spread out (one-connection h2load processes, staggered). */
   paced?: Partial<Record<FixtureName, Rounds<FixedRateResult>>>;
-  /** Every pod new: distinct bodies to the anchor and ours with the result cache off. */
+  /** Every pod new: distinct bodies to the anchor and ours. */
   newPods?: NewPodsResults;
   peakRss?: Partial<Record<ServerName, number>>;
   /** F3: in-process timings and HTTPS to the cache-off server (one injection, not a cache hit). */

@@ -5,8 +5,6 @@
 export const DEFAULT_PORT = 9443;
 export const DEFAULT_DRAIN_DELAY_MS = 0;
 export const DEFAULT_GRACE_MS = 15_000;
-/** Injection results remembered per config for repeated pods (see result-cache.ts). */
-export const DEFAULT_CACHE_ENTRIES = 256;
 /** Rounds of the request path run before ready (see warmup.ts). */
 export const DEFAULT_WARMUP_ROUNDS = 500;
 

@@ -21,9 +21,6 @@ import { isPlainObject } from '../util/json.js';
 import { budgetMs, DEFAULT_DEADLINE, pathParamsFor, type DeadlinePolicy } from './request-params.js';
 import { allowed, denied, errored, patched, serializeReview, serializeStatus } from './responses.js';
 import { decodeReview } from './review.js';
-import type { CacheKey, CachedResult, ResultCache } from './result-cache.js';
-import { makeReplay, replayBody, type Replay } from './replay.js';
-import { uidWrittenPlainly } from './uid-span.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionVersion } from './types.js';
 import type { OnError } from './defaults.js';
 import type { LoadedConfig } from '../config/types.js';
@@ -45,8 +42,6 @@ export interface HandlerOptions {
   deadline?: DeadlinePolicy;
   /** JSON nesting limit for the request body. */
   maxDepth?: number;
-  /** Remembers results for repeated pods (replicas); only used when the config is an object. */
-  cache?: ResultCache;
   /** Per-request limits of the pod (inject/limits.ts); absent: none. */
   podLimits?: Readonly<PodLimits>;
   /** The status keys (signing and verifying the status annotation); absent: unsigned, all trusted. */
@@ -97,13 +92,6 @@ const STATUS_REASON: Record<number, string> = {
   504: 'Timeout',
 };
 
-/** The parts of a result the answer needs: the final pod stays out of the cache. */
-function slim(result: InjectionResult): CachedResult {
-  return result.kind === 'skipped'
-    ? { kind: 'skipped', decision: result.decision, warnings: result.warnings }
-    : { kind: 'injected', decision: result.decision, patch: result.patch, warnings: result.warnings };
-}
-
 function podName(object: unknown): string | undefined {
   if (!isPlainObject(object) || !isPlainObject(object.metadata)) return undefined;
   const { name, generateName } = object.metadata;
@@ -115,7 +103,7 @@ function podNamespace(object: Record<string, unknown>): string | undefined {
   return typeof ns === 'string' && ns.length > 0 ? ns : undefined;
 }
 
-/** What an answer to a result says: built once per result, on a miss and on a hit alike. */
+/** What the answer to a result says. */
 interface Verdict {
   outcome: 'injected' | 'skipped';
   reason: string;
@@ -132,7 +120,7 @@ function mergeWarnings(a: readonly string[], b: readonly string[], extra?: strin
 }
 
 export function createHandler(options: HandlerOptions): AdmissionHandler {
-  const { inject, getConfig, metrics, maxDepth, cache } = options;
+  const { inject, getConfig, metrics, maxDepth } = options;
   const onError = options.onError ?? 'deny';
   const logger = options.logger ?? silentLogger();
   const deadline = options.deadline ?? DEFAULT_DEADLINE;
@@ -216,30 +204,17 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
     if (options.statusKeys !== undefined) ctx.statusKeys = options.statusKeys;
     if (options.podLimits !== undefined) ctx.limits = options.podLimits;
 
-    const config = getConfig();
-    const located = cache !== undefined && typeof config === 'object' && config !== null ? cache.locate(call.body, req.uid, call.path, hint) : undefined;
-    let result = located !== undefined ? cache!.get(config as object, located.key) : undefined;
-    if (located !== undefined) metrics?.resultCache(result !== undefined);
-    if (result !== undefined) return answer(call, version, req, result);
+    let result: InjectionResult;
     try {
-      result = slim(inject(object, ctx, config));
+      result = inject(object, ctx, getConfig());
     } catch (thrown) {
       return fail(call, version, req, toInjectorError(thrown), thrown);
     }
-    const verdict = verdictOf(result);
-    const reply = answerWith(call, version, req, verdict);
-    // Stored only once an answer was built from it: a malformed result is never replayed.
-    if (located !== undefined) {
-      // Replayed without parsing only when the cut is provably the review's own uid string.
-      const replay = uidWrittenPlainly(call.body, req.uid)
-        ? makeReplay(reply.body, version, req.uid, { outcome: verdict.outcome, reason: verdict.reason, patchOps: verdict.patch?.length, line: lineFields(req) })
-        : undefined;
-      cache!.set(config as object, located.key, result, { replay, at: located.at, bytes: reply.body.length });
-    }
-    return reply;
+    const v = verdictOf(result);
+    return v.outcome === 'skipped' ? skip(call, version, req, v.reason, v.warnings) : injected(call, version, req, v.patch!, v.warnings, v.reason);
   }
 
-  function verdictOf(result: CachedResult): Verdict {
+  function verdictOf(result: InjectionResult): Verdict {
     const decision = result.decision;
     if (result.kind === 'skipped') {
       const hint = WARN_ON_SKIP.has(decision.reason) ? `sidecar not injected (${decision.reason}): ${decision.message}` : undefined;
@@ -251,52 +226,10 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
     return { outcome: 'injected', reason: decision.reason, patch: result.patch, warnings };
   }
 
-  function answerWith(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, v: Verdict): AdmissionReply {
-    return v.outcome === 'skipped' ? skip(call, version, req, v.reason, v.warnings) : injected(call, version, req, v.patch!, v.warnings, v.reason);
-  }
-
-  function answer(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, result: CachedResult): AdmissionReply {
-    return answerWith(call, version, req, verdictOf(result));
-  }
-
-  /**
-   * A repeated pod answered from the raw bytes (result-cache.ts `probe`): no parse, no
-   * validation, no serialisation; the same counters, log line and answer as the full path.
-   */
-  function replayed(call: AdmissionCall, replay: Replay, uid: string): AdmissionReply {
-    metrics?.resultCache(true);
-    if (replay.outcome === 'injected') metrics?.injected();
-    else metrics?.skipped(replay.reason);
-    if (logger.isLevelEnabled('info')) {
-      // Everything but the uid and the duration is serialised once, into the child.
-      let child = replay.logger;
-      if (child === undefined || replay.loggerOf !== logger) {
-        child = replay.logger = logger.child({ ...replay.line, decision: replay.outcome, reason: replay.reason, patchOps: replay.patchOps });
-        replay.loggerOf = logger;
-      }
-      child.info({ uid, durationMs: durationMs(call) }, 'admission');
-    }
-    return { status: 200, body: replayBody(replay, uid), outcome: replay.outcome };
-  }
-
-  /** Set by a probe that missed: the key it computed, for the full path to reuse. */
-  let hint: CacheKey | undefined;
-
   return function handleAdmission(call: AdmissionCall): AdmissionReply {
     let uid: string | undefined;
     let version: AdmissionVersion | undefined;
-    hint = undefined;
     try {
-      // Debug logs the patch of every answer, which a replay does not have at hand.
-      if (cache !== undefined && !logger.isLevelEnabled('debug')) {
-        const config = getConfig();
-        if (typeof config === 'object' && config !== null) {
-          const probe = cache.probe(config, call.body, call.path);
-          // Past its deadline the full path answers (with the timeout failure).
-          if (probe.replay !== undefined && now() - call.startedAt <= budgetMs(call.query, deadline)) return replayed(call, probe.replay, probe.uid);
-          hint = probe.hint;
-        }
-      }
       const decoded = decodeReview(call.body, maxDepth);
       if (!decoded.ok) {
         logger.warn({ uid: clip(decoded.uid), reason: decoded.error.code, error: clip(decoded.error.message, 512) }, 'admission request rejected');

@@ -42,16 +42,8 @@ const CONTIGUOUS_FROM = 256 * 1024;
  */
 export class BodyBudget {
   #used = 0;
-  #peak = 0;
-  /**
-   * `onDrained(peak)` is called when the bytes held fall back to a sixty-fourth of the limit (normal
-   * traffic holds little) after a peak of at least a quarter of it: the moment a flood's memory
-   * has become garbage (memory-reclaim.ts).
-   */
-  constructor(
-    readonly limit: number,
-    private readonly onDrained?: (peak: number) => void,
-  ) {}
+
+  constructor(readonly limit: number) {}
 
   get used(): number {
     return this.#used;
@@ -60,17 +52,11 @@ export class BodyBudget {
   take(bytes: number): boolean {
     if (this.#used + bytes > this.limit) return false;
     this.#used += bytes;
-    if (this.#used > this.#peak) this.#peak = this.#used;
     return true;
   }
 
   give(bytes: number): void {
     this.#used = Math.max(0, this.#used - bytes);
-    if (this.#peak >= this.limit / 4 && this.#used <= this.limit / 64) {
-      const peak = this.#peak;
-      this.#peak = this.#used;
-      this.onDrained?.(peak);
-    }
   }
 }
 

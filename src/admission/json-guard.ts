@@ -4,12 +4,10 @@
  * than silently replaced, and nesting depth is bounded *before* parsing. V8's JSON.parse is
  * iterative and happily builds 100,000 nested arrays, but every recursive walk after it (clone,
  * merge, stringify, logging) would then die with a RangeError; one linear byte scan here keeps
- * that out of the process (16 bytes a step in WebAssembly, depth-wasm.ts, so it costs a tenth of
- * the parse). `__proto__` keys need no work: JSON.parse defines them as plain own
+ * that out of the process. `__proto__` keys need no work: JSON.parse defines them as plain own
  * data properties, and nothing downstream copies with assignment.
  */
 import { isUtf8 } from 'node:buffer';
-import { instantiateDepthScan, PAGE, type DepthScanner } from './depth-wasm.js';
 
 /**
  * Far above any real Pod (affinity rules or managedFields reach a few dozen levels) and far
@@ -53,37 +51,14 @@ function quoteOrBackslash(w: number): number {
   return (((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080;
 }
 
-/** The WebAssembly scanner, instantiated on first use; null where there is none. */
-let wasm: { scanner: DepthScanner; memory: Uint8Array } | null | undefined;
-
 /**
  * True when some value in `bytes` is nested deeper than `max` (brackets inside strings do not
  * count). Inside a string a backslash skips the next byte, whatever it is; outside, closing
- * brackets count down even below zero (the input may not be JSON). The WebAssembly scan
- * (depth-wasm.ts) does it 16 bytes at a time, one 64 KiB page after the other; the JavaScript
- * one is the fallback. The byte-at-a-time reference (src/testing/json-guard-reference.ts) is
- * what json-guard.test.ts holds both to.
+ * brackets count down even below zero (the input may not be JSON). String contents are skipped
+ * 4 bytes at a time. The byte-at-a-time reference (src/testing/json-guard-reference.ts) is what
+ * json-guard.test.ts holds it to.
  */
 export function exceedsDepth(bytes: Uint8Array, max: number): boolean {
-  if (wasm === undefined) {
-    const scanner = instantiateDepthScan();
-    wasm = scanner === undefined ? null : { scanner, memory: new Uint8Array(scanner.memory.buffer) };
-  }
-  // The module compares in signed 32 bits; other limits (never configured) take the fallback.
-  if (wasm === null || !Number.isInteger(max) || Math.abs(max) > 0x3fffffff) return exceedsDepthJs(bytes, max);
-  const { scanner, memory } = wasm;
-  scanner.depth.value = 0;
-  scanner.state.value = 0;
-  for (let at = 0; at < bytes.length; at += PAGE) {
-    const page = bytes.subarray(at, Math.min(at + PAGE, bytes.length));
-    memory.set(page, 0);
-    if (scanner.scan(page.length, max) === 1) return true;
-  }
-  return false;
-}
-
-/** exceedsDepth in JavaScript, skipping string contents 4 bytes at a time. */
-export function exceedsDepthJs(bytes: Uint8Array, max: number): boolean {
   const n = bytes.length;
   // 4-byte words from the first aligned byte (`head`) to `wordsEnd`, for the skip inside strings.
   const head = (4 - (bytes.byteOffset & 3)) & 3;

@@ -17,7 +17,6 @@ import { clip } from '../telemetry/log.js';
 import type { Outcome, WebhookMetrics } from '../telemetry/metrics.js';
 import { needsClientCertificate, noteHandshake, refusal, type ClientAuth } from './client-auth.js';
 import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
-import { memoryReclaimer } from './memory-reclaim.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
 import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendRefusal, sendStatus, type RefusalCode } from './http.js';
@@ -128,8 +127,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const ops = { readiness: options.readiness, metrics, logger };
   let draining = false;
   let inFlight = 0;
-  const reclaimer = memoryReclaimer(logger);
-  const bodies = new BodyBudget(limits.bodyBudgetBytes, (peak) => reclaimer.drained(peak));
+  const bodies = new BodyBudget(limits.bodyBudgetBytes);
   let served: KeyPair = options.tls;
   const clientAuth = options.clientAuth === undefined ? undefined : { ...options.clientAuth };
   const secureContext = (): SecureContextOptions => ({ ...TLS_OPTIONS, cert: served.cert, key: served.key, ...(clientAuth !== undefined ? { ca: clientAuth.caPem } : {}) });
@@ -310,7 +308,6 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     close(graceMs) {
       draining = true;
       connections.stop();
-      reclaimer.stop();
       return closeGracefully(server, graceMs);
     },
   };

@@ -19,7 +19,6 @@ import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT, type OnError } from './defaults.js';
-import { ResultCache } from './result-cache.js';
 import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
 import { servingCaNotAfter } from './ca-expiry.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';
@@ -90,8 +89,6 @@ export interface StartOptions {
   clientCa?: { file: string; names?: readonly string[] };
   /** Per-request limits of the pod; default DEFAULT_POD_LIMITS. */
   podLimits?: Readonly<PodLimits>;
-  /** Entries of the injection result cache per config (0 turns it off). Default DEFAULT_CACHE_ENTRIES. */
-  resultCacheEntries?: number;
   reload?: { debounceMs?: number; pollMs?: number };
   /**
    * Run the request path this many rounds before `/readyz` says ready, and a few rounds for every
@@ -205,8 +202,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
 
   /**
-   * The request path run for `value` by a handler of its own: same code, but its own result
-   * cache, a metrics registry nobody scrapes and a logger that writes nothing (warmup.ts).
+   * The request path run for `value` by a handler of its own: same code, but a metrics
+   * registry nobody scrapes and a logger that writes nothing (warmup.ts).
    * Returns why the config is broken, if the warm-up found it so (it must not serve).
    */
   async function warmFor(value: LoadedConfig, plan: WarmupOptions, trigger: 'startup' | 'reload'): Promise<string | undefined> {
@@ -218,7 +215,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       getConfig: () => value,
       metrics: createMetrics({ processMetrics: false }),
       logger: quiet,
-      cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
       onInjectionFailed: (f) => {
         if (failed === undefined && configCaused(f.code)) failed = `${f.code}: ${f.message}`;
       },
@@ -330,7 +326,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       getConfig: () => config as LoadedConfig,
       metrics,
       logger,
-      cache: options.resultCacheEntries === 0 ? undefined : new ResultCache({ maxEntries: options.resultCacheEntries }),
       onInjectionFailed: options.onInjectionFailed,
     });
     // Files and memory have loaded by now (or thrown); a dynamic source may still be waiting.

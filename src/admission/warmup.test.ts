@@ -55,7 +55,7 @@ test('each round: an injection, the injected pod again (already current), an opt
   assert.equal(await counter(r.metrics, /^sidecar_injector_skips_total\{reason="explicit-disabled"\} (\d+)/m), 20);
 });
 
-test('the pods differ as real replicas do (token volume name), so the result cache does not answer them', () => {
+test('the warm-up pods differ as real replicas do (token volume name), so the warm-up meets what real pods meet', () => {
   const a = warmupReview(warmupPod(1, 'k', 'true'), 1).toString();
   const b = warmupReview(warmupPod(9, 'k', 'true'), 1).toString();
   assert.notEqual(a, b);

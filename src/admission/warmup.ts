@@ -9,9 +9,8 @@
  * answers reviews shaped like the apiserver's for a Deployment's pod: one the config injects, the same pod already injected (a reinvocation) and
  * one opted out, each with its own uid and service-account token volume name, as real pods have.
  *
- * The warm-up handler is built by the same `createHandler` as the real one, with its own result
- * cache, metrics registry and a logger that writes nothing, so nothing of it is counted, logged
- * or remembered; V8 keeps what it learns per function, shared by both. It runs in slices of a
+ * The warm-up handler is built by the same `createHandler` as the real one, with its own
+ * metrics registry and a logger that writes nothing, so nothing of it is counted or logged; V8 keeps what it learns per function, shared by both. It runs in slices of a
  * few milliseconds, so `/healthz` and `/readyz` answer throughout, and stops at its time budget.
  *
  * It is also the first use of a config on a pod: a config that cannot inject a plain

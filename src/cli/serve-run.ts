@@ -47,7 +47,6 @@ export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCli
   /** Milliseconds (every duration flag is parsed to ms, cli/duration-flag). */
   drainDelay: number;
   shutdownTimeout: number;
-  resultCacheEntries: number;
   /** Rounds of the warm-up before ready (0: none). */
   warmup: number;
   limit: PodLimits;
@@ -283,7 +282,6 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
         metrics,
         shutdown: { drainDelayMs: options.drainDelay, graceMs: options.shutdownTimeout },
         onCertificate,
-        resultCacheEntries: options.resultCacheEntries,
         warmup: { ...DEFAULT_WARMUP, rounds: options.warmup },
         podLimits: options.limit,
         ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),

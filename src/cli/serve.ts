@@ -10,7 +10,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { formatDurationMs } from '../util/duration.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-import { DEFAULT_CACHE_ENTRIES, DEFAULT_GRACE_MS, DEFAULT_WARMUP_ROUNDS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_WARMUP_ROUNDS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import { parseRevisionName } from './heal-options.js';
@@ -80,7 +80,6 @@ export function register(program: Command, io: CliIO): void {
     .addOption(new Option('--drain-delay <duration>', 'on SIGTERM, keep serving (not ready) this long before closing the listener').argParser(durationFlag({ maxMs: 3_600_000 })).default(0, '0s'))
     .addOption(new Option('--shutdown-timeout <duration>', 'then wait at most this long for in-flight requests').argParser(durationFlag({ maxMs: 3_600_000 })).default(DEFAULT_GRACE_MS, formatDurationMs(DEFAULT_GRACE_MS)))
     .option('--warmup <rounds>', 'before reporting ready (and for each reloaded config), run the request path this many rounds on sample pods so the first real pods meet optimised code; 0 turns it off', parseCount, DEFAULT_WARMUP_ROUNDS)
-    .option('--result-cache-entries <n>', 'remember this many injection results per config for repeated pods (replicas); 0 turns the cache off', parseCount, DEFAULT_CACHE_ENTRIES)
     .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
     .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });

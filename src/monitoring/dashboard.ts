@@ -59,12 +59,11 @@ export function dashboardPanels(): PanelSpec[] {
       ],
     },
     {
-      title: 'Result cache hits',
-      answers: 'What share of pods is answered from the injection result cache (replicas of one workload repeat), and how often the render memo serves a template render.',
+      title: 'Render memo hits',
+      answers: 'How often the render memo serves a template render (pods that agree on everything the templates read share one render).',
       kind: 'timeseries',
       unit: 'percentunit',
       queries: [
-        { expr: 'sum(rate(sidecar_injector_result_cache_total{result="hit"}[5m])) / sum(rate(sidecar_injector_result_cache_total[5m]))', legend: 'result cache hit ratio' },
         { expr: 'sum(rate(sidecar_injector_render_memo_total{result="hit"}[5m])) / sum(rate(sidecar_injector_render_memo_total[5m]))', legend: 'render memo hit ratio' },
       ],
     },
@@ -132,7 +131,7 @@ export function grafanaDashboard(): Record<string, unknown> {
   return {
     title: 'Sidecar injector',
     uid: 'sidecar-injector',
-    description: 'The sidecar injector webhook: admissions, latency, failures, cache, certificates, sidecar states, reloads. Panels are explained in docs/monitoring.md.',
+    description: 'The sidecar injector webhook: admissions, latency, failures, render memo, certificates, sidecar states, reloads. Panels are explained in docs/monitoring.md.',
     tags: ['sidecar-injector', 'admission-webhook'],
     editable: true,
     schemaVersion: 39,

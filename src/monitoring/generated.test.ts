@@ -61,7 +61,7 @@ describe('generated monitoring files', () => {
     for (const p of panels) assert.ok(doc.includes(`### ${p.title}`), `docs/monitoring.md explains the panel "${p.title}"`);
     const all = panels.flatMap((p) => p.queries.map((q) => q.expr)).join('\n');
     for (const metric of ['sidecar_injector_request_duration_seconds_count', 'sidecar_injector_request_duration_seconds_bucket', 'apiserver_admission_webhook_admission_duration_seconds_bucket',
-      'sidecar_injector_failures_total', 'apiserver_admission_webhook_rejection_count', 'sidecar_injector_result_cache_total', 'sidecar_injector_certificate_expiry_timestamp_seconds',
+      'sidecar_injector_failures_total', 'apiserver_admission_webhook_rejection_count', 'sidecar_injector_render_memo_total', 'sidecar_injector_certificate_expiry_timestamp_seconds',
       'sidecar_injector_pods', 'sidecar_injector_reloads_total']) {
       assert.ok(all.includes(metric), `a panel queries ${metric}`);
     }

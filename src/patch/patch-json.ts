@@ -3,7 +3,7 @@
  * A patch's JSON text, made once per patch. The core measures it (the patch size limit) and the
  * webhook encodes it (the AdmissionReview's base64 `patch`); on a cache miss both ran
  * `JSON.stringify` over the same operations. Patches are not changed once built (they are the
- * core's result, and the result cache shares them), so the text is kept by the array's identity.
+ * core's result), so the text is kept by the array's identity.
  */
 import type { JsonPatchOperation } from './types.js';
 

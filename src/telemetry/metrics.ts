@@ -84,8 +84,6 @@ export interface WebhookMetrics {
    * MutatingWebhookConfiguration trust the serving CA (true), or failed (false).
    */
   caBundleInSync(webhookConfiguration: string, inSync: boolean): void;
-  /** A lookup in the injection result cache. */
-  resultCache(hit: boolean): void;
   /** A request refused because its caller did not present an accepted client certificate. */
   refusedCaller(reason: RefusedCaller): void;
   /** Prometheus text exposition. */
@@ -137,7 +135,7 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     registers,
   });
   // Counted in a plain number and read at scrape time: two gauge updates per request cost more
-  // than the whole cache-hit lookup.
+  // than the counting itself.
   let inFlightNow = 0;
   new Gauge({
     name: `${p}in_flight_requests`,
@@ -181,12 +179,6 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     registers,
   });
 
-  const cacheLookups = new Counter({
-    name: `${p}result_cache_total`,
-    help: 'Lookups in the injection result cache (repeated pods, e.g. replicas), by result.',
-    labelNames: ['result'],
-    registers,
-  });
   // The core counts its memo's work in one process-wide object; it is read at scrape time.
   new Counter({
     name: `${p}render_memo_total`,
@@ -207,10 +199,6 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     labelNames: ['reason'],
     registers,
   });
-  const cacheHit = cacheLookups.labels({ result: 'hit' });
-  const cacheMiss = cacheLookups.labels({ result: 'miss' });
-  cacheHit.inc(0);
-  cacheMiss.inc(0);
 
   // Children are bound once: the hot path does a map lookup, not a label-object hash.
   const requestByCode = new Map<number, Inc>();
@@ -293,9 +281,6 @@ export function createMetrics(options: MetricsOptions = {}): WebhookMetrics {
     },
     caBundleInSync(webhookConfiguration, inSync) {
       caBundleInSync.set({ webhook_configuration: webhookConfiguration }, inSync ? 1 : 0);
-    },
-    resultCache(hit) {
-      (hit ? cacheHit : cacheMiss).inc();
     },
     refusedCaller(reason) {
       refusedCallers.inc({ reason });

@@ -92,7 +92,7 @@ test('our log lines: durationMs by decision, only after the offset, a torn last 
   const file = join(dir, 'ours.log');
   const early = `${JSON.stringify({ msg: 'admission', decision: 'injected', durationMs: 9 })}\n`;
   writeFileSync(file, `${early}${JSON.stringify({ msg: 'admission', decision: 'injected', durationMs: 1.5 })}\n${JSON.stringify({ msg: 'config loaded' })}\n${JSON.stringify({ msg: 'admission', decision: 'skipped', durationMs: 0.2 })}\n{"msg":"admission","dec`);
-  assert.deepEqual(readOurLog(file, Buffer.byteLength(early)), { injected: [1.5], skipped: [0.2], reclaims: 0 });
+  assert.deepEqual(readOurLog(file, Buffer.byteLength(early)), { injected: [1.5], skipped: [0.2] });
 });
 
 test('a mode\'s configuration: its webhooks renamed with the mode, each namespace selector also requires si-bench=<mode>, URL and CA set', () => {
@@ -132,7 +132,7 @@ test('the pod: a Deployment\'s, without what the apiserver adds itself; opted ou
 });
 
 test('variants: NAME=FLAGS, NAME@DIR, both; anything else is refused with the syntax', () => {
-  assert.deepEqual(parseVariant('nocache=--result-cache-entries 0'), { name: 'ours-nocache', flags: ['--result-cache-entries', '0'] });
+  assert.deepEqual(parseVariant('nowarm=--warmup 0'), { name: 'ours-nowarm', flags: ['--warmup', '0'] });
   assert.deepEqual(parseVariant('old@/tmp/checkout'), { name: 'ours-old', dir: '/tmp/checkout', flags: [] });
   assert.deepEqual(parseVariant('old@/tmp/c=--warmup 0'), { name: 'ours-old', dir: '/tmp/c', flags: ['--warmup', '0'] });
   for (const bad of ['', 'Bad=--x', 'plain']) assert.throws(() => parseVariant(bad), /NAME\[@DIR\]\[=FLAGS\]|give another checkout/);

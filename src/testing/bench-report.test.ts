@@ -13,9 +13,9 @@ import type { BenchResults, ServerName } from '../../bench/lib/types.js';
 const tp = (rps: number, cpu = 1): ThroughputResult => ({ rps, p50Ms: 1, p99Ms: 2, requests: rps, errors: 0, serverCpu: cpu, tool: 'test' });
 
 test('rotation gives every server each slot equally often', () => {
-  const names = ['anchor', 'ours', 'ours-nocache'];
+  const names = ['anchor', 'ours', 'ours-new'];
   const firsts = [0, 1, 2, 3, 4, 5].map((i) => rotation(names, i)[0]);
-  assert.deepEqual(firsts, ['anchor', 'ours', 'ours-nocache', 'anchor', 'ours', 'ours-nocache']);
+  assert.deepEqual(firsts, ['anchor', 'ours', 'ours-new', 'anchor', 'ours', 'ours-new']);
   for (let i = 0; i < 6; i++) assert.deepEqual([...rotation(names, i)].sort(), [...names].sort());
 });
 

@@ -79,7 +79,7 @@ test('a results line that is not a vegeta result is an error, not a silent zero'
 
 test('the report names the client each every-pod-new fixed-rate row ran with, vegeta or the Node fallback', () => {
   const fr = (tool: string): FixedRateResult => ({ targetRps: 1000, achievedRps: 1000, count: 3000, non200: 0, p50Ms: 1, p90Ms: 1, p99Ms: 2, p999Ms: 3, maxMs: 4, serverCpu: 0.5, tool });
-  const rounds = (...tools: string[]): Rounds<FixedRateResult> => ({ rounds: tools.map((t) => ({ anchor: fr(t), 'ours-nocache': fr(t) })), vsAnchor: {}, anchorSpread: 0, flagged: false });
+  const rounds = (...tools: string[]): Rounds<FixedRateResult> => ({ rounds: tools.map((t) => ({ anchor: fr(t), 'ours-new': fr(t) })), vsAnchor: {}, anchorSpread: 0, flagged: false });
   const vegetaTool = 'vegeta v12.12.0 open loop, 512 bodies in turn';
   const nodeTool = 'node open loop (child process), 512 bodies in turn';
   assert.equal(listClientName(rounds(vegetaTool, vegetaTool)), 'vegeta open loop');

@@ -1,8 +1,8 @@
 /**
  * @module testing/json-guard-reference
- * The webhook's JSON guard as it was before the word-at-a-time and WebAssembly depth scans (byte
+ * The webhook's JSON guard as it was before the word-at-a-time depth scan (byte
  * by byte, brackets counted by Buffer hops): the reference the current guard must agree with on
- * every input (json-guard.test.ts), and the "before" of bench/json-guard.ts.
+ * every input (json-guard.test.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import type { GuardedJson } from '../admission/json-guard.js';
