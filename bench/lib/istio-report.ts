@@ -5,10 +5,9 @@
  * each with a "Sends:" line saying what every server of it was sent.
  */
 import type { FixtureName, VariantSet } from '../fixtures.js';
-import type { IstioComparison, IstioResults } from './istio.js';
-import { fr, listClientText, oneBodySends, roundsTable, sendsLine, tp } from './report.js';
+import { fr, listClientText, oneBodySends, roundsTable, sendsLine, tp } from './report-parts.js';
 import { fmt, fmtInt, median } from './stats.js';
-import type { VariantCheck } from './types.js';
+import type { IstioComparison, IstioResults, VariantCheck } from './types.js';
 
 /** The comparison of `f` that measured ours (F1/F2: the variant set; F3: the one body, with all four). */
 function everyPodNew(x: IstioResults, f: FixtureName): IstioComparison | undefined {

@@ -16,39 +16,15 @@ import { findIstioPeer, ISTIO_MODULE_VERSION, writePeerConfigDir } from '../../s
 import type { SpawnedServer } from '../../src/testing/server-process.js';
 import { sendOne, makeAgent } from '../../src/testing/load-client.js';
 import { NEW_SET, type FixtureName, type VariantFiles, type VariantSet } from '../fixtures.js';
-import { describeBodies, fixedRate, listRate, maxThroughput, WEBHOOK_PATH, type Bodies, type FixedRateResult, type Target, type ThroughputResult } from './load.js';
+import { describeBodies, fixedRate, listRate, maxThroughput, WEBHOOK_PATH, type Bodies, type Target } from './load.js';
 import { interleave, only, p99Diff, rpsRatio } from './rounds.js';
 import { startCommand, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
 import type { Tools } from './tools.js';
-import type { Rounds, ServerName, Settings, VariantCheck } from './types.js';
+import type { IstioComparison, IstioResults, Rounds, ServerName, Settings, VariantCheck } from './types.js';
 import { checkVariants, describeCheck, requireAllInjected } from './variant-check.js';
 
 export const ISTIO_FIXTURES: FixtureName[] = ['F1', 'F2', 'F3'];
-
-/** One comparison of the section: the servers measured together, in the same rounds, and what every one of them is sent. */
-export interface IstioComparison {
-  fixture: FixtureName;
-  /** Sent in turn, the same sequence to every server of the comparison; absent: the fixture's one body, repeated. */
-  set?: VariantSet;
-  servers: ServerName[];
-  /** Requests/s of its fixed-rate run. */
-  rate: number;
-  throughput?: Rounds<ThroughputResult>;
-  latency?: Rounds<FixedRateResult>;
-}
-
-export interface IstioResults {
-  version: string;
-  /** Patch operations each server answered per fixture's one body (both must inject). */
-  patchOps: Partial<Record<FixtureName, Partial<Record<ServerName, number>>>>;
-  /** Every body of each variant set sent once to ours-new and to Istio before measuring. */
-  variantChecks: Partial<Record<VariantSet, Partial<Record<ServerName, VariantCheck>>>>;
-  comparisons: IstioComparison[];
-  /** Median over rounds of ours / Istio max RPS: every pod new (cache off, its comparison) and replica pods (cache on). */
-  oursOverIstio: Partial<Record<FixtureName, { everyPodNew: number; replicaPods: number }>>;
-  error?: string;
-}
 
 /**
  * The section's comparisons. Where a fixture has a variant set (F1, F2), two, as in the main

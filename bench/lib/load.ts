@@ -25,6 +25,7 @@ import { cpuShare, procSample } from '../../src/testing/proc-stats.js';
 import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../../src/testing/load-client.js';
 import { pinned, REPO_ROOT } from '../../src/testing/server-process.js';
 import type { OpenLoopInput, OpenLoopOutput } from './open-loop-child.js';
+import type { FixedRateResult, ThroughputResult } from './results.js';
 import { latencyFields } from './stats.js';
 import type { Tools } from './tools.js';
 import { parseVegetaJson, summarizeVegeta, vegetaAttackArgs, vegetaTargets, type Vegeta, type VegetaRow } from './vegeta.js';
@@ -53,31 +54,6 @@ export interface Target {
   path: string;
   /** https unless told (the tests point wrk at a plain HTTP recorder). */
   scheme?: 'http' | 'https';
-}
-
-export interface ThroughputResult {
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  requests: number;
-  /** Non-2xx answers plus socket errors and timeouts. */
-  errors: number;
-  serverCpu: number | undefined;
-  tool: string;
-}
-
-export interface FixedRateResult {
-  targetRps: number;
-  achievedRps: number;
-  count: number;
-  non200: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  p999Ms: number;
-  maxMs: number;
-  serverCpu: number | undefined;
-  tool: string;
 }
 
 interface Run {

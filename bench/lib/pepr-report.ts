@@ -5,7 +5,7 @@
  * every server of it was sent.
  */
 import { mib } from '../../src/testing/proc-stats.js';
-import { fr, listClientText, oneBodySends, roundsTable, sendsLine, spreadLine, tp } from './report.js';
+import { fr, listClientText, oneBodySends, roundsTable, sendsLine, spreadLine, tp } from './report-parts.js';
 import { fmt, fmtInt } from './stats.js';
 import { SERVER_LABELS, type PeprResults, type Rounds, type ServerName, type VariantCheck } from './types.js';
 

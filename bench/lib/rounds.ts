@@ -6,7 +6,8 @@
  * of a long stretch under load. The result per server is the median over rounds of its
  * per-round comparison with the anchor of the same round (ratio of RPS, difference of p99).
  */
-import type { FixedRateResult, Target, ThroughputResult } from './load.js';
+import type { Target } from './load.js';
+import type { FixedRateResult, ThroughputResult } from './results.js';
 import { MAX_ANCHOR_SPREAD, median, spread } from './stats.js';
 import type { Rounds, ServerName } from './types.js';
 

@@ -5,10 +5,9 @@
  */
 import type { FixtureName, VariantSet } from '../fixtures.js';
 import type { BenchEnv } from './env.js';
-import type { FixedRateResult, ThroughputResult } from './load.js';
+import type { FixedRateResult, ThroughputResult } from './results.js';
 import type { CliResult, F3Result, Timing } from './micro.js';
 import type { ColdStart } from './servers.js';
-import type { IstioResults } from './istio.js';
 
 export interface Settings {
   pairs: number;
@@ -142,4 +141,28 @@ export interface BenchResults {
   istio?: IstioResults;
   targets: TargetCheck[];
   notes: string[];
+}
+
+/** One comparison of the section: the servers measured together, in the same rounds, and what every one of them is sent. */
+export interface IstioComparison {
+  fixture: FixtureName;
+  /** Sent in turn, the same sequence to every server of the comparison; absent: the fixture's one body, repeated. */
+  set?: VariantSet;
+  servers: ServerName[];
+  /** Requests/s of its fixed-rate run. */
+  rate: number;
+  throughput?: Rounds<ThroughputResult>;
+  latency?: Rounds<FixedRateResult>;
+}
+
+export interface IstioResults {
+  version: string;
+  /** Patch operations each server answered per fixture's one body (both must inject). */
+  patchOps: Partial<Record<FixtureName, Partial<Record<ServerName, number>>>>;
+  /** Every body of each variant set sent once to ours-new and to Istio before measuring. */
+  variantChecks: Partial<Record<VariantSet, Partial<Record<ServerName, VariantCheck>>>>;
+  comparisons: IstioComparison[];
+  /** Median over rounds of ours / Istio max RPS: every pod new (cache off, its comparison) and replica pods (cache on). */
+  oursOverIstio: Partial<Record<FixtureName, { everyPodNew: number; replicaPods: number }>>;
+  error?: string;
 }

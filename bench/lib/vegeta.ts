@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { FixedRateResult } from './load.js';
+import type { FixedRateResult } from './results.js';
 import { latencyFields } from './stats.js';
 
 export const VEGETA_MODULE = 'github.com/tsenart/vegeta/v12';

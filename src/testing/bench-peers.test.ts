@@ -10,11 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeVariants, type FixtureName } from '../../bench/fixtures.js';
-import { comparisonBodies, istioPlan, type IstioResults } from '../../bench/lib/istio.js';
+import { comparisonBodies, istioPlan } from '../../bench/lib/istio.js';
 import { renderIstio } from '../../bench/lib/istio-report.js';
-import { wrkSetup, type FixedRateResult, type ThroughputResult } from '../../bench/lib/load.js';
+import { wrkSetup } from '../../bench/lib/load.js';
+import type { FixedRateResult, ThroughputResult } from '../../bench/lib/results.js';
 import { renderPepr } from '../../bench/lib/pepr-report.js';
-import type { PeprResults, Rounds, ServerName, VariantCheck } from '../../bench/lib/types.js';
+import type { IstioResults, PeprResults, Rounds, ServerName, VariantCheck } from '../../bench/lib/types.js';
 
 const files = { F1: '/fx/f1.json', F2: '/fx/f2.json', F3: '/fx/f3.json', F4: '/fx/f4.json', F5: '/fx/f5.json' } as Record<FixtureName, string>;
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { interleave, rotation, rpsRatio } from '../../bench/lib/rounds.js';
 import { idleRatio, perCpuRatio, renderMarkdown } from '../../bench/lib/report.js';
-import type { ThroughputResult } from '../../bench/lib/load.js';
+import type { ThroughputResult } from '../../bench/lib/results.js';
 import type { BenchResults, ServerName } from '../../bench/lib/types.js';
 
 const tp = (rps: number, cpu = 1): ThroughputResult => ({ rps, p50Ms: 1, p99Ms: 2, requests: rps, errors: 0, serverCpu: cpu, tool: 'test' });

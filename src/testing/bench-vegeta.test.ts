@@ -8,8 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeVariants } from '../../bench/fixtures.js';
-import { vegetaRate, type FixedRateResult } from '../../bench/lib/load.js';
-import { listClientName, listClientText } from '../../bench/lib/report.js';
+import { vegetaRate } from '../../bench/lib/load.js';
+import type { FixedRateResult } from '../../bench/lib/results.js';
+import { listClientName, listClientText } from '../../bench/lib/report-parts.js';
 import type { Rounds } from '../../bench/lib/types.js';
 import { findVegeta, parseVegetaJson, rfc3339Ms, summarizeVegeta, vegetaAttackArgs, vegetaTargets } from '../../bench/lib/vegeta.js';
 import { uidRecorder } from './uid-recorder.js';
