@@ -21,7 +21,7 @@ import { interleave, only, p99Diff, rpsRatio } from './rounds.js';
 import { startCommand, startServer, type CertFiles, type ServerSpec } from './servers.js';
 import { median } from './stats.js';
 import type { Tools } from './tools.js';
-import type { IstioComparison, IstioResults, Rounds, ServerName, Settings, VariantCheck } from './types.js';
+import type { IstioComparison, IstioResults, ServerName, Settings, VariantCheck } from './types.js';
 import { checkVariants, describeCheck, requireAllInjected } from './variant-check.js';
 
 export const ISTIO_FIXTURES: FixtureName[] = ['F1', 'F2', 'F3'];

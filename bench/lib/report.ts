@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mib } from '../../src/testing/proc-stats.js';
-import { VARIANT_DESCRIPTIONS, type FixtureName, type VariantSet } from '../fixtures.js';
+import { type FixtureName, type VariantSet } from '../fixtures.js';
 import type { ThroughputResult } from './results.js';
 import { renderIstio } from './istio-report.js';
 import { renderPepr } from './pepr-report.js';

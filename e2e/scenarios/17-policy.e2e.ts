@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../cluster/paths.js';
 import { cli, createNamespace, deleteNamespaces, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';

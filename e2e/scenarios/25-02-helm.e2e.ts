@@ -28,7 +28,7 @@ import { repoRoot } from '../cluster/paths.js';
 import { apply, cli, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
 import { appDeployment, CHECKS_SIDECAR, getPodsTable, httpGet, IMAGES, nodeCtr, noNodeReason, ourImage, podStatus, tagImage, waitRunning } from '../lib/node.js';
 import {
-  CHART, caBundles, chartFlags, e2eValues, helm, injectorSelector, labelNamespace, makeCerts, readyEndpoints, scratchDir,
+  CHART, caBundles, chartFlags, e2eValues, helm, injectorSelector, makeCerts, readyEndpoints, scratchDir,
   waitInjectorReady, writeFile,
 } from '../lib/install.js';
 import { adminAgent, apiRequest, kubeconfigCredentials, sample, startLoad } from '../lib/load.js';

@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../profiles/index.js';
-import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 import { TOKEN_MOUNT_PATH } from '../inject/stages.js';
 import type { JsonPatchOperation } from '../patch/types.js';

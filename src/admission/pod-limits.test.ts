@@ -7,11 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, loadConfig } from '../profiles/index.js';
-import type { LoadedConfig } from '../config/types.js';
+import { defaultConfig, } from '../profiles/index.js';
 import { injectPod } from '../inject/inject.js';
 import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits.js';
-import type { InjectFn } from './handler.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
 import { applyPatch } from '../patch/index.js';
 import type { JsonPatchOperation } from '../patch/types.js';

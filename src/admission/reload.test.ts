@@ -235,7 +235,6 @@ test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb 
   const { readFile } = await import('node:fs/promises');
   const { loadConfig } = await import('../profiles/index.js');
   const { injectPod } = await import('../inject/inject.js');
-  type Loaded = Awaited<ReturnType<typeof loadConfig>>;
   const dir = await tempDir(t);
   const configText = await readFile(new URL('../../defaults/config.yaml', import.meta.url), 'utf8');
   const valuesText = await readFile(new URL('../../defaults/values.yaml', import.meta.url), 'utf8');

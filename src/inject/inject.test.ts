@@ -14,7 +14,6 @@ import {
   injectChecked,
   namesOf,
   replicaSetPod,
-  statusOf,
   templatesConfig,
   WEBHOOK,
 } from '../testing/inject-fixtures.js';

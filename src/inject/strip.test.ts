@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
-import { cloneJson, type JsonObject } from '../util/json.js';
+import { cloneJson, } from '../util/json.js';
 import { injectPod, uninjectPod } from './index.js';
 import type { Pod } from './pod-types.js';
 import { stripPod } from './strip.js';

@@ -25,7 +25,7 @@ import {
 import { jsonKey } from '../template/value-key.js';
 import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
-import { K8S_STRUCTS, type FieldSpec, type StructSchema } from './k8s-structs.js';
+import { K8S_STRUCTS, type StructSchema } from './k8s-structs.js';
 
 export type { FieldSpec, StructSchema } from './k8s-structs.js';
 

@@ -6,10 +6,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, loadConfig } from '../profiles/index.js';
-import type { LoadedConfig } from '../config/types.js';
-import { injectPod } from '../inject/inject.js';
-import type { InjectFn } from '../admission/handler.js';
 import { procSample } from '../testing/proc-stats.js';
 import { podReview, samplePod } from '../testing/review-fixtures.js';
 import { startAttack } from '../testing/slowloris-attacker.js';

@@ -6,12 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, loadConfig } from '../profiles/index.js';
-import type { LoadedConfig } from '../config/types.js';
-import { injectPod } from '../inject/inject.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
-import type { InjectFn } from '../admission/handler.js';
 import { applyPatch } from '../patch/index.js';
 import { HOSTILE, validRequest } from '../testing/hostile-requests.js';
 import { makeAgent, sendOne } from '../testing/load-client.js';

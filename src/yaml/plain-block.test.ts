@@ -214,7 +214,7 @@ const scalarText = fc.oneof(
   { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9 :#'"\\-]{1,6}$/) },
 );
 const key = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...KEYS.slice(0, 11)) }, fc.constantFrom(...KEYS));
-const { tree: treeArb, map: mapArb } = fc.letrec<{ tree: Tree; map: Tree; seq: Tree }>((tie) => ({
+const { map: mapArb } = fc.letrec<{ tree: Tree; map: Tree; seq: Tree }>((tie) => ({
   tree: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.record({ t: fc.constant('scalar' as const), text: scalarText, comment: fc.boolean() }),
