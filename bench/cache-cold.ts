@@ -19,7 +19,6 @@ const sizes = flag('--mb', '0,8,32').split(',').map(Number);
 const fixture = flag('--fixture', 'F1') as FixtureName;
 const calls = Number(flag('--calls', '3000'));
 
-
 async function main(): Promise<void> {
   const bodies = await reviewBodies();
   const config = defaultConfig();

@@ -36,7 +36,9 @@ for (let r = 0; r < rounds; r++) {
     const i = (k + r) % dirs.length;
     const out = join(work, `out-${i}.yaml`);
     const s = performance.now();
-    const p = spawnSync(process.execPath, ['--import', CPU_HOOK, join(dirs[i], 'dist/bin/sidecar-injector.mjs'), 'inject', '-f', manifest, '-o', out, '-q'], { encoding: 'utf8' });
+    const p = spawnSync(process.execPath, ['--import', CPU_HOOK, join(dirs[i], 'dist/bin/sidecar-injector.mjs'), 'inject', '-f', manifest, '-o', out, '-q'], {
+      encoding: 'utf8',
+    });
     wall[i].push(performance.now() - s);
     const m = /CPU_US (\d+)/.exec(p.stderr);
     if (p.status !== 0 || m === null) throw new Error(`${dirs[i]} exited ${p.status}: ${p.stderr.slice(0, 2000)}`);
@@ -47,6 +49,8 @@ const first = readFileSync(join(work, 'out-0.yaml'));
 process.stdout.write(`inject -f ${manifest}; ${rounds} rounds, order rotating; medians\n\n`);
 dirs.forEach((d, i) => {
   const same = readFileSync(join(work, `out-${i}.yaml`)).equals(first);
-  process.stdout.write(`${d}: wall ${(median(wall[i]) / 1000).toFixed(2)} s, CPU ${(median(cpu[i]) / 1000).toFixed(2)} s${i === 0 ? '' : same ? ', same bytes as the first' : ', output differs from the first'}\n`);
+  process.stdout.write(
+    `${d}: wall ${(median(wall[i]) / 1000).toFixed(2)} s, CPU ${(median(cpu[i]) / 1000).toFixed(2)} s${i === 0 ? '' : same ? ', same bytes as the first' : ', output differs from the first'}\n`,
+  );
 });
 rmSync(work, { recursive: true, force: true });

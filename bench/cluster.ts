@@ -23,7 +23,20 @@ import { benchPodFor, describeVariant, expectSidecar, parseVariant, type PodShap
 import { renderReport, type ClusterReport, type PatchInfo } from './lib/cluster-report.js';
 import { runCold, runRate, type Mode } from './lib/cluster-run.js';
 import { certsIn, floorSpec, hookServer, istioSpec, logDir, oursSpec, type ClusterCerts, type HookServer } from './lib/cluster-servers.js';
-import { applyConfigs, buildScript, createModeNamespaces, deletePods, ensureCluster, floorConfig, forMode, namespaceOf, removeAll, stopCluster, webhookConfigIn, webhookNames } from './lib/cluster-setup.js';
+import {
+  applyConfigs,
+  buildScript,
+  createModeNamespaces,
+  deletePods,
+  ensureCluster,
+  floorConfig,
+  forMode,
+  namespaceOf,
+  removeAll,
+  stopCluster,
+  webhookConfigIn,
+  webhookNames,
+} from './lib/cluster-setup.js';
 import { writeResultsFile } from './lib/report.js';
 
 const argv = process.argv.slice(2);
@@ -58,10 +71,24 @@ process.setMaxListeners(50);
 async function patchFrom(server: HookServer, certs: ClusterCerts, review: Buffer): Promise<unknown[]> {
   const { request } = await import('node:https');
   const text = await new Promise<string>((resolve, reject) => {
-    const r = request({ host: '127.0.0.1', port: server.spec.port, path: '/inject', method: 'POST', ca: readFileSync(certs.ca), agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': review.length } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve(body));
-    });
+    const r = request(
+      {
+        host: '127.0.0.1',
+        port: server.spec.port,
+        path: '/inject',
+        method: 'POST',
+        ca: readFileSync(certs.ca),
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': review.length },
+      },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (body += c))
+          .on('end', () => resolve(body));
+      },
+    );
     r.on('error', reject);
     r.end(review);
   });
@@ -75,7 +102,11 @@ async function main(): Promise<void> {
   const work = join(REPO_ROOT, '.bench-tmp', 'cluster-run');
   mkdirSync(work, { recursive: true });
   const env = benchEnv();
-  log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const istioDir = buildScript('istio.sh');
   const floorBin = buildScript('floor.sh');
   const peer = findIstioPeer(istioDir);
@@ -93,9 +124,34 @@ async function main(): Promise<void> {
     const ours = async (name: string, policy: 'IfNeeded' | 'Never', variant?: Variant): Promise<{ server: HookServer; config: Obj }> => {
       const port = await freePort();
       const url = `https://127.0.0.1:${port}`;
-      const yaml = (await cli(['manifests', '--webhook-url', url, '--certs-dir', certs.dir, '--name', `si-bench-${name}`, '--config', configDir, '--reinvocation-policy', policy])).stdout;
+      const yaml = (
+        await cli([
+          'manifests',
+          '--webhook-url',
+          url,
+          '--certs-dir',
+          certs.dir,
+          '--name',
+          `si-bench-${name}`,
+          '--config',
+          configDir,
+          '--reinvocation-policy',
+          policy,
+        ])
+      ).stdout;
       const cliPath = variant?.dir !== undefined ? join(variant.dir, 'dist', 'bin', 'sidecar-injector.mjs') : builtCli();
-      const server = hookServer(oursSpec(name, port, certs, configDir, [...oursFlags, ...(variant?.flags ?? [])], cliPath, nodeFlags.length > 0 ? [...nodeFlags, '--cpu-prof-name', `${name}.${Date.now()}.cpuprofile`] : []), certs);
+      const server = hookServer(
+        oursSpec(
+          name,
+          port,
+          certs,
+          configDir,
+          [...oursFlags, ...(variant?.flags ?? [])],
+          cliPath,
+          nodeFlags.length > 0 ? [...nodeFlags, '--cpu-prof-name', `${name}.${Date.now()}.cpuprofile`] : [],
+        ),
+        certs,
+      );
       return { server, config: forMode(webhookConfigIn(yaml), name) };
     };
     const configs: Obj[] = [];
@@ -107,18 +163,38 @@ async function main(): Promise<void> {
     const pod = benchPodFor(shape);
     const skipPod = benchPodFor(shape, true);
     const caBundle = () => readFileSync(certs.ca).toString('base64');
-    if (want('ours-skip')) { const o = await ours('ours-skip', 'IfNeeded'); add('ours-skip', o.server, o.config, skipPod, false); }
-    if (want('ours-ifneeded')) { const o = await ours('ours-ifneeded', 'IfNeeded'); add('ours-ifneeded', o.server, o.config, pod, true); }
+    if (want('ours-skip')) {
+      const o = await ours('ours-skip', 'IfNeeded');
+      add('ours-skip', o.server, o.config, skipPod, false);
+    }
+    if (want('ours-ifneeded')) {
+      const o = await ours('ours-ifneeded', 'IfNeeded');
+      add('ours-ifneeded', o.server, o.config, pod, true);
+    }
     const never = await ours('ours-never', 'Never');
     if (want('ours-never')) add('ours-never', never.server, never.config, pod, true);
-    for (const v of variants) { const o = await ours(v.name, 'Never', v); add(v.name, o.server, o.config, pod, true); }
+    for (const v of variants) {
+      const o = await ours(v.name, 'Never', v);
+      add(v.name, o.server, o.config, pod, true);
+    }
     if (want('none')) add('none', undefined, undefined, pod, false);
     const floorPort = await freePort();
     const review = join(work, 'review.json');
-    add('floor', hookServer(floorSpec('floor', floorPort, certs, floorBin, ['-record', review]), certs), floorConfig('floor', `https://127.0.0.1:${floorPort}/inject`, caBundle()), pod, false);
+    add(
+      'floor',
+      hookServer(floorSpec('floor', floorPort, certs, floorBin, ['-record', review]), certs),
+      floorConfig('floor', `https://127.0.0.1:${floorPort}/inject`, caBundle()),
+      pod,
+      false,
+    );
     const istioPort = await freePort();
     const istio = hookServer(istioSpec('istio', istioPort, certs, peer), certs);
-    const istioConfig = forMode(webhookConfigIn(readFileSync(join(istioDir, 'config', 'manifest.yaml'), 'utf8'), 'istio-sidecar-injector'), 'istio', `https://127.0.0.1:${istioPort}/inject`, caBundle());
+    const istioConfig = forMode(
+      webhookConfigIn(readFileSync(join(istioDir, 'config', 'manifest.yaml'), 'utf8'), 'istio-sidecar-injector'),
+      'istio',
+      `https://127.0.0.1:${istioPort}/inject`,
+      caBundle(),
+    );
     add('istio', istio, istioConfig, pod, true);
     if (!servers.includes(never.server)) servers.push(never.server);
 
@@ -127,11 +203,16 @@ async function main(): Promise<void> {
     await applyConfigs(configs);
     // The apiserver picks configurations up asynchronously: wait until each mode's first pod is as it should be.
     const ready = async (m: Mode): Promise<void> => {
-      await waitFor(`the apiserver to call ${m.name}'s webhook`, async () => {
-        const problem = (await createPods(trust, namespaceOf(m.name), m.pod, 1, 1, m.check))[0]?.problem;
-        if (problem !== undefined) throw new Error(problem);
-        return true;
-      }, 60_000, 500);
+      await waitFor(
+        `the apiserver to call ${m.name}'s webhook`,
+        async () => {
+          const problem = (await createPods(trust, namespaceOf(m.name), m.pod, 1, 1, m.check))[0]?.problem;
+          if (problem !== undefined) throw new Error(problem);
+          return true;
+        },
+        60_000,
+        500,
+      );
     };
     for (const m of modes) await ready(m);
 
@@ -139,7 +220,10 @@ async function main(): Promise<void> {
     // then the floor answering each, to measure the apiserver's own work on the patch.
     const recorded = readFileSync(review);
     const patches: PatchInfo[] = [];
-    for (const [name, server] of [['ours', never.server], ['istio', istio]] as const) {
+    for (const [name, server] of [
+      ['ours', never.server],
+      ['istio', istio],
+    ] as const) {
       const patch = await patchFrom(server, certs, recorded);
       const file = join(work, `${name}-patch.json`);
       // The token volume's name is random per pod: the floor puts each review's own in its place.
@@ -172,23 +256,47 @@ async function main(): Promise<void> {
       rates.push(await runRate(target, modes, { rate, pods: settings.pods, rounds: settings.rounds, log }));
       await deletePods(modes.map((m) => m.name));
     }
-    const coldModes = modes.filter((m) => m.server !== undefined && (m.name === 'floor' || m.name === 'istio' || (m.name.startsWith('ours-') && m.name !== 'ours-skip')));
-    const cold = settings.coldRuns > 0 ? await runCold(target, coldModes, { rate: settings.coldRate, pods: settings.coldPods, rounds: 1, runs: settings.coldRuns, log }) : [];
+    const coldModes = modes.filter(
+      (m) => m.server !== undefined && (m.name === 'floor' || m.name === 'istio' || (m.name.startsWith('ours-') && m.name !== 'ours-skip')),
+    );
+    const cold =
+      settings.coldRuns > 0
+        ? await runCold(target, coldModes, { rate: settings.coldRate, pods: settings.coldPods, rounds: 1, runs: settings.coldRuns, log })
+        : [];
     const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as Obj;
     const report: ClusterReport = {
       env: {
-        date: env.date, commit: env.commit, dirty: env.dirty, node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-        loadStart: env.loadStart, loadEnd: loadavg().map((x) => Math.round(x * 100) / 100),
-        kubernetes: String(version.serverVersion?.gitVersion ?? 'unknown'), istio: ISTIO_MODULE_VERSION, pod: shape, reviewBytes: recorded.length,
+        date: env.date,
+        commit: env.commit,
+        dirty: env.dirty,
+        node: process.version,
+        cpu: cpus()[0]?.model ?? 'unknown',
+        cores: cpus().length,
+        loadStart: env.loadStart,
+        loadEnd: loadavg().map((x) => Math.round(x * 100) / 100),
+        kubernetes: String(version.serverVersion?.gitVersion ?? 'unknown'),
+        istio: ISTIO_MODULE_VERSION,
+        pod: shape,
+        reviewBytes: recorded.length,
       },
-      settings: { rates: settings.rates, pods: settings.pods, rounds: settings.rounds, coldPods: settings.coldPods, coldRuns: settings.coldRuns, coldRate: settings.coldRate },
-      rates, cold, patches,
+      settings: {
+        rates: settings.rates,
+        pods: settings.pods,
+        rounds: settings.rounds,
+        coldPods: settings.coldPods,
+        coldRuns: settings.coldRuns,
+        coldRate: settings.coldRate,
+      },
+      rates,
+      cold,
+      patches,
       variants: Object.fromEntries(variants.map((v) => [v.name, describeVariant(v)])),
     };
     const md = renderReport(report);
     console.log(md);
     if (has('--json')) writeFileSync(option(argv, '--json'), JSON.stringify(report, null, 1));
-    if (has('--write')) writeResultsFile(join(REPO_ROOT, 'bench', 'RESULTS.md'), md, { start: '<!-- cluster-results:start -->', end: '<!-- cluster-results:end -->' });
+    if (has('--write'))
+      writeResultsFile(join(REPO_ROOT, 'bench', 'RESULTS.md'), md, { start: '<!-- cluster-results:start -->', end: '<!-- cluster-results:end -->' });
     log(`server logs in ${logDir()}`);
   } finally {
     for (const s of servers) await s.stop();
@@ -199,6 +307,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   process.exitCode = 1;
 });

@@ -26,11 +26,16 @@ const opt = (name: string, fallback?: string): string => option(argv, name, fall
 const base = opt('--base');
 const passes = Number(opt('--passes', '15'));
 const sets = opt('--sets', [...VARIANT_SETS, 'F3'].join(',')).split(',');
-for (const s of sets) if (s !== 'F3' && !(VARIANT_SETS as readonly string[]).includes(s)) throw new Error(`unknown set ${s}: use ${[...VARIANT_SETS, 'F3'].join(', ')}`);
+for (const s of sets)
+  if (s !== 'F3' && !(VARIANT_SETS as readonly string[]).includes(s)) throw new Error(`unknown set ${s}: use ${[...VARIANT_SETS, 'F3'].join(', ')}`);
 const child = argv.includes('--child');
 if (!child) {
   for (const set of sets) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', '--base', base, '--passes', String(passes), '--sets', set], { stdio: 'inherit' });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', new URL(import.meta.url).pathname, '--child', '--base', base, '--passes', String(passes), '--sets', set],
+      { stdio: 'inherit' },
+    );
     if (r.status !== 0) process.exit(r.status ?? 1);
   }
   process.exit(0);

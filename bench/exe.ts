@@ -56,7 +56,12 @@ function once(v: Variant, args: string[]): Sample {
 async function serveOnce(v: Variant): Promise<Sample> {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const server = spawnServer({ command: v.command, args: [...v.prefix, 'serve', '--port', String(port), '--address', '127.0.0.1'], cpus: CPUS, cwd: REPO_ROOT });
+  const server = spawnServer({
+    command: v.command,
+    args: [...v.prefix, 'serve', '--port', String(port), '--address', '127.0.0.1'],
+    cpus: CPUS,
+    cwd: REPO_ROOT,
+  });
   server.port = port;
   try {
     const wall = await waitReady(server, REVIEW, { spawnedAt, intervalMs: 2 });
@@ -86,7 +91,9 @@ for (const [label, fn] of cases) {
   for (let i = 0; i < REPS; i++) for (const v of variants) times.get(v.name)?.push(await fn(v));
   for (const kind of ['wall', 'cpu'] as const) {
     const [base, ...others] = variants.map((v) => median((times.get(v.name) ?? []).map((x) => x[kind])));
-    rows.push(`| ${label}, ${kind === 'wall' ? 'wall time' : 'CPU time (user + system)'} | ${base.toFixed(0)} ms | ${others.map((t) => `${t.toFixed(0)} ms (${(t / base).toFixed(2)}x)`).join(' | ')} |`);
+    rows.push(
+      `| ${label}, ${kind === 'wall' ? 'wall time' : 'CPU time (user + system)'} | ${base.toFixed(0)} ms | ${others.map((t) => `${t.toFixed(0)} ms (${(t / base).toFixed(2)}x)`).join(' | ')} |`,
+    );
   }
 }
 const load1 = loadavg();

@@ -62,7 +62,14 @@ function container(i: number, name: string, w: Workload = CHECKOUT): Obj {
       { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: `${name}-db`, key: 'password' } } },
     ],
     resources: { requests: { cpu: `${100 + i * 10}m`, memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
-    readinessProbe: { httpGet: { path: '/ready', port, scheme: 'HTTP' }, initialDelaySeconds: 5, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+    readinessProbe: {
+      httpGet: { path: '/ready', port, scheme: 'HTTP' },
+      initialDelaySeconds: 5,
+      periodSeconds: 10,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
     livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTP' }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
     volumeMounts: [
       { name: 'config', mountPath: `/etc/${name}`, readOnly: true },
@@ -81,7 +88,11 @@ function managedFields(names: string[], w: Workload = CHECKOUT): Obj[] {
     containers[`k:{"name":"${n}"}`] = {
       '.': {},
       'f:args': {},
-      'f:env': { '.': {}, 'k:{"name":"LOG_LEVEL"}': { '.': {}, 'f:name': {}, 'f:value': {} }, 'k:{"name":"POD_NAME"}': { '.': {}, 'f:name': {}, 'f:valueFrom': { '.': {}, 'f:fieldRef': {} } } },
+      'f:env': {
+        '.': {},
+        'k:{"name":"LOG_LEVEL"}': { '.': {}, 'f:name': {}, 'f:value': {} },
+        'k:{"name":"POD_NAME"}': { '.': {}, 'f:name': {}, 'f:valueFrom': { '.': {}, 'f:fieldRef': {} } },
+      },
       'f:image': {},
       'f:imagePullPolicy': {},
       'f:livenessProbe': { '.': {}, 'f:httpGet': { '.': {}, 'f:path': {}, 'f:port': {}, 'f:scheme': {} } },
@@ -98,8 +109,20 @@ function managedFields(names: string[], w: Workload = CHECKOUT): Obj[] {
       time: '2026-11-22T08:00:00Z',
       fieldsType: 'FieldsV1',
       fieldsV1: {
-        'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, [`f:${w.hashLabel}`]: {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"${w.ownerUid}"}`]: {} } },
-        'f:spec': { 'f:containers': containers, 'f:dnsPolicy': {}, 'f:enableServiceLinks': {}, 'f:restartPolicy': {}, 'f:schedulerName': {}, 'f:securityContext': {}, 'f:terminationGracePeriodSeconds': {} },
+        'f:metadata': {
+          'f:generateName': {},
+          'f:labels': { '.': {}, 'f:app': {}, [`f:${w.hashLabel}`]: {} },
+          'f:ownerReferences': { '.': {}, [`k:{"uid":"${w.ownerUid}"}`]: {} },
+        },
+        'f:spec': {
+          'f:containers': containers,
+          'f:dnsPolicy': {},
+          'f:enableServiceLinks': {},
+          'f:restartPolicy': {},
+          'f:schedulerName': {},
+          'f:securityContext': {},
+          'f:terminationGracePeriodSeconds': {},
+        },
       },
     },
   ];
@@ -155,9 +178,10 @@ export function benchPod(containerNames: string[], injectLabel: 'true' | 'false'
     metadata: {
       generateName: w.generateName,
       namespace: NAMESPACE,
-      labels: w.ownerKind === 'DaemonSet'
-        ? { app: w.app, [w.hashLabel]: w.hash, 'pod-template-generation': '1', version: w.version, [INJECT_LABEL]: injectLabel }
-        : { app: w.app, [w.hashLabel]: w.hash, version: w.version, [INJECT_LABEL]: injectLabel },
+      labels:
+        w.ownerKind === 'DaemonSet'
+          ? { app: w.app, [w.hashLabel]: w.hash, 'pod-template-generation': '1', version: w.version, [INJECT_LABEL]: injectLabel }
+          : { app: w.app, [w.hashLabel]: w.hash, version: w.version, [INJECT_LABEL]: injectLabel },
       annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(w.port + 1010), 'kubectl.kubernetes.io/restartedAt': w.restartedAt },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: w.ownerKind, name: w.ownerName, uid: w.ownerUid, controller: true, blockOwnerDeletion: true }],
       managedFields: managedFields(containerNames, w),
@@ -186,10 +210,13 @@ export function benchPod(containerNames: string[], injectLabel: 'true' | 'false'
       securityContext: { runAsUser: 1000, fsGroup: 2000 },
       ...(w.node !== undefined ? { affinity: nodeAffinity(w.node) } : {}),
       schedulerName: 'default-scheduler',
-      tolerations: w.ownerKind === 'DaemonSet' ? DAEMONSET_TOLERATIONS : [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-      ],
+      tolerations:
+        w.ownerKind === 'DaemonSet'
+          ? DAEMONSET_TOLERATIONS
+          : [
+              { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+              { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+            ],
       priority: 0,
       enableServiceLinks: true,
       preemptionPolicy: 'PreemptLowerPriority',
@@ -199,7 +226,11 @@ export function benchPod(containerNames: string[], injectLabel: 'true' | 'false'
 
 /** The node affinity the DaemonSet controller gives each of its pods (one node each). */
 function nodeAffinity(node: string): Obj {
-  return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } };
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
+    },
+  };
 }
 
 /** The tolerations the DaemonSet controller adds to its pods. */
@@ -227,7 +258,11 @@ export function benchReview(pod: unknown, uid: string, username = 'system:servic
       requestResource: gvr,
       namespace: NAMESPACE,
       operation: 'CREATE',
-      userInfo: { username, uid: '9c8a1f0e-2222-4b4b-8c8c-000000000002', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] },
+      userInfo: {
+        username,
+        uid: '9c8a1f0e-2222-4b4b-8c8c-000000000002',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
+      },
       object: pod,
       oldObject: null,
       dryRun: false,
@@ -284,7 +319,24 @@ function safeString(seed: string, length: number): string {
 }
 
 /** Service names for the distinct workloads (a suffix per workload makes each unique). */
-const APPS = ['cart', 'catalog', 'payments', 'search', 'shipping', 'orders', 'reviews', 'pricing', 'invoice', 'profile', 'auth', 'inventory', 'ledger', 'notify', 'ratings', 'frontend'];
+const APPS = [
+  'cart',
+  'catalog',
+  'payments',
+  'search',
+  'shipping',
+  'orders',
+  'reviews',
+  'pricing',
+  'invoice',
+  'profile',
+  'auth',
+  'inventory',
+  'ledger',
+  'notify',
+  'ratings',
+  'frontend',
+];
 /** The second container of an F1-shaped workload. */
 const HELPERS = ['log-shipper', 'metrics-agent', 'cfg-reloader', 'cache-warmer', 'trace-agent', 'db-proxy'];
 
@@ -318,7 +370,15 @@ export function distinctContainers(fixture: 'F1' | 'F2', w: Workload, i: number)
 
 /** The pods of one DaemonSet built from F1: the same except the node each is pinned to. */
 export function daemonSetWorkload(i: number): Workload {
-  return { ...CHECKOUT, ownerKind: 'DaemonSet', ownerName: 'checkout', generateName: 'checkout-', hashLabel: 'controller-revision-hash', hash: '6d4b9c7f8', node: `node-${String(i).padStart(4, '0')}` };
+  return {
+    ...CHECKOUT,
+    ownerKind: 'DaemonSet',
+    ownerName: 'checkout',
+    generateName: 'checkout-',
+    hashLabel: 'controller-revision-hash',
+    hash: '6d4b9c7f8',
+    node: `node-${String(i).padStart(4, '0')}`,
+  };
 }
 
 export type VariantSet = 'F1-new' | 'F2-new' | 'F1-daemonset';
@@ -329,7 +389,8 @@ export const NEW_SET: Partial<Record<FixtureName, VariantSet>> = { F1: 'F1-new',
 
 /** What each set sends, for the report and README. */
 export const VARIANT_DESCRIPTIONS: Record<VariantSet, string> = {
-  'F1-new': 'distinct F1-sized workloads (each its own ReplicaSet owner name and uid, generateName, pod-template-hash, app and version labels, container names, images, ports, annotations, service account and config map; its own request uid)',
+  'F1-new':
+    'distinct F1-sized workloads (each its own ReplicaSet owner name and uid, generateName, pod-template-hash, app and version labels, container names, images, ports, annotations, service account and config map; its own request uid)',
   'F2-new': 'distinct F2-sized workloads (20 containers each; names, owner, labels, images, ports and annotations differ per workload; its own request uid)',
   'F1-daemonset': 'pods of one DaemonSet built from F1, identical except the node affinity (matchFields metadata.name In [node-i]) and the request uid',
 };

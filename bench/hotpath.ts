@@ -25,7 +25,6 @@ const num = (flag: string, fallback: number): number => (argv.includes(flag) ? N
 const BATCHES = num('--batches', 9);
 const BATCH_MS = num('--ms', 200);
 
-
 /** CPU µs per call: median over batches of about BATCH_MS of CPU each. */
 function perCall(fn: (i: number) => void): number {
   let n = 0;
@@ -79,7 +78,11 @@ async function main(): Promise<void> {
     rows.push([`${f} parseJsonGuarded`, perCall((i) => parseJsonGuarded(variants[i % variants.length]))]);
     rows.push([`${f} JSON.parse alone`, perCall((i) => JSON.parse(variants[i % variants.length].toString('utf8')))]);
     const uidOf = (i: number): string => `00000000-0000-4000-8000-${String((i % variants.length) + 1).padStart(12, '0')}`;
-    const result = injectPod((JSON.parse(bodies[f].toString()) as { request: { object: unknown } }).request.object, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
+    const result = injectPod(
+      (JSON.parse(bodies[f].toString()) as { request: { object: unknown } }).request.object,
+      { namespace: 'shop', mode: 'webhook' },
+      defaultConfig(),
+    );
     if (result.kind === 'injected') {
       const patch = result.patch;
       rows.push([`${f} serializeReview (patch text made once)`, perCall((i) => serializeReview('admission.k8s.io/v1', patched(uidOf(i), patch, [])))]);
@@ -87,17 +90,40 @@ async function main(): Promise<void> {
     }
   }
   const m = createMetrics({ processMetrics: false });
-  rows.push(['metrics of one admission (in flight +1/-1, request, injected)', perCall(() => {
-    m.inFlight(1);
-    m.injected();
-    m.inFlight(-1);
-    m.request(200, 'injected', 0.0001);
-  })]);
+  rows.push([
+    'metrics of one admission (in flight +1/-1, request, injected)',
+    perCall(() => {
+      m.inFlight(1);
+      m.injected();
+      m.inFlight(-1);
+      m.request(200, 'injected', 0.0001);
+    }),
+  ]);
   const sink = batchedSink((text) => void writeSync(devNull, text));
   const logger = createLogger({ level: 'info', destination: sink });
-  const fields = { uid: '00000000-0000-4000-8000-000000000001', namespace: 'shop', pod: 'checkout-7d9c6b5f4-x2x9q', kind: 'Pod', operation: 'CREATE', dryRun: false, durationMs: 0.123, decision: 'injected', reason: 'policy-enabled', patchOps: 7 };
+  const fields = {
+    uid: '00000000-0000-4000-8000-000000000001',
+    namespace: 'shop',
+    pod: 'checkout-7d9c6b5f4-x2x9q',
+    kind: 'Pod',
+    operation: 'CREATE',
+    dryRun: false,
+    durationMs: 0.123,
+    decision: 'injected',
+    reason: 'policy-enabled',
+    patchOps: 7,
+  };
   rows.push(['one admission info line (pino, 10 fields)', perCall(() => logger.info({ ...fields }, 'admission'))]);
-  const child = logger.child({ namespace: 'shop', pod: 'checkout-7d9c6b5f4-x2x9q', kind: 'Pod', operation: 'CREATE', dryRun: false, decision: 'injected', reason: 'policy-enabled', patchOps: 7 });
+  const child = logger.child({
+    namespace: 'shop',
+    pod: 'checkout-7d9c6b5f4-x2x9q',
+    kind: 'Pod',
+    operation: 'CREATE',
+    dryRun: false,
+    decision: 'injected',
+    reason: 'policy-enabled',
+    patchOps: 7,
+  });
   rows.push(['one admission info line (pino child, 2 fields)', perCall(() => child.info({ uid: fields.uid, durationMs: 0.123 }, 'admission'))]);
   const quiet = createLogger({ level: 'warn', destination: sink });
   rows.push(['info line at level warn (object built, dropped)', perCall(() => quiet.info({ ...fields }, 'admission'))]);

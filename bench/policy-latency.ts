@@ -45,14 +45,24 @@ function createPod(ns: string, pod: Obj): Promise<{ ms: number; body: Obj }> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const req = request(
-      { host: server.hostname, port: server.port, method: 'POST', path: `/api/v1/namespaces/${ns}/pods`, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: server.hostname,
+        port: server.port,
+        method: 'POST',
+        path: `/api/v1/namespaces/${ns}/pods`,
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
-          const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-          if (res.statusCode !== 201) reject(new Error(`create in ${ns}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-          else resolve({ ms, body: JSON.parse(text) as Obj });
-        });
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => {
+            const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+            if (res.statusCode !== 201) reject(new Error(`create in ${ns}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+            else resolve({ ms, body: JSON.parse(text) as Obj });
+          });
       },
     );
     req.on('error', reject);
@@ -82,7 +92,12 @@ async function main(): Promise<void> {
     for (const o of objects) o.metadata.labels = { 'i17-latency': 'true' };
     await kubectl(['apply', '-f', '-'], { input: objects.map((o) => JSON.stringify(o)).join('\n') });
 
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: 'lat-', labels: { app: 'lat', 'logging.example.com/ship-logs': 'true' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { generateName: 'lat-', labels: { app: 'lat', 'logging.example.com/ship-logs': 'true' } },
+      spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] },
+    };
     const injected = (p: Obj) => (p.spec.initContainers ?? []).some((c: Obj) => c.name === 'log-shipper');
     for (const mode of ['policy', 'webhook'] as const) {
       await waitFor(`${mode} to inject`, async () => injected((await createPod(ns[mode], pod)).body), 30_000, 300);
@@ -104,7 +119,9 @@ async function main(): Promise<void> {
     for (const m of modes) {
       const s = [...times[m]].sort((a, b) => a - b);
       const mean = s.reduce((x, y) => x + y, 0) / s.length;
-      console.log(`| ${m} | ${pct(s, 50).toFixed(2)} | ${pct(s, 90).toFixed(2)} | ${pct(s, 99).toFixed(2)} | ${mean.toFixed(2)} | ${(pct(s, 50) / pct(base, 50)).toFixed(2)}x |`);
+      console.log(
+        `| ${m} | ${pct(s, 50).toFixed(2)} | ${pct(s, 90).toFixed(2)} | ${pct(s, 99).toFixed(2)} | ${mean.toFixed(2)} | ${(pct(s, 50) / pct(base, 50)).toFixed(2)}x |`,
+      );
     }
   } finally {
     await kubectl(['delete', 'mutatingadmissionpolicybinding,mutatingadmissionpolicy', '-l', 'i17-latency', '--ignore-not-found'], { allowFail: true });

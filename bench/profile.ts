@@ -64,7 +64,8 @@ export function analyze(profile: CpuProfile, top: number): string {
   // Inclusive time: each sample counts once for every distinct function on its stack.
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const label = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ''}`;
+  const label = (n: ProfileNode): string =>
+    `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url)}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ''}`;
   const inclusive = new Map<string, number>();
   for (const [id, t] of self) {
     const seen = new Set<string>();
@@ -182,7 +183,12 @@ async function main(): Promise<void> {
   const bodies: Bodies = (VARIANT_SETS as readonly string[]).includes(fixture)
     ? writeVariants(join(work, 'fixtures'), Number(opt('--variants', String(DEFAULT_VARIANTS))))[fixture as VariantSet]
     : fx.reviews[fixture as FixtureName];
-  const r = await maxThroughput(tools, { name: 'ours', port: server.port, pid: server.pid, path: WEBHOOK_PATH }, bodies, { connections: 10, warmupS: 1, durationS: seconds, workDir: work });
+  const r = await maxThroughput(tools, { name: 'ours', port: server.port, pid: server.pid, path: WEBHOOK_PATH }, bodies, {
+    connections: 10,
+    warmupS: 1,
+    durationS: seconds,
+    workDir: work,
+  });
   await server.stop(15_000);
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`no profile written in ${profDir}`);

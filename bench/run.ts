@@ -76,11 +76,32 @@ async function checkFixtures(port: number, bodies: Record<FixtureName, Buffer>, 
   const expect: Record<FixtureName, string> = { F1: 'patch', F2: 'patch', F3: 'patch', F4: 'no patch (skipped)', F5: 'no patch (already injected)' };
   for (const name of Object.keys(bodies) as FixtureName[]) {
     let parsed: { response?: { allowed?: boolean; patch?: string } } = {};
-    const r = await sendOne(agent, { port }, { kind: 'valid', label: name, path: WEBHOOK_PATH, headers: { 'Content-Type': 'application/json' }, body: bodies[name], check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed) }, performance.now());
+    const r = await sendOne(
+      agent,
+      { port },
+      {
+        kind: 'valid',
+        label: name,
+        path: WEBHOOK_PATH,
+        headers: { 'Content-Type': 'application/json' },
+        body: bodies[name],
+        check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed),
+      },
+      performance.now(),
+    );
     const patch = parsed.response?.patch;
     const ops = patch === undefined ? 0 : (JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown[]).length;
     const wantsPatch = expect[name] === 'patch';
-    out.push({ name, bytes: sizes[name], status: r.status, allowed: parsed.response?.allowed === true, patchOps: ops, patchBytes: patch?.length ?? 0, expected: expect[name], ok: r.status === 200 && parsed.response?.allowed === true && (ops > 0) === wantsPatch });
+    out.push({
+      name,
+      bytes: sizes[name],
+      status: r.status,
+      allowed: parsed.response?.allowed === true,
+      patchOps: ops,
+      patchBytes: patch?.length ?? 0,
+      expected: expect[name],
+      ok: r.status === 200 && parsed.response?.allowed === true && ops > 0 === wantsPatch,
+    });
   }
   agent.destroy();
   return out;
@@ -112,7 +133,11 @@ async function main(): Promise<void> {
   const oursSpec: ServerSpec = { kind: 'ours', certs, flags: settings.oursFlags };
   // Every request runs the core (the first pod of each workload; a cluster of unique pods).
   const newPodsSpec: ServerSpec = { kind: 'ours', certs, flags: [...settings.oursFlags] };
-  const specs: Partial<Record<ServerName, ServerSpec>> = { anchor: anchorSpec, ours: oursSpec, ...(settings.ours.includes('ours-new') ? { 'ours-new': newPodsSpec } : {}) };
+  const specs: Partial<Record<ServerName, ServerSpec>> = {
+    anchor: anchorSpec,
+    ours: oursSpec,
+    ...(settings.ours.includes('ours-new') ? { 'ours-new': newPodsSpec } : {}),
+  };
   const results: BenchResults = { env, settings, fixtures: [], targets: [], notes: [...tools.notes] };
   if (!env.coreWired.built) results.notes.push('the built serve does not import the real injection core: these numbers measure a stand-in');
 
@@ -179,29 +204,74 @@ async function main(): Promise<void> {
         results.throughput = {};
         if (np) np.throughput = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          results.throughput[f] = await interleave(settings.pairs, replica, (t) => maxThroughput(tools, t, fx.reviews[f], opts), rpsRatio, (x) => x.rps, (i, r) => log(`${f} max RPS, replica pods, round ${i}: ${show(r, 'rps')}`));
+          results.throughput[f] = await interleave(
+            settings.pairs,
+            replica,
+            (t) => maxThroughput(tools, t, fx.reviews[f], opts),
+            rpsRatio,
+            (x) => x.rps,
+            (i, r) => log(`${f} max RPS, replica pods, round ${i}: ${show(r, 'rps')}`),
+          );
           const set = NEW_SET[f];
-          if (np && set) np.throughput![f] = await interleave(settings.pairs, fresh, (t) => maxThroughput(tools, t, variants[set], opts), rpsRatio, (x) => x.rps, (i, r) => log(`${f} max RPS, every pod new (${settings.variants} workloads), round ${i}: ${show(r, 'rps')}`));
+          if (np && set)
+            np.throughput![f] = await interleave(
+              settings.pairs,
+              fresh,
+              (t) => maxThroughput(tools, t, variants[set], opts),
+              rpsRatio,
+              (x) => x.rps,
+              (i, r) => log(`${f} max RPS, every pod new (${settings.variants} workloads), round ${i}: ${show(r, 'rps')}`),
+            );
         }
-        if (np) np.daemonSet = await interleave(settings.pairs, fresh, (t) => maxThroughput(tools, t, variants['F1-daemonset'], opts), rpsRatio, (x) => x.rps, (i, r) => log(`F1 max RPS, one DaemonSet (${settings.variants} nodes), round ${i}: ${show(r, 'rps')}`));
+        if (np)
+          np.daemonSet = await interleave(
+            settings.pairs,
+            fresh,
+            (t) => maxThroughput(tools, t, variants['F1-daemonset'], opts),
+            rpsRatio,
+            (x) => x.rps,
+            (i, r) => log(`F1 max RPS, one DaemonSet (${settings.variants} nodes), round ${i}: ${show(r, 'rps')}`),
+          );
       }
       if (want('latency')) {
         results.latency = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          results.latency[f] = await interleave(settings.pairs, replica, (t) => fixedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s, replica pods, round ${i}: ${show(r, 'p99')}`));
+          results.latency[f] = await interleave(
+            settings.pairs,
+            replica,
+            (t) => fixedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }),
+            p99Diff,
+            (x) => x.p99Ms,
+            (i, r) => log(`${f} @${settings.rate}/s, replica pods, round ${i}: ${show(r, 'p99')}`),
+          );
         }
       }
       if (want('latency') && !has('--no-paced') && tools.h2load) {
         results.paced = {};
         for (const f of FIXTURES_UNDER_LOAD) {
-          results.paced[f] = await interleave(settings.pairs, replica, async (t) => (await pacedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }))!, p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s arrivals spread out, replica pods, round ${i}: ${show(r, 'p99')}`));
+          results.paced[f] = await interleave(
+            settings.pairs,
+            replica,
+            async (t) => (await pacedRate(tools, t, fx.reviews[f], { ...opts, rate: settings.rate }))!,
+            p99Diff,
+            (x) => x.p99Ms,
+            (i, r) => log(`${f} @${settings.rate}/s arrivals spread out, replica pods, round ${i}: ${show(r, 'p99')}`),
+          );
         }
       }
       if (want('latency') && np) {
         np.latency = {};
         for (const f of FIXTURES_UNDER_LOAD) {
           const set = NEW_SET[f];
-          if (set) np.latency[f] = await interleave(settings.pairs, fresh, (t) => listRate(tools, t, variants[set], { ...opts, rate: settings.rate }), p99Diff, (x) => x.p99Ms, (i, r) => log(`${f} @${settings.rate}/s, every pod new (${listRateClient(tools)}), round ${i}: ${show(r, 'p99')}`));
+          if (set)
+            np.latency[f] = await interleave(
+              settings.pairs,
+              fresh,
+              (t) => listRate(tools, t, variants[set], { ...opts, rate: settings.rate }),
+              p99Diff,
+              (x) => x.p99Ms,
+              (i, r) => log(`${f} @${settings.rate}/s, every pod new (${listRateClient(tools)}), round ${i}: ${show(r, 'p99')}`),
+            );
         }
       }
       if (want('f3')) {
@@ -211,7 +281,9 @@ async function main(): Promise<void> {
         const http = await measureHttp(f3Server.port, bodies.F3, WEBHOOK_PATH);
         const httpAnchor = await measureHttp(running.anchor!.port, bodies.F3, WEBHOOK_PATH);
         results.f3 = { ...(await measureF3(bodies.F3)), http, httpAnchor };
-        log(`F3: core ${results.f3.core.medianMs.toFixed(2)} ms, handler ${results.f3.handler.medianMs.toFixed(2)} ms, HTTPS ${http.medianMs.toFixed(2)} ms (anchor ${httpAnchor.medianMs.toFixed(2)} ms)`);
+        log(
+          `F3: core ${results.f3.core.medianMs.toFixed(2)} ms, handler ${results.f3.handler.medianMs.toFixed(2)} ms, HTTPS ${http.medianMs.toFixed(2)} ms (anchor ${httpAnchor.medianMs.toFixed(2)} ms)`,
+        );
       }
       results.peakRss = Object.fromEntries(Object.entries(running).map(([k, v]) => [k, procSample(v.pid)?.hwmBytes]));
     } finally {
@@ -222,11 +294,24 @@ async function main(): Promise<void> {
   if (want('cli')) {
     log('CLI inject -f M200 and M1000, cold processes');
     results.cli = { m200: measureCli(fx.m200, 200, join(work, 'm200.out.yaml')), m1000: measureCli(fx.m1000, 1000, join(work, 'm1000.out.yaml')) };
-    log(`CLI: M200 ${results.cli.m200.medianMs.toFixed(0)} ms, M1000 ${results.cli.m1000.medianMs.toFixed(0)} ms (node -e 0: ${results.cli.m1000.baselineMs.toFixed(0)} ms)`);
+    log(
+      `CLI: M200 ${results.cli.m200.medianMs.toFixed(0)} ms, M1000 ${results.cli.m1000.medianMs.toFixed(0)} ms (node -e 0: ${results.cli.m1000.baselineMs.toFixed(0)} ms)`,
+    );
   }
 
   if (want('istio') && !has('--no-istio')) {
-    results.istio = await runIstio({ tools, certs, anchor: anchorSpec, bodies, files: fx.reviews, variants, settings, rate: num('--istio-rate', 100), work, log });
+    results.istio = await runIstio({
+      tools,
+      certs,
+      anchor: anchorSpec,
+      bodies,
+      files: fx.reviews,
+      variants,
+      settings,
+      rate: num('--istio-rate', 100),
+      work,
+      log,
+    });
   }
 
   if (want('pepr')) {

@@ -61,7 +61,10 @@ async function measure(root: string, iterations: number): Promise<Profile> {
 }
 
 function child(root: string, iterations: number): Profile {
-  const text = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, '--iterations', String(iterations)], { cwd: here, encoding: 'utf8' });
+  const text = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, '--iterations', String(iterations)], {
+    cwd: here,
+    encoding: 'utf8',
+  });
   return JSON.parse(text) as Profile;
 }
 
@@ -90,7 +93,8 @@ async function main(): Promise<void> {
       const label = trees.length === 1 ? 'this' : i === 0 ? 'baseline' : 'this';
       process.stdout.write(`| ${f} | ${label} | ${names.map((_, s) => med(i, f, s).toFixed(1)).join(' | ')} |\n`);
     });
-    if (trees.length === 2) process.stdout.write(`| ${f} | this / baseline | ${names.map((_, s) => `${(med(1, f, s) / med(0, f, s)).toFixed(2)}x`).join(' | ')} |\n`);
+    if (trees.length === 2)
+      process.stdout.write(`| ${f} | this / baseline | ${names.map((_, s) => `${(med(1, f, s) / med(0, f, s)).toFixed(2)}x`).join(' | ')} |\n`);
   }
   if (baseline !== undefined) process.stdout.write(`\nbaseline: ${resolve(baseline)}\n`);
 }

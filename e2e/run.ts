@@ -32,15 +32,17 @@ async function main(argv: string[]): Promise<number> {
     if (built.status !== 0) return 2;
   }
   const dir = join(repoRoot, 'e2e/scenarios');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.e2e.ts')).sort()
-    .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.e2e.ts'))
+    .sort()
+    .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+    .map((f) => join(dir, f));
   if (files.length === 0) {
     process.stderr.write(`e2e: no scenario file matches ${filters.join(' ')}\n`);
     return 2;
   }
   const existing = readState();
-  const reuse = existing !== undefined && existing.webhookClientDir !== undefined && (existing.node !== undefined) === withNode &&
-    await healthy(existing);
+  const reuse = existing !== undefined && existing.webhookClientDir !== undefined && (existing.node !== undefined) === withNode && (await healthy(existing));
   const t0 = Date.now();
   if (!reuse && withNode) {
     // Whatever `up` would undo first is undone before the snapshot, so the leftovers of a killed
@@ -61,17 +63,41 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const env = {
-    ...process.env, KUBECONFIG: state.kubeconfig, SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir,
-    PATH: `${binDir}:${process.env.PATH ?? ''}`, SI_E2E_CLI: cliPath, SI_E2E_IMAGE: image ?? '', SI_PROMETHEUS_DIR: prometheusDir,
+    ...process.env,
+    KUBECONFIG: state.kubeconfig,
+    SI_E2E_WEBHOOK_CLIENT_DIR: state.webhookClientDir,
+    PATH: `${binDir}:${process.env.PATH ?? ''}`,
+    SI_E2E_CLI: cliPath,
+    SI_E2E_IMAGE: image ?? '',
+    SI_PROMETHEUS_DIR: prometheusDir,
   };
-  const args = ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=900000',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    `--test-reporter=${join(repoRoot, 'e2e/lib/table-reporter.mjs')}`, '--test-reporter-destination=stdout', ...files];
+  const args = [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=1',
+    '--test-timeout=900000',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(repoRoot, 'e2e/lib/table-reporter.mjs')}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ];
   // Its own process group, so that every server a scenario started dies with it.
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: 'inherit', detached: true });
-  const killGroup = (signal: NodeJS.Signals): void => { try { process.kill(-child.pid!, signal); } catch { /* gone */ } };
+  const killGroup = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* gone */
+    }
+  };
   let interrupted = false;
-  const onSignal = (): void => { interrupted = true; killGroup('SIGTERM'); setTimeout(() => killGroup('SIGKILL'), 10_000).unref(); };
+  const onSignal = (): void => {
+    interrupted = true;
+    killGroup('SIGTERM');
+    setTimeout(() => killGroup('SIGKILL'), 10_000).unref();
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 130 : 1))));
@@ -87,7 +113,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`e2e: FAIL: the host state after down differs from before up:\n  ${diff.join('\n  ')}\n`);
       return interrupted ? 130 : 1;
     }
-    process.stderr.write(`e2e: the host state after down equals the state before up (${entryCount(before)} entries: links, routes, iptables, nftables, sysctls, mounts, cgroups, paths, processes)\n`);
+    process.stderr.write(
+      `e2e: the host state after down equals the state before up (${entryCount(before)} entries: links, routes, iptables, nftables, sysctls, mounts, cgroups, paths, processes)\n`,
+    );
   }
   return interrupted ? 130 : code;
 }
@@ -109,7 +137,12 @@ function buildAndLoadImage(node: NodeState): string | null {
   return reference;
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
-  process.stderr.write(`e2e: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`e2e: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -71,13 +71,20 @@ await build({
 const assets = Object.fromEntries(ASSETS.map((name) => [name, join(root, name)]));
 // `main` is relative (to the working directory below): Node stores it in the blob, and an
 // absolute path would make the executable depend on where the repository was checked out.
-writeFileSync(join(work, 'sea-config.json'), `${JSON.stringify({
-  main: 'sidecar-injector.cjs',
-  output: 'sea-prep.blob',
-  disableExperimentalSEAWarning: true,
-  useCodeCache: false,
-  assets,
-}, null, 2)}\n`);
+writeFileSync(
+  join(work, 'sea-config.json'),
+  `${JSON.stringify(
+    {
+      main: 'sidecar-injector.cjs',
+      output: 'sea-prep.blob',
+      disableExperimentalSEAWarning: true,
+      useCodeCache: false,
+      assets,
+    },
+    null,
+    2,
+  )}\n`,
+);
 execFileSync(process.execPath, ['--experimental-sea-config', 'sea-config.json'], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
 
 rmSync(exe, { force: true });
@@ -85,9 +92,16 @@ copyFileSync(process.execPath, exe);
 chmodSync(exe, 0o755);
 // postject (LIEF) warns "Can't find string offset for section name '.note...'" for every ELF
 // note section of node; harmless (the blob is injected all the same), so only other lines are passed on.
-const injected = spawnSync(process.execPath, [join(root, 'node_modules/postject/dist/cli.js'), exe, 'NODE_SEA_BLOB', join(work, 'sea-prep.blob'), '--sentinel-fuse', FUSE], { encoding: 'utf8' });
+const injected = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/postject/dist/cli.js'), exe, 'NODE_SEA_BLOB', join(work, 'sea-prep.blob'), '--sentinel-fuse', FUSE],
+  { encoding: 'utf8' },
+);
 const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/;
-const stderr = injected.stderr.split('\n').filter((l) => l !== '' && !noise.test(l)).join('\n');
+const stderr = injected.stderr
+  .split('\n')
+  .filter((l) => l !== '' && !noise.test(l))
+  .join('\n');
 if (stderr !== '') console.error(stderr);
 if (injected.status !== 0) throw new Error(`postject failed (exit ${injected.status}) on ${exe}`);
 console.log(exe);

@@ -29,27 +29,141 @@ const ORACLE = opt('--oracle', process.env.GOTEMPLATE_REF ?? 'gotemplate-ref');
 // Functions whose results are deterministic in Go (no map-order output such as keys/values),
 // with the argument counts worth generating (min, max).
 const ARITY: Record<string, readonly number[]> = {
-  len: [1, 1], index: [1, 3], print: [0, 3], println: [0, 2], eq: [2, 3], ne: [2, 2], lt: [2, 2], le: [2, 2],
-  gt: [2, 2], ge: [2, 2], and: [1, 3], or: [1, 3], not: [1, 1], html: [1, 2], js: [1, 2], urlquery: [1, 2],
-  slice: [1, 3], default: [1, 2], empty: [1, 1], coalesce: [1, 3], ternary: [3, 3], quote: [0, 2], squote: [1, 2],
-  upper: [1, 1], lower: [1, 1], title: [1, 1], trim: [1, 1], trimAll: [2, 2], trimPrefix: [2, 2], trunc: [2, 2],
-  abbrev: [2, 2], repeat: [2, 2], replace: [3, 3], contains: [2, 2], hasPrefix: [2, 2], nospace: [1, 1], cat: [0, 3],
-  indent: [2, 2], nindent: [2, 2], plural: [3, 3], wrap: [2, 2], snakecase: [1, 1], camelcase: [1, 1],
-  kebabcase: [1, 1], substr: [3, 3], split: [2, 2], splitList: [2, 2], splitn: [3, 3], join: [2, 2],
-  sortAlpha: [1, 1], atoi: [1, 1], int: [1, 1], int64: [1, 1], float64: [1, 1], toString: [1, 1], toStrings: [1, 1],
-  toJson: [1, 1], toPrettyJson: [1, 1], toRawJson: [1, 1], fromJson: [1, 1], regexMatch: [2, 2], regexFind: [2, 2],
-  regexReplaceAll: [3, 3], regexSplit: [3, 3], add: [0, 3], add1: [1, 1], sub: [2, 2], div: [2, 2], mod: [2, 2],
-  mul: [1, 3], max: [1, 3], min: [1, 3], floor: [1, 1], ceil: [1, 1], round: [2, 3], b64enc: [1, 1], b64dec: [1, 1],
-  sha256sum: [1, 1], adler32sum: [1, 1], list: [0, 3], first: [1, 1], rest: [1, 1], last: [1, 1], initial: [1, 1],
-  append: [2, 2], prepend: [2, 2], concat: [0, 3], reverse: [1, 1], uniq: [1, 1], without: [1, 3], has: [2, 2],
-  compact: [1, 1], until: [1, 1], untilStep: [3, 3], seq: [1, 3], dict: [0, 4], get: [2, 2], set: [3, 3],
-  unset: [2, 2], hasKey: [2, 2], pluck: [2, 3], pick: [1, 3], omit: [1, 3], merge: [1, 3], mergeOverwrite: [1, 3],
-  deepCopy: [1, 1], dig: [3, 4], kindOf: [1, 1], kindIs: [2, 2], typeOf: [1, 1], typeIs: [2, 2], deepEqual: [2, 2],
+  len: [1, 1],
+  index: [1, 3],
+  print: [0, 3],
+  println: [0, 2],
+  eq: [2, 3],
+  ne: [2, 2],
+  lt: [2, 2],
+  le: [2, 2],
+  gt: [2, 2],
+  ge: [2, 2],
+  and: [1, 3],
+  or: [1, 3],
+  not: [1, 1],
+  html: [1, 2],
+  js: [1, 2],
+  urlquery: [1, 2],
+  slice: [1, 3],
+  default: [1, 2],
+  empty: [1, 1],
+  coalesce: [1, 3],
+  ternary: [3, 3],
+  quote: [0, 2],
+  squote: [1, 2],
+  upper: [1, 1],
+  lower: [1, 1],
+  title: [1, 1],
+  trim: [1, 1],
+  trimAll: [2, 2],
+  trimPrefix: [2, 2],
+  trunc: [2, 2],
+  abbrev: [2, 2],
+  repeat: [2, 2],
+  replace: [3, 3],
+  contains: [2, 2],
+  hasPrefix: [2, 2],
+  nospace: [1, 1],
+  cat: [0, 3],
+  indent: [2, 2],
+  nindent: [2, 2],
+  plural: [3, 3],
+  wrap: [2, 2],
+  snakecase: [1, 1],
+  camelcase: [1, 1],
+  kebabcase: [1, 1],
+  substr: [3, 3],
+  split: [2, 2],
+  splitList: [2, 2],
+  splitn: [3, 3],
+  join: [2, 2],
+  sortAlpha: [1, 1],
+  atoi: [1, 1],
+  int: [1, 1],
+  int64: [1, 1],
+  float64: [1, 1],
+  toString: [1, 1],
+  toStrings: [1, 1],
+  toJson: [1, 1],
+  toPrettyJson: [1, 1],
+  toRawJson: [1, 1],
+  fromJson: [1, 1],
+  regexMatch: [2, 2],
+  regexFind: [2, 2],
+  regexReplaceAll: [3, 3],
+  regexSplit: [3, 3],
+  add: [0, 3],
+  add1: [1, 1],
+  sub: [2, 2],
+  div: [2, 2],
+  mod: [2, 2],
+  mul: [1, 3],
+  max: [1, 3],
+  min: [1, 3],
+  floor: [1, 1],
+  ceil: [1, 1],
+  round: [2, 3],
+  b64enc: [1, 1],
+  b64dec: [1, 1],
+  sha256sum: [1, 1],
+  adler32sum: [1, 1],
+  list: [0, 3],
+  first: [1, 1],
+  rest: [1, 1],
+  last: [1, 1],
+  initial: [1, 1],
+  append: [2, 2],
+  prepend: [2, 2],
+  concat: [0, 3],
+  reverse: [1, 1],
+  uniq: [1, 1],
+  without: [1, 3],
+  has: [2, 2],
+  compact: [1, 1],
+  until: [1, 1],
+  untilStep: [3, 3],
+  seq: [1, 3],
+  dict: [0, 4],
+  get: [2, 2],
+  set: [3, 3],
+  unset: [2, 2],
+  hasKey: [2, 2],
+  pluck: [2, 3],
+  pick: [1, 3],
+  omit: [1, 3],
+  merge: [1, 3],
+  mergeOverwrite: [1, 3],
+  deepCopy: [1, 1],
+  dig: [3, 4],
+  kindOf: [1, 1],
+  kindIs: [2, 2],
+  typeOf: [1, 1],
+  typeIs: [2, 2],
+  deepEqual: [2, 2],
   semverCompare: [2, 2],
 };
 const FUNCS = Object.keys(ARITY);
 
-const FORMATS = ['"%v"', '"%s"', '"%d"', '"%q"', '"%x"', '"%5.2f"', '"%T"', '"%+v"', '"%#v"', '"%v-%v"', '"%[2]v"', '"%e"', '"%g"', '"%t"', '"%c"', '"%-4s|"', '"%05d"'];
+const FORMATS = [
+  '"%v"',
+  '"%s"',
+  '"%d"',
+  '"%q"',
+  '"%x"',
+  '"%5.2f"',
+  '"%T"',
+  '"%+v"',
+  '"%#v"',
+  '"%v-%v"',
+  '"%[2]v"',
+  '"%e"',
+  '"%g"',
+  '"%t"',
+  '"%c"',
+  '"%-4s|"',
+  '"%05d"',
+];
 const KEYS = ['a', 'b', 'c', 'l', 'm', 'n', 's'];
 
 const scalar = fc.oneof(
@@ -66,7 +180,8 @@ const jsonData: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 const data = fc.dictionary(fc.constantFrom(...KEYS), jsonData, { minKeys: 2, maxKeys: 6 });
 
 const constOperand = fc.constantFrom('1', '-2', '0', '3', '1.5', '1e6', '"s"', '""', '"a,b"', '"1.2.3"', 'true', 'false', 'nil', "'c'", '"%v"', '"^a"');
-const field = fc.tuple(fc.constantFrom('.', '$.'), fc.constantFrom(...KEYS), fc.option(fc.constantFrom(...KEYS), { nil: undefined }))
+const field = fc
+  .tuple(fc.constantFrom('.', '$.'), fc.constantFrom(...KEYS), fc.option(fc.constantFrom(...KEYS), { nil: undefined }))
   .map(([root, a, b]) => (b === undefined ? `${root}${a}` : `${root}${a}.${b}`).replace('$..', '$.'));
 
 function pipeline(depth: number, vars: readonly string[]): fc.Arbitrary<string> {
@@ -96,14 +211,13 @@ function body(depth: number, vars: readonly string[]): fc.Arbitrary<string> {
     { weight: 5, arbitrary: pipeline(1, vars).map((p) => `{{${p}}}`) },
     {
       weight: depth > 0 ? 2 : 0,
-      arbitrary: fc.tuple(fc.constantFrom('if', 'with', 'range'), pipeline(1, vars), fc.boolean())
-        .chain(([kw, p, withElse]) => {
-          const inner = kw === 'range' ? [...vars, '$i', '$e'] : vars;
-          const head = kw === 'range' && p.length % 2 === 0 ? `range $i, $e := ${p}` : `${kw} ${p}`;
-          return fc.tuple(body(depth - 1, kw === 'range' && head.includes(':=') ? inner : vars), body(depth - 1, vars)).map(
-            ([a, b]) => `{{${head}}}${a}${withElse ? `{{else}}${b}` : ''}{{end}}`,
-          );
-        }),
+      arbitrary: fc.tuple(fc.constantFrom('if', 'with', 'range'), pipeline(1, vars), fc.boolean()).chain(([kw, p, withElse]) => {
+        const inner = kw === 'range' ? [...vars, '$i', '$e'] : vars;
+        const head = kw === 'range' && p.length % 2 === 0 ? `range $i, $e := ${p}` : `${kw} ${p}`;
+        return fc
+          .tuple(body(depth - 1, kw === 'range' && head.includes(':=') ? inner : vars), body(depth - 1, vars))
+          .map(([a, b]) => `{{${head}}}${a}${withElse ? `{{else}}${b}` : ''}{{end}}`);
+      }),
     },
     { weight: 1, arbitrary: pipeline(1, vars).map((p) => `{{$v := ${p}}}{{$v}}`) },
   );
@@ -171,7 +285,13 @@ for (const [template, d] of samples) {
   if (agree(go, ours)) continue;
   mismatches++;
   // Group by the shape of Go's result so one bug is printed once.
-  const key = go.error !== undefined ? go.error.replace(/t:\d+:\d+/, '').replace(/<.*?>/, '<>').slice(0, 80) : `output of ${template.slice(0, 30)}`;
+  const key =
+    go.error !== undefined
+      ? go.error
+          .replace(/t:\d+:\d+/, '')
+          .replace(/<.*?>/, '<>')
+          .slice(0, 80)
+      : `output of ${template.slice(0, 30)}`;
   const n = seen.get(key) ?? 0;
   seen.set(key, n + 1);
   if (n > 0) continue;

@@ -31,8 +31,10 @@ async function main(): Promise<number> {
   const deadline = minutes !== undefined ? started + minutes * 60_000 : Number.POSITIVE_INFINITY;
   let done = 0;
   let seed = firstSeed;
-  console.log(`fuzzing ${Number.isFinite(deadline) ? `for ${minutes} min` : `${runs.toLocaleString('en-US')} cases`} in chunks of ${chunk.toLocaleString('en-US')}, from seed ${firstSeed}; configs: ${targets.map((t) => t.name).join(', ')}`);
-  while ((Number.isFinite(deadline) ? performance.now() < deadline : done < runs)) {
+  console.log(
+    `fuzzing ${Number.isFinite(deadline) ? `for ${minutes} min` : `${runs.toLocaleString('en-US')} cases`} in chunks of ${chunk.toLocaleString('en-US')}, from seed ${firstSeed}; configs: ${targets.map((t) => t.name).join(', ')}`,
+  );
+  while (Number.isFinite(deadline) ? performance.now() < deadline : done < runs) {
     const n = Number.isFinite(deadline) ? chunk : Math.min(chunk, runs - done);
     const details = fc.check(fuzzProperty(targets, stats), { numRuns: n, seed, ...(path !== undefined && seed === firstSeed ? { path } : {}) });
     if (details.failed) {
@@ -51,7 +53,9 @@ async function main(): Promise<number> {
     const secs = (performance.now() - started) / 1000;
     console.log(`${done.toLocaleString('en-US')} cases, ${(done / secs).toFixed(0)}/s, ${secs.toFixed(0)} s; answers ${JSON.stringify(stats)}`);
   }
-  console.log(`done: ${done.toLocaleString('en-US')} cases, no invariant broken${Object.keys(stats.known).length > 0 ? ` (known open issues hit: ${JSON.stringify(stats.known)})` : ''}`);
+  console.log(
+    `done: ${done.toLocaleString('en-US')} cases, no invariant broken${Object.keys(stats.known).length > 0 ? ` (known open issues hit: ${JSON.stringify(stats.known)})` : ''}`,
+  );
   return 0;
 }
 

@@ -35,7 +35,12 @@ export function runDifferentialCli(args: readonly string[], verbose: boolean): b
   if (process.stderr.isTTY) process.stderr.write('\n');
   const deviating = [...r.deviations.values()].reduce((a, b) => a + b, 0);
   console.log(`  ${r.runs} generated workloads (seed ${r.seed}), ${r.istioctlInvocations} istioctl runs, ${r.seconds.toFixed(1)} s`);
-  console.log(`  decisions (Istio/ours): ${Object.entries(r.decisions).sort().map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  console.log(
+    `  decisions (Istio/ours): ${Object.entries(r.decisions)
+      .sort()
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
   console.log(`  identical: ${r.identical}   intended deviation: ${deviating}   unexplained: ${r.unexplained.length}`);
   for (const d of INTENDED_DEVIATIONS) {
     const n = r.deviations.get(d.id);

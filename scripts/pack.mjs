@@ -25,7 +25,9 @@ const { values } = parseArgs({ options: { out: { type: 'string' }, json: { type:
 // `npm pack` itself (npm_command "pack") is refused.
 if (values.refuse && ['run', 'run-script'].includes(process.env.npm_command ?? '')) process.exit(0);
 if (values.refuse) {
-  fail('use `npm run pack` (it writes out/ and ships a package.json without the build scripts); `npm pack` here would ship `prepare`, which a global install warns about');
+  fail(
+    'use `npm run pack` (it writes out/ and ships a package.json without the build scripts); `npm pack` here would ship `prepare`, which a global install warns about',
+  );
 }
 if (!existsSync(join(ROOT, 'dist', 'bin', 'sidecar-injector.mjs'))) fail('dist/ is not built: run `npm run build` first');
 

@@ -55,28 +55,36 @@ async function main(): Promise<number> {
   const monitoringPort = await freePort();
   const server = await startServeProcess({
     readyBody: bodies.F1,
-    flags: ['--config', configDir, '--tls-cert', join(certDir, 'tls.crt'), '--tls-key', join(certDir, 'tls.key'), '--monitoring-port', String(monitoringPort), '--log-level', 'warn'],
+    flags: [
+      '--config',
+      configDir,
+      '--tls-cert',
+      join(certDir, 'tls.crt'),
+      '--tls-key',
+      join(certDir, 'tls.key'),
+      '--monitoring-port',
+      String(monitoringPort),
+      '--log-level',
+      'warn',
+    ],
   });
   const configReloads = num('config-reloads', 200);
   const certRotations = num('cert-rotations', 50);
-  console.error(`reload storm: ${configReloads} config reloads and ${certRotations} certificate rotations (${num('bad-share', 0.5) * 100} % bad) at ${num('rate', 50)} requests/s, server pid ${server.pid}`);
+  console.error(
+    `reload storm: ${configReloads} config reloads and ${certRotations} certificate rotations (${num('bad-share', 0.5) * 100} % bad) at ${num('rate', 50)} requests/s, server pid ${server.pid}`,
+  );
   let report;
   try {
-    report = await runStorm(
-      { port: server.port, configDir, certDir, status: () => readyz(monitoringPort) },
-      m,
-      first,
-      {
-        configReloads,
-        certRotations,
-        badShare: num('bad-share', 0.5),
-        rate: num('rate', 50),
-        connections: num('connections', 4),
-        review: bodies.F1,
-        uid: '00000000-0000-4000-8000-000000000001',
-        log: (l) => console.error(l),
-      },
-    );
+    report = await runStorm({ port: server.port, configDir, certDir, status: () => readyz(monitoringPort) }, m, first, {
+      configReloads,
+      certRotations,
+      badShare: num('bad-share', 0.5),
+      rate: num('rate', 50),
+      connections: num('connections', 4),
+      review: bodies.F1,
+      uid: '00000000-0000-4000-8000-000000000001',
+      log: (l) => console.error(l),
+    });
   } finally {
     const code = await server.stop(20_000);
     if (code !== 0) console.error(`the server exited with ${code}:\n${server.output().slice(-2000)}`);

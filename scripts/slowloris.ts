@@ -39,7 +39,16 @@ const num = (name: string, fallback: number): number => {
  * webhook's p99. `--attacker-nice 0` measures the harsher, shared-core case.
  */
 function attackerProcess(port: number, sockets: number, trickleMs: number, source: string, niceness: number): AttackHandle {
-  const node = [process.execPath, '--import', 'tsx', join(REPO_ROOT, 'src', 'testing', 'slowloris-attacker.ts'), String(port), String(sockets), String(trickleMs), source];
+  const node = [
+    process.execPath,
+    '--import',
+    'tsx',
+    join(REPO_ROOT, 'src', 'testing', 'slowloris-attacker.ts'),
+    String(port),
+    String(sockets),
+    String(trickleMs),
+    source,
+  ];
   const [cmd, args] = niceness > 0 ? pinned('1', 'nice', ['-n', String(niceness), ...node]) : pinned('1', node[0], node.slice(1));
   const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let last: AttackStats | undefined;
@@ -71,7 +80,9 @@ async function main(): Promise<number> {
   const server = await startServeProcess({ readyBody: bodies.F1, cpus: '0', flags: ['--tls-cert', certs.cert, '--tls-key', certs.key, '--log-level', 'warn'] });
   const sockets = num('sockets', 500);
   const seconds = num('seconds', 20);
-  console.error(`slowloris: ${sockets} attacking sockets; normal traffic ${num('rate', 200)}/s on ${num('connections', 4)} connections, ${seconds} s per phase; server pid ${server.pid}`);
+  console.error(
+    `slowloris: ${sockets} attacking sockets; normal traffic ${num('rate', 200)}/s on ${num('connections', 4)} connections, ${seconds} s per phase; server pid ${server.pid}`,
+  );
   let report;
   try {
     report = await runSlowloris({

@@ -43,19 +43,33 @@ async function main(): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   await core.deleteNamespace({ name: NS }).catch(() => undefined);
   for (let i = 0; i < 120; i++) {
-    const gone = await core.readNamespace({ name: NS }).then(() => false, () => true);
+    const gone = await core.readNamespace({ name: NS }).then(
+      () => false,
+      () => true,
+    );
     if (gone) break;
     await new Promise((r) => setTimeout(r, 1000));
   }
   await core.createNamespace({ body: { metadata: { name: NS, labels: { 'istio-injection': 'enabled' } } } });
   for (let i = 0; i < 60; i++) {
-    if (await core.readNamespacedServiceAccount({ name: 'default', namespace: NS }).then(() => true, () => false)) break;
+    if (
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: NS }).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 500));
   }
 
   const config = defaultConfig();
   const podAt = (i: number): k8s.V1Pod => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: NS, labels: { app: `app-${i % 50}` } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `p-${i}`, namespace: NS, labels: { app: `app-${i % 50}` } },
+      spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] },
+    };
     if (i % 2 === 1) return pod as k8s.V1Pod;
     const r = injectPod(pod, { namespace: NS, mode: 'webhook' }, config);
     return (r.kind === 'injected' ? r.pod : pod) as unknown as k8s.V1Pod;
@@ -67,12 +81,14 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     // 16 creates in flight: quick, and polite to an apiserver others share.
     let next = created;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < size) {
-        const i = next++;
-        await core.createNamespacedPod({ namespace: NS, body: podAt(i) });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < size) {
+          const i = next++;
+          await core.createNamespacedPod({ namespace: NS, body: podAt(i) });
+        }
+      }),
+    );
     created = Math.max(created, size);
     const createSeconds = (performance.now() - t0) / 1000;
     const ours = [];
@@ -86,10 +102,16 @@ async function main(): Promise<void> {
     const k = median(base.map((o) => o.seconds));
     const rs = median(ours.map((o) => o.maxRssMiB));
     const rk = median(base.map((o) => o.maxRssMiB));
-    rows.push(`| ${size} | ${s.toFixed(2)} s | ${rs.toFixed(0)} MiB | ${k.toFixed(2)} s | ${rk.toFixed(0)} MiB | ${(s / k).toFixed(2)}x | ${(rs / rk).toFixed(2)}x | ${(ours[0].bytes / 1024).toFixed(0)} KiB | ${createSeconds.toFixed(0)} s |`);
+    rows.push(
+      `| ${size} | ${s.toFixed(2)} s | ${rs.toFixed(0)} MiB | ${k.toFixed(2)} s | ${rk.toFixed(0)} MiB | ${(s / k).toFixed(2)}x | ${(rs / rk).toFixed(2)}x | ${(ours[0].bytes / 1024).toFixed(0)} KiB | ${createSeconds.toFixed(0)} s |`,
+    );
     console.error(rows.at(-1));
   }
-  console.log(`Run of ${new Date().toISOString()}: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' / ')}, Node ${process.version}, ${runs} runs per size (median)\n`);
+  console.log(
+    `Run of ${new Date().toISOString()}: ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')}, Node ${process.version}, ${runs} runs per size (median)\n`,
+  );
   console.log('| Pods | status -o json | status RSS | kubectl get pods -o json | kubectl RSS | time / kubectl | RSS / kubectl | JSON out | create pods |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);

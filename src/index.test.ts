@@ -15,5 +15,8 @@ test('the package entry point injects a pod with the built-in config, as a libra
 test('the package entry point renders Go templates and reports errors with stable codes', () => {
   const t = lib.parseTemplate('t', '{{ .name | upper }}', { funcs: lib.templateFuncs() });
   assert.equal(t.execute({ name: 'proxy' }), 'PROXY');
-  assert.throws(() => lib.parseTemplate('t', '{{ nosuch }}'), (e: unknown) => e instanceof lib.TemplateError && e.code === 'SI_TEMPLATE_PARSE');
+  assert.throws(
+    () => lib.parseTemplate('t', '{{ nosuch }}'),
+    (e: unknown) => e instanceof lib.TemplateError && e.code === 'SI_TEMPLATE_PARSE',
+  );
 });

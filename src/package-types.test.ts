@@ -64,7 +64,13 @@ console.log(JSON.stringify({ ops: patch.length, undo: undo.length, back: back.ki
 
 /** Named types (interfaces, aliases, classes, enums) from the package that the exports mention. */
 function unnamedTypes(entry: string, root: string): string[] {
-  const program = ts.createProgram([entry], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, types: ['node'] });
+  const program = ts.createProgram([entry], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noEmit: true,
+    types: ['node'],
+  });
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(entry) as ts.SourceFile);
   assert.ok(moduleSymbol, 'the entry point is a module');
@@ -85,7 +91,8 @@ function unnamedTypes(entry: string, root: string): string[] {
       const target = symbol === undefined ? undefined : resolve(symbol);
       const decl = target?.declarations?.[0];
       if (target && decl && !(target.flags & ts.SymbolFlags.TypeParameter) && decl.getSourceFile().fileName.startsWith(root)) {
-        if (!exported.has(target) && !names.has(target.name)) missing.set(target.name, `${target.name} (${decl.getSourceFile().fileName.slice(root.length)}, met via ${via})`);
+        if (!exported.has(target) && !names.has(target.name))
+          missing.set(target.name, `${target.name} (${decl.getSourceFile().fileName.slice(root.length)}, met via ${via})`);
         for (const d of target.declarations ?? []) visit(d, via);
       }
     }
@@ -115,7 +122,16 @@ test('a consumer compiles and runs against the built package, and can name every
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, types: ['node'], typeRoots: [join(repo, 'node_modules', '@types')], outDir: 'out' },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(repo, 'node_modules', '@types')],
+          outDir: 'out',
+        },
         files: ['consumer.ts'],
       }),
     );
@@ -132,7 +148,11 @@ test('a consumer compiles and runs against the built package, and can name every
     assert.equal(seen.inject, true);
     assert.equal(seen.code, 'SI_CONFIG_INVALID');
 
-    assert.deepEqual(unnamedTypes(join(pkg, 'dist', 'index.d.ts'), join(pkg, 'dist') + '/'), [], 'types a consumer meets but cannot import from sidecar-injector');
+    assert.deepEqual(
+      unnamedTypes(join(pkg, 'dist', 'index.d.ts'), join(pkg, 'dist') + '/'),
+      [],
+      'types a consumer meets but cannot import from sidecar-injector',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

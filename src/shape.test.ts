@@ -48,12 +48,20 @@ async function violations(baseDir: string): Promise<{ violations: Violation[]; m
     const tsConfig = extractTSConfig(join(repo, 'tsconfig.json'));
     const { output } = await cruise(
       ROOTS.filter((r) => existsSync(join(baseDir, r))),
-      { validate: true, ruleSet: RULES, tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' }, tsConfig: { fileName: join(repo, 'tsconfig.json') } },
+      {
+        validate: true,
+        ruleSet: RULES,
+        tsPreCompilationDeps: true,
+        doNotFollow: { path: 'node_modules' },
+        tsConfig: { fileName: join(repo, 'tsconfig.json') },
+      },
       undefined,
       { tsConfig },
     );
     assert.ok(typeof output === 'object', 'a cruise result');
-    const unresolved = output.modules.flatMap((m) => m.dependencies.filter((d) => d.couldNotResolve && !d.coreModule && d.dependencyTypes.includes('local')).map((d) => `${m.source} -> ${d.module}`));
+    const unresolved = output.modules.flatMap((m) =>
+      m.dependencies.filter((d) => d.couldNotResolve && !d.coreModule && d.dependencyTypes.includes('local')).map((d) => `${m.source} -> ${d.module}`),
+    );
     return {
       modules: output.modules.length,
       unresolved,
@@ -109,9 +117,15 @@ test('no import cycles in src/, test/, bench/, e2e/ and scripts/, and inject/, c
   const found = await violations(repo);
   assert.ok(found.modules > 100, `the cruise saw the sources (${found.modules} modules)`);
   assert.deepEqual(found.unresolved, [], 'every relative import resolves');
-  const unexpected = found.violations.filter((v) => !isKnown(v)).map((v) => `${v.rule}: ${v.from} -> ${v.to}${v.cycle.length > 0 ? ` (cycle: ${v.cycle.join(' -> ')})` : ''}`);
+  const unexpected = found.violations
+    .filter((v) => !isKnown(v))
+    .map((v) => `${v.rule}: ${v.from} -> ${v.to}${v.cycle.length > 0 ? ` (cycle: ${v.cycle.join(' -> ')})` : ''}`);
   assert.deepEqual(unexpected, []);
   // An exception that no longer matches anything must go, so it cannot hide a future cycle.
   const stale = KNOWN_CYCLES.filter((known) => !found.violations.some((v) => v.rule === 'no-cycle' && [v.from, ...v.cycle].every((f) => known.has(f))));
-  assert.deepEqual(stale.map((k) => [...k].join(' <-> ')), [], 'known cycles that are gone: delete them from KNOWN_CYCLES');
+  assert.deepEqual(
+    stale.map((k) => [...k].join(' <-> ')),
+    [],
+    'known cycles that are gone: delete them from KNOWN_CYCLES',
+  );
 });

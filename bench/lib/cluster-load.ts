@@ -23,7 +23,14 @@ export interface CreateRecord {
  * Create `count` copies of `pod` in `namespace` at `rate` per second. `check` looks at each
  * created pod (e.g. whether it got the sidecar) and says what is wrong with it.
  */
-export async function createPods(trust: ApiTrust, namespace: string, pod: object, rate: number, count: number, check: (created: Record<string, unknown>) => string | undefined): Promise<CreateRecord[]> {
+export async function createPods(
+  trust: ApiTrust,
+  namespace: string,
+  pod: object,
+  rate: number,
+  count: number,
+  check: (created: Record<string, unknown>) => string | undefined,
+): Promise<CreateRecord[]> {
   const body = Buffer.from(JSON.stringify(pod));
   const out: CreateRecord[] = [];
   await runFixedRate({
@@ -58,13 +65,19 @@ export async function createPods(trust: ApiTrust, namespace: string, pod: object
 /** GET a path of the apiserver as the admin. */
 export function apiGet(trust: ApiTrust, path: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const r = request({ host: trust.host, port: trust.port, path, ca: trust.ca, cert: trust.cert, key: trust.key, servername: 'localhost', agent: false, timeout: 30_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`GET ${path}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
-        else resolve(text);
-      });
-    });
+    const r = request(
+      { host: trust.host, port: trust.port, path, ca: trust.ca, cert: trust.cert, key: trust.key, servername: 'localhost', agent: false, timeout: 30_000 },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => {
+            if (res.statusCode !== 200) reject(new Error(`GET ${path}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
+            else resolve(text);
+          });
+      },
+    );
     r.on('timeout', () => r.destroy(new Error(`GET ${path}: timeout`)));
     r.on('error', reject);
     r.end();

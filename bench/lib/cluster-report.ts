@@ -16,7 +16,20 @@ export interface PatchInfo {
 }
 
 export interface ClusterReport {
-  env: { date: string; commit: string; dirty: boolean; node: string; cpu: string; cores: number; loadStart: number[]; loadEnd?: number[]; kubernetes: string; istio: string; pod: string; reviewBytes: number };
+  env: {
+    date: string;
+    commit: string;
+    dirty: boolean;
+    node: string;
+    cpu: string;
+    cores: number;
+    loadStart: number[];
+    loadEnd?: number[];
+    kubernetes: string;
+    istio: string;
+    pod: string;
+    reviewBytes: number;
+  };
   settings: { rates: number[]; pods: number; rounds: number; coldPods: number; coldRuns: number; coldRate: number };
   rates: ModeResult[][];
   cold: ColdResult[];
@@ -51,13 +64,15 @@ export function overIstio(rows: readonly ModeResult[], mode: string): number {
 
 function rateTable(rows: readonly ModeResult[]): string[] {
   const out = [
-    '| Mode | Pods (failed) | Achieved /s | Calls per pod | Apiserver ms per call (mean) | Apiserver ms per pod | Above the floor, ms per pod | / Istio\'s | Create p50 ms | Create p99 ms | Server CPU µs per call (waited) | Apiserver + etcd CPU ms per pod | Connections (most open) |',
+    "| Mode | Pods (failed) | Achieved /s | Calls per pod | Apiserver ms per call (mean) | Apiserver ms per pod | Above the floor, ms per pod | / Istio's | Create p50 ms | Create p99 ms | Server CPU µs per call (waited) | Apiserver + etcd CPU ms per pod | Connections (most open) |",
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const hooked = r.apiserver.count > 0;
     const ok = r.pods - r.failed;
-    out.push(`| ${r.mode} | ${r.pods} (${r.failed}) | ${fmt(r.pods / r.seconds, 1)} | ${hooked ? fmt(r.apiserver.count / ok) : '-'} | ${hooked ? fmt(ms(mean(r.apiserver))) : '-'} | ${hooked ? fmt(perPodMs(r)) : '-'} | ${hooked && r.mode !== 'floor' ? fmt(aboveFloorMs(rows, r.mode)) : '-'} | ${hooked && r.mode !== 'floor' && r.mode !== 'istio' ? `${fmt(overIstio(rows, r.mode))}x` : '-'} | ${fmt(p(r.createMs, 50))} | ${fmt(p(r.createMs, 99))} | ${hooked ? `${fmt((1000 * r.server.cpuMs) / r.apiserver.count, 0)} (${fmt((1000 * r.server.waitMs) / r.apiserver.count, 0)})` : '-'} | ${fmt(r.controlPlane.cpuMs / r.pods)} | ${r.connections !== undefined ? `${r.connections.distinct} (${r.connections.maxOpen})` : '-'} |`);
+    out.push(
+      `| ${r.mode} | ${r.pods} (${r.failed}) | ${fmt(r.pods / r.seconds, 1)} | ${hooked ? fmt(r.apiserver.count / ok) : '-'} | ${hooked ? fmt(ms(mean(r.apiserver))) : '-'} | ${hooked ? fmt(perPodMs(r)) : '-'} | ${hooked && r.mode !== 'floor' ? fmt(aboveFloorMs(rows, r.mode)) : '-'} | ${hooked && r.mode !== 'floor' && r.mode !== 'istio' ? `${fmt(overIstio(rows, r.mode))}x` : '-'} | ${fmt(p(r.createMs, 50))} | ${fmt(p(r.createMs, 99))} | ${hooked ? `${fmt((1000 * r.server.cpuMs) / r.apiserver.count, 0)} (${fmt((1000 * r.server.waitMs) / r.apiserver.count, 0)})` : '-'} | ${fmt(r.controlPlane.cpuMs / r.pods)} | ${r.connections !== undefined ? `${r.connections.distinct} (${r.connections.maxOpen})` : '-'} |`,
+    );
   }
   return out;
 }
@@ -95,7 +110,9 @@ function coldTable(cold: readonly ColdResult[], warm: readonly ModeResult[] | un
     const ratio = w !== undefined ? p(c.createMs, 99) / p(w.createMs, 99) : Number.NaN;
     const ourFirst = c.log !== undefined ? [...c.log.injected, ...c.log.skipped] : [];
     const ourWarm = w?.log !== undefined ? [...w.log.injected, ...w.log.skipped] : [];
-    out.push(`| ${c.mode} | ${c.readyMs.length} | ${fmt(p(c.readyMs, 50), 0)} | ${fmt(p(c.createMs, 50))} / ${fmt(p(c.createMs, 99))} | ${w ? `${fmt(p(w.createMs, 50))} / ${fmt(p(w.createMs, 99))}` : 'n/a'} | ${fmt(ratio)}x | ${fmt(ms(mean(c.apiserver)))} / ${w ? fmt(ms(mean(w.apiserver))) : 'n/a'} | ${ourFirst.length > 0 ? `${fmt(p(ourFirst, 99))} / ${fmt(p(ourWarm, 99))}` : '-'} |`);
+    out.push(
+      `| ${c.mode} | ${c.readyMs.length} | ${fmt(p(c.readyMs, 50), 0)} | ${fmt(p(c.createMs, 50))} / ${fmt(p(c.createMs, 99))} | ${w ? `${fmt(p(w.createMs, 50))} / ${fmt(p(w.createMs, 99))}` : 'n/a'} | ${fmt(ratio)}x | ${fmt(ms(mean(c.apiserver)))} / ${w ? fmt(ms(mean(w.apiserver))) : 'n/a'} | ${ourFirst.length > 0 ? `${fmt(p(ourFirst, 99))} / ${fmt(p(ourWarm, 99))}` : '-'} |`,
+    );
   }
   return out;
 }
@@ -112,7 +129,13 @@ export function goals(rep: ClusterReport): string[] {
     if (rows === undefined) continue;
     for (const mode of ['ours-ifneeded', 'ours-never']) {
       const x = overIstio(rows, mode);
-      row(`Per injected pod above the floor, ${mode}, ${rate}/s`, '≤ 0.5x Istio\'s', x, 0.5, `${fmt(x)}x (${fmt(aboveFloorMs(rows, mode))} vs ${fmt(aboveFloorMs(rows, 'istio'))} ms)`);
+      row(
+        `Per injected pod above the floor, ${mode}, ${rate}/s`,
+        "≤ 0.5x Istio's",
+        x,
+        0.5,
+        `${fmt(x)}x (${fmt(aboveFloorMs(rows, mode))} vs ${fmt(aboveFloorMs(rows, 'istio'))} ms)`,
+      );
     }
   }
   const rows50 = at(50);
@@ -122,9 +145,18 @@ export function goals(rep: ClusterReport): string[] {
       const injected = r?.log?.injected ?? [];
       const h = r?.ours?.injected;
       const v = p(injected, 50);
-      row(`Our time per injection, p50, ${mode}, 50/s`, '≤ 0.8 ms', v, 0.8, `${fmt(v, 3)} ms (log); histogram p50 ${h ? fmt(ms(quantile(h, 0.5)), 3) : 'n/a'}, mean ${h ? fmt(ms(mean(h)), 3) : 'n/a'} ms`);
+      row(
+        `Our time per injection, p50, ${mode}, 50/s`,
+        '≤ 0.8 ms',
+        v,
+        0.8,
+        `${fmt(v, 3)} ms (log); histogram p50 ${h ? fmt(ms(quantile(h, 0.5)), 3) : 'n/a'}, mean ${h ? fmt(ms(mean(h)), 3) : 'n/a'} ms`,
+      );
     }
-    for (const [mode, what] of [['ours-skip', 'a skip (opted-out pod)'], ['ours-ifneeded', 'a reinvocation (pod already current)']] as const) {
+    for (const [mode, what] of [
+      ['ours-skip', 'a skip (opted-out pod)'],
+      ['ours-ifneeded', 'a reinvocation (pod already current)'],
+    ] as const) {
       const r = find(rows50, mode);
       const skipped = r?.log?.skipped ?? [];
       if (mode === 'ours-ifneeded' && r !== undefined && skipped.length === 0) {
@@ -133,7 +165,13 @@ export function goals(rep: ClusterReport): string[] {
       }
       const h = r?.ours?.skipped;
       const v = p(skipped, 50);
-      row(`Our time for ${what}, p50, 50/s`, '≤ 0.2 ms', v, 0.2, `${fmt(v, 3)} ms (log); histogram p50 ${h ? fmt(ms(quantile(h, 0.5)), 3) : 'n/a'}, mean ${h ? fmt(ms(mean(h)), 3) : 'n/a'} ms`);
+      row(
+        `Our time for ${what}, p50, 50/s`,
+        '≤ 0.2 ms',
+        v,
+        0.2,
+        `${fmt(v, 3)} ms (log); histogram p50 ${h ? fmt(ms(quantile(h, 0.5)), 3) : 'n/a'}, mean ${h ? fmt(ms(mean(h)), 3) : 'n/a'} ms`,
+      );
     }
   }
   const warm = rep.rates.find((rows) => rows[0]?.rate === rep.settings.coldRate);
@@ -141,7 +179,13 @@ export function goals(rep: ClusterReport): string[] {
     if (!c.mode.startsWith('ours')) continue;
     const w = warm !== undefined ? find(warm, c.mode) : undefined;
     const x = w !== undefined ? p(c.createMs, 99) / p(w.createMs, 99) : Number.NaN;
-    row(`First ${rep.settings.coldPods} pods after a start, ${c.mode}: create p99 over warm p99`, '≤ 2x', x, 2, `${fmt(x)}x (${fmt(p(c.createMs, 99))} vs ${fmt(p(w?.createMs ?? [], 99))} ms)`);
+    row(
+      `First ${rep.settings.coldPods} pods after a start, ${c.mode}: create p99 over warm p99`,
+      '≤ 2x',
+      x,
+      2,
+      `${fmt(x)}x (${fmt(p(c.createMs, 99))} vs ${fmt(p(w?.createMs ?? [], 99))} ms)`,
+    );
   }
   return out;
 }
@@ -159,8 +203,17 @@ export function renderReport(rep: ClusterReport): string {
   }
   lines.push('### Goals', '', ...goals(rep), '');
   for (const rows of rep.rates) lines.push(`### ${rows[0]?.rate}/s`, '', ...rateTable(rows), '');
-  lines.push('### Our server\'s own time', '', ...oursTable(rep.rates), '');
-  if (rep.cold.length > 0) lines.push(`### The first ${s.coldPods} pods after a start (warm: the ${s.coldRate}/s run)`, '', ...coldTable(rep.cold, rep.rates.find((r) => r[0]?.rate === s.coldRate)), '');
+  lines.push("### Our server's own time", '', ...oursTable(rep.rates), '');
+  if (rep.cold.length > 0)
+    lines.push(
+      `### The first ${s.coldPods} pods after a start (warm: the ${s.coldRate}/s run)`,
+      '',
+      ...coldTable(
+        rep.cold,
+        rep.rates.find((r) => r[0]?.rate === s.coldRate),
+      ),
+      '',
+    );
   if (rep.patches.length > 0) {
     lines.push('### The patch for the same review', '', '| Server | JSON patch bytes | Operations |', '|---|---|---|');
     for (const x of rep.patches) lines.push(`| ${x.server} | ${x.bytes} | ${x.ops} |`);

@@ -64,7 +64,18 @@ export interface Target {
 }
 
 export function emptyResult(mode: string, rate: number): ModeResult {
-  return { mode, rate, pods: 0, failed: 0, problems: [], createMs: [], seconds: 0, apiserver: EMPTY, server: { cpuMs: 0, waitMs: 0 }, controlPlane: { cpuMs: 0, waitMs: 0 } };
+  return {
+    mode,
+    rate,
+    pods: 0,
+    failed: 0,
+    problems: [],
+    createMs: [],
+    seconds: 0,
+    apiserver: EMPTY,
+    server: { cpuMs: 0, waitMs: 0 },
+    controlPlane: { cpuMs: 0, waitMs: 0 },
+  };
 }
 
 interface OurScrape {

@@ -66,7 +66,10 @@ export function hookServer(spec: HookServerSpec, certs: ClusterCerts): HookServe
     new Promise((resolve) => {
       const r = request({ host: '127.0.0.1', port: spec.port, path, ca, agent: false, timeout: 5000 }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (body += c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       });
       r.on('timeout', () => r.destroy());
       r.on('error', () => resolve({ status: 0, body: '' }));
@@ -110,7 +113,15 @@ export function hookServer(spec: HookServerSpec, certs: ClusterCerts): HookServe
 }
 
 /** Our `serve` on 127.0.0.1:port with the benchmark's certificate, config and flags. */
-export function oursSpec(name: string, port: number, certs: ClusterCerts, configDir: string, flags: readonly string[], cli: string = builtCli(), nodeFlags: readonly string[] = []): HookServerSpec {
+export function oursSpec(
+  name: string,
+  port: number,
+  certs: ClusterCerts,
+  configDir: string,
+  flags: readonly string[],
+  cli: string = builtCli(),
+  nodeFlags: readonly string[] = [],
+): HookServerSpec {
   return {
     name,
     port,

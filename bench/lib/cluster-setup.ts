@@ -113,17 +113,19 @@ export function floorConfig(mode: string, url: string, caBundle: string): Obj {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingWebhookConfiguration',
     metadata: { name: `si-bench-${mode}`, labels: { [MODE_LABEL]: 'true' } },
-    webhooks: [{
-      name: `${mode}.floor.si-bench.local`,
-      clientConfig: { url, caBundle },
-      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
-      failurePolicy: 'Fail',
-      sideEffects: 'None',
-      timeoutSeconds: 10,
-      admissionReviewVersions: ['v1'],
-      reinvocationPolicy: 'Never',
-      namespaceSelector: requireMode(undefined, mode),
-    }],
+    webhooks: [
+      {
+        name: `${mode}.floor.si-bench.local`,
+        clientConfig: { url, caBundle },
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        timeoutSeconds: 10,
+        admissionReviewVersions: ['v1'],
+        reinvocationPolicy: 'Never',
+        namespaceSelector: requireMode(undefined, mode),
+      },
+    ],
   };
 }
 
@@ -138,7 +140,11 @@ export async function applyConfigs(configs: Obj[]): Promise<void> {
 
 /** One namespace per mode, labelled as every injector's selector wants it, plus its mode. */
 export async function createModeNamespaces(modes: readonly string[]): Promise<void> {
-  const docs = modes.map((m) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespaceOf(m), labels: { [MODE_LABEL]: m, 'istio-injection': 'enabled' } } }));
+  const docs = modes.map((m) => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespaceOf(m), labels: { [MODE_LABEL]: m, 'istio-injection': 'enabled' } },
+  }));
   await apply(docs.map((d) => JSON.stringify(d)).join('\n'));
   for (const m of modes) {
     for (let i = 0; i < 100; i++) {
@@ -154,7 +160,8 @@ export function namespaceOf(mode: string): string {
 
 /** Remove the run's pods (between rates: the store stays small), or everything it made. */
 export async function deletePods(modes: readonly string[]): Promise<void> {
-  for (const m of modes) await kubectl(['-n', namespaceOf(m), 'delete', 'pods', '--all', '--wait=true', '--timeout=120s'], { allowFail: true, timeoutMs: 180_000 });
+  for (const m of modes)
+    await kubectl(['-n', namespaceOf(m), 'delete', 'pods', '--all', '--wait=true', '--timeout=120s'], { allowFail: true, timeoutMs: 180_000 });
 }
 
 export async function removeAll(modes: readonly string[]): Promise<void> {

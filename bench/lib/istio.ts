@@ -75,7 +75,19 @@ function startIstio(certs: CertFiles, peer: NonNullable<ReturnType<typeof findIs
 async function patchOps(port: number, body: Buffer): Promise<number> {
   const agent = makeAgent(1, {});
   let parsed: { response?: { patch?: string } } = {};
-  await sendOne(agent, { port }, { kind: 'valid', label: 'check', path: WEBHOOK_PATH, headers: { 'Content-Type': 'application/json' }, body, check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed) }, performance.now());
+  await sendOne(
+    agent,
+    { port },
+    {
+      kind: 'valid',
+      label: 'check',
+      path: WEBHOOK_PATH,
+      headers: { 'Content-Type': 'application/json' },
+      body,
+      check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed),
+    },
+    performance.now(),
+  );
   agent.destroy();
   const p = parsed.response?.patch;
   return p === undefined ? 0 : (JSON.parse(Buffer.from(p, 'base64').toString('utf8')) as unknown[]).length;
@@ -142,16 +154,39 @@ export async function runIstio(o: IstioRunOptions): Promise<IstioResults | undef
     const opts = { connections: o.settings.connections, warmupS: o.settings.warmupS, durationS: o.settings.durationS, workDir: o.work };
     for (const c of plan) {
       const bodies = comparisonBodies(c, o.files, o.variants);
-      c.throughput = await interleave(o.settings.pairs, only(targets, c.servers), (x) => maxThroughput(o.tools, x, bodies, opts), rpsRatio, (x) => x.rps, (i, r) =>
-        o.log(`istio ${c.fixture} max RPS, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r).map(([k, v]) => `${k} ${v.rps.toFixed(0)}`).join(', ')}`));
+      c.throughput = await interleave(
+        o.settings.pairs,
+        only(targets, c.servers),
+        (x) => maxThroughput(o.tools, x, bodies, opts),
+        rpsRatio,
+        (x) => x.rps,
+        (i, r) =>
+          o.log(
+            `istio ${c.fixture} max RPS, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r)
+              .map(([k, v]) => `${k} ${v.rps.toFixed(0)}`)
+              .join(', ')}`,
+          ),
+      );
     }
     for (const f of ISTIO_FIXTURES) results.oursOverIstio[f] = { everyPodNew: ratioToIstio(plan, f, 'ours-new'), replicaPods: ratioToIstio(plan, f, 'ours') };
     for (const c of plan) {
       const bodies = comparisonBodies(c, o.files, o.variants);
       // h2load sends one body only: a variant set goes through vegeta (or the Node open-loop child), for every server of the comparison.
-      const measure = (x: Target) => (typeof bodies === 'string' ? fixedRate(o.tools, x, bodies, { ...opts, rate: c.rate }) : listRate(o.tools, x, bodies, { ...opts, rate: c.rate }));
-      c.latency = await interleave(o.settings.pairs, only(targets, c.servers), measure, p99Diff, (x) => x.p99Ms, (i, r) =>
-        o.log(`istio ${c.fixture} @${c.rate}/s, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r).map(([k, v]) => `${k} p50 ${v.p50Ms.toFixed(2)} p99 ${v.p99Ms.toFixed(2)}`).join(', ')}`));
+      const measure = (x: Target) =>
+        typeof bodies === 'string' ? fixedRate(o.tools, x, bodies, { ...opts, rate: c.rate }) : listRate(o.tools, x, bodies, { ...opts, rate: c.rate });
+      c.latency = await interleave(
+        o.settings.pairs,
+        only(targets, c.servers),
+        measure,
+        p99Diff,
+        (x) => x.p99Ms,
+        (i, r) =>
+          o.log(
+            `istio ${c.fixture} @${c.rate}/s, ${describeBodies(bodies)}, round ${i}: ${Object.entries(r)
+              .map(([k, v]) => `${k} p50 ${v.p50Ms.toFixed(2)} p99 ${v.p99Ms.toFixed(2)}`)
+              .join(', ')}`,
+          ),
+      );
     }
   } catch (err) {
     results.error = err instanceof Error ? err.message : String(err);

@@ -160,7 +160,12 @@ export function wrkSetup(target: Target, bodies: Bodies, workDir: string, connec
   return { args: ['-t1', `-c${connections}`, '--latency', '-s', script, `${scheme}://127.0.0.1:${target.port}`], env };
 }
 
-export async function maxThroughput(tools: Tools, target: Target, bodies: Bodies, options: { connections: number; warmupS: number; durationS: number; workDir: string }): Promise<ThroughputResult> {
+export async function maxThroughput(
+  tools: Tools,
+  target: Target,
+  bodies: Bodies,
+  options: { connections: number; warmupS: number; durationS: number; workDir: string },
+): Promise<ThroughputResult> {
   const what = typeof bodies === 'string' ? '' : `, ${bodies.files.length} bodies in turn`;
   if (tools.wrk) {
     const { args: common, env } = wrkSetup(target, bodies, options.workDir, options.connections);
@@ -179,12 +184,21 @@ export async function maxThroughput(tools: Tools, target: Target, bodies: Bodies
   const body = reviewRequest(readBodies(bodies), target.path);
   let offset = 0;
   const next = (i: number): LoadRequest => body(i + offset);
-  if (options.warmupS > 0) offset = (await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, next })).sent;
+  if (options.warmupS > 0)
+    offset = (await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, next })).sent;
   const before = procSample(target.pid);
   const s = await runClosedLoop({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, next });
   const after = procSample(target.pid);
   const p = percentiles(s.validLatencies);
-  return { rps: s.rate, p50Ms: p.p50, p99Ms: p.p99, requests: s.completed, errors: s.byKind.valid.failed, serverCpu: cpuShare(before, after), tool: `node closed loop${what}` };
+  return {
+    rps: s.rate,
+    p50Ms: p.p50,
+    p99Ms: p.p99,
+    requests: s.completed,
+    errors: s.byKind.valid.failed,
+    serverCpu: cpuShare(before, after),
+    tool: `node closed loop${what}`,
+  };
 }
 
 /** h2load's log: start (µs since epoch), status, duration (µs), one request per line. */
@@ -201,7 +215,12 @@ export function parseH2loadLog(text: string, warmupS: number): { status: number;
   return rows.filter((r) => r.start >= first + warmupS * 1e6);
 }
 
-export async function fixedRate(tools: Tools, target: Target, bodyFile: string, options: { rate: number; connections: number; warmupS: number; durationS: number; workDir: string }): Promise<FixedRateResult> {
+export async function fixedRate(
+  tools: Tools,
+  target: Target,
+  bodyFile: string,
+  options: { rate: number; connections: number; warmupS: number; durationS: number; workDir: string },
+): Promise<FixedRateResult> {
   if (tools.h2load) {
     const log = join(options.workDir, `h2load-${target.name}.log`);
     rmSync(log, { force: true });
@@ -216,7 +235,8 @@ export async function fixedRate(tools: Tools, target: Target, bodyFile: string, 
     return fromH2loadLog(readFileSync(log, 'utf8'), options, cpuShare(before, after), 'h2load --h1 --rps');
   }
   const next = reviewRequest(readBodies(bodyFile), target.path);
-  if (options.warmupS > 0) await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, rate: options.rate, next });
+  if (options.warmupS > 0)
+    await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.warmupS * 1000, rate: options.rate, next });
   const before = procSample(target.pid);
   const s = await runFixedRate({ port: target.port, connections: options.connections, durationMs: options.durationS * 1000, rate: options.rate, next });
   const after = procSample(target.pid);
@@ -242,8 +262,20 @@ const OPEN_LOOP_CHILD = join(dirname(fileURLToPath(import.meta.url)), 'open-loop
  * covers the measured run. Use it for every server of a comparison (the anchor too). `listRate`
  * falls back to it when vegeta is not installed.
  */
-export async function openLoopRate(target: Target, bodies: BodyList, options: { rate: number; connections: number; warmupS: number; durationS: number }): Promise<FixedRateResult> {
-  const input: OpenLoopInput = { port: target.port, path: target.path, listFile: bodies.listFile, rate: options.rate, connections: options.connections, warmupS: options.warmupS, durationS: options.durationS };
+export async function openLoopRate(
+  target: Target,
+  bodies: BodyList,
+  options: { rate: number; connections: number; warmupS: number; durationS: number },
+): Promise<FixedRateResult> {
+  const input: OpenLoopInput = {
+    port: target.port,
+    path: target.path,
+    listFile: bodies.listFile,
+    rate: options.rate,
+    connections: options.connections,
+    warmupS: options.warmupS,
+    durationS: options.durationS,
+  };
   const [cmd, args] = pinned(GENERATOR_CPUS, process.execPath, ['--import', 'tsx', OPEN_LOOP_CHILD, JSON.stringify(input)]);
   let before: ReturnType<typeof procSample> | undefined;
   let after: ReturnType<typeof procSample> | undefined;
@@ -266,7 +298,8 @@ export async function openLoopRate(target: Target, bodies: BodyList, options: { 
   const o = JSON.parse(line) as OpenLoopOutput;
   if (o.problems.length > 0) process.stderr.write(`open loop to ${target.name}: ${o.failed} failed, e.g. ${o.problems.join('; ')}\n`);
   // A few answers are always in flight at the end; more than 10 ms' worth is a backlog.
-  if (o.late > Math.max(options.connections, options.rate / 100)) process.stderr.write(`open loop to ${target.name}: ${o.late} answers came after the measured run ended (a backlog: the server fell behind)\n`);
+  if (o.late > Math.max(options.connections, options.rate / 100))
+    process.stderr.write(`open loop to ${target.name}: ${o.late} answers came after the measured run ended (a backlog: the server fell behind)\n`);
   return {
     targetRps: options.rate,
     achievedRps: o.achievedRps,
@@ -319,7 +352,10 @@ export async function vegetaRate(vegeta: Vegeta, target: Target, bodies: BodyLis
   const attack = async (seconds: number, start: number, what: string): Promise<void> => {
     writeFileSync(`${base}.targets`, vegetaTargets(url, bodies.files, start));
     rmSync(`${base}.bin`, { force: true });
-    const r = await run(vegeta.path, vegetaAttackArgs({ targets: `${base}.targets`, output: `${base}.bin`, rate: options.rate, connections: options.connections, seconds }));
+    const r = await run(
+      vegeta.path,
+      vegetaAttackArgs({ targets: `${base}.targets`, output: `${base}.bin`, rate: options.rate, connections: options.connections, seconds }),
+    );
     if (r.code !== 0) throw new Error(`vegeta attack (${what}) failed (${r.code}): ${r.stderr || r.stdout}`);
   };
   const results = async (): Promise<VegetaRow[]> => {
@@ -338,7 +374,8 @@ export async function vegetaRate(vegeta: Vegeta, target: Target, bodies: BodyLis
   const { result, late, problems } = summarizeVegeta(await results(), options);
   if (problems.length > 0) process.stderr.write(`vegeta to ${target.name}: ${result.non200} failed, e.g. ${problems.join('; ')}\n`);
   // A few answers are always in flight at the end; more than 10 ms' worth is a backlog.
-  if (late > Math.max(options.connections, options.rate / 100)) process.stderr.write(`vegeta to ${target.name}: ${late} answers came after the measured run ended (a backlog: the server fell behind)\n`);
+  if (late > Math.max(options.connections, options.rate / 100))
+    process.stderr.write(`vegeta to ${target.name}: ${late} answers came after the measured run ended (a backlog: the server fell behind)\n`);
   return { ...result, serverCpu: cpuShare(before, after), tool: `${vegeta.version} open loop, ${bodies.files.length} bodies in turn` };
 }
 
@@ -348,7 +385,12 @@ export async function vegetaRate(vegeta: Vegeta, target: Target, bodies: BodyLis
  * together. (One h2load with 10 clients fires all 10 at once: bursts of 10 every 10 ms at
  * 1,000/s, and its percentiles include queueing behind the burst.) Same log, same warm-up cut.
  */
-export async function pacedRate(tools: Tools, target: Target, bodyFile: string, options: { rate: number; connections: number; warmupS: number; durationS: number; workDir: string }): Promise<FixedRateResult | undefined> {
+export async function pacedRate(
+  tools: Tools,
+  target: Target,
+  bodyFile: string,
+  options: { rate: number; connections: number; warmupS: number; durationS: number; workDir: string },
+): Promise<FixedRateResult | undefined> {
   if (!tools.h2load) return undefined;
   const n = options.connections;
   const logs = Array.from({ length: n }, (_, i) => join(options.workDir, `h2load-paced-${target.name}-${i}.log`));
@@ -356,11 +398,10 @@ export async function pacedRate(tools: Tools, target: Target, bodyFile: string, 
   const perClient = options.rate / n;
   let before: ReturnType<typeof procSample> | undefined;
   const timer = setTimeout(() => (before = procSample(target.pid)), options.warmupS * 1000);
-  const runs = logs.map(
-    (log, i) =>
-      new Promise<void>((resolve) => setTimeout(resolve, (i * 1000) / options.rate)).then(() =>
-        run('h2load', h2loadArgs(1, perClient, options.warmupS + options.durationS, log, bodyFile, target)),
-      ),
+  const runs = logs.map((log, i) =>
+    new Promise<void>((resolve) => setTimeout(resolve, (i * 1000) / options.rate)).then(() =>
+      run('h2load', h2loadArgs(1, perClient, options.warmupS + options.durationS, log, bodyFile, target)),
+    ),
   );
   const results = await Promise.all(runs);
   const after = procSample(target.pid);
@@ -372,11 +413,29 @@ export async function pacedRate(tools: Tools, target: Target, bodyFile: string, 
 
 /** h2load over HTTP/1.1: `connections` clients at `perClient` requests/s each, POSTing the body. */
 function h2loadArgs(connections: number, perClient: number, seconds: number, log: string, bodyFile: string, target: Target): string[] {
-  return ['--h1', `-c${connections}`, '-t1', `--rps=${perClient}`, '-D', String(seconds), `--log-file=${log}`, '-H', 'Content-Type: application/json', '-d', bodyFile, `https://127.0.0.1:${target.port}${target.path}`];
+  return [
+    '--h1',
+    `-c${connections}`,
+    '-t1',
+    `--rps=${perClient}`,
+    '-D',
+    String(seconds),
+    `--log-file=${log}`,
+    '-H',
+    'Content-Type: application/json',
+    '-d',
+    bodyFile,
+    `https://127.0.0.1:${target.port}${target.path}`,
+  ];
 }
 
 /** A fixed-rate result from h2load's per-request log, warm-up cut off. */
-function fromH2loadLog(logText: string, options: { rate: number; warmupS: number; durationS: number }, serverCpu: number | undefined, tool: string): FixedRateResult {
+function fromH2loadLog(
+  logText: string,
+  options: { rate: number; warmupS: number; durationS: number },
+  serverCpu: number | undefined,
+  tool: string,
+): FixedRateResult {
   const rows = parseH2loadLog(logText, options.warmupS);
   const ok = rows.filter((x) => x.status === 200).map((x) => x.ms);
   return {

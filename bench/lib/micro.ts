@@ -39,7 +39,10 @@ function timeIt(fn: () => void, runs: number, warmup: number): Timing {
 interface DistModules {
   injectPod: (pod: unknown, ctx: { namespace: string; mode: 'webhook' }, config: unknown) => { kind: string; patch?: unknown[] };
   defaultConfig: () => unknown;
-  createHandler: (o: { inject: unknown; getConfig: () => unknown }) => (call: { body: Buffer; path: string; query: string; startedAt: number }) => { status: number; body: string };
+  createHandler: (o: {
+    inject: unknown;
+    getConfig: () => unknown;
+  }) => (call: { body: Buffer; path: string; query: string; startedAt: number }) => { status: number; body: string };
 }
 
 async function loadDist(): Promise<DistModules> {
@@ -63,16 +66,24 @@ export async function measureF3(body: Buffer, runs = 30): Promise<F3Result> {
   const config = m.defaultConfig();
   const review = JSON.parse(body.toString('utf8')) as { request: { object: unknown; namespace: string } };
   let ops = 0;
-  const core = timeIt(() => {
-    // The handler drops managedFields before calling the core; the core alone gets the same pod.
-    const r = m.injectPod(review.request.object, { namespace: review.request.namespace, mode: 'webhook' }, config);
-    ops = r.patch?.length ?? 0;
-  }, runs, 5);
+  const core = timeIt(
+    () => {
+      // The handler drops managedFields before calling the core; the core alone gets the same pod.
+      const r = m.injectPod(review.request.object, { namespace: review.request.namespace, mode: 'webhook' }, config);
+      ops = r.patch?.length ?? 0;
+    },
+    runs,
+    5,
+  );
   const handle = m.createHandler({ inject: m.injectPod, getConfig: () => config });
-  const handler = timeIt(() => {
-    const r = handle({ body, path: '/inject', query: 'timeout=10s', startedAt: performance.now() });
-    if (r.status !== 200) throw new Error(`F3 got HTTP ${r.status}: ${r.body.slice(0, 300)}`);
-  }, runs, 5);
+  const handler = timeIt(
+    () => {
+      const r = handle({ body, path: '/inject', query: 'timeout=10s', startedAt: performance.now() });
+      if (r.status !== 200) throw new Error(`F3 got HTTP ${r.status}: ${r.body.slice(0, 300)}`);
+    },
+    runs,
+    5,
+  );
   return { core, handler, patchOps: ops };
 }
 

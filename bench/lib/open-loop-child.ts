@@ -66,10 +66,27 @@ async function main(): Promise<void> {
   // backlog, answered after it, must not count as keeping up (its latencies do count).
   const windowEnd = performance.now() + input.durationS * 1000;
   let inWindow = 0;
-  const s = await runFixedRate({ ...base, durationMs: input.durationS * 1000, onRecord: (r) => void (r.problem === undefined && r.endedAt <= windowEnd && inWindow++) });
+  const s = await runFixedRate({
+    ...base,
+    durationMs: input.durationS * 1000,
+    onRecord: (r) => void (r.problem === undefined && r.endedAt <= windowEnd && inWindow++),
+  });
   process.stdout.write('measured\n');
   const p = percentiles(s.validLatencies, [50, 90, 99, 99.9]);
-  const out: OpenLoopOutput = { sent: s.sent, completed: s.completed, achievedRps: inWindow / input.durationS, late: s.completed - inWindow - s.byKind.valid.failed, failed: s.byKind.valid.failed, problems: s.problems.slice(0, 5), bodies: bodies.length, p50: p.p50, p90: p.p90, p99: p.p99, 'p99.9': p['p99.9'], max: p.max };
+  const out: OpenLoopOutput = {
+    sent: s.sent,
+    completed: s.completed,
+    achievedRps: inWindow / input.durationS,
+    late: s.completed - inWindow - s.byKind.valid.failed,
+    failed: s.byKind.valid.failed,
+    problems: s.problems.slice(0, 5),
+    bodies: bodies.length,
+    p50: p.p50,
+    p90: p.p90,
+    p99: p.p99,
+    'p99.9': p['p99.9'],
+    max: p.max,
+  };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

@@ -73,8 +73,22 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
           .join(', ');
       // Replica pods: the F1 body repeated, to the anchor, ours and Pepr.
       const replica = only(targets, ['anchor', 'ours', 'pepr']);
-      out.throughput = await interleave(o.settings.pairs, replica, (t) => maxThroughput(o.tools, t, o.fixtureFile, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, replica pods, round ${i}: ${line(r, true)}`));
-      out.latency = await interleave(o.settings.pairs, replica, (t) => fixedRate(o.tools, t, o.fixtureFile, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, replica pods, round ${i}: ${line(r, false)}`));
+      out.throughput = await interleave(
+        o.settings.pairs,
+        replica,
+        (t) => maxThroughput(o.tools, t, o.fixtureFile, opts),
+        rpsRatio,
+        (x) => x.rps,
+        (i, r) => o.log(`Pepr side by side, F1 max RPS, replica pods, round ${i}: ${line(r, true)}`),
+      );
+      out.latency = await interleave(
+        o.settings.pairs,
+        replica,
+        (t) => fixedRate(o.tools, t, o.fixtureFile, { ...opts, rate: o.settings.peprRate }),
+        p99Diff,
+        (x) => x.p99Ms,
+        (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, replica pods, round ${i}: ${line(r, false)}`),
+      );
       out.oursOverPepr.ours = median(out.throughput.rounds.map((r) => r.ours!.rps / r.pepr!.rps));
       // Every pod new: the F1-new set in turn, the same sequence to the anchor, ours with the
       // cache off and Pepr (each body first checked: injected by both compared).
@@ -89,9 +103,23 @@ export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
         out.newPods = np;
         requireAllInjected(Object.entries(checks).map(([server, check]) => ({ server, check })));
         const fresh = only(targets, ['anchor', 'ours-new', 'pepr']);
-        np.throughput = await interleave(o.settings.pairs, fresh, (t) => maxThroughput(o.tools, t, v, opts), rpsRatio, (x) => x.rps, (i, r) => o.log(`Pepr side by side, F1 max RPS, every pod new (${v.files.length} bodies in turn), round ${i}: ${line(r, true)}`));
+        np.throughput = await interleave(
+          o.settings.pairs,
+          fresh,
+          (t) => maxThroughput(o.tools, t, v, opts),
+          rpsRatio,
+          (x) => x.rps,
+          (i, r) => o.log(`Pepr side by side, F1 max RPS, every pod new (${v.files.length} bodies in turn), round ${i}: ${line(r, true)}`),
+        );
         // h2load sends one body only: vegeta (or the Node open-loop child), for every server of the comparison.
-        np.latency = await interleave(o.settings.pairs, fresh, (t) => listRate(o.tools, t, v, { ...opts, rate: o.settings.peprRate }), p99Diff, (x) => x.p99Ms, (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, every pod new (${listRateClient(o.tools)}), round ${i}: ${line(r, false)}`));
+        np.latency = await interleave(
+          o.settings.pairs,
+          fresh,
+          (t) => listRate(o.tools, t, v, { ...opts, rate: o.settings.peprRate }),
+          p99Diff,
+          (x) => x.p99Ms,
+          (i, r) => o.log(`Pepr side by side, F1 @${o.settings.peprRate}/s, every pod new (${listRateClient(o.tools)}), round ${i}: ${line(r, false)}`),
+        );
         out.oursOverPepr['ours-new'] = median(np.throughput.rounds.map((r) => r['ours-new']!.rps / r.pepr!.rps));
       }
       out.peakRss = procSample(pepr.pepr.pid)?.hwmBytes;

@@ -22,8 +22,10 @@ export function listClientName(l: Rounds<FixedRateResult> | undefined): string {
 
 /** What the client of an every-pod-new fixed-rate row is and how it paces (the section headings). */
 export function listClientText(l: Rounds<FixedRateResult> | undefined): string {
-  const vegeta = "vegeta (a Go open-loop load generator) pinned to the generator's core, its pacer handing each request to an idle worker when due (latency from then, the wait for a connection included)";
-  const node = "the Node open-loop client in a child process pinned to the generator's core, a request due every 1/rate, sent from a 1 ms timer (latency from the scheduled time)";
+  const vegeta =
+    "vegeta (a Go open-loop load generator) pinned to the generator's core, its pacer handing each request to an idle worker when due (latency from then, the wait for a connection included)";
+  const node =
+    "the Node open-loop client in a child process pinned to the generator's core, a request due every 1/rate, sent from a 1 ms timer (latency from the scheduled time)";
   const c = listClients(l);
   return c.size === 2 ? `vegeta in some rounds, the Node client in others (see each result's tool): ${vegeta}; ${node}` : c.has('vegeta') ? vegeta : node;
 }
@@ -45,7 +47,10 @@ export function fr(x: FixedRateResult): string {
 export function roundsTable<T>(x: Rounds<T>, show: (v: T) => string, vs: (v: number) => string): string[] {
   const names = Object.keys(x.rounds[0] ?? {}) as ServerName[];
   const head = `| Server | ${x.rounds.map((_, i) => `Round ${i + 1}`).join(' | ')} | vs anchor (median) |`;
-  const rows = names.map((n) => `| ${SERVER_LABELS[n]} | ${x.rounds.map((r) => (r[n] !== undefined ? show(r[n]!) : 'n/a')).join(' | ')} | ${n === 'anchor' ? '' : `**${vs(x.vsAnchor[n] ?? Number.NaN)}**`} |`);
+  const rows = names.map(
+    (n) =>
+      `| ${SERVER_LABELS[n]} | ${x.rounds.map((r) => (r[n] !== undefined ? show(r[n]!) : 'n/a')).join(' | ')} | ${n === 'anchor' ? '' : `**${vs(x.vsAnchor[n] ?? Number.NaN)}**`} |`,
+  );
   return [head, `|---|${x.rounds.map(() => '---|').join('')}---|`, ...rows];
 }
 
@@ -74,7 +79,13 @@ export function oneBodySends(f: string, bytes: string, servers: ServerName[]): s
 }
 
 /** What an every-pod-new comparison sent, and how often each body came round in the measured runs. */
-export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Rounds<ThroughputResult> | undefined, how: string, servers: ServerName[] = ['anchor', 'ours-new']): string {
+export function sendsLine(
+  np: { sets: VariantCheck[] },
+  set: VariantSet,
+  t: Rounds<ThroughputResult> | undefined,
+  how: string,
+  servers: ServerName[] = ['anchor', 'ours-new'],
+): string {
   const c = np.sets.find((x) => x.set === set);
   const n = c?.count ?? Number.NaN;
   const what = c?.describe ?? VARIANT_DESCRIPTIONS[set];
@@ -82,9 +93,10 @@ export function sendsLine(np: { sets: VariantCheck[] }, set: VariantSet, t: Roun
   let passes = '';
   if (t !== undefined) {
     const per = (name: ServerName): string => `${fmt(median(t.rounds.map((r) => (r[name]?.requests ?? Number.NaN) / n)), 1)} times to ${SENT_TO[name][1]}`;
-    const caveat = set === 'F1-daemonset'
-      ? 'a memo of what templates read may rightly hit on all of them after the first, since they differ only in what templates do not read'
-      : `a cache inside the server holding ${fmtInt(n)} or more entries would hit after the first pass, and the row would no longer be every pod new`;
+    const caveat =
+      set === 'F1-daemonset'
+        ? 'a memo of what templates read may rightly hit on all of them after the first, since they differ only in what templates do not read'
+        : `a cache inside the server holding ${fmtInt(n)} or more entries would hit after the first pass, and the row would no longer be every pod new`;
     passes = ` In the measured runs each body went out about ${and(servers.map(per))} (median of rounds; each measured run goes on where its warm-up stopped): ${caveat}.`;
   }
   return `Sends: ${fmtInt(n)} ${what} (${bytes}), in turn, the same sequence ${toServers(servers)}; ${how}.${passes}`;

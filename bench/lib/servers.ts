@@ -44,10 +44,24 @@ export interface ServerSpec {
 
 function commandFor(spec: ServerSpec, port: number): { command: string; args: string[] } {
   const node = spec.nodeFlags ?? [];
-  if (spec.kind === 'anchor') return { command: process.execPath, args: [...node, ANCHOR, '--port', String(port), '--cert', spec.certs.cert, '--key', spec.certs.key] };
+  if (spec.kind === 'anchor')
+    return { command: process.execPath, args: [...node, ANCHOR, '--port', String(port), '--cert', spec.certs.cert, '--key', spec.certs.key] };
   return {
     command: process.execPath,
-    args: [...node, builtCli(), 'serve', '--port', String(port), '--address', '127.0.0.1', '--tls-cert', spec.certs.cert, '--tls-key', spec.certs.key, ...(spec.flags ?? [])],
+    args: [
+      ...node,
+      builtCli(),
+      'serve',
+      '--port',
+      String(port),
+      '--address',
+      '127.0.0.1',
+      '--tls-cert',
+      spec.certs.cert,
+      '--tls-key',
+      spec.certs.key,
+      ...(spec.flags ?? []),
+    ],
   };
 }
 

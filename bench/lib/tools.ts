@@ -51,9 +51,13 @@ export function ensureTools(install: boolean): Tools {
     found.vegeta = r.vegeta;
     if (r.note !== undefined) notes.push(r.note);
   }
-  if (!found.wrk) notes.push('wrk not available: max throughput measured with the Node closed-loop client (slower than wrk; ratios still compare like with like)');
+  if (!found.wrk)
+    notes.push('wrk not available: max throughput measured with the Node closed-loop client (slower than wrk; ratios still compare like with like)');
   if (!found.h2load) notes.push('h2load not available: fixed-rate latency measured with the Node open-loop client');
-  if (!found.vegeta) notes.push('vegeta not available: fixed-rate latency on a list of bodies (every pod new) measured with the Node open-loop client in a child process, whose own latency floor is higher (it adds to the anchor and ours alike)');
+  if (!found.vegeta)
+    notes.push(
+      'vegeta not available: fixed-rate latency on a list of bodies (every pod new) measured with the Node open-loop client in a child process, whose own latency floor is higher (it adds to the anchor and ours alike)',
+    );
   if (!found.taskset) notes.push('taskset not available: server and load generator are not pinned');
   return { ...found, notes };
 }

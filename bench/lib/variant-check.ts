@@ -21,10 +21,31 @@ export async function checkVariants(port: number, v: VariantFiles, path = WEBHOO
   let ok = 0;
   for (let i = 0; i < v.files.length; i++) {
     let parsed: { response?: { uid?: string; allowed?: boolean; patch?: string } } = {};
-    const r = await sendOne(agent, { port }, { kind: 'valid', label: v.set, path, headers: { 'Content-Type': 'application/json' }, body: readFileSync(v.files[i]), check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed) }, performance.now());
+    const r = await sendOne(
+      agent,
+      { port },
+      {
+        kind: 'valid',
+        label: v.set,
+        path,
+        headers: { 'Content-Type': 'application/json' },
+        body: readFileSync(v.files[i]),
+        check: (_s, b) => void (parsed = JSON.parse(b.toString('utf8')) as typeof parsed),
+      },
+      performance.now(),
+    );
     const patch = parsed.response?.patch;
     const n = patch === undefined ? 0 : (JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown[]).length;
-    const why = r.status !== 200 ? `HTTP ${r.status}${r.problem ? ` (${r.problem})` : ''}` : parsed.response?.allowed !== true ? 'not allowed' : parsed.response.uid !== v.uids[i] ? `uid ${parsed.response.uid} for ${v.uids[i]}` : n === 0 ? 'no patch' : undefined;
+    const why =
+      r.status !== 200
+        ? `HTTP ${r.status}${r.problem ? ` (${r.problem})` : ''}`
+        : parsed.response?.allowed !== true
+          ? 'not allowed'
+          : parsed.response.uid !== v.uids[i]
+            ? `uid ${parsed.response.uid} for ${v.uids[i]}`
+            : n === 0
+              ? 'no patch'
+              : undefined;
     if (why === undefined) {
       ok++;
       ops.push(n);
@@ -33,7 +54,18 @@ export async function checkVariants(port: number, v: VariantFiles, path = WEBHOO
   }
   agent.destroy();
   const sorted = [...v.bytes].sort((a, b) => a - b);
-  return { set: v.set, describe: VARIANT_DESCRIPTIONS[v.set], count: v.files.length, bytesMin: sorted[0], bytesMedian: median(sorted), bytesMax: sorted[sorted.length - 1], ok, failures, patchOps: median(ops), distinctPatches: patches.size };
+  return {
+    set: v.set,
+    describe: VARIANT_DESCRIPTIONS[v.set],
+    count: v.files.length,
+    bytesMin: sorted[0],
+    bytesMedian: median(sorted),
+    bytesMax: sorted[sorted.length - 1],
+    ok,
+    failures,
+    patchOps: median(ops),
+    distinctPatches: patches.size,
+  };
 }
 
 /** One log line per check. */
@@ -44,5 +76,6 @@ export function describeCheck(c: VariantCheck, server: string): string {
 /** Throws unless every body of every check was answered as expected. */
 export function requireAllInjected(checks: { server: string; check: VariantCheck }[]): void {
   const bad = checks.filter((c) => c.check.ok !== c.check.count);
-  if (bad.length > 0) throw new Error(`variant bodies not answered as expected: ${bad.map((c) => `${c.check.set} to ${c.server}: ${c.check.failures.join('; ')}`).join(' | ')}`);
+  if (bad.length > 0)
+    throw new Error(`variant bodies not answered as expected: ${bad.map((c) => `${c.check.set} to ${c.server}: ${c.check.failures.join('; ')}`).join(' | ')}`);
 }

@@ -50,7 +50,11 @@ export function findVegeta(): Vegeta | undefined {
 export function installVegeta(): { vegeta?: Vegeta; note?: string } {
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.error !== undefined || go.status !== 0) return { note: 'Go is not installed, so vegeta could not be built' };
-  const r = spawnSync('go', ['install', `${VEGETA_MODULE}@${VEGETA_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOBIN: vegetaBinDir() }, timeout: 5 * 60_000 });
+  const r = spawnSync('go', ['install', `${VEGETA_MODULE}@${VEGETA_VERSION}`], {
+    encoding: 'utf8',
+    env: { ...process.env, GOBIN: vegetaBinDir() },
+    timeout: 5 * 60_000,
+  });
   if (r.status !== 0) {
     const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-2).join(' ');
     return { note: `go install ${VEGETA_MODULE}@${VEGETA_VERSION} failed: ${why}` };
@@ -152,7 +156,10 @@ export function parseVegetaJson(text: string): VegetaRow[] {
  * from answers within the measured window only (from the first request on): an overloaded
  * server's backlog, answered after it, does not count as keeping up (its latencies do count).
  */
-export function summarizeVegeta(rows: VegetaRow[], options: { rate: number; durationS: number }): { result: Omit<FixedRateResult, 'serverCpu' | 'tool'>; late: number; problems: string[] } {
+export function summarizeVegeta(
+  rows: VegetaRow[],
+  options: { rate: number; durationS: number },
+): { result: Omit<FixedRateResult, 'serverCpu' | 'tool'>; late: number; problems: string[] } {
   const ok = rows.filter((r) => r.code === 200 && r.error === '');
   const windowEnd = rows.reduce((m, r) => Math.min(m, r.startMs), Infinity) + options.durationS * 1000;
   const inWindow = ok.filter((r) => r.startMs + r.latencyMs <= windowEnd).length;

@@ -28,7 +28,13 @@ function store(name, data) {
   const obj = {
     apiVersion: 'pepr.dev/v1',
     kind: 'PeprStore',
-    metadata: { name, namespace: 'pepr-system', uid: existing ? existing.metadata.uid : `00000000-0000-4000-8000-${String(stores.size + 1).padStart(12, '0')}`, resourceVersion: String(version), generation: 1 },
+    metadata: {
+      name,
+      namespace: 'pepr-system',
+      uid: existing ? existing.metadata.uid : `00000000-0000-4000-8000-${String(stores.size + 1).padStart(12, '0')}`,
+      resourceVersion: String(version),
+      generation: 1,
+    },
     data: { ...(existing ? existing.data : {}), ...(data || {}) },
   };
   stores.set(name, obj);
@@ -78,7 +84,8 @@ http
           if (Array.isArray(parsed)) {
             // JSON patch: apply add/replace ops under /data, ignore the rest.
             for (const op of parsed) {
-              if ((op.op === 'add' || op.op === 'replace') && typeof op.path === 'string' && op.path.startsWith('/data/')) data[op.path.slice(6).replace(/~1/g, '/').replace(/~0/g, '~')] = op.value;
+              if ((op.op === 'add' || op.op === 'replace') && typeof op.path === 'string' && op.path.startsWith('/data/'))
+                data[op.path.slice(6).replace(/~1/g, '/').replace(/~0/g, '~')] = op.value;
             }
           } else if (parsed && typeof parsed === 'object') {
             data = parsed.data || {};

@@ -16,7 +16,8 @@ const { PeprModule, Capability, a } = require('pepr');
 const m = JSON.parse(fs.readFileSync(process.env.BENCH_MUTATION, 'utf8'));
 const sidecar = new Capability({ name: 'sidecar', description: 'inject the benchmark sidecar', namespaces: [] });
 
-sidecar.When(a.Pod)
+sidecar
+  .When(a.Pod)
   .IsCreated()
   .Mutate((req) => {
     const spec = req.Raw.spec;

@@ -56,7 +56,9 @@ export async function clean(client: ScaleClient, log: (line: string) => void, ti
   const list = await client.json('GET', `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${SCALE_LABEL}=true`)}`);
   const names = (list.items as Obj[]).map((n) => n.metadata.name as string);
   log(`scale: deleting ${names.length} namespaces`);
-  await pool(names, 32, (n) => client.json('DELETE', `/api/v1/namespaces/${n}`).catch((err: unknown) => (err instanceof HttpError && err.status === 404 ? {} : Promise.reject(err))));
+  await pool(names, 32, (n) =>
+    client.json('DELETE', `/api/v1/namespaces/${n}`).catch((err: unknown) => (err instanceof HttpError && err.status === 404 ? {} : Promise.reject(err))),
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const left = ((await client.json('GET', `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${SCALE_LABEL}=true`)}`)).items as Obj[]).length;
@@ -86,9 +88,17 @@ async function setProgress(client: ScaleClient, pods: number): Promise<void> {
 
 async function ensureNamespace(client: ScaleClient, name: string): Promise<void> {
   const n = Number(name.slice('scale-'.length));
-  await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [SCALE_LABEL]: 'true', ...(labelledNamespace(n) ? { 'istio-injection': 'enabled' } : {}) } } });
+  await client.create('/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { [SCALE_LABEL]: 'true', ...(labelledNamespace(n) ? { 'istio-injection': 'enabled' } : {}) } },
+  });
   // The service-account controller makes it too; pods are refused until it exists.
-  await client.create(`/api/v1/namespaces/${name}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
+  await client.create(`/api/v1/namespaces/${name}/serviceaccounts`, {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'default', namespace: name },
+  });
 }
 
 interface Written {
@@ -108,32 +118,82 @@ async function ensureWorkload(client: ScaleClient, w: WorkloadPlan): Promise<Wri
   const meta = { name: w.name, namespace: ns, labels: { ...t.metadata.labels } };
   switch (w.kind) {
     case 'Deployment': {
-      const hash = `${(w.index * 2654435761 >>> 0).toString(36)}`.slice(0, 9);
-      const d = await client.create(`${apps}/deployments`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta, spec: { replicas: w.pods, selector: { matchLabels: app }, template: t } });
-      await status(`${apps}/deployments/${w.name}`, { observedGeneration: d.metadata.generation, replicas: w.pods, updatedReplicas: w.pods, unavailableReplicas: w.pods });
+      const hash = `${((w.index * 2654435761) >>> 0).toString(36)}`.slice(0, 9);
+      const d = await client.create(`${apps}/deployments`, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: meta,
+        spec: { replicas: w.pods, selector: { matchLabels: app }, template: t },
+      });
+      await status(`${apps}/deployments/${w.name}`, {
+        observedGeneration: d.metadata.generation,
+        replicas: w.pods,
+        updatedReplicas: w.pods,
+        unavailableReplicas: w.pods,
+      });
       const labels = { ...t.metadata.labels, 'pod-template-hash': hash };
       const rs = await client.create(`${apps}/replicasets`, {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet',
-        metadata: { name: `${w.name}-${hash}`, namespace: ns, labels, ownerReferences: [{ ...owner(d, 'apps/v1', 'Deployment'), controller: true, blockOwnerDeletion: true }] },
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: {
+          name: `${w.name}-${hash}`,
+          namespace: ns,
+          labels,
+          ownerReferences: [{ ...owner(d, 'apps/v1', 'Deployment'), controller: true, blockOwnerDeletion: true }],
+        },
         spec: { replicas: w.pods, selector: { matchLabels: { ...app, 'pod-template-hash': hash } }, template: { ...t, metadata: { labels } } },
       });
       return { podOwner: owner(rs, 'apps/v1', 'ReplicaSet'), podLabels: { 'pod-template-hash': hash } };
     }
     case 'StatefulSet': {
-      const s = await client.create(`${apps}/statefulsets`, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta, spec: { serviceName: w.name, replicas: w.pods, selector: { matchLabels: app }, template: t } });
+      const s = await client.create(`${apps}/statefulsets`, {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: meta,
+        spec: { serviceName: w.name, replicas: w.pods, selector: { matchLabels: app }, template: t },
+      });
       const revision = `${w.name}-1`;
-      await status(`${apps}/statefulsets/${w.name}`, { observedGeneration: s.metadata.generation, replicas: w.pods, currentReplicas: w.pods, updatedReplicas: w.pods, currentRevision: revision, updateRevision: revision, availableReplicas: 0, readyReplicas: 0 });
+      await status(`${apps}/statefulsets/${w.name}`, {
+        observedGeneration: s.metadata.generation,
+        replicas: w.pods,
+        currentReplicas: w.pods,
+        updatedReplicas: w.pods,
+        currentRevision: revision,
+        updateRevision: revision,
+        availableReplicas: 0,
+        readyReplicas: 0,
+      });
       return { podOwner: owner(s, 'apps/v1', 'StatefulSet'), podLabels: { 'controller-revision-hash': revision } };
     }
     case 'DaemonSet': {
-      const d = await client.create(`${apps}/daemonsets`, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: meta, spec: { selector: { matchLabels: app }, template: t } });
-      await status(`${apps}/daemonsets/${w.name}`, { observedGeneration: d.metadata.generation, desiredNumberScheduled: w.pods, currentNumberScheduled: w.pods, updatedNumberScheduled: w.pods, numberMisscheduled: 0, numberReady: 0 });
+      const d = await client.create(`${apps}/daemonsets`, {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: meta,
+        spec: { selector: { matchLabels: app }, template: t },
+      });
+      await status(`${apps}/daemonsets/${w.name}`, {
+        observedGeneration: d.metadata.generation,
+        desiredNumberScheduled: w.pods,
+        currentNumberScheduled: w.pods,
+        updatedNumberScheduled: w.pods,
+        numberMisscheduled: 0,
+        numberReady: 0,
+      });
       return { podOwner: owner(d, 'apps/v1', 'DaemonSet'), podLabels: {} };
     }
     case 'Job': {
-      const j = await client.create(`/apis/batch/v1/namespaces/${ns}/jobs`, { apiVersion: 'batch/v1', kind: 'Job', metadata: meta, spec: { parallelism: w.pods, completions: w.pods, template: t } });
+      const j = await client.create(`/apis/batch/v1/namespaces/${ns}/jobs`, {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: meta,
+        spec: { parallelism: w.pods, completions: w.pods, template: t },
+      });
       const uid = j.metadata.uid as string;
-      return { podOwner: owner(j, 'batch/v1', 'Job'), podLabels: { 'batch.kubernetes.io/controller-uid': uid, 'controller-uid': uid, 'batch.kubernetes.io/job-name': w.name, 'job-name': w.name } };
+      return {
+        podOwner: owner(j, 'batch/v1', 'Job'),
+        podLabels: { 'batch.kubernetes.io/controller-uid': uid, 'controller-uid': uid, 'batch.kubernetes.io/job-name': w.name, 'job-name': w.name },
+      };
     }
   }
 }
@@ -141,7 +201,9 @@ async function ensureWorkload(client: ScaleClient, w: WorkloadPlan): Promise<Wri
 /** Run `fn` over items with at most `width` at once. */
 export async function pool<T>(items: readonly T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (i < items.length) await fn(items[i++]);
+    }),
+  );
 }

@@ -20,7 +20,7 @@ async function main(argv: string[]): Promise<number> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const known = new Set(['--pods', '--parallel', '--clean', '--down']);
-  const bad = argv.find((a, i) => a.startsWith('--') ? !known.has(a) : !['--pods', '--parallel'].includes(argv[i - 1] ?? ''));
+  const bad = argv.find((a, i) => (a.startsWith('--') ? !known.has(a) : !['--pods', '--parallel'].includes(argv[i - 1] ?? '')));
   if (bad !== undefined || argv.length === 0) {
     log('usage: npm run scale -- --pods N [--parallel 48] | --clean | --down');
     return 2;
@@ -47,7 +47,12 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
-  process.stderr.write(`scale: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`scale: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -67,7 +67,23 @@ export async function startServe(certs: CertFiles, kubeconfig: string, reconcile
   const server = await startCommand(
     (port) => ({
       command: process.execPath,
-      args: [builtCli(), 'serve', '--port', String(port), '--address', '127.0.0.1', '--tls-cert', certs.cert, '--tls-key', certs.key, '--monitoring-port', String(monitoring), '--log-level', 'warn', ...(reconcile ? ['--reconcile'] : [])],
+      args: [
+        builtCli(),
+        'serve',
+        '--port',
+        String(port),
+        '--address',
+        '127.0.0.1',
+        '--tls-cert',
+        certs.cert,
+        '--tls-key',
+        certs.key,
+        '--monitoring-port',
+        String(monitoring),
+        '--log-level',
+        'warn',
+        ...(reconcile ? ['--reconcile'] : []),
+      ],
       env: { ...process.env, KUBECONFIG: kubeconfig },
     }),
     readyBody,
@@ -128,7 +144,14 @@ export interface RateRun {
 }
 
 /** Create `make(i)` in `namespace` at `rate` per second for `seconds` (open loop); `onCreated` after each 201. */
-export async function createAtRate(client: ScaleClient, namespace: string, rate: number, seconds: number, make: (i: number) => Obj, onCreated?: () => void): Promise<RateRun> {
+export async function createAtRate(
+  client: ScaleClient,
+  namespace: string,
+  rate: number,
+  seconds: number,
+  make: (i: number) => Obj,
+  onCreated?: () => void,
+): Promise<RateRun> {
   const t0 = performance.now();
   const total = Math.round(rate * seconds);
   const inFlight: Promise<void>[] = [];

@@ -39,10 +39,16 @@ export interface WorkloadPlan {
 
 const KINDS: readonly [Kind, number][] = [
   ...Array.from({ length: 10 }, (): [Kind, number] => ['Deployment', 15]),
-  ['StatefulSet', 10], ['StatefulSet', 10], ['StatefulSet', 10],
+  ['StatefulSet', 10],
+  ['StatefulSet', 10],
+  ['StatefulSet', 10],
   ['DaemonSet', 10],
-  ['Job', 5], ['Job', 5],
-  ['Pod', 1], ['Pod', 1], ['Pod', 1], ['Pod', 1],
+  ['Job', 5],
+  ['Job', 5],
+  ['Pod', 1],
+  ['Pod', 1],
+  ['Pod', 1],
+  ['Pod', 1],
 ];
 
 export const namespaceName = (n: number): string => `scale-${String(n).padStart(4, '0')}`;
@@ -75,19 +81,21 @@ export function template(w: WorkloadPlan): Obj {
     spec: {
       restartPolicy: w.kind === 'Job' ? 'Never' : 'Always',
       nodeSelector: { [SCALE_LABEL]: 'no-such-node' },
-      containers: [{
-        name: 'app',
-        image: `registry.example/${app}:1.${w.index % 7}`,
-        ports: [{ name: 'http', containerPort: 8080 }],
-        env: [
-          { name: 'APP_NAME', value: app },
-          { name: 'LOG_LEVEL', value: 'info' },
-          { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-        ],
-        resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
-        readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 10 },
-        volumeMounts: [{ name: 'config', mountPath: '/etc/app' }],
-      }],
+      containers: [
+        {
+          name: 'app',
+          image: `registry.example/${app}:1.${w.index % 7}`,
+          ports: [{ name: 'http', containerPort: 8080 }],
+          env: [
+            { name: 'APP_NAME', value: app },
+            { name: 'LOG_LEVEL', value: 'info' },
+            { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+          ],
+          resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
+          readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 10 },
+          volumeMounts: [{ name: 'config', mountPath: '/etc/app' }],
+        },
+      ],
       volumes: [{ name: 'config', configMap: { name: `${app}-config` } }],
     },
   };
@@ -115,7 +123,13 @@ export function podOf(w: WorkloadPlan, k: number, owner: Owner | undefined, extr
       meta.generateName = `${base}-`;
       meta.name = `${base}-${suffix(k)}`;
       if (w.kind === 'DaemonSet') {
-        spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [`scale-node-${k}`] }] }] } } };
+        spec.affinity = {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [`scale-node-${k}`] }] }],
+            },
+          },
+        };
         spec.tolerations = [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' }];
       }
       break;

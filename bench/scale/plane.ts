@@ -50,9 +50,12 @@ export function sizing(dir: string): Sizing {
   return {
     etcdArgs: ['--quota-backend-bytes=8589934592'],
     apiserverArgs: [
-      '--max-requests-inflight=800', '--max-mutating-requests-inflight=400',
-      `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${join(dir, AUDIT_LOG)}`,
-      '--audit-log-maxsize=500', '--audit-log-maxbackup=1',
+      '--max-requests-inflight=800',
+      '--max-mutating-requests-inflight=400',
+      `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
+      `--audit-log-path=${join(dir, AUDIT_LOG)}`,
+      '--audit-log-maxsize=500',
+      '--audit-log-maxbackup=1',
     ],
     controllers: 'namespace,serviceaccount',
   };
@@ -72,7 +75,10 @@ export function planeState(): ClusterState | undefined {
 }
 
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -90,7 +96,13 @@ export class ScaleClient {
     const pki = createPki(join(stateDir(), 'pki'));
     this.#server = new URL(state.server);
     this.#parallel = parallel;
-    this.#agent = new Agent({ keepAlive: true, maxSockets: parallel, ca: readFileSync(pki.caCert), cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key) });
+    this.#agent = new Agent({
+      keepAlive: true,
+      maxSockets: parallel,
+      ca: readFileSync(pki.caCert),
+      cert: readFileSync(pki.admin.cert),
+      key: readFileSync(pki.admin.key),
+    });
   }
 
   close(): void {
@@ -144,7 +156,15 @@ export class ScaleClient {
     this.requests++;
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: this.#server.hostname, port: this.#server.port, method, path, agent: this.#agent, timeout: 120_000, headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) } },
+        {
+          host: this.#server.hostname,
+          port: this.#server.port,
+          method,
+          path,
+          agent: this.#agent,
+          timeout: 120_000,
+          headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

@@ -105,10 +105,26 @@ async function cliRounds(state: ClusterState, size: number): Promise<SizeResult[
   return runs;
 }
 
-async function serveRounds(state: ClusterState, client: ScaleClient, size: number, certs: Awaited<ReturnType<typeof writeCertificate>>, tools: ReturnType<typeof ensureTools>): Promise<SizeResult['serve']> {
+async function serveRounds(
+  state: ClusterState,
+  client: ScaleClient,
+  size: number,
+  certs: Awaited<ReturnType<typeof writeCertificate>>,
+  tools: ReturnType<typeof ensureTools>,
+): Promise<SizeResult['serve']> {
   const readyBody = variantBodies('F1-new', 1)[0];
   const bodies = writeVariants(join(WORK, 'variants'), 2048)['F1-new'];
-  const out: SizeResult['serve'] = { idleMiB: [], firstCountS: [], settledMiB: [], heapMiB: [], peakMiB: [], loadedMiB: [], with: [], without: [], requests: {} };
+  const out: SizeResult['serve'] = {
+    idleMiB: [],
+    firstCountS: [],
+    settledMiB: [],
+    heapMiB: [],
+    peakMiB: [],
+    loadedMiB: [],
+    with: [],
+    without: [],
+    requests: {},
+  };
   for (let r = 0; r < SERVE_ROUNDS; r++) {
     const modes = r % 2 === 0 ? [true, false] : [false, true];
     for (const reconcile of modes) {
@@ -124,7 +140,9 @@ async function serveRounds(state: ClusterState, client: ScaleClient, size: numbe
           const m = await settledRss(s.server.pid);
           out.settledMiB.push(m.rssMiB);
           out.heapMiB.push((sample(await scrape(s.monitoring), 'nodejs_heap_size_used_bytes') ?? Number.NaN) / 2 ** 20);
-          log(`${size}: serve --reconcile counted ${size} pods ${out.firstCountS.at(-1)!.toFixed(1)} s after spawn; RSS ${m.rssMiB.toFixed(0)} MiB ${(30 + m.afterS).toFixed(0)} s later (heap used ${out.heapMiB.at(-1)!.toFixed(0)} MiB, peak RSS ${m.hwmMiB.toFixed(0)})`);
+          log(
+            `${size}: serve --reconcile counted ${size} pods ${out.firstCountS.at(-1)!.toFixed(1)} s after spawn; RSS ${m.rssMiB.toFixed(0)} MiB ${(30 + m.afterS).toFixed(0)} s later (heap used ${out.heapMiB.at(-1)!.toFixed(0)} MiB, peak RSS ${m.hwmMiB.toFixed(0)})`,
+          );
         } else {
           const m = await settledRss(s.server.pid);
           out.idleMiB.push(m.rssMiB);
@@ -156,21 +174,44 @@ async function serveRounds(state: ClusterState, client: ScaleClient, size: numbe
  * judges each): latency from vegeta; serve's CPU per second and event-loop delay (prom-client's
  * histogram, reset by the scrape before the window) from the process itself.
  */
-async function webhookWindow(s: Awaited<ReturnType<typeof startServe>>, client: ScaleClient, bodies: ReturnType<typeof writeVariants>['F1-new'], tools: ReturnType<typeof ensureTools>, reconcile: boolean): Promise<WindowResult> {
+async function webhookWindow(
+  s: Awaited<ReturnType<typeof startServe>>,
+  client: ScaleClient,
+  bodies: ReturnType<typeof writeVariants>['F1-new'],
+  tools: ReturnType<typeof ensureTools>,
+  reconcile: boolean,
+): Promise<WindowResult> {
   const majorGc = (text: string): number => (sample(text, 'nodejs_gc_duration_seconds_sum{kind="major"}') ?? 0) * 1000;
   const gc0 = majorGc(await scrape(s.monitoring));
   const cpu0 = procSample(s.server.pid)?.cpuSeconds ?? Number.NaN;
   const t0 = performance.now();
   const [latency, created] = await Promise.all([
-    listRate(tools, { name: reconcile ? 'serve --reconcile' : 'serve', port: s.server.port, pid: s.server.pid, path: WEBHOOK_PATH }, bodies, { rate: 50, connections: 4, warmupS: 5, durationS: 30, workDir: WORK }),
+    listRate(tools, { name: reconcile ? 'serve --reconcile' : 'serve', port: s.server.port, pid: s.server.pid, path: WEBHOOK_PATH }, bodies, {
+      rate: 50,
+      connections: 4,
+      warmupS: 5,
+      durationS: 30,
+      workDir: WORK,
+    }),
     createAtRate(client, LOAD_NS, 50, 36, loadPod('current')),
   ]);
   const cpuMsPerS = (((procSample(s.server.pid)?.cpuSeconds ?? Number.NaN) - cpu0) * 1000) / ((performance.now() - t0) / 1000);
   const after = await scrape(s.monitoring);
   const lagMaxMs = (sample(after, 'nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000;
   const lagP99Ms = (sample(after, 'nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000;
-  const w = { p50Ms: latency.p50Ms, p90Ms: latency.p90Ms, p99Ms: latency.p99Ms, achieved: latency.achievedRps, cpuMsPerS, lagP99Ms, lagMaxMs, majorGcMs: majorGc(after) - gc0 };
-  log(`${reconcile ? 'with' : 'without'} the reconciler: webhook p50/p90/p99 ${w.p50Ms.toFixed(2)}/${w.p90Ms.toFixed(2)}/${w.p99Ms.toFixed(2)} ms at ${w.achieved.toFixed(1)}/s (${latency.tool}); serve CPU ${cpuMsPerS.toFixed(0)} ms/s, event-loop delay p99 ${lagP99Ms.toFixed(1)} ms, max ${lagMaxMs.toFixed(1)} ms, major GC ${w.majorGcMs.toFixed(0)} ms; ${created.created} pods created`);
+  const w = {
+    p50Ms: latency.p50Ms,
+    p90Ms: latency.p90Ms,
+    p99Ms: latency.p99Ms,
+    achieved: latency.achievedRps,
+    cpuMsPerS,
+    lagP99Ms,
+    lagMaxMs,
+    majorGcMs: majorGc(after) - gc0,
+  };
+  log(
+    `${reconcile ? 'with' : 'without'} the reconciler: webhook p50/p90/p99 ${w.p50Ms.toFixed(2)}/${w.p90Ms.toFixed(2)}/${w.p99Ms.toFixed(2)} ms at ${w.achieved.toFixed(1)}/s (${latency.tool}); serve CPU ${cpuMsPerS.toFixed(0)} ms/s, event-loop delay p99 ${lagP99Ms.toFixed(1)} ms, max ${lagMaxMs.toFixed(1)} ms, major GC ${w.majorGcMs.toFixed(0)} ms; ${created.created} pods created`,
+  );
   return w;
 }
 
@@ -194,7 +235,9 @@ async function keepUp(client: ScaleClient, monitoring: number, base: number): Pr
   sampling = false;
   await sampler;
   const result = { rate: run.created / run.seconds, created: run.created, maxLag: Math.max(...lags), medianLag: median(lags), catchUpS };
-  log(`keep-up: ${result.created} pods at ${result.rate.toFixed(0)}/s; lag max ${result.maxLag}, median ${result.medianLag}; caught up ${catchUpS.toFixed(1)} s after the last create`);
+  log(
+    `keep-up: ${result.created} pods at ${result.rate.toFixed(0)}/s; lag max ${result.maxLag}, median ${result.medianLag}; caught up ${catchUpS.toFixed(1)} s after the last create`,
+  );
   await emptyNamespace(client, LOAD_NS);
   await waitCount(monitoring, base, 300_000);
   return result;
@@ -210,10 +253,27 @@ async function main(): Promise<void> {
   const state = await planeUp(log);
   const client = new ScaleClient(state, 48);
   const results: SizeResult[] = [];
-  const report = (): string => markdown(results, { startedAt: started.at, loadStart: started.load, loadEnd: loadavg(), rounds: ROUNDS, serveRounds: SERVE_ROUNDS, cpus: cpus().length, tool: tools.vegeta !== undefined ? 'vegeta' : 'the Node open-loop client' });
+  const report = (): string =>
+    markdown(results, {
+      startedAt: started.at,
+      loadStart: started.load,
+      loadEnd: loadavg(),
+      rounds: ROUNDS,
+      serveRounds: SERVE_ROUNDS,
+      cpus: cpus().length,
+      tool: tools.vegeta !== undefined ? 'vegeta' : 'the Node open-loop client',
+    });
   try {
-    await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LOAD_NS, labels: { [SCALE_LABEL]: 'true', 'istio-injection': 'enabled' } } });
-    await client.create(`/api/v1/namespaces/${LOAD_NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: LOAD_NS } });
+    await client.create('/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: LOAD_NS, labels: { [SCALE_LABEL]: 'true', 'istio-injection': 'enabled' } },
+    });
+    await client.create(`/api/v1/namespaces/${LOAD_NS}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'default', namespace: LOAD_NS },
+    });
     for (const size of SIZES) {
       const filled = await fill(client, size, log);
       await new Promise((r) => setTimeout(r, 20_000));
@@ -221,7 +281,10 @@ async function main(): Promise<void> {
       const cli = await cliRounds(state, size);
       const serve = await serveRounds(state, client, size, certs, tools);
       results.push({ pods: size, fill: filled, plane, cli, serve, load: loadavg() });
-      writeFileSync(join(WORK, 'results.json'), `${JSON.stringify({ started, machine: { cpus: cpus().length, memGiB: totalmem() / 2 ** 30, node: process.version }, tools: tools.notes, results }, null, 2)}\n`);
+      writeFileSync(
+        join(WORK, 'results.json'),
+        `${JSON.stringify({ started, machine: { cpus: cpus().length, memGiB: totalmem() / 2 ** 30, node: process.version }, tools: tools.notes, results }, null, 2)}\n`,
+      );
       // The Markdown so far, after each size: a run stopped during the next size keeps this one's.
       writeFileSync(join(WORK, 'results.md'), report());
     }

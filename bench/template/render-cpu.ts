@@ -44,7 +44,13 @@ for (const [label, dir] of Object.entries(trees)) {
   copyFileSync(join(HERE, 'render-cpu-child.ts'), join(work, 'child.ts'));
   bundles[label] = join(work, 'child.mjs');
   await build({
-    entryPoints: [join(work, 'child.ts')], outfile: bundles[label], bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning',
+    entryPoints: [join(work, 'child.ts')],
+    outfile: bundles[label],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
     banner: { js: "import { createRequire as __siCreateRequire } from 'node:module'; const require = __siCreateRequire(import.meta.url);" },
   });
 }
@@ -55,8 +61,20 @@ const podsFile = join(mkdtempSync(join(tmpdir(), 'render-cpu-')), 'pods.json');
 writeFileSync(podsFile, JSON.stringify(pods));
 
 function child(label: string): Record<string, number[]> {
-  const args = [bundles[label]!, podsFile, opt('--ms', '100'), opt('--batches', '7'), opt('--warm', '500'), ...(argv.includes('--inject-only') ? ['injectPod'] : [])];
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, ...args], { encoding: 'utf8', cwd: trees[label], maxBuffer: 16 << 20, env: { ...process.env, SI_ISTIO_CONFORMANCE_DIR: ISTIO_DIR } });
+  const args = [
+    bundles[label]!,
+    podsFile,
+    opt('--ms', '100'),
+    opt('--batches', '7'),
+    opt('--warm', '500'),
+    ...(argv.includes('--inject-only') ? ['injectPod'] : []),
+  ];
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, ...args], {
+    encoding: 'utf8',
+    cwd: trees[label],
+    maxBuffer: 16 << 20,
+    env: { ...process.env, SI_ISTIO_CONFORMANCE_DIR: ISTIO_DIR },
+  });
   if (r.status !== 0) throw new Error(`child for ${trees[label]} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, number[]>;
 }
@@ -71,7 +89,12 @@ for (let p = 0; p < PAIRS; p++) {
     for (const t of order) (meds[t]![k] ??= []).push(median(got[t]![k]!));
     (ratios[k] ??= []).push(median(got.after![k]!) / median(got.before![k]!));
   }
-  process.stderr.write(`pair ${p + 1} of ${PAIRS}: ${Object.keys(got.after!).filter((k) => k.endsWith('injectPod')).map((k) => `${k} ${median(got.before![k]!).toFixed(0)} -> ${median(got.after![k]!).toFixed(0)}`).join(', ')}\n`);
+  process.stderr.write(
+    `pair ${p + 1} of ${PAIRS}: ${Object.keys(got.after!)
+      .filter((k) => k.endsWith('injectPod'))
+      .map((k) => `${k} ${median(got.before![k]!).toFixed(0)} -> ${median(got.after![k]!).toFixed(0)}`)
+      .join(', ')}\n`,
+  );
 }
 
 console.log('| measure (CPU µs per call, esbuild bundle) | before | after | after / before (median of pairs) |');

@@ -104,7 +104,9 @@ function goBench(w: { template: string; data: string }, n: number): number {
 
 function child(engine: TemplateEngine): Record<string, number[]> {
   const r = spawnSync(process.execPath, [...process.execArgv, SELF, '--child', engine, ...(QUICK ? ['--quick'] : [])], {
-    encoding: 'utf8', maxBuffer: 16 << 20, cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    cwd: ROOT,
   });
   if (r.status !== 0) throw new Error(`the ${engine} child failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, number[]>;
@@ -129,8 +131,12 @@ for (const w of workloads) {
   const output = w.run.interpreter();
   if (w.run.compiled() !== output) throw new Error(`${w.name}: the compiled engine's output differs from the interpreter's`);
   const row: Row = {
-    workload: w.name, templateBytes: w.templateBytes, outputBytes: Buffer.byteLength(output),
-    us: { compiled: 0, interpreter: 0 }, spread: { compiled: '', interpreter: '' }, ratio: 0,
+    workload: w.name,
+    templateBytes: w.templateBytes,
+    outputBytes: Buffer.byteLength(output),
+    us: { compiled: 0, interpreter: 0 },
+    spread: { compiled: '', interpreter: '' },
+    ratio: 0,
   };
   if (w.parse !== undefined) {
     const parse = w.parse;
@@ -187,7 +193,9 @@ const table = [
       r.goUs === undefined ? 'n/a' : `${(r.us.compiled / r.goUs).toFixed(2)}×`,
       r.sameAsGo === undefined ? 'n/a' : r.sameAsGo ? 'yes' : 'NO',
       '',
-    ].join(' | ').trim(),
+    ]
+      .join(' | ')
+      .trim(),
   ),
 ].join('\n');
 
@@ -205,7 +213,10 @@ const report = [
   '',
   table,
   ...(Math.max(loadBefore, loadAfter) > cpus().length
-    ? ['', `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are noisy; the ratios of the pairs are the figures to use.`]
+    ? [
+        '',
+        `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are noisy; the ratios of the pairs are the figures to use.`,
+      ]
     : []),
 ].join('\n');
 process.stdout.write(`${report}\n`);

@@ -63,7 +63,13 @@ export function captureRenders(config: LoadedConfig, pod: unknown, ctx: Injectio
   const out: CapturedRender[] = [];
   for (const [name, r] of recorders) {
     if (r.data === undefined) continue;
-    out.push({ template: name, compiled: compiled.compiledTemplates.get(name)!, interpreter: interpreter.compiledTemplates.get(name)!, data: r.data, options: r.options });
+    out.push({
+      template: name,
+      compiled: compiled.compiledTemplates.get(name)!,
+      interpreter: interpreter.compiledTemplates.get(name)!,
+      data: r.data,
+      options: r.options,
+    });
   }
   return out;
 }
@@ -88,7 +94,10 @@ export interface Workload {
 export function buildWorkloads(): Workload[] {
   const workloads: Workload[] = [];
   const sprig = sprigFuncs();
-  for (const [name, tpl, json] of [['small container snippet', 'small.tpl', 'small.json'], ['large proxy sidecar', 'sidecar.tpl', 'sidecar-data.json']] as const) {
+  for (const [name, tpl, json] of [
+    ['small container snippet', 'small.tpl', 'small.json'],
+    ['large proxy sidecar', 'sidecar.tpl', 'sidecar-data.json'],
+  ] as const) {
     const template = join(HERE, tpl);
     const dataFile = join(HERE, json);
     const text = readFileSync(template, 'utf8');
@@ -119,7 +128,10 @@ export function buildWorkloads(): Workload[] {
     }
   }
   const builtin = { compiled: withEngine(defaultConfig(), 'compiled'), interpreter: withEngine(defaultConfig(), 'interpreter') };
-  for (const [name, pod] of [['injection core (injectPod), F1, built-in config', podF1()], ['injection core (injectPod), F2, built-in config', podF2()]] as const) {
+  for (const [name, pod] of [
+    ['injection core (injectPod), F1, built-in config', podF1()],
+    ['injection core (injectPod), F2, built-in config', podF2()],
+  ] as const) {
     const once = (engine: TemplateEngine): string => JSON.stringify(injectPod(pod, ctx, builtin[engine]));
     workloads.push({ name, run: { compiled: () => once('compiled'), interpreter: () => once('interpreter') } });
   }

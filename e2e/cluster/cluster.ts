@@ -84,14 +84,23 @@ export function exportLine(state: ClusterState): string {
 /** GET a path of the apiserver as the admin; resolves with the status code and body. */
 export function apiGet(state: ClusterState, pki: Pki, path: string, timeoutMs = 5000): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = request(`${state.server}${path}`, {
-      ca: readFileSync(pki.caCert), cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key), timeout: timeoutMs,
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      `${state.server}${path}`,
+      {
+        ca: readFileSync(pki.caCert),
+        cert: readFileSync(pki.admin.cert),
+        key: readFileSync(pki.admin.key),
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err) => resolve({ status: 0, body: String(err) }));
     req.end();
@@ -110,7 +119,12 @@ async function waitUntil(what: string, timeoutMs: number, daemons: Daemon[], che
 }
 
 export class ComponentError extends Error {
-  constructor(readonly daemon: Daemon, message: string) { super(message); }
+  constructor(
+    readonly daemon: Daemon,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Is the recorded cluster up and answering? */
@@ -127,18 +141,23 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const withNode = options.node ?? false;
   if (existing) {
     // A cluster from before the webhook client certificate existed lacks what the scenarios need.
-    const sameArgs = (options.admissionConfigFile === undefined
-      ? existing.webhookClientDir !== undefined
-      : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom))
-      && JSON.stringify(existing.sizing ?? {}) === JSON.stringify(options.sizing ?? {});
+    const sameArgs =
+      (options.admissionConfigFile === undefined
+        ? existing.webhookClientDir !== undefined
+        : JSON.stringify(existing.apiserverExtraArgs ?? []) === JSON.stringify(custom)) &&
+      JSON.stringify(existing.sizing ?? {}) === JSON.stringify(options.sizing ?? {});
     const sameKind = (existing.node !== undefined) === withNode;
-    if (sameArgs && sameKind && await healthy(existing)) {
+    if (sameArgs && sameKind && (await healthy(existing))) {
       log(`cluster: reusing the running ${withNode ? 'cluster' : 'control plane'} at ${existing.server}`);
       return existing;
     }
-    log(!sameArgs ? 'cluster: the running control plane has other apiserver arguments; restarting it' :
-      !sameKind ? `cluster: the running cluster ${withNode ? 'has no node' : 'has a node'}; restarting it` :
-        'cluster: the recorded cluster is not healthy; tearing it down');
+    log(
+      !sameArgs
+        ? 'cluster: the running control plane has other apiserver arguments; restarting it'
+        : !sameKind
+          ? `cluster: the running cluster ${withNode ? 'has no node' : 'has a node'}; restarting it`
+          : 'cluster: the recorded cluster is not healthy; tearing it down',
+    );
     await down({ log });
   }
   const dir = stateDir();
@@ -155,13 +174,30 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
   const kubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfig, kubeconfigYaml(server, pki.caCert, pki.admin.cert, pki.admin.key, 'e2e-admin'), { mode: 0o600 });
   const kcmKubeconfig = join(dir, 'kube-controller-manager.kubeconfig');
-  writeFileSync(kcmKubeconfig, kubeconfigYaml(server, pki.caCert, pki.controllerManager.cert, pki.controllerManager.key, 'kube-controller-manager'), { mode: 0o600 });
+  writeFileSync(kcmKubeconfig, kubeconfigYaml(server, pki.caCert, pki.controllerManager.cert, pki.controllerManager.key, 'kube-controller-manager'), {
+    mode: 0o600,
+  });
   const sizing = options.sizing ?? {};
-  const state: ClusterState = { version: 1, binDir, kubeconfig, server, ports, daemons: [], apiserverExtraArgs: extra, webhookClientDir: pki.webhookClientDir, ...(options.sizing ? { sizing } : {}) };
+  const state: ClusterState = {
+    version: 1,
+    binDir,
+    kubeconfig,
+    server,
+    ports,
+    daemons: [],
+    apiserverExtraArgs: extra,
+    webhookClientDir: pki.webhookClientDir,
+    ...(options.sizing ? { sizing } : {}),
+  };
   if (nodeBuild) {
     state.node = {
-      dir: join(dir, 'node'), bin: nodeBuild.bin, cniBin: nodeBuild.cniBin, runc: RUNC, imagesDir: nodeBuild.imagesDir,
-      ports: { scheduler: 0, proxyMetrics: 0, proxyHealthz: 0 }, daemons: [],
+      dir: join(dir, 'node'),
+      bin: nodeBuild.bin,
+      cniBin: nodeBuild.cniBin,
+      runc: RUNC,
+      imagesDir: nodeBuild.imagesDir,
+      ports: { scheduler: 0, proxyMetrics: 0, proxyHealthz: 0 },
+      daemons: [],
     };
   }
   const save = (): void => writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`);
@@ -172,50 +208,105 @@ export async function up(options: UpOptions = {}): Promise<ClusterState> {
     }
     const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
     const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
-    state.daemons.push(startDaemon('etcd', join(binDir, 'etcd'), [
-      `--data-dir=${join(dir, 'etcd')}`, `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
-      '--unsafe-no-fsync', '--log-level=warn', ...(sizing.etcdArgs ?? []),
-    ], join(dir, 'etcd.log')));
+    state.daemons.push(
+      startDaemon(
+        'etcd',
+        join(binDir, 'etcd'),
+        [
+          `--data-dir=${join(dir, 'etcd')}`,
+          `--listen-client-urls=${etcdUrl}`,
+          `--advertise-client-urls=${etcdUrl}`,
+          `--listen-peer-urls=${peerUrl}`,
+          `--initial-advertise-peer-urls=${peerUrl}`,
+          `--initial-cluster=default=${peerUrl}`,
+          '--unsafe-no-fsync',
+          '--log-level=warn',
+          ...(sizing.etcdArgs ?? []),
+        ],
+        join(dir, 'etcd.log'),
+      ),
+    );
     save();
     log(`cluster: etcd on 127.0.0.1:${ports.etcd}`);
-    state.daemons.push(startDaemon('kube-apiserver', join(binDir, 'kube-apiserver'), [
-      `--etcd-servers=${etcdUrl}`, `--bind-address=${address}`, `--advertise-address=${address}`,
-      `--secure-port=${ports.apiserver}`, `--tls-cert-file=${pki.serverCert}`, `--tls-private-key-file=${pki.serverKey}`,
-      `--client-ca-file=${pki.caCert}`,
-      `--service-account-issuer=${server}`, `--service-account-key-file=${pki.saPub}`,
-      `--service-account-signing-key-file=${pki.saKey}`, '--api-audiences=https://kubernetes.default.svc',
-      '--service-cluster-ip-range=10.0.0.0/24', '--authorization-mode=Node,RBAC', '--allow-privileged=true',
-      // With a node, the `kubernetes` Service's endpoint is the apiserver's address on the bridge.
-      `--endpoint-reconciler-type=${withNode ? 'lease' : 'none'}`, '--profiling=false', `--cert-dir=${join(dir, 'apiserver-certs')}`,
-      // logs/exec: reach the kubelet at its InternalIP, not by its name (a DNS query off the machine).
-      '--kubelet-preferred-address-types=InternalIP',
-      `--kubelet-client-certificate=${pki.admin.cert}`, `--kubelet-client-key=${pki.admin.key}`,
-      ...extra, ...(sizing.apiserverArgs ?? []),
-    ], join(dir, 'kube-apiserver.log')));
+    state.daemons.push(
+      startDaemon(
+        'kube-apiserver',
+        join(binDir, 'kube-apiserver'),
+        [
+          `--etcd-servers=${etcdUrl}`,
+          `--bind-address=${address}`,
+          `--advertise-address=${address}`,
+          `--secure-port=${ports.apiserver}`,
+          `--tls-cert-file=${pki.serverCert}`,
+          `--tls-private-key-file=${pki.serverKey}`,
+          `--client-ca-file=${pki.caCert}`,
+          `--service-account-issuer=${server}`,
+          `--service-account-key-file=${pki.saPub}`,
+          `--service-account-signing-key-file=${pki.saKey}`,
+          '--api-audiences=https://kubernetes.default.svc',
+          '--service-cluster-ip-range=10.0.0.0/24',
+          '--authorization-mode=Node,RBAC',
+          '--allow-privileged=true',
+          // With a node, the `kubernetes` Service's endpoint is the apiserver's address on the bridge.
+          `--endpoint-reconciler-type=${withNode ? 'lease' : 'none'}`,
+          '--profiling=false',
+          `--cert-dir=${join(dir, 'apiserver-certs')}`,
+          // logs/exec: reach the kubelet at its InternalIP, not by its name (a DNS query off the machine).
+          '--kubelet-preferred-address-types=InternalIP',
+          `--kubelet-client-certificate=${pki.admin.cert}`,
+          `--kubelet-client-key=${pki.admin.key}`,
+          ...extra,
+          ...(sizing.apiserverArgs ?? []),
+        ],
+        join(dir, 'kube-apiserver.log'),
+      ),
+    );
     save();
     log(`cluster: kube-apiserver on ${server}; waiting for /readyz`);
     await waitUntil('the apiserver /readyz', 120_000, state.daemons, async () => (await apiGet(state, pki, '/readyz')).status === 200);
-    state.daemons.push(startDaemon('kube-controller-manager', join(binDir, 'kube-controller-manager'), [
-      `--kubeconfig=${kcmKubeconfig}`, `--authentication-kubeconfig=${kcmKubeconfig}`, `--authorization-kubeconfig=${kcmKubeconfig}`,
-      '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${ports.controllerManager}`,
-      `--service-account-private-key-file=${pki.saKey}`, `--root-ca-file=${pki.caCert}`,
-      '--use-service-account-credentials=true', `--cert-dir=${join(dir, 'kcm-certs')}`,
-      `--controllers=${sizing.controllers ?? '*,-nodeipam,-nodelifecycle,-route,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander'}`,
-    ], join(dir, 'kube-controller-manager.log')));
+    state.daemons.push(
+      startDaemon(
+        'kube-controller-manager',
+        join(binDir, 'kube-controller-manager'),
+        [
+          `--kubeconfig=${kcmKubeconfig}`,
+          `--authentication-kubeconfig=${kcmKubeconfig}`,
+          `--authorization-kubeconfig=${kcmKubeconfig}`,
+          '--leader-elect=false',
+          '--bind-address=127.0.0.1',
+          `--secure-port=${ports.controllerManager}`,
+          `--service-account-private-key-file=${pki.saKey}`,
+          `--root-ca-file=${pki.caCert}`,
+          '--use-service-account-credentials=true',
+          `--cert-dir=${join(dir, 'kcm-certs')}`,
+          `--controllers=${sizing.controllers ?? '*,-nodeipam,-nodelifecycle,-route,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach,-persistentvolume-expander'}`,
+        ],
+        join(dir, 'kube-controller-manager.log'),
+      ),
+    );
     save();
     log('cluster: kube-controller-manager started; waiting for the default ServiceAccount');
-    await waitUntil('the default ServiceAccount', 120_000, state.daemons,
-      async () => (await apiGet(state, pki, '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    await waitUntil(
+      'the default ServiceAccount',
+      120_000,
+      state.daemons,
+      async () => (await apiGet(state, pki, '/api/v1/namespaces/default/serviceaccounts/default')).status === 200,
+    );
     if (state.node) {
       await startNode(state.node, {
-        server, kubeconfig, pkiDir: pki.dir, caCert: pki.caCert, kubectl: join(binDir, 'kubectl'), log, save,
+        server,
+        kubeconfig,
+        pkiDir: pki.dir,
+        caCert: pki.caCert,
+        kubectl: join(binDir, 'kubectl'),
+        log,
+        save,
       });
     }
     return state;
   } catch (err) {
     const nodeDaemon = (err as { daemon?: Daemon }).daemon ?? state.node?.daemons[state.node.daemons.length - 1];
-    const failed = err instanceof ComponentError ? err.daemon : nodeDaemon ?? state.daemons[state.daemons.length - 1];
+    const failed = err instanceof ComponentError ? err.daemon : (nodeDaemon ?? state.daemons[state.daemons.length - 1]);
     if (failed) log(`cluster: ${failed.name} log (last lines of ${failed.log}):\n${logTail(failed.log)}`);
     await down({ log, keepLogs: true });
     throw err;

@@ -18,18 +18,44 @@ export type HostState = Record<string, string[]>;
 
 /** Global paths containerd, the kubelet and the CNI plugins use unless told otherwise. */
 const GLOBAL_PATHS = [
-  '/run/containerd', '/var/run/containerd', NODE.runDir, '/run/netns', '/var/run/netns', '/run/runc', '/run/nri', '/var/run/nri',
-  '/var/lib/containerd', '/var/lib/kubelet', '/var/lib/cni', '/var/lib/nri', '/var/log/pods', '/var/log/containers',
-  '/opt/containerd', '/opt/cni', '/etc/cni', '/etc/cdi', '/var/run/cdi', '/etc/containerd', '/etc/kubernetes', '/run/flannel',
+  '/run/containerd',
+  '/var/run/containerd',
+  NODE.runDir,
+  '/run/netns',
+  '/var/run/netns',
+  '/run/runc',
+  '/run/nri',
+  '/var/run/nri',
+  '/var/lib/containerd',
+  '/var/lib/kubelet',
+  '/var/lib/cni',
+  '/var/lib/nri',
+  '/var/log/pods',
+  '/var/log/containers',
+  '/opt/containerd',
+  '/opt/cni',
+  '/etc/cni',
+  '/etc/cdi',
+  '/var/run/cdi',
+  '/etc/containerd',
+  '/etc/kubernetes',
+  '/run/flannel',
 ];
-const SYSCTL = /^(net\.ipv4\.(ip_forward|conf\.(all|default|lo)\.)|net\.ipv6\.conf\.(all|default|lo)\.|net\.bridge\.|kernel\.(panic|keys\.)|vm\.(overcommit|panic_on_oom)|net\.netfilter\.nf_conntrack_(max|tcp_timeout|buckets))/;
+const SYSCTL =
+  /^(net\.ipv4\.(ip_forward|conf\.(all|default|lo)\.)|net\.ipv6\.conf\.(all|default|lo)\.|net\.bridge\.|kernel\.(panic|keys\.)|vm\.(overcommit|panic_on_oom)|net\.netfilter\.nf_conntrack_(max|tcp_timeout|buckets))/;
 
 const out = (cmd: string, args: string[]): string => spawnSync(cmd, args, { encoding: 'utf8' }).stdout ?? '';
-const lines = (text: string): string[] => text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '');
+const lines = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '');
 
 /** iptables-save without its comments and packet counters. */
 export function normaliseIptables(text: string): string[] {
-  return lines(text).filter((l) => !l.startsWith('#')).map((l) => l.replace(/ \[\d+:\d+\]$/, '').replace(/^(\[\d+:\d+\] )/, ''));
+  return lines(text)
+    .filter((l) => !l.startsWith('#'))
+    .map((l) => l.replace(/ \[\d+:\d+\]$/, '').replace(/^(\[\d+:\d+\] )/, ''));
 }
 
 /** Link names and kinds, not their counters or (for veths) peers' indexes. */
@@ -51,7 +77,9 @@ function processes(): string[] {
       if (cgroup.includes(`/${NODE.cgroup}`) || /\/(containerd|containerd-shim-runc-v2|kubelet|kube-proxy|kube-scheduler|runc)$/.test(exe)) {
         found.push(`${exe} ${cmd.slice(1).join(' ')}`.slice(0, 200));
       }
-    } catch { /* exited, or a kernel thread */ }
+    } catch {
+      /* exited, or a kernel thread */
+    }
   }
   return found.sort();
 }
@@ -59,23 +87,33 @@ function processes(): string[] {
 function cgroups(): string[] {
   const root = '/sys/fs/cgroup';
   if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((h) => {
-    try {
-      return readdirSync(join(root, h), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${h}/${e.name}`);
-    } catch { return []; }
-  }).sort();
+  return readdirSync(root)
+    .flatMap((h) => {
+      try {
+        return readdirSync(join(root, h), { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => `${h}/${e.name}`);
+      } catch {
+        return [];
+      }
+    })
+    .sort();
 }
 
 export function snapshotHost(): HostState {
   const sysctls = lines(out('sysctl', ['-a'])).filter((l) => SYSCTL.test(l));
-  const mounts = lines(readFileSync('/proc/self/mountinfo', 'utf8')).map((l) => {
-    const f = l.split(' ');
-    const dash = f.indexOf('-');
-    return `${f[4]} ${f[dash + 1]} ${f[dash + 2]}`;
-  }).sort();
+  const mounts = lines(readFileSync('/proc/self/mountinfo', 'utf8'))
+    .map((l) => {
+      const f = l.split(' ');
+      const dash = f.indexOf('-');
+      return `${f[4]} ${f[dash + 1]} ${f[dash + 2]}`;
+    })
+    .sort();
   return {
     links: normaliseLinks(out('ip', ['-o', 'link'])).sort(),
-    addresses: lines(out('ip', ['-o', 'addr'])).map((l) => l.replace(/\s+valid_lft.*$/, '').replace(/^\d+: /, '')).sort(),
+    addresses: lines(out('ip', ['-o', 'addr']))
+      .map((l) => l.replace(/\s+valid_lft.*$/, '').replace(/^\d+: /, ''))
+      .sort(),
     routes: [...lines(out('ip', ['route', 'show', 'table', 'all'])), ...lines(out('ip', ['-6', 'route', 'show', 'table', 'all']))].sort(),
     iptables: normaliseIptables(out('iptables-save', [])),
     ip6tables: normaliseIptables(out('ip6tables-save', [])),

@@ -17,8 +17,13 @@ import { NODE } from './node-config.js';
 
 /** What the kubelet (setupKernelTunables) and the bridge plugin (ip_forward) may change. */
 export const SYSCTLS = [
-  'net.ipv4.ip_forward', 'kernel.panic', 'kernel.panic_on_oops', 'vm.overcommit_memory', 'vm.panic_on_oom',
-  'kernel.keys.root_maxkeys', 'kernel.keys.root_maxbytes',
+  'net.ipv4.ip_forward',
+  'kernel.panic',
+  'kernel.panic_on_oops',
+  'vm.overcommit_memory',
+  'vm.panic_on_oom',
+  'kernel.keys.root_maxkeys',
+  'kernel.keys.root_maxbytes',
 ] as const;
 
 /**
@@ -35,7 +40,11 @@ const GUARD_INPUT = 'SI-E2E-INPUT';
 const OWNED_CHAIN = /^(KUBE-|CNI-|SI-E2E-)/;
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
-interface Saved { sysctls: Record<string, string>; absentPaths: string[]; nftTables: string[] }
+interface Saved {
+  sysctls: Record<string, string>;
+  absentPaths: string[];
+  nftTables: string[];
+}
 
 function run(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -101,7 +110,9 @@ export function splitRule(rule: string): string[] {
 /** The v1 hierarchies (and the unified one) where the node's cgroup may appear. */
 export function cgroupHierarchies(): string[] {
   if (!existsSync(CGROUP_ROOT)) return [];
-  return readdirSync(CGROUP_ROOT).map((h) => join(CGROUP_ROOT, h)).filter((h) => existsSync(join(h, 'cgroup.procs')));
+  return readdirSync(CGROUP_ROOT)
+    .map((h) => join(CGROUP_ROOT, h))
+    .filter((h) => existsSync(join(h, 'cgroup.procs')));
 }
 
 /** Every process in the node's cgroup tree (the pods' processes), from any hierarchy. */
@@ -111,7 +122,9 @@ export function nodeCgroupPids(): number[] {
     try {
       for (const p of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (p) pids.add(Number(p));
       for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) walk(join(dir, e.name));
-    } catch { /* removed meanwhile */ }
+    } catch {
+      /* removed meanwhile */
+    }
   };
   for (const h of cgroupHierarchies()) if (existsSync(join(h, NODE.cgroup))) walk(join(h, NODE.cgroup));
   return [...pids];
@@ -151,12 +164,17 @@ export function setupHost(dir: string, apiserverPort: number): void {
 function guard(apiserverPort: number): void {
   const br = NODE.bridge;
   for (const tool of ['iptables', 'ip6tables'] as const) {
-    for (const [chain, hook] of [[GUARD_FORWARD, 'FORWARD'], [GUARD_INPUT, 'INPUT']] as const) {
+    for (const [chain, hook] of [
+      [GUARD_FORWARD, 'FORWARD'],
+      [GUARD_INPUT, 'INPUT'],
+    ] as const) {
       tryRun(tool, ['-t', 'mangle', '-N', chain]);
       run(tool, ['-t', 'mangle', '-F', chain]);
       if (!tryRun(tool, ['-t', 'mangle', '-C', hook, '-j', chain])) run(tool, ['-t', 'mangle', '-I', hook, '1', '-j', chain]);
     }
-    const add = (chain: string, ...rule: string[]): void => { run(tool, ['-t', 'mangle', '-A', chain, ...rule]); };
+    const add = (chain: string, ...rule: string[]): void => {
+      run(tool, ['-t', 'mangle', '-A', chain, ...rule]);
+    };
     // Nothing is routed between the bridge and any other interface, either way.
     add(GUARD_FORWARD, '-i', br, '!', '-o', br, '-j', 'DROP');
     add(GUARD_FORWARD, '-o', br, '!', '-i', br, '-j', 'DROP');
@@ -190,7 +208,7 @@ export function foreignNodeState(): string | undefined {
  */
 export function nftTables(): string[] {
   const r = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error('nft (Debian package nftables) is needed to restore the host\'s tables after the node: apt-get install nftables');
+  if (r.status !== 0) throw new Error("nft (Debian package nftables) is needed to restore the host's tables after the node: apt-get install nftables");
   return r.stdout.split('\n').flatMap((l) => /^table (\S+ \S+)$/.exec(l.trim())?.[1] ?? []);
 }
 
@@ -215,13 +233,18 @@ export function restoreHost(dir: string): void {
 function removeCgroupTree(dir: string): void {
   if (!existsSync(dir)) return;
   for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeCgroupTree(join(dir, e.name));
-  try { rmdirSync(dir); } catch { /* a process is still inside: stopNode kills them first */ }
+  try {
+    rmdirSync(dir);
+  } catch {
+    /* a process is still inside: stopNode kills them first */
+  }
 }
 
 /** Mount points under a directory, deepest first, from /proc/self/mountinfo. */
 export function mountsUnder(dir: string): string[] {
   const prefix = dir.endsWith('/') ? dir : `${dir}/`;
-  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n')
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
     .map((l) => l.split(' ')[4]?.replace(/\\040/g, ' ') ?? '')
     .filter((m) => m === dir || m.startsWith(prefix))
     .sort((a, b) => b.length - a.length);

@@ -19,7 +19,10 @@ async function main(argv: string[]): Promise<number> {
       for (let i = 0; i < rest.length; i++) {
         if (rest[i] === '--admission-config' && rest[i + 1]) admissionConfigFile = resolve(rest[++i]!);
         else if (rest[i] === '--no-node') node = false;
-        else { process.stderr.write(`${USAGE}\n`); return 2; }
+        else {
+          process.stderr.write(`${USAGE}\n`);
+          return 2;
+        }
       }
       const t0 = Date.now();
       const state = await up({ admissionConfigFile, node });
@@ -45,7 +48,10 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('cluster: no running cluster with a node; start one with: npm run cluster -- up\n');
         return 1;
       }
-      if (rest.length === 0) { process.stderr.write(`${USAGE}\n`); return 2; }
+      if (rest.length === 0) {
+        process.stderr.write(`${USAGE}\n`);
+        return 2;
+      }
       for (const archive of rest) {
         for (const ref of loadImage(state.node, resolve(archive))) process.stdout.write(`${ref}\n`);
       }
@@ -57,7 +63,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
-  process.stderr.write(`cluster: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`cluster: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

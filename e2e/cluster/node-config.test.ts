@@ -10,7 +10,9 @@ import { NODE, cniConflist, containerdConfig, containerdSocket, kubeletArgs, kub
 
 const paths: NodePaths = {
   dir: '/root/.cache/sidecar-injector/e2e/cluster-a-rather-long-private-state-directory-name/node',
-  bin: '/cache/node/bin', cniBin: '/cache/node/cni-bin', runc: '/usr/sbin/runc',
+  bin: '/cache/node/bin',
+  cniBin: '/cache/node/cni-bin',
+  runc: '/usr/sbin/runc',
 };
 const allowed = [paths.dir, NODE.runDir, paths.bin, paths.cniBin, paths.runc];
 const absolutePaths = (text: string): string[] => [...text.matchAll(/'(\/[^']*)'|(?:^|[\s=:])(\/[\w./-]+)/gm)].map((m) => m[1] ?? m[2]!);
@@ -19,8 +21,13 @@ test('containerd is told a place inside the node for every path it would take fr
   const config = containerdConfig(paths);
   const found = absolutePaths(config);
   assert.ok(found.length >= 10, `too few paths found: ${found.join(' ')}`);
-  for (const p of found) assert.ok(allowed.some((a) => p === a || p.startsWith(`${a}/`)), `${p} is outside the node's directories`);
-  for (const key of ['root', 'state', 'address', 'config_path', 'conf_dir', 'socket_dir', 'Root', 'path']) assert.match(config, new RegExp(`\\b${key} = '`), key);
+  for (const p of found)
+    assert.ok(
+      allowed.some((a) => p === a || p.startsWith(`${a}/`)),
+      `${p} is outside the node's directories`,
+    );
+  for (const key of ['root', 'state', 'address', 'config_path', 'conf_dir', 'socket_dir', 'Root', 'path'])
+    assert.match(config, new RegExp(`\\b${key} = '`), key);
   assert.match(config, /enable_cdi = false/);
   assert.match(config, /restrict_oom_score_adj = true/);
 });

@@ -31,8 +31,11 @@ export const NODE = {
   runDir: '/run/si-e2e-node',
   /** The test images e2e/build/images.sh builds (tar file → the reference it holds). */
   images: {
-    'pause.tar': 'e2e.local/pause:1', 'app.tar': 'e2e.local/app:1', 'proxy.tar': 'e2e.local/proxy:1',
-    'nginx.tar': 'e2e.local/nginx:1.22', 'busybox.tar': 'e2e.local/busybox:1',
+    'pause.tar': 'e2e.local/pause:1',
+    'app.tar': 'e2e.local/app:1',
+    'proxy.tar': 'e2e.local/proxy:1',
+    'nginx.tar': 'e2e.local/nginx:1.22',
+    'busybox.tar': 'e2e.local/busybox:1',
   },
   /**
    * Where every image pull goes (containerd's `_default` registry host): a loopback port where
@@ -108,28 +111,46 @@ imports = []
 
 /** bridge + host-local on our own bridge; no masquerade (pods have no way off the machine). */
 export function cniConflist(p: NodePaths): string {
-  return `${JSON.stringify({
-    cniVersion: '1.0.0',
-    name: 'si-e2e',
-    plugins: [{
-      type: 'bridge', bridge: NODE.bridge, isGateway: true, ipMasq: false, hairpinMode: true,
-      ipam: {
-        type: 'host-local', dataDir: nodeFile(p, 'cni-ipam'),
-        ranges: [[{ subnet: NODE.podCidr, gateway: NODE.gateway }]], routes: [{ dst: '0.0.0.0/0' }],
-      },
-    }],
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      cniVersion: '1.0.0',
+      name: 'si-e2e',
+      plugins: [
+        {
+          type: 'bridge',
+          bridge: NODE.bridge,
+          isGateway: true,
+          ipMasq: false,
+          hairpinMode: true,
+          ipam: {
+            type: 'host-local',
+            dataDir: nodeFile(p, 'cni-ipam'),
+            ranges: [[{ subnet: NODE.podCidr, gateway: NODE.gateway }]],
+            routes: [{ dst: '0.0.0.0/0' }],
+          },
+        },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
 }
 
-export interface KubeletPki { caCert: string; cert: string; key: string }
+export interface KubeletPki {
+  caCert: string;
+  cert: string;
+  key: string;
+}
 
 export function kubeletKubeconfig(server: string, pki: KubeletPki): string {
   return [
-    'apiVersion: v1', 'kind: Config',
+    'apiVersion: v1',
+    'kind: Config',
     `clusters: [{name: e2e, cluster: {server: '${server}', certificate-authority: '${pki.caCert}'}}]`,
     `users: [{name: kubelet, user: {client-certificate: '${pki.cert}', client-key: '${pki.key}'}}]`,
     'contexts: [{name: e2e, context: {cluster: e2e, user: kubelet}}]',
-    'current-context: e2e', '',
+    'current-context: e2e',
+    '',
   ].join('\n');
 }
 
@@ -168,24 +189,40 @@ export function kubeletConfig(p: NodePaths, caCert: string): string {
 
 export function kubeletArgs(p: NodePaths): string[] {
   return [
-    `--config=${nodeFile(p, 'kubelet-config.yaml')}`, `--kubeconfig=${nodeFile(p, 'kubelet.kubeconfig')}`,
-    `--root-dir=${nodeFile(p, 'kubelet')}`, `--cert-dir=${nodeFile(p, 'kubelet', 'pki')}`, `--hostname-override=${NODE.name}`, `--node-ip=${NODE.gateway}`, '--v=1',
+    `--config=${nodeFile(p, 'kubelet-config.yaml')}`,
+    `--kubeconfig=${nodeFile(p, 'kubelet.kubeconfig')}`,
+    `--root-dir=${nodeFile(p, 'kubelet')}`,
+    `--cert-dir=${nodeFile(p, 'kubelet', 'pki')}`,
+    `--hostname-override=${NODE.name}`,
+    `--node-ip=${NODE.gateway}`,
+    '--v=1',
   ];
 }
 
 export function schedulerArgs(kubeconfig: string, port: number): string[] {
   return [
-    `--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
-    '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${port}`,
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
   ];
 }
 
 /** kube-proxy in iptables mode, changing no sysctl (conntrack limits left alone). */
 export function kubeProxyArgs(kubeconfig: string, ports: { metrics: number; healthz: number }): string[] {
   return [
-    `--kubeconfig=${kubeconfig}`, `--hostname-override=${NODE.name}`, '--proxy-mode=iptables',
-    `--cluster-cidr=${NODE.podCidr}`, `--nodeport-addresses=${NODE.gateway}/32`, '--iptables-localhost-nodeports=false',
-    '--conntrack-max-per-core=0', '--conntrack-tcp-timeout-established=0', '--conntrack-tcp-timeout-close-wait=0',
-    `--metrics-bind-address=127.0.0.1:${ports.metrics}`, `--healthz-bind-address=127.0.0.1:${ports.healthz}`,
+    `--kubeconfig=${kubeconfig}`,
+    `--hostname-override=${NODE.name}`,
+    '--proxy-mode=iptables',
+    `--cluster-cidr=${NODE.podCidr}`,
+    `--nodeport-addresses=${NODE.gateway}/32`,
+    '--iptables-localhost-nodeports=false',
+    '--conntrack-max-per-core=0',
+    '--conntrack-tcp-timeout-established=0',
+    '--conntrack-tcp-timeout-close-wait=0',
+    `--metrics-bind-address=127.0.0.1:${ports.metrics}`,
+    `--healthz-bind-address=127.0.0.1:${ports.healthz}`,
   ];
 }

@@ -19,8 +19,18 @@ import { freePort } from '../../src/testing/server-process.js';
 import { clientCert } from './pki.js';
 import { foreignNodeState, nodeCgroupPids, restoreHost, setupHost, unmountUnder } from './host.js';
 import {
-  NODE, cniConflist, containerdConfig, containerdSocket, kubeProxyArgs, kubeletArgs, kubeletConfig, kubeletKubeconfig,
-  nodeFile, registryHostsToml, schedulerArgs, type NodePaths,
+  NODE,
+  cniConflist,
+  containerdConfig,
+  containerdSocket,
+  kubeProxyArgs,
+  kubeletArgs,
+  kubeletConfig,
+  kubeletKubeconfig,
+  nodeFile,
+  registryHostsToml,
+  schedulerArgs,
+  type NodePaths,
 } from './node-config.js';
 import { isRunning, startDaemon, stopDaemon, type Daemon } from './process.js';
 import { repoRoot } from './paths.js';
@@ -53,9 +63,15 @@ export function ensureNodeBuild(): { bin: string; cniBin: string; imagesDir: str
   return { bin: join(dir, 'bin'), cniBin: join(dir, 'cni-bin'), imagesDir };
 }
 
-interface Owner { stateDir: string }
+interface Owner {
+  stateDir: string;
+}
 const readOwner = (): Owner | undefined => {
-  try { return JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as Owner; } catch { return undefined; }
+  try {
+    return JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as Owner;
+  } catch {
+    return undefined;
+  }
 };
 
 /** Does the cluster in `stateDir` have node daemons alive? */
@@ -90,16 +106,20 @@ export function undoStaleNode(stateDir: string, log: (l: string) => void): void 
 export function claimNode(stateDir: string, log: (l: string) => void): void {
   const owner = readOwner();
   if (owner && owner.stateDir !== stateDir && nodeRunning(owner.stateDir)) {
-    throw new Error(`another node cluster runs on this machine, from ${owner.stateDir} (one node at a time: the bridge ` +
-      `${NODE.bridge} and kube-proxy's iptables chains are global). Stop it first: ` +
-      `SI_E2E_STATE=${owner.stateDir} npm run cluster -- down; or start a control plane only: npm run cluster -- up --no-node`);
+    throw new Error(
+      `another node cluster runs on this machine, from ${owner.stateDir} (one node at a time: the bridge ` +
+        `${NODE.bridge} and kube-proxy's iptables chains are global). Stop it first: ` +
+        `SI_E2E_STATE=${owner.stateDir} npm run cluster -- down; or start a control plane only: npm run cluster -- up --no-node`,
+    );
   }
   undoStaleNode(stateDir, log);
   if (!readOwner()) {
     const foreign = foreignNodeState();
     if (foreign) {
-      throw new Error(`${foreign}, but no node cluster is recorded in ${OWNER_FILE}: another Kubernetes node may run here. ` +
-        `Remove it, or start a control plane only: npm run cluster -- up --no-node`);
+      throw new Error(
+        `${foreign}, but no node cluster is recorded in ${OWNER_FILE}: another Kubernetes node may run here. ` +
+          `Remove it, or start a control plane only: npm run cluster -- up --no-node`,
+      );
     }
     mkdirSync(NODE.runDir, { recursive: true });
     writeFileSync(OWNER_FILE, `${JSON.stringify({ stateDir })}\n`);
@@ -140,8 +160,11 @@ function healthz(url: string): Promise<boolean> {
 }
 
 export function ctr(node: NodePaths, args: string[]): string {
-  return execFileSync(join(node.bin, 'ctr'), ['-a', containerdSocket(), '-n', 'k8s.io', ...args],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
+  return execFileSync(join(node.bin, 'ctr'), ['-a', containerdSocket(), '-n', 'k8s.io', ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 16 << 20,
+  });
 }
 
 /** Imports a Docker or OCI archive into the node's containerd (the CRI namespace k8s.io). */
@@ -171,7 +194,7 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   writeFileSync(nodeFile(node, 'containerd', 'config.toml'), containerdConfig(node));
   writeFileSync(nodeFile(node, 'containerd', 'certs.d', '_default', 'hosts.toml'), registryHostsToml());
   writeFileSync(nodeFile(node, 'cni-conf', '10-si-e2e.conflist'), cniConflist(node));
-  writeFileSync(nodeFile(node, 'resolv.conf'), '# The e2e node\'s pods have no name server: they reach only the bridge.\n');
+  writeFileSync(nodeFile(node, 'resolv.conf'), "# The e2e node's pods have no name server: they reach only the bridge.\n");
   const start = (name: string, args: string[], env?: NodeJS.ProcessEnv): Daemon => {
     const d = startDaemon(name, join(node.bin, name), args, nodeFile(node, `${name}.log`), { cwd: node.dir, env });
     node.daemons.push(d);
@@ -195,7 +218,8 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   start('kubelet', kubeletArgs(node));
   const kenv = { ...process.env, KUBECONFIG: o.kubeconfig };
   await waitFor(`node ${NODE.name} Ready`, 90_000, node.daemons, () =>
-    ok(o.kubectl, ['wait', '--for=condition=Ready', `node/${NODE.name}`, '--timeout=2s'], kenv));
+    ok(o.kubectl, ['wait', '--for=condition=Ready', `node/${NODE.name}`, '--timeout=2s'], kenv),
+  );
   // The controller-manager runs without the node lifecycle controller, which would lift this.
   ok(o.kubectl, ['taint', 'node', NODE.name, 'node.kubernetes.io/not-ready:NoSchedule-'], kenv);
   o.log(`cluster: node ${NODE.name} Ready (kubelet, containerd, runc ${RUNC})`);
@@ -203,8 +227,12 @@ export async function startNode(node: NodeState, o: StartNodeOptions): Promise<v
   node.ports = { scheduler: await freePort(), proxyMetrics: await freePort(), proxyHealthz: await freePort() };
   start('kube-scheduler', schedulerArgs(o.kubeconfig, node.ports.scheduler));
   start('kube-proxy', kubeProxyArgs(o.kubeconfig, { metrics: node.ports.proxyMetrics, healthz: node.ports.proxyHealthz }));
-  await waitFor('kube-scheduler and kube-proxy', 60_000, node.daemons, async () =>
-    await healthz(`https://127.0.0.1:${node.ports.scheduler}/healthz`) && await healthz(`http://127.0.0.1:${node.ports.proxyHealthz}/healthz`));
+  await waitFor(
+    'kube-scheduler and kube-proxy',
+    60_000,
+    node.daemons,
+    async () => (await healthz(`https://127.0.0.1:${node.ports.scheduler}/healthz`)) && (await healthz(`http://127.0.0.1:${node.ports.proxyHealthz}/healthz`)),
+  );
   o.log('cluster: kube-scheduler and kube-proxy up');
 }
 
@@ -217,13 +245,21 @@ function shimPids(): number[] {
     try {
       const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
       if (cmd[0]?.endsWith('containerd-shim-runc-v2') && cmd.includes(sock)) pids.push(Number(p));
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   }
   return pids;
 }
 
 const kill = (pids: number[]): void => {
-  for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
 };
 
 /**
@@ -234,7 +270,10 @@ const kill = (pids: number[]): void => {
  */
 export async function stopNode(node: NodeState, stateDir: string): Promise<void> {
   const byName = (n: string): Daemon | undefined => node.daemons.find((d) => d.name === n);
-  for (const n of ['kube-scheduler', 'kubelet', 'kube-proxy']) { const d = byName(n); if (d) await stopDaemon(d); }
+  for (const n of ['kube-scheduler', 'kubelet', 'kube-proxy']) {
+    const d = byName(n);
+    if (d) await stopDaemon(d);
+  }
   if (existsSync(join(node.bin, 'kube-proxy'))) ok(join(node.bin, 'kube-proxy'), ['--cleanup']);
   for (let i = 0; i < 20; i++) {
     const pids = nodeCgroupPids();

@@ -36,8 +36,27 @@ export function clientCert(dir: string, name: string, subject: string, ca = 'ca'
   writeFileSync(ext, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key], dir);
   openssl(['req', '-new', '-key', key, '-subj', subject, '-out', `${name}.csr`], dir);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial',
-    '-days', '30', '-sha256', '-extfile', ext, '-out', cert], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.crt`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-days',
+      '30',
+      '-sha256',
+      '-extfile',
+      ext,
+      '-out',
+      cert,
+    ],
+    dir,
+  );
   return { cert, key };
 }
 
@@ -46,19 +65,62 @@ export function createPki(dir: string): Pki {
   const p = (f: string): string => join(dir, f);
   if (!existsSync(p('ca.crt'))) {
     openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
-    openssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=sidecar-injector-e2e-ca', '-days', '30', '-sha256',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.crt'], dir);
-    writeFileSync(p('server.ext'), [
-      'basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth',
-      // 10.88.0.1: the node's bridge, where the apiserver listens when a node runs (node-config.ts);
-      // 10.0.0.1: the `kubernetes` Service, which in-cluster clients use.
-      'subjectAltName=IP:127.0.0.1,IP:10.88.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
-      '',
-    ].join('\n'));
+    openssl(
+      [
+        'req',
+        '-x509',
+        '-new',
+        '-key',
+        'ca.key',
+        '-subj',
+        '/CN=sidecar-injector-e2e-ca',
+        '-days',
+        '30',
+        '-sha256',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+        '-out',
+        'ca.crt',
+      ],
+      dir,
+    );
+    writeFileSync(
+      p('server.ext'),
+      [
+        'basicConstraints=CA:FALSE',
+        'keyUsage=critical,digitalSignature,keyEncipherment',
+        'extendedKeyUsage=serverAuth',
+        // 10.88.0.1: the node's bridge, where the apiserver listens when a node runs (node-config.ts);
+        // 10.0.0.1: the `kubernetes` Service, which in-cluster clients use.
+        'subjectAltName=IP:127.0.0.1,IP:10.88.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
+        '',
+      ].join('\n'),
+    );
     openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'server.key'], dir);
     openssl(['req', '-new', '-key', 'server.key', '-subj', '/CN=kube-apiserver', '-out', 'server.csr'], dir);
-    openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30',
-      '-sha256', '-extfile', 'server.ext', '-out', 'server.crt'], dir);
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        'server.csr',
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '30',
+        '-sha256',
+        '-extfile',
+        'server.ext',
+        '-out',
+        'server.crt',
+      ],
+      dir,
+    );
     openssl(['genrsa', '-out', 'sa.key', '2048'], dir);
     openssl(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
     clientCert(dir, 'admin', '/O=system:masters/CN=e2e-admin');
@@ -67,9 +129,12 @@ export function createPki(dir: string): Pki {
   }
   return {
     dir,
-    caCert: p('ca.crt'), caKey: p('ca.key'),
-    serverCert: p('server.crt'), serverKey: p('server.key'),
-    saKey: p('sa.key'), saPub: p('sa.pub'),
+    caCert: p('ca.crt'),
+    caKey: p('ca.key'),
+    serverCert: p('server.crt'),
+    serverKey: p('server.key'),
+    saKey: p('sa.key'),
+    saPub: p('sa.pub'),
     admin: { cert: p('admin.crt'), key: p('admin.key') },
     controllerManager: { cert: p('kube-controller-manager.crt'), key: p('kube-controller-manager.key') },
     webhookClientDir: p('webhook-client'),
@@ -85,14 +150,58 @@ export function createPki(dir: string): Pki {
 function webhookClient(dir: string): void {
   mkdirSync(dir, { recursive: true });
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
-  openssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=sidecar-injector-e2e-webhook-client-ca', '-days', '30', '-sha256',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.crt'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      'ca.key',
+      '-subj',
+      '/CN=sidecar-injector-e2e-webhook-client-ca',
+      '-days',
+      '30',
+      '-sha256',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+      '-out',
+      'ca.crt',
+    ],
+    dir,
+  );
   clientCert(dir, 'client', '/CN=kube-apiserver');
   const kubeconfig = join(dir, 'kubeconfig.yaml');
-  writeFileSync(kubeconfig, ['apiVersion: v1', 'kind: Config', 'users:', '- name: "*"', '  user:',
-    `    client-certificate: ${join(dir, 'client.crt')}`, `    client-key: ${join(dir, 'client.key')}`, ''].join('\n'));
-  const plugin = (name: string): string[] => [`- name: ${name}`, '  configuration:', '    apiVersion: apiserver.config.k8s.io/v1',
-    '    kind: WebhookAdmissionConfiguration', `    kubeConfigFile: ${kubeconfig}`];
-  writeFileSync(join(dir, 'admission.yaml'), ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:',
-    ...plugin('MutatingAdmissionWebhook'), ...plugin('ValidatingAdmissionWebhook'), ''].join('\n'));
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'users:',
+      '- name: "*"',
+      '  user:',
+      `    client-certificate: ${join(dir, 'client.crt')}`,
+      `    client-key: ${join(dir, 'client.key')}`,
+      '',
+    ].join('\n'),
+  );
+  const plugin = (name: string): string[] => [
+    `- name: ${name}`,
+    '  configuration:',
+    '    apiVersion: apiserver.config.k8s.io/v1',
+    '    kind: WebhookAdmissionConfiguration',
+    `    kubeConfigFile: ${kubeconfig}`,
+  ];
+  writeFileSync(
+    join(dir, 'admission.yaml'),
+    [
+      'apiVersion: apiserver.config.k8s.io/v1',
+      'kind: AdmissionConfiguration',
+      'plugins:',
+      ...plugin('MutatingAdmissionWebhook'),
+      ...plugin('ValidatingAdmissionWebhook'),
+      '',
+    ].join('\n'),
+  );
 }

@@ -7,9 +7,17 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 
-export interface Daemon { name: string; pid: number; bin: string; log: string }
+export interface Daemon {
+  name: string;
+  pid: number;
+  bin: string;
+  log: string;
+}
 
-export interface DaemonOptions { cwd?: string; env?: NodeJS.ProcessEnv }
+export interface DaemonOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
 
 export function startDaemon(name: string, bin: string, args: string[], log: string, options: DaemonOptions = {}): Daemon {
   const fd = openSync(log, 'a');
@@ -36,13 +44,21 @@ export function isRunning(d: Daemon): boolean {
 
 export async function stopDaemon(d: Daemon, graceMs = 10_000): Promise<void> {
   if (!isRunning(d)) return;
-  try { process.kill(d.pid, 'SIGTERM'); } catch { return; }
+  try {
+    process.kill(d.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!isRunning(d)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  try { process.kill(d.pid, 'SIGKILL'); } catch { /* gone already */ }
+  try {
+    process.kill(d.pid, 'SIGKILL');
+  } catch {
+    /* gone already */
+  }
 }
 
 export function logTail(file: string, lines = 25): string {

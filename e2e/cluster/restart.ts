@@ -23,7 +23,9 @@ export async function restartApiserver(state: ClusterState, options: RestartOpti
   const index = state.daemons.findIndex((d) => d.name === 'kube-apiserver');
   const old = state.daemons[index];
   if (old === undefined || !isRunning(old)) throw new Error('restartApiserver: the cluster has no running kube-apiserver');
-  const argv = readFileSync(`/proc/${old.pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+  const argv = readFileSync(`/proc/${old.pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((a) => a !== '');
   const args = (options.args ?? ((a) => a))(argv.slice(1));
   await stopDaemon(old);
   await options.whileDown?.();
@@ -47,7 +49,10 @@ export async function restartApiserver(state: ClusterState, options: RestartOpti
  */
 export async function bumpEtcdRevision(state: ClusterState): Promise<number> {
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
-  const res = await fetch(`http://127.0.0.1:${state.ports.etcd}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key: b64('/sidecar-injector-e2e/bump'), value: b64(new Date().toISOString()) }) });
+  const res = await fetch(`http://127.0.0.1:${state.ports.etcd}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: b64('/sidecar-injector-e2e/bump'), value: b64(new Date().toISOString()) }),
+  });
   const body = (await res.json()) as { header?: { revision?: string } };
   if (!res.ok || body.header?.revision === undefined) throw new Error(`etcd put: HTTP ${res.status}`);
   return Number(body.header.revision);

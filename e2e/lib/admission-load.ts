@@ -26,7 +26,12 @@ export interface RunningLoad {
 function adminCredentials(): { server: URL; ca: Buffer; cert: Buffer; key: Buffer } {
   const text = readFileSync(process.env.KUBECONFIG!, 'utf8');
   const field = (name: string) => Buffer.from(new RegExp(`${name}: (\\S+)`).exec(text)![1]!, 'base64');
-  return { server: new URL(/server: (\S+)/.exec(text)![1]!), ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
+  return {
+    server: new URL(/server: (\S+)/.exec(text)![1]!),
+    ca: field('certificate-authority-data'),
+    cert: field('client-certificate-data'),
+    key: field('client-key-data'),
+  };
 }
 
 export function startAdmissionLoad(options: { namespace: string; sidecar: string; perSecond: number; concurrency?: number }): RunningLoad {
@@ -38,28 +43,50 @@ export function startAdmissionLoad(options: { namespace: string; sidecar: string
     new Promise((resolve) => {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `load-${n}` }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } };
       const body = JSON.stringify(pod);
-      const req = request({ host: server.hostname, port: server.port, method: 'POST', path: `/api/v1/namespaces/${options.namespace}/pods?dryRun=All`, agent, timeout: 30_000, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => {
-          if (res.statusCode === 201) {
-            const stored = JSON.parse(text) as Obj;
-            if ((stored.spec.containers as Obj[]).some((c) => c.name === options.sidecar)) result.injected++;
-            else result.notInjected++;
-          } else {
-            result.failures.push(`${new Date().toISOString()} HTTP ${res.statusCode}: ${text.slice(0, 400)}`);
-          }
-          resolve();
-        });
-      });
+      const req = request(
+        {
+          host: server.hostname,
+          port: server.port,
+          method: 'POST',
+          path: `/api/v1/namespaces/${options.namespace}/pods?dryRun=All`,
+          agent,
+          timeout: 30_000,
+          headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => {
+              text += c;
+            })
+            .on('end', () => {
+              if (res.statusCode === 201) {
+                const stored = JSON.parse(text) as Obj;
+                if ((stored.spec.containers as Obj[]).some((c) => c.name === options.sidecar)) result.injected++;
+                else result.notInjected++;
+              } else {
+                result.failures.push(`${new Date().toISOString()} HTTP ${res.statusCode}: ${text.slice(0, 400)}`);
+              }
+              resolve();
+            });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
-      req.on('error', (err) => { result.failures.push(`${new Date().toISOString()} ${err.message}`); resolve(); });
+      req.on('error', (err) => {
+        result.failures.push(`${new Date().toISOString()} ${err.message}`);
+        resolve();
+      });
       req.end(body);
     });
-  const timer = setInterval(() => {
-    if (inFlight.size >= (options.concurrency ?? 4)) return;
-    const p = one(result.sent++).finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  }, Math.max(10, Math.round(1000 / options.perSecond)));
+  const timer = setInterval(
+    () => {
+      if (inFlight.size >= (options.concurrency ?? 4)) return;
+      const p = one(result.sent++).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    },
+    Math.max(10, Math.round(1000 / options.perSecond)),
+  );
   return {
     current: () => ({ ...result, failures: [...result.failures] }),
     async stop() {

@@ -32,7 +32,9 @@ export interface PodIdentity {
 /** A pod-shaped Pod (restricted PSS) that never runs: Events are recorded on it. */
 function placeholderPod(name: string, serviceAccount: string): Obj {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { 'si-e2e': 'in-pod' } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { 'si-e2e': 'in-pod' } },
     spec: {
       serviceAccountName: serviceAccount,
       securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
@@ -55,7 +57,9 @@ export async function asServiceAccount(namespace: string, serviceAccount: string
   const env: NodeJS.ProcessEnv = { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port };
   if (pod !== undefined) {
     await kubectl(['-n', namespace, 'delete', 'pod', pod, '--ignore-not-found', '--wait=false']);
-    const created = JSON.parse((await kubectl(['-n', namespace, 'create', '-o', 'json', '-f', '-'], { input: JSON.stringify(placeholderPod(pod, serviceAccount)) })).stdout) as Obj;
+    const created = JSON.parse(
+      (await kubectl(['-n', namespace, 'create', '-o', 'json', '-f', '-'], { input: JSON.stringify(placeholderPod(pod, serviceAccount)) })).stdout,
+    ) as Obj;
     Object.assign(env, { POD_NAME: pod, POD_NAMESPACE: namespace, POD_UID: created.metadata.uid as string });
   }
   return {
@@ -81,7 +85,7 @@ export interface InPod extends PodIdentity {
 export async function inPod(name: string): Promise<InPod> {
   const objects = parseAllDocuments((await cli(['manifests', '--name', name, '--namespace', name])).stdout).map((d) => d.toJS() as Obj);
   const wanted = objects.filter((o) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind));
-  assert.equal(wanted.length, 4, 'manifests writes the reconciler\'s Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding');
+  assert.equal(wanted.length, 4, "manifests writes the reconciler's Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding");
   await kubectl(['delete', 'namespace', name, '--ignore-not-found', '--wait=true', '--timeout=120s']);
   await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: wanted }));
   const sa = wanted.find((o) => o.kind === 'ServiceAccount')!;
@@ -90,7 +94,8 @@ export async function inPod(name: string): Promise<InPod> {
   return {
     ...identity,
     async dispose() {
-      for (const o of wanted.filter((w) => w.kind.startsWith('Cluster'))) await kubectl(['delete', o.kind.toLowerCase(), o.metadata.name, '--ignore-not-found'], { allowFail: true });
+      for (const o of wanted.filter((w) => w.kind.startsWith('Cluster')))
+        await kubectl(['delete', o.kind.toLowerCase(), o.metadata.name, '--ignore-not-found'], { allowFail: true });
       await kubectl(['delete', 'namespace', name, '--ignore-not-found', '--wait=false'], { allowFail: true });
       await identity.remove();
     },
@@ -105,12 +110,17 @@ export interface ServeProcess {
 }
 
 /** `serve ARGS` (our CLI as it ships), optionally wrapped; output kept, SIGTERM then SIGKILL on stop. */
-export function spawnServe(args: readonly string[], options: { env?: NodeJS.ProcessEnv; wrap?: (command: string, args: string[]) => [string, string[]] } = {}): ServeProcess {
+export function spawnServe(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; wrap?: (command: string, args: string[]) => [string, string[]] } = {},
+): ServeProcess {
   const line: [string, string[]] = [process.execPath, [cliPath(), 'serve', ...args]];
   const [command, argv] = options.wrap ? options.wrap(...line) : line;
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(options.env ?? {}) } });
   let out = '';
-  const keep = (chunk: Buffer): void => { out = (out + chunk.toString('utf8')).slice(-50_000); };
+  const keep = (chunk: Buffer): void => {
+    out = (out + chunk.toString('utf8')).slice(-50_000);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   return {
@@ -132,13 +142,18 @@ export function readyz(port: number, host = '127.0.0.1'): Promise<{ status: numb
   return new Promise((resolve, reject) => {
     const req = request({ host, port, path: '/readyz', timeout: 2000 }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Obj });
-        } catch (err) {
-          reject(err);
-        }
-      });
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => {
+          text += c;
+        })
+        .on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Obj });
+          } catch (err) {
+            reject(err);
+          }
+        });
     });
     req.on('timeout', () => req.destroy(new Error('no answer from /readyz')));
     req.on('error', reject);
@@ -150,12 +165,17 @@ export function readyz(port: number, host = '127.0.0.1'): Promise<{ status: numb
 export async function waitReady(serve: ServeProcess, monitoringPort: number, timeoutMs = 60_000, host = '127.0.0.1'): Promise<Obj> {
   let last: unknown;
   try {
-    return await waitFor(`serve to be ready on :${monitoringPort}`, async () => {
-      if (serve.child.exitCode !== null) throw new Error(`serve exited ${serve.child.exitCode}: ${serve.output()}`);
-      const r = await readyz(monitoringPort, host).catch(() => undefined);
-      last = r?.body;
-      return r?.status === 200 ? r.body : undefined;
-    }, timeoutMs, 200);
+    return await waitFor(
+      `serve to be ready on :${monitoringPort}`,
+      async () => {
+        if (serve.child.exitCode !== null) throw new Error(`serve exited ${serve.child.exitCode}: ${serve.output()}`);
+        const r = await readyz(monitoringPort, host).catch(() => undefined);
+        last = r?.body;
+        return r?.status === 200 ? r.body : undefined;
+      },
+      timeoutMs,
+      200,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}\n/readyz: ${JSON.stringify(last)}\nserve: ${serve.output().slice(-4000)}`, { cause: err });
   }

@@ -67,10 +67,14 @@ export function helm(args: string[], timeoutMs = 180_000) {
 export function chartFlags(valuesFile: string, certs: { ca: string; cert: string; key: string }, extra: string[] = []): string[] {
   const image = ourImage();
   return [
-    '--set', `image.repository=${image.reference.slice(0, image.reference.lastIndexOf(':'))}`,
-    '--set', `image.tag=${image.reference.slice(image.reference.lastIndexOf(':') + 1)}`,
-    '--set-file', `injector.values=${valuesFile}`,
-    '--set-file', `tls.caCert=${certs.ca},tls.cert=${certs.cert},tls.key=${certs.key}`,
+    '--set',
+    `image.repository=${image.reference.slice(0, image.reference.lastIndexOf(':'))}`,
+    '--set',
+    `image.tag=${image.reference.slice(image.reference.lastIndexOf(':') + 1)}`,
+    '--set-file',
+    `injector.values=${valuesFile}`,
+    '--set-file',
+    `tls.caCert=${certs.ca},tls.cert=${certs.cert},tls.key=${certs.key}`,
     ...extra,
   ];
 }
@@ -84,8 +88,10 @@ export async function caBundles(name: string): Promise<string[]> {
 /** Ready endpoints of a Service, from its EndpointSlices. */
 export async function readyEndpoints(namespace: string, service: string): Promise<string[]> {
   const slices = await getJson(['endpointslices', '-n', namespace, '-l', `kubernetes.io/service-name=${service}`]);
-  return (slices.items as Obj[]).flatMap((s) => (s.endpoints ?? []) as Obj[])
-    .filter((e) => e.conditions?.ready === true).flatMap((e) => e.addresses as string[]);
+  return (slices.items as Obj[])
+    .flatMap((s) => (s.endpoints ?? []) as Obj[])
+    .filter((e) => e.conditions?.ready === true)
+    .flatMap((e) => e.addresses as string[]);
 }
 
 /** Waits for the injector's Deployment to have `replicas` ready pods and as many Service endpoints. */

@@ -8,7 +8,11 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../cluster/paths.js';
 
-export interface RunResult { code: number; stdout: string; stderr: string }
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export interface RunOptions {
   input?: string;
@@ -23,10 +27,17 @@ export function run(command: string, args: readonly string[], options: RunOption
     const child = spawn(command, args, { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     // A child that exits (or never started) before reading its input closes the pipe: the write
     // fails with EPIPE. Its exit code and stderr, or the spawn error above, say why; EPIPE would
     // hide that (the CI run of 2026-11-28 failed on a bare "write EPIPE").
@@ -89,8 +100,10 @@ export async function createNamespace(name: string, labels: Record<string, strin
   await kubectl(['delete', 'namespace', name, '--ignore-not-found', '--wait=true', '--timeout=120s']);
   const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } };
   await kubectl(['create', '-f', '-'], { input: JSON.stringify(ns) });
-  await waitFor(`the default ServiceAccount in ${name}`, async () =>
-    (await kubectl(['-n', name, 'get', 'serviceaccount', 'default'], { allowFail: true })).code === 0);
+  await waitFor(
+    `the default ServiceAccount in ${name}`,
+    async () => (await kubectl(['-n', name, 'get', 'serviceaccount', 'default'], { allowFail: true })).code === 0,
+  );
 }
 
 export async function deleteNamespaces(...names: string[]): Promise<void> {

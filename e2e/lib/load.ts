@@ -12,7 +12,12 @@ import { Agent, request } from 'node:https';
 import { parse } from 'yaml';
 import type { Obj } from './kube.js';
 
-interface Credentials { server: string; ca: Buffer; cert: Buffer; key: Buffer }
+interface Credentials {
+  server: string;
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
 
 /** The admin credentials of $KUBECONFIG (embedded data, as e2e/cluster/kubeconfig.ts writes them). */
 export function kubeconfigCredentials(file = process.env.KUBECONFIG ?? ''): Credentials {
@@ -26,24 +31,40 @@ export function kubeconfigCredentials(file = process.env.KUBECONFIG ?? ''): Cred
   };
 }
 
-export interface ApiAnswer { status: number; body: Obj | undefined; error?: string }
+export interface ApiAnswer {
+  status: number;
+  body: Obj | undefined;
+  error?: string;
+}
 
 /** One request to the apiserver as the admin (JSON in and out). */
 export function apiRequest(creds: Credentials, agent: Agent, method: string, path: string, body?: unknown, timeoutMs = 15_000): Promise<ApiAnswer> {
   return new Promise((resolve) => {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = request(`${creds.server}${path}`, {
-      method, agent, timeout: timeoutMs,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(data ? { 'Content-Length': data.length } : {}) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => { text += c; });
-      res.on('end', () => {
-        let parsed: Obj | undefined;
-        try { parsed = JSON.parse(text) as Obj; } catch { parsed = undefined; }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
+    const req = request(
+      `${creds.server}${path}`,
+      {
+        method,
+        agent,
+        timeout: timeoutMs,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(data ? { 'Content-Length': data.length } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          let parsed: Obj | undefined;
+          try {
+            parsed = JSON.parse(text) as Obj;
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     req.on('error', (err) => resolve({ status: 0, body: undefined, error: err.message }));
     req.end(data);
@@ -66,7 +87,10 @@ export interface LoadResult {
   sidecarImages: Record<string, number>;
 }
 
-export interface Load { stop(): Promise<LoadResult>; result: LoadResult }
+export interface Load {
+  stop(): Promise<LoadResult>;
+  result: LoadResult;
+}
 
 /**
  * Creates (dry run) one pod every 1000/rate ms in `namespace` until stopped; a pod "has the
@@ -82,7 +106,8 @@ export function startLoad(namespace: string, sidecar: string, options: { rate?: 
   const pending = new Set<Promise<void>>();
   const one = async (n: number): Promise<void> => {
     const pod = {
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: { name: `load-${n}`, namespace, labels: { app: 'load' } },
       spec: { containers: [{ name: 'app', image: 'e2e.local/app:1' }] },
     };
@@ -109,7 +134,10 @@ export function startLoad(namespace: string, sidecar: string, options: { rate?: 
     }
     const n = ++result.sent;
     inFlight++;
-    const p = one(n).finally(() => { inFlight--; pending.delete(p); });
+    const p = one(n).finally(() => {
+      inFlight--;
+      pending.delete(p);
+    });
     pending.add(p);
   }, 1000 / rate);
   return {
@@ -129,9 +157,19 @@ export function sample<T>(probe: () => Promise<T>, everyMs = 250): { stop(): Pro
   let running = true;
   const loop = (async () => {
     while (running) {
-      try { samples.push(await probe()); } catch { /* a failed read is not a sample */ }
+      try {
+        samples.push(await probe());
+      } catch {
+        /* a failed read is not a sample */
+      }
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
-  return { async stop() { running = false; await loop; return samples; } };
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
 }

@@ -12,7 +12,10 @@ import { imageReference } from '../../src/release/image-spec.js';
 import { getJson, kubectl, pods, waitFor, type Obj } from './kube.js';
 
 export const IMAGES = {
-  app: NODE.images['app.tar'], proxy: NODE.images['proxy.tar'], nginx: NODE.images['nginx.tar'], busybox: NODE.images['busybox.tar'],
+  app: NODE.images['app.tar'],
+  proxy: NODE.images['proxy.tar'],
+  nginx: NODE.images['nginx.tar'],
+  busybox: NODE.images['busybox.tar'],
 } as const;
 
 /** The app the scenarios' sidecars join: `args` for e2e.local/app:1 (default: serve on :8080). */
@@ -65,15 +68,21 @@ export function tagImage(source: string, target: string): void {
 }
 
 const ready = (pod: Obj): boolean =>
-  pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp &&
+  pod.status?.phase === 'Running' &&
+  !pod.metadata.deletionTimestamp &&
   (pod.status?.conditions ?? []).some((c: Obj) => c.type === 'Ready' && c.status === 'True');
 
 /** Waits until `count` pods match and all are Running and Ready (and none is terminating). */
 export async function waitRunning(namespace: string, selector: string, count: number, timeoutMs = 120_000): Promise<Obj[]> {
-  return waitFor(`${count} ready pod(s) ${selector} in ${namespace}`, async () => {
-    const list = (await pods(namespace, selector)).filter((p) => !p.metadata.deletionTimestamp);
-    return list.length === count && list.every(ready) ? list : undefined;
-  }, timeoutMs, 500);
+  return waitFor(
+    `${count} ready pod(s) ${selector} in ${namespace}`,
+    async () => {
+      const list = (await pods(namespace, selector)).filter((p) => !p.metadata.deletionTimestamp);
+      return list.length === count && list.every(ready) ? list : undefined;
+    },
+    timeoutMs,
+    500,
+  );
 }
 
 /** The lines `kubectl get pods` prints, as a user sees them. */
@@ -81,14 +90,20 @@ export async function getPodsTable(namespace: string): Promise<string> {
   return (await kubectl(['-n', namespace, 'get', 'pods'])).stdout;
 }
 
-export interface HttpAnswer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
 /** GET http://HOST:PORT/PATH from this machine (to a pod or a ClusterIP, over the bridge). */
 export function httpGet(url: string, timeoutMs = 5000): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { timeout: timeoutMs, agent: false }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => { body += c; });
+      res.setEncoding('utf8').on('data', (c: string) => {
+        body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));

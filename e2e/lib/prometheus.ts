@@ -12,10 +12,25 @@ import { stringify } from 'yaml';
 import { freePort } from '../../src/testing/server-process.js';
 import { waitFor } from './kube.js';
 
-export interface Sample { metric: Record<string, string>; value: [number, string] }
+export interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
 export type QueryResult = { ok: true; series: Sample[] } | { ok: false; error: string };
-export interface ActiveAlert { labels: Record<string, string>; annotations: Record<string, string>; state: 'pending' | 'firing'; activeAt: string; value: string }
-export interface RuleState { name: string; health: string; lastError?: string; state?: string; type: string }
+export interface ActiveAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: 'pending' | 'firing';
+  activeAt: string;
+  value: string;
+}
+export interface RuleState {
+  name: string;
+  health: string;
+  lastError?: string;
+  state?: string;
+  type: string;
+}
 
 export interface RunningPrometheus {
   url: string;
@@ -40,17 +55,28 @@ export async function startPrometheus(bin: string, config: Record<string, unknow
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let out = '';
-  const child: ChildProcess = spawn(bin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const keep = (chunk: Buffer): void => { out = (out + chunk.toString('utf8')).slice(-20_000); };
+  const child: ChildProcess = spawn(
+    bin,
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const keep = (chunk: Buffer): void => {
+    out = (out + chunk.toString('utf8')).slice(-20_000);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  await waitFor('Prometheus to be ready', async () => {
-    if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}: ${out}`);
-    return (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200;
-  }, 60_000, 200);
+  await waitFor(
+    'Prometheus to be ready',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}: ${out}`);
+      return (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200;
+    },
+    60_000,
+    200,
+  );
   return {
-    url, dir,
+    url,
+    dir,
     async query(expr) {
       const r = await api<{ resultType: string; result: Sample[] }>(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`);
       return r.status === 'success' ? { ok: true, series: r.data!.result } : { ok: false, error: r.error ?? JSON.stringify(r) };

@@ -28,21 +28,40 @@ export async function waitClusterSettled(timeoutMs = 180_000): Promise<void> {
     const labels = { app: 'settle' };
     const objects = [
       {
-        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'settle', namespace: ns },
-        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'app', image: IMAGES.app }] } } },
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'settle', namespace: ns },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'app', image: IMAGES.app }] } },
+        },
       },
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'settle', namespace: ns }, spec: { selector: labels, ports: [{ port: 8080 }] } },
     ];
     await kubectl(['create', '-f', '-'], { input: objects.map((o) => JSON.stringify(o)).join('\n') });
     if ((await noNodeReason()) !== false) {
-      await waitFor(`the settle Deployment's pod in ${ns}`, async () => (await kubectl(['-n', ns, 'get', 'pods', '-l', 'app=settle', '-o', 'name'])).stdout.trim() !== '', left(), 500);
+      await waitFor(
+        `the settle Deployment's pod in ${ns}`,
+        async () => (await kubectl(['-n', ns, 'get', 'pods', '-l', 'app=settle', '-o', 'name'])).stdout.trim() !== '',
+        left(),
+        500,
+      );
       return;
     }
     await waitRunning(ns, 'app=settle', 1, left());
-    await waitFor(`a ready endpoint of Service settle in ${ns}`, async () => {
-      const r = await kubectl(['-n', ns, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=settle', '-o', 'jsonpath={.items[*].endpoints[*].conditions.ready}'], { allowFail: true });
-      return r.code === 0 && r.stdout.includes('true');
-    }, left(), 500);
+    await waitFor(
+      `a ready endpoint of Service settle in ${ns}`,
+      async () => {
+        const r = await kubectl(
+          ['-n', ns, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=settle', '-o', 'jsonpath={.items[*].endpoints[*].conditions.ready}'],
+          { allowFail: true },
+        );
+        return r.code === 0 && r.stdout.includes('true');
+      },
+      left(),
+      500,
+    );
   } finally {
     await kubectl(['delete', 'namespace', ns, '--wait=true', '--timeout=120s'], { allowFail: true, timeoutMs: 130_000 });
   }

@@ -50,7 +50,10 @@ export interface RunningWebhook {
 
 function httpsGet(url: string, ca: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = request(url, { ca, timeout: 2000 }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+    const req = request(url, { ca, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(0));
     req.end();
@@ -62,20 +65,40 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
   const configArgs = options.config ? ['--config', options.config] : [];
-  const manifest = (await cli(['manifests', '--webhook-url', url, '--certs-dir', certsDir, '--name', options.name,
-    '--failure-policy', options.failurePolicy ?? 'Fail', ...configArgs, ...(options.manifestsArgs ?? [])])).stdout;
+  const manifest = (
+    await cli([
+      'manifests',
+      '--webhook-url',
+      url,
+      '--certs-dir',
+      certsDir,
+      '--name',
+      options.name,
+      '--failure-policy',
+      options.failurePolicy ?? 'Fail',
+      ...configArgs,
+      ...(options.manifestsArgs ?? []),
+    ])
+  ).stdout;
   const ca = await readFile(join(certsDir, 'ca.crt'), 'utf8');
   let serve: ServeProcess | undefined;
   let last: ServeProcess | undefined;
   const start = async (): Promise<void> => {
-    const s = spawnServe(['--tls-dir', certsDir, '--port', String(port), '--address', '127.0.0.1', '--log-level', 'warn', ...configArgs, ...(options.serveArgs ?? [])],
-      { env: options.env, wrap: options.wrap });
+    const s = spawnServe(
+      ['--tls-dir', certsDir, '--port', String(port), '--address', '127.0.0.1', '--log-level', 'warn', ...configArgs, ...(options.serveArgs ?? [])],
+      { env: options.env, wrap: options.wrap },
+    );
     serve = s;
     last = s;
-    await waitFor(`serve on ${url} to be ready`, async () => {
-      if (s.child.exitCode !== null) throw new Error(`serve exited ${s.child.exitCode}: ${s.output()}`);
-      return (await httpsGet(`${url}/readyz`, ca)) === 200;
-    }, 30_000, 100);
+    await waitFor(
+      `serve on ${url} to be ready`,
+      async () => {
+        if (s.child.exitCode !== null) throw new Error(`serve exited ${s.child.exitCode}: ${s.output()}`);
+        return (await httpsGet(`${url}/readyz`, ca)) === 200;
+      },
+      30_000,
+      100,
+    );
   };
   const stop = async (): Promise<void> => {
     const s = serve;
@@ -93,9 +116,14 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
     throw err;
   }
   return {
-    name: options.name, port, url, certsDir, manifest,
+    name: options.name,
+    port,
+    url,
+    certsDir,
+    manifest,
     output: () => last?.output() ?? '',
-    stop, start,
+    stop,
+    start,
     async remove() {
       await stop();
       await kubectl(['delete', 'mutatingwebhookconfiguration', options.name, '--ignore-not-found'], { allowFail: true });
@@ -110,7 +138,12 @@ export async function metric(hook: RunningWebhook, name: string, labels: Record<
   const text = await new Promise<string>((resolve, reject) => {
     const req = request(`${hook.url}/metrics`, { ca, timeout: 5000 }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => resolve(body));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => {
+          body += c;
+        })
+        .on('end', () => resolve(body));
     });
     req.on('error', reject);
     req.end();
@@ -127,7 +160,8 @@ export async function metric(hook: RunningWebhook, name: string, labels: Record<
 /** A minimal pod with one container (the app the sidecar joins). */
 export function appPod(name: string, extra: { labels?: Record<string, string>; annotations?: Record<string, string>; spec?: Obj } = {}): Obj {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: { name, labels: { app: name, ...(extra.labels ?? {}) }, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
     spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }], ...(extra.spec ?? {}) },
   };
@@ -144,8 +178,13 @@ export async function dryRunCreate(namespace: string, pod: Obj): Promise<Obj> {
  * opted-in namespace comes back with the given container, i.e. the webhook is really called.
  */
 export async function waitUntilInjecting(namespace: string, sidecar: string, timeoutMs = 30_000): Promise<void> {
-  await waitFor(`the apiserver to call the webhook in ${namespace}`, async () => {
-    const pod = await dryRunCreate(namespace, appPod('probe'));
-    return (pod.spec.containers as Obj[]).some((c) => c.name === sidecar);
-  }, timeoutMs, 300);
+  await waitFor(
+    `the apiserver to call the webhook in ${namespace}`,
+    async () => {
+      const pod = await dryRunCreate(namespace, appPod('probe'));
+      return (pod.spec.containers as Obj[]).some((c) => c.name === sidecar);
+    },
+    timeoutMs,
+    300,
+  );
 }

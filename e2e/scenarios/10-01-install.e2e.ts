@@ -14,9 +14,14 @@ import { assertSubset } from '../lib/subset.js';
 
 const CHART = join(repoRoot, 'deploy/helm/sidecar-injector');
 const cleanup: Array<() => Promise<unknown>> = [];
-after(async () => { for (const c of cleanup.reverse()) await c(); });
+after(async () => {
+  for (const c of cleanup.reverse()) await c();
+});
 
-const docs = (yaml: string): Obj[] => parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => o && o.kind);
+const docs = (yaml: string): Obj[] =>
+  parseAllDocuments(yaml)
+    .map((d) => d.toJS() as Obj)
+    .filter((o) => o && o.kind);
 const ref = (o: Obj): string[] => [o.kind.toLowerCase(), o.metadata.name, ...(o.metadata.namespace ? ['-n', o.metadata.namespace] : [])];
 
 /**
@@ -28,7 +33,8 @@ async function applyAndReadBack(objects: Obj[], mwcName: string): Promise<void> 
   const rest = objects.filter((o) => o.kind !== 'MutatingWebhookConfiguration');
   assert.equal(mwc.length, 1, 'one MutatingWebhookConfiguration');
   cleanup.push(() => kubectl(['delete', 'mutatingwebhookconfiguration', mwcName, '--ignore-not-found'], { allowFail: true }));
-  for (const o of rest.filter((x) => x.kind.startsWith('Cluster'))) cleanup.push(() => kubectl(['delete', ...ref(o), '--ignore-not-found'], { allowFail: true }));
+  for (const o of rest.filter((x) => x.kind.startsWith('Cluster')))
+    cleanup.push(() => kubectl(['delete', ...ref(o), '--ignore-not-found'], { allowFail: true }));
   await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rest }));
   try {
     await apply(JSON.stringify(mwc[0]));
@@ -43,9 +49,28 @@ test('scenario 1a: every object manifests generates is accepted by server-side a
   cleanup.push(() => deleteNamespaces(ns));
   const out = await cli(['manifests', '--name', 'e2e-install', '--namespace', ns]);
   const objects = docs(out.stdout);
-  assert.deepEqual([...new Set(objects.map((o) => o.kind))].sort(), ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount'].sort());
+  assert.deepEqual(
+    [...new Set(objects.map((o) => o.kind))].sort(),
+    [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'MutatingWebhookConfiguration',
+      'Namespace',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Secret',
+      'Service',
+      'ServiceAccount',
+    ].sort(),
+  );
   const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
-  assert.ok(mwc.webhooks.every((w: Obj) => (w.matchConditions ?? []).length > 0), 'the CEL match conditions are part of what the apiserver must accept');
+  assert.ok(
+    mwc.webhooks.every((w: Obj) => (w.matchConditions ?? []).length > 0),
+    'the CEL match conditions are part of what the apiserver must accept',
+  );
   await applyAndReadBack(objects, 'e2e-install');
   // The Deployment controller acted on it: a ReplicaSet exists for the injector itself.
   const rs = await getJson(['replicasets', '-n', ns]);
@@ -63,7 +88,9 @@ test('scenario 1b: the Helm chart passes helm lint, and what helm template rende
   const objects = docs(rendered.stdout);
   assert.ok(objects.length >= 8, `helm rendered ${objects.length} objects`);
   if (!objects.some((o) => o.kind === 'Namespace')) await kubectl(['create', 'namespace', ns]);
-  for (const o of objects) if (o.metadata.namespace === undefined && !['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration'].includes(o.kind)) o.metadata.namespace = ns;
+  for (const o of objects)
+    if (o.metadata.namespace === undefined && !['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration'].includes(o.kind))
+      o.metadata.namespace = ns;
   const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
   await applyAndReadBack(objects, mwc.metadata.name);
 });

@@ -27,7 +27,10 @@ after(async () => {
 
 const template = (app: string, extra: Obj = {}): Obj => ({
   metadata: { labels: { app } },
-  spec: { containers: [{ name: 'app', image: 'registry.example/app:1', ports: [{ containerPort: 8080, name: 'http' }], env: [{ name: 'MODE', value: '0' }] }], ...extra },
+  spec: {
+    containers: [{ name: 'app', image: 'registry.example/app:1', ports: [{ containerPort: 8080, name: 'http' }], env: [{ name: 'MODE', value: '0' }] }],
+    ...extra,
+  },
 });
 const meta = (name: string) => ({ name, labels: { app: name } });
 const sel = (app: string) => ({ matchLabels: { app } });
@@ -35,11 +38,37 @@ const sel = (app: string) => ({ matchLabels: { app } });
 /** Every workload kind whose controller creates pods; expected pod count per kind. */
 function workloads(): Array<{ obj: Obj; app: string; count: number }> {
   return [
-    { app: 'deploy', count: 3, obj: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta('deploy'), spec: { replicas: 3, selector: sel('deploy'), template: template('deploy') } } },
-    { app: 'sts', count: 1, obj: { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta('sts'), spec: { replicas: 1, serviceName: 'sts', selector: sel('sts'), template: template('sts') } } },
+    {
+      app: 'deploy',
+      count: 3,
+      obj: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: meta('deploy'),
+        spec: { replicas: 3, selector: sel('deploy'), template: template('deploy') },
+      },
+    },
+    {
+      app: 'sts',
+      count: 1,
+      obj: {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: meta('sts'),
+        spec: { replicas: 1, serviceName: 'sts', selector: sel('sts'), template: template('sts') },
+      },
+    },
     { app: 'ds', count: 1, obj: { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: meta('ds'), spec: { selector: sel('ds'), template: template('ds') } } },
-    { app: 'job', count: 1, obj: { apiVersion: 'batch/v1', kind: 'Job', metadata: meta('job'), spec: { template: template('job', { restartPolicy: 'Never' }) } } },
-    { app: 'rs', count: 2, obj: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: meta('rs'), spec: { replicas: 2, selector: sel('rs'), template: template('rs') } } },
+    {
+      app: 'job',
+      count: 1,
+      obj: { apiVersion: 'batch/v1', kind: 'Job', metadata: meta('job'), spec: { template: template('job', { restartPolicy: 'Never' }) } },
+    },
+    {
+      app: 'rs',
+      count: 2,
+      obj: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: meta('rs'), spec: { replicas: 2, selector: sel('rs'), template: template('rs') } },
+    },
     { app: 'bare', count: 1, obj: appPod('bare') },
   ];
 }
@@ -55,26 +84,48 @@ function comparable(pod: Obj): Obj {
   // The ServiceAccount admission plugin names the token volume with a random suffix.
   const { spec, metadata } = JSON.parse(JSON.stringify(pod).replace(/kube-api-access-[a-z0-9]{5}/g, 'kube-api-access-*')) as Obj;
   const labels = { ...metadata.labels };
-  for (const k of ['pod-template-hash', 'controller-revision-hash', 'statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index', 'batch.kubernetes.io/controller-uid', 'controller-uid', 'batch.kubernetes.io/job-name', 'job-name']) delete labels[k];
+  for (const k of [
+    'pod-template-hash',
+    'controller-revision-hash',
+    'statefulset.kubernetes.io/pod-name',
+    'apps.kubernetes.io/pod-index',
+    'batch.kubernetes.io/controller-uid',
+    'controller-uid',
+    'batch.kubernetes.io/job-name',
+    'job-name',
+  ])
+    delete labels[k];
   delete spec.hostname;
   return { labels, spec };
 }
 
 test('scenario 2: Deployment, StatefulSet, DaemonSet, Job, ReplicaSet and bare Pod in a labelled namespace: every pod is injected, and otherwise the pod the controller asked for', async () => {
   const objs = workloads();
-  for (const ns of [ON, OFF]) await kubectl(['-n', ns, 'create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs.map((w) => w.obj) }) });
+  for (const ns of [ON, OFF])
+    await kubectl(['-n', ns, 'create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs.map((w) => w.obj) }) });
   for (const w of objs) {
-    const [on, off] = await Promise.all([ON, OFF].map((ns) => waitFor(`${w.count} ${w.obj.kind} pods in ${ns}`, async () => {
-      const list = await pods(ns, `app=${w.app}`);
-      return list.length >= w.count ? list : undefined;
-    }, 60_000)));
+    const [on, off] = await Promise.all(
+      [ON, OFF].map((ns) =>
+        waitFor(
+          `${w.count} ${w.obj.kind} pods in ${ns}`,
+          async () => {
+            const list = await pods(ns, `app=${w.app}`);
+            return list.length >= w.count ? list : undefined;
+          },
+          60_000,
+        ),
+      ),
+    );
     assert.equal(on.length, w.count, `${w.obj.kind}: exactly ${w.count} pods`);
     for (const pod of on) {
       assertInjected(pod, `${w.obj.kind} pod ${pod.metadata.name}`);
       // The ServiceAccount plugin mounts its token into the sidecar too (re-run after our patch);
       // our reinvocation leaves it there (a secrets agent or any API client sidecar needs it).
       const sidecar = (pod.spec.containers as Obj[]).find((c) => c.name === SIDECAR)!;
-      assert.ok((sidecar.volumeMounts as Obj[]).some((m) => String(m.name).startsWith('kube-api-access-')), `${w.obj.kind}: the sidecar keeps the ServiceAccount token mount`);
+      assert.ok(
+        (sidecar.volumeMounts as Obj[]).some((m) => String(m.name).startsWith('kube-api-access-')),
+        `${w.obj.kind}: the sidecar keeps the ServiceAccount token mount`,
+      );
     }
     for (const pod of off) assertNotInjected(pod, `${w.obj.kind} pod in the unlabelled namespace`);
     // The same controller in an unlabelled namespace asked for `off[0]`; ours is that pod plus the sidecar.
@@ -85,7 +136,7 @@ test('scenario 2: Deployment, StatefulSet, DaemonSet, Job, ReplicaSet and bare P
   }
 });
 
-test('scenario 3: opt-out label, unlabelled namespace, opt-in label, kube-system and the injector\'s own namespace', async () => {
+test("scenario 3: opt-out label, unlabelled namespace, opt-in label, kube-system and the injector's own namespace", async () => {
   const create = async (ns: string, pod: Obj): Promise<Obj> => {
     await kubectl(['-n', ns, 'create', '-f', '-'], { input: JSON.stringify(pod) });
     return getJson(['-n', ns, 'pod', pod.metadata.name]);
@@ -102,5 +153,5 @@ test('scenario 3: opt-out label, unlabelled namespace, opt-in label, kube-system
     await kubectl(['label', 'namespace', 'kube-system', 'istio-injection-']);
   }
   await createNamespace('sidecar-injector', ENABLED);
-  assertNotInjected(await create('sidecar-injector', appPod('own', { labels: { 'sidecar.istio.io/inject': 'true' } })), 'the injector\'s own namespace');
+  assertNotInjected(await create('sidecar-injector', appPod('own', { labels: { 'sidecar.istio.io/inject': 'true' } })), "the injector's own namespace");
 });

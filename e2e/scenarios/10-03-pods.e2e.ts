@@ -66,10 +66,14 @@ test('scenario 10: inject -f output applied with kubectl apply: the webhook leav
   await kubectl(['apply', '-f', '-'], { input: JSON.stringify(deploy) });
   const stored = await getJson(['-n', NS, 'deployment', deploy.metadata.name]);
   const want = deploy.spec.replicas ?? 1;
-  const list = await waitFor(`${want} pods of ${deploy.metadata.name}`, async () => {
-    const p = await pods(NS, `app=${deploy.spec.template.metadata.labels.app}`);
-    return p.length >= want ? p : undefined;
-  }, 60_000);
+  const list = await waitFor(
+    `${want} pods of ${deploy.metadata.name}`,
+    async () => {
+      const p = await pods(NS, `app=${deploy.spec.template.metadata.labels.app}`);
+      return p.length >= want ? p : undefined;
+    },
+    60_000,
+  );
   const wrote = JSON.parse(status) as Obj;
   for (const pod of list) {
     assertInjected(pod);
@@ -82,10 +86,26 @@ test('scenario 10: inject -f output applied with kubectl apply: the webhook leav
     // the unsigned injection once, the plugin ran again, and the webhook, reinvoked, left its own
     // current injection as it was (inject/current.ts).
     const expect = (c: Obj): Obj => withTokenMount(pod, c);
-    for (const c of stored.spec.template.spec.containers as Obj[]) assert.deepEqual(pod.spec.containers.find((x: Obj) => x.name === c.name), expect(c), `container ${c.name}`);
-    for (const c of stored.spec.template.spec.initContainers as Obj[]) assert.deepEqual(pod.spec.initContainers.find((x: Obj) => x.name === c.name), expect(c), `init container ${c.name}`);
-    assert.deepEqual(pod.spec.containers.map((c: Obj) => c.name), deploy.spec.template.spec.containers.map((c: Obj) => c.name));
-    assert.deepEqual(pod.spec.initContainers.map((c: Obj) => c.name), deploy.spec.template.spec.initContainers.map((c: Obj) => c.name));
+    for (const c of stored.spec.template.spec.containers as Obj[])
+      assert.deepEqual(
+        pod.spec.containers.find((x: Obj) => x.name === c.name),
+        expect(c),
+        `container ${c.name}`,
+      );
+    for (const c of stored.spec.template.spec.initContainers as Obj[])
+      assert.deepEqual(
+        pod.spec.initContainers.find((x: Obj) => x.name === c.name),
+        expect(c),
+        `init container ${c.name}`,
+      );
+    assert.deepEqual(
+      pod.spec.containers.map((c: Obj) => c.name),
+      deploy.spec.template.spec.containers.map((c: Obj) => c.name),
+    );
+    assert.deepEqual(
+      pod.spec.initContainers.map((c: Obj) => c.name),
+      deploy.spec.template.spec.initContainers.map((c: Obj) => c.name),
+    );
   }
 });
 

@@ -28,28 +28,53 @@ before(async () => {
   const cert = await devCertificate();
   other = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
     let body = '';
-    req.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
-      otherCalls++;
-      const review = JSON.parse(body) as Obj;
-      const patch = [{ op: 'add', path: '/spec/containers/-', value: { name: 'added-later', image: 'registry.example/other:1' } }];
-      res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: {
-        uid: review.request.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') } }));
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => {
+        body += c;
+      })
+      .on('end', () => {
+        otherCalls++;
+        const review = JSON.parse(body) as Obj;
+        const patch = [{ op: 'add', path: '/spec/containers/-', value: { name: 'added-later', image: 'registry.example/other:1' } }];
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: {
+              uid: review.request.uid,
+              allowed: true,
+              patchType: 'JSONPatch',
+              patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+            },
+          }),
+        );
+      });
   });
   await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
   const port = (other.address() as AddressInfo).port;
-  await kubectl(['apply', '-f', '-'], { input: JSON.stringify({
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: OTHER },
-    webhooks: [{
-      name: 'other.e2e.example', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail', reinvocationPolicy: 'Never',
-      clientConfig: { url: `https://127.0.0.1:${port}/`, caBundle: Buffer.from(cert.ca.certPem).toString('base64') },
-      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
-      // Only the pods of this test: the label keeps the probe pods of the set-up out.
-      objectSelector: { matchLabels: { 'e2e-other-webhook': 'yes' } },
-    }],
-  }) });
+  await kubectl(['apply', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: OTHER },
+      webhooks: [
+        {
+          name: 'other.e2e.example',
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+          reinvocationPolicy: 'Never',
+          clientConfig: { url: `https://127.0.0.1:${port}/`, caBundle: Buffer.from(cert.ca.certPem).toString('base64') },
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+          // Only the pods of this test: the label keeps the probe pods of the set-up out.
+          objectSelector: { matchLabels: { 'e2e-other-webhook': 'yes' } },
+        },
+      ],
+    }),
+  });
 });
 after(async () => {
   await kubectl(['delete', 'mutatingwebhookconfiguration', OTHER, '--ignore-not-found'], { allowFail: true });
@@ -61,8 +86,12 @@ after(async () => {
 test('scenario 6: a later webhook adds a container; ours is reinvoked and the pod has exactly one sidecar and is valid', async () => {
   const pod = appPod('reinvoked', { labels: { 'e2e-other-webhook': 'yes' } });
   // The other webhook's configuration is picked up asynchronously: wait until a dry run shows it acting.
-  await waitFor('the other webhook to be called', async () =>
-    (await dryRunCreate(NS, pod)).spec.containers.some((c: Obj) => c.name === 'added-later'), 30_000, 300);
+  await waitFor(
+    'the other webhook to be called',
+    async () => (await dryRunCreate(NS, pod)).spec.containers.some((c: Obj) => c.name === 'added-later'),
+    30_000,
+    300,
+  );
   const oursBefore = await metric(hook, 'sidecar_injector_requests_total');
   const otherBefore = otherCalls;
   await kubectl(['-n', NS, 'create', '-f', '-'], { input: JSON.stringify(pod) });

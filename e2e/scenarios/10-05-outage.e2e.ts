@@ -25,8 +25,14 @@ after(async () => {
 });
 
 const deployment = (name: string, replicas: number): Obj => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } },
+  },
 });
 
 test('scenario 7a: failurePolicy Fail with the webhook down refuses opted-in pods naming the webhook; others are created; retries inject once it is back', async () => {
@@ -38,24 +44,36 @@ test('scenario 7a: failurePolicy Fail with the webhook down refuses opted-in pod
 
   const refused = await kubectl(['-n', ON, 'create', '-f', '-'], { input: JSON.stringify(appPod('refused')), allowFail: true });
   assert.notEqual(refused.code, 0, 'an opted-in pod is not created while the webhook is down');
-  assert.ok(names.some((n: string) => refused.stderr.includes(`"${n}"`)), `the error names the webhook (${names.join(', ')}): ${refused.stderr}`);
+  assert.ok(
+    names.some((n: string) => refused.stderr.includes(`"${n}"`)),
+    `the error names the webhook (${names.join(', ')}): ${refused.stderr}`,
+  );
   assert.match(refused.stderr, /failed calling webhook/);
 
   await kubectl(['-n', OFF, 'create', '-f', '-'], { input: JSON.stringify(appPod('unaffected')) });
   assertNotInjected(await getJson(['-n', OFF, 'pod', 'unaffected']), 'a pod that did not opt in');
 
   await kubectl(['-n', ON, 'create', '-f', '-'], { input: JSON.stringify(deployment('retried', 2)) });
-  await waitFor('the ReplicaSet to fail creating pods', async () => {
-    const ev = await getJson(['events', '-n', ON, '--field-selector', 'reason=FailedCreate']);
-    return ev.items.length > 0;
-  }, 30_000);
+  await waitFor(
+    'the ReplicaSet to fail creating pods',
+    async () => {
+      const ev = await getJson(['events', '-n', ON, '--field-selector', 'reason=FailedCreate']);
+      return ev.items.length > 0;
+    },
+    30_000,
+  );
   assert.equal((await pods(ON, 'app=retried')).length, 0, 'no pod without its sidecar');
 
   await hook.start();
-  const created = await waitFor('the controller\'s retries to create the pods', async () => {
-    const list = await pods(ON, 'app=retried');
-    return list.length >= 2 ? list : undefined;
-  }, 120_000, 500);
+  const created = await waitFor(
+    "the controller's retries to create the pods",
+    async () => {
+      const list = await pods(ON, 'app=retried');
+      return list.length >= 2 ? list : undefined;
+    },
+    120_000,
+    500,
+  );
   for (const pod of created) assertInjected(pod, 'a pod created by a retry');
   await hook.remove();
 });
@@ -66,10 +84,14 @@ test('scenario 7b: failurePolicy Ignore with the webhook down: pods start withou
   await waitUntilInjecting(ON, SIDECAR);
   await hook.stop();
   await kubectl(['-n', ON, 'create', '-f', '-'], { input: JSON.stringify(deployment('uninjected', 2)) });
-  const list = await waitFor('the pods of a Deployment created during the outage', async () => {
-    const p = await pods(ON, 'app=uninjected');
-    return p.length >= 2 ? p : undefined;
-  }, 60_000);
+  const list = await waitFor(
+    'the pods of a Deployment created during the outage',
+    async () => {
+      const p = await pods(ON, 'app=uninjected');
+      return p.length >= 2 ? p : undefined;
+    },
+    60_000,
+  );
   for (const pod of list) assertNotInjected(pod, 'a pod admitted while the webhook was down (Ignore)');
   await hook.remove();
 });

@@ -43,15 +43,23 @@ after(async () => {
   await deleteNamespaces(PROBE);
 });
 
-test('scenario 8a: the reconciler works with the ServiceAccount token under the generated RBAC, which is least privilege', { skip: isRoot ? false : 'needs root for a private mount namespace (unshare -m)' }, async () => {
+test('scenario 8a: the reconciler works with the ServiceAccount token under the generated RBAC, which is least privilege', {
+  skip: isRoot ? false : 'needs root for a private mount namespace (unshare -m)',
+}, async () => {
   const as = ['--as', `system:serviceaccount:${NAME}:${NAME}`];
   const can = async (...args: string[]) => (await kubectl(['auth', 'can-i', ...args, ...as], { allowFail: true })).stdout.trim();
   assert.equal(await can('patch', `mutatingwebhookconfigurations/${NAME}`), 'yes');
   assert.equal(await can('get', `mutatingwebhookconfigurations/${NAME}`), 'yes');
   assert.equal(await can('patch', 'mutatingwebhookconfigurations/some-other-webhook'), 'no', 'only its own configuration');
   assert.equal(await can('list', 'pods', '-A'), 'no');
-  await waitFor('a successful reconcile', async () =>
-    (await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'unchanged' })) + (await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'patched' })) > 0, 30_000);
+  await waitFor(
+    'a successful reconcile',
+    async () =>
+      (await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'unchanged' })) +
+        (await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'patched' })) >
+      0,
+    30_000,
+  );
   assert.equal(await metric(hook!, 'sidecar_injector_cabundle_reconcile_total', { result: 'failure' }), 0, `no failed reconcile: ${hook!.output()}`);
 });
 
@@ -63,13 +71,20 @@ test('scenario 8b: a caBundle someone overwrote is repaired', { skip: isRoot ? f
   const patch = (mwc.webhooks as Obj[]).map((_, i) => ({ op: 'replace', path: `/webhooks/${i}/clientConfig/caBundle`, value: stranger }));
   // The object as the apiserver stored it: a watching reconciler may repair it before any later
   // read (seen on a node, where the repair came in under 0.7 s).
-  const patched = JSON.parse((await kubectl(['patch', 'mutatingwebhookconfiguration', NAME, '--type=json', '-p', JSON.stringify(patch), '-o', 'json'])).stdout) as Obj;
-  assert.ok((patched.webhooks as Obj[]).every((w) => !bundleFingerprints(w.clientConfig.caBundle).includes(ours)), 'the overwrite took effect');
+  const patched = JSON.parse(
+    (await kubectl(['patch', 'mutatingwebhookconfiguration', NAME, '--type=json', '-p', JSON.stringify(patch), '-o', 'json'])).stdout,
+  ) as Obj;
+  assert.ok(
+    (patched.webhooks as Obj[]).every((w) => !bundleFingerprints(w.clientConfig.caBundle).includes(ours)),
+    'the overwrite took effect',
+  );
   await waitFor('the reconciler to put our CA back', async () => (await bundles()).every((b) => b.includes(ours)), 30_000);
   await waitUntilInjecting(PROBE, SIDECAR);
 });
 
-test('scenario 8c: during a CA rollover the bundle keeps the old CA next to the new one, and admissions keep working', { skip: isRoot ? false : 'needs root' }, async () => {
+test('scenario 8c: during a CA rollover the bundle keeps the old CA next to the new one, and admissions keep working', {
+  skip: isRoot ? false : 'needs root',
+}, async () => {
   const dir = hook!.certsDir;
   const oldCa = await fingerprint(join(dir, 'ca.crt'));
   // A new CA and certificate for the same address, from manifests itself.
@@ -83,8 +98,11 @@ test('scenario 8c: during a CA rollover the bundle keeps the old CA next to the 
       await copyFile(join(fresh, f), join(dir, `.${f}.new`));
       await rename(join(dir, `.${f}.new`), join(dir, f));
     }
-    await waitFor('the bundle to hold the new CA and keep the old one', async () =>
-      (await bundles()).every((b) => b.includes(newCa) && b.includes(oldCa)), 60_000);
+    await waitFor(
+      'the bundle to hold the new CA and keep the old one',
+      async () => (await bundles()).every((b) => b.includes(newCa) && b.includes(oldCa)),
+      60_000,
+    );
     await waitUntilInjecting(PROBE, SIDECAR);
   } finally {
     await rm(fresh, { recursive: true, force: true });

@@ -47,14 +47,26 @@ after(async () => {
 
 const sidecarImage = (pod: Obj): string => (pod.spec.containers as Obj[]).find((c) => c.name === SIDECAR)!.image;
 const deployment = (name: string): Obj => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-  spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas: 0,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } },
+  },
 });
 const scale = (name: string, n: number) => kubectl(['-n', NS, 'scale', 'deployment', name, `--replicas=${n}`]);
-const waitPods = (name: string, n: number) => waitFor(`${n} pods of ${name}`, async () => {
-  const list = await pods(NS, `app=${name}`);
-  return list.length >= n ? list : undefined;
-}, 120_000, 300);
+const waitPods = (name: string, n: number) =>
+  waitFor(
+    `${n} pods of ${name}`,
+    async () => {
+      const list = await pods(NS, `app=${name}`);
+      return list.length >= n ? list : undefined;
+    },
+    120_000,
+    300,
+  );
 
 test('scenario 9: a config reload while Deployments scale up fails no creation; pods after it carry the new template', async () => {
   const names = ['scale-a', 'scale-b'];
@@ -83,5 +95,9 @@ test('scenario 9: a config reload while Deployments scale up fails no creation; 
     for (const pod of later) assert.equal(sidecarImage(pod), NEW, `${pod.metadata.name} (created after the reload)`);
   }
   const failed = await getJson(['events', '-n', NS, '--field-selector', 'reason=FailedCreate']);
-  assert.deepEqual(failed.items.map((e: Obj) => e.message), [], 'no pod creation failed during the switch');
+  assert.deepEqual(
+    failed.items.map((e: Obj) => e.message),
+    [],
+    'no pod creation failed during the switch',
+  );
 });

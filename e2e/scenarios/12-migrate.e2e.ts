@@ -54,7 +54,11 @@ describe("Istio's ConfigMap as --config", { skip: istioChartPresent() ? false : 
   test('12-1 Istio ConfigMap, no extra keys: native istio-proxy, probes rewritten, Prometheus merged; the apiserver stores it', async () => {
     const pod = appPod('web', {
       annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090', 'prometheus.io/path': '/metrics' },
-      spec: { containers: [{ name: 'app', image: 'registry.example/app:1', ports: [{ containerPort: 8080 }], readinessProbe: { httpGet: { path: '/ready', port: 8080 } } }] },
+      spec: {
+        containers: [
+          { name: 'app', image: 'registry.example/app:1', ports: [{ containerPort: 8080 }], readinessProbe: { httpGet: { path: '/ready', port: 8080 } } },
+        ],
+      },
     });
     const got = await injectedPod(ISTIO_NS, pod, (p) => (p.spec.initContainers ?? []).some((c: Obj) => c.name === 'istio-proxy'));
     const proxy = (got.spec.initContainers as Obj[]).find((c) => c.name === 'istio-proxy');
@@ -65,9 +69,12 @@ describe("Istio's ConfigMap as --config", { skip: istioChartPresent() ? false : 
     assert.equal(got.metadata.annotations['prometheus.io/port'], '15020', 'Prometheus scrapes the agent');
     assert.equal(got.metadata.annotations['prometheus.io/path'], '/stats/prometheus');
     const env = (proxy.env as Obj[]).find((e) => e.name === 'ISTIO_PROMETHEUS_ANNOTATIONS');
-    assert.match(env?.value ?? '', /"port":"9090"/, 'the app\'s own scrape settings move to the proxy');
+    assert.match(env?.value ?? '', /"port":"9090"/, "the app's own scrape settings move to the proxy");
     const opt = await dryRunCreate(ISTIO_NS, appPod('opt-out', { annotations: { 'sidecar.istio.io/nativeSidecar': 'false' } }));
-    assert.ok((opt.spec.containers as Obj[]).some((c) => c.name === 'istio-proxy'), 'nativeSidecar "false" on the pod: a regular container, as Istio decides');
+    assert.ok(
+      (opt.spec.containers as Obj[]).some((c) => c.name === 'istio-proxy'),
+      'nativeSidecar "false" on the pod: a regular container, as Istio decides',
+    );
   });
 });
 
@@ -83,11 +90,17 @@ describe("the tutorial's sidecar config", () => {
     const nginx = (p: Obj) => (p.spec.containers as Obj[]).some((c) => c.name === 'sidecar-nginx');
     const yes = await injectedPod(TUTORIAL_NS, appPod('sleep', { annotations: { 'sidecar-injector-webhook.morven.me/inject': 'yes' } }), nginx);
     assert.ok(nginx(yes), 'injected on "yes"');
-    assert.deepEqual((yes.spec.volumes as Obj[]).find((v) => v.name === 'nginx-conf'), { name: 'nginx-conf', configMap: { name: 'nginx-configmap', defaultMode: 420 } });
+    assert.deepEqual(
+      (yes.spec.volumes as Obj[]).find((v) => v.name === 'nginx-conf'),
+      { name: 'nginx-conf', configMap: { name: 'nginx-configmap', defaultMode: 420 } },
+    );
     const no = await dryRunCreate(TUTORIAL_NS, appPod('no', { annotations: { 'sidecar-injector-webhook.morven.me/inject': 'no' } }));
     assert.ok(!nginx(no));
-    const marked = await dryRunCreate(TUTORIAL_NS, appPod('marked', { annotations: { 'sidecar-injector-webhook.morven.me/inject': 'yes', 'sidecar-injector-webhook.morven.me/status': 'injected' } }));
-    assert.ok(!nginx(marked), 'already injected by the tutorial\'s webhook: not again');
+    const marked = await dryRunCreate(
+      TUTORIAL_NS,
+      appPod('marked', { annotations: { 'sidecar-injector-webhook.morven.me/inject': 'yes', 'sidecar-injector-webhook.morven.me/status': 'injected' } }),
+    );
+    assert.ok(!nginx(marked), "already injected by the tutorial's webhook: not again");
     assert.equal(marked.metadata.annotations['sidecar-injector-webhook.morven.me/status'], 'injected');
   });
 });

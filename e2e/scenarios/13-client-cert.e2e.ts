@@ -39,9 +39,30 @@ async function writeBundle(pem: string): Promise<void> {
 
 /** POST a review to the webhook with curl; returns the HTTP status. */
 async function curlStatus(extra: string[]): Promise<number> {
-  const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'i13-curl', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', namespace: NS, object: appPod('curl') } };
-  const r = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '--cacert', join(hook!.certsDir, 'ca.crt'), '-H', 'Content-Type: application/json',
-    '--data', JSON.stringify(review), ...extra, `${hook!.url}/inject`], { allowFail: true });
+  const review = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'i13-curl', kind: { group: '', version: 'v1', kind: 'Pod' }, operation: 'CREATE', namespace: NS, object: appPod('curl') },
+  };
+  const r = await run(
+    'curl',
+    [
+      '-sS',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '--cacert',
+      join(hook!.certsDir, 'ca.crt'),
+      '-H',
+      'Content-Type: application/json',
+      '--data',
+      JSON.stringify(review),
+      ...extra,
+      `${hook!.url}/inject`,
+    ],
+    { allowFail: true },
+  );
   return Number(r.stdout.trim());
 }
 
@@ -92,10 +113,15 @@ test('rotating the client CA keeps admissions working; a bundle without the apis
     for (let i = 0; i < 5; i++) assert.ok((await dryRunCreate(NS, appPod(`during-${i}`))).spec.containers.some((c: Obj) => c.name === SIDECAR));
     // Without the apiserver's CA the apiserver's calls are refused (failurePolicy Fail: the create fails).
     await writeBundle(newCa);
-    await waitFor('the apiserver to be refused', async () => {
-      const r = await kubectl(['-n', NS, 'create', '--dry-run=server', '-f', '-'], { input: JSON.stringify(appPod('refused')), allowFail: true });
-      return r.code !== 0 && /403|client certificate/.test(r.stderr);
-    }, 15_000, 300);
+    await waitFor(
+      'the apiserver to be refused',
+      async () => {
+        const r = await kubectl(['-n', NS, 'create', '--dry-run=server', '-f', '-'], { input: JSON.stringify(appPod('refused')), allowFail: true });
+        return r.code !== 0 && /403|client certificate/.test(r.stderr);
+      },
+      15_000,
+      300,
+    );
     await writeBundle(oldCa + newCa);
     await waitUntilInjecting(NS, SIDECAR, 15_000);
   } finally {

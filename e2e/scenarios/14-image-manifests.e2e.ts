@@ -18,7 +18,12 @@ import { buildImage, type BuiltImage } from '../../src/release/image.js';
 import { buildExe } from '../../src/release/test-support.js';
 import { apply, cli, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
 
-const skip = process.getuid?.() !== 0 ? 'building the image needs root (umoci)' : spawnSync('umoci', ['--version']).error ? 'umoci is not installed (scripts/install-image-tools.sh)' : false;
+const skip =
+  process.getuid?.() !== 0
+    ? 'building the image needs root (umoci)'
+    : spawnSync('umoci', ['--version']).error
+      ? 'umoci is not installed (scripts/install-image-tools.sh)'
+      : false;
 const dir = mkdtempSync(join(tmpdir(), 'i14-e2e-'));
 const cleanup: Array<() => Promise<unknown>> = [];
 let image: BuiltImage;
@@ -26,7 +31,13 @@ let imageConfig: { User: string; Entrypoint: string[]; Cmd: string[] };
 
 before(() => {
   if (skip !== false) return;
-  image = buildImage({ exe: buildExe(join(dir, 'out')), layout: join(dir, 'image'), archive: join(dir, 'image.oci.tar'), epoch: 1_700_000_000, revision: 'e2e' });
+  image = buildImage({
+    exe: buildExe(join(dir, 'out')),
+    layout: join(dir, 'image'),
+    archive: join(dir, 'image.oci.tar'),
+    epoch: 1_700_000_000,
+    revision: 'e2e',
+  });
   const blob = (digest: string) => JSON.parse(readFileSync(join(image.layout, 'blobs', ...digest.split(':')), 'utf8')) as Obj;
   imageConfig = blob(blob(image.digest).config.digest).config as typeof imageConfig;
 });
@@ -35,13 +46,17 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const docs = (yaml: string): Obj[] => parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => o && o.kind);
+const docs = (yaml: string): Obj[] =>
+  parseAllDocuments(yaml)
+    .map((d) => d.toJS() as Obj)
+    .filter((o) => o && o.kind);
 
 /** `manifests` for `name` (namespace = name), applied without the webhook configuration; the stored Deployment. */
 async function install(name: string, extra: string[]): Promise<{ deployment: Obj; generated: Obj }> {
   cleanup.push(() => deleteNamespaces(name));
   const objects = docs((await cli(['manifests', '--name', name, '--namespace', name, ...extra])).stdout);
-  for (const o of objects.filter((x) => x.kind.startsWith('Cluster'))) cleanup.push(() => kubectl(['delete', o.kind.toLowerCase(), o.metadata.name, '--ignore-not-found'], { allowFail: true }));
+  for (const o of objects.filter((x) => x.kind.startsWith('Cluster')))
+    cleanup.push(() => kubectl(['delete', o.kind.toLowerCase(), o.metadata.name, '--ignore-not-found'], { allowFail: true }));
   // The webhook configuration is left out: it would point opted-in pods at a server that never
   // runs here (scenario 1a applies it); the Deployment is what this scenario is about.
   await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects.filter((o) => o.kind !== 'MutatingWebhookConfiguration') }));
@@ -50,7 +65,9 @@ async function install(name: string, extra: string[]): Promise<{ deployment: Obj
   return { deployment: await getJson(['deployment', name, '-n', name]), generated };
 }
 
-test('scenario 14a: manifests deploys the image this build produces by default; the apiserver accepts the Deployment and its pods under the restricted profile', { skip }, async () => {
+test('scenario 14a: manifests deploys the image this build produces by default; the apiserver accepts the Deployment and its pods under the restricted profile', {
+  skip,
+}, async () => {
   const name = 'i14-image';
   const { deployment, generated } = await install(name, []);
   const container = deployment.spec.template.spec.containers[0] as Obj;
@@ -68,10 +85,14 @@ test('scenario 14a: manifests deploys the image this build produces by default; 
   const ns = await getJson(['namespace', name]);
   assert.equal(ns.metadata.labels['pod-security.kubernetes.io/enforce'], 'restricted');
   // The ReplicaSet controller creates the pods: Pod Security admission let them in.
-  const created = await waitFor('the injector pods', async () => {
-    const list = await pods(name);
-    return list.length === deployment.spec.replicas ? list : undefined;
-  }, 60_000);
+  const created = await waitFor(
+    'the injector pods',
+    async () => {
+      const list = await pods(name);
+      return list.length === deployment.spec.replicas ? list : undefined;
+    },
+    60_000,
+  );
   for (const pod of created) assert.equal(pod.spec.containers[0].image, image.reference);
 });
 

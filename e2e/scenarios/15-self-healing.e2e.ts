@@ -26,7 +26,15 @@ import { cli, cliPath, createNamespace, deleteNamespaces, ensureNode, getJson, k
 import { freePort, startWebhook, waitUntilInjecting, type RunningWebhook } from '../lib/webhook.js';
 import { SIDECAR, assertInjected, assertNotInjected } from '../lib/injected.js';
 
-const NS = { missing: 'i15-heal-missing', stale: 'i15-heal-stale', lease: 'i15-heal-lease', failed: 'i15-heal-failed', rbac: 'i15-heal-rbac', kinds: 'i15-heal-kinds', hint: 'i15-heal-hint' };
+const NS = {
+  missing: 'i15-heal-missing',
+  stale: 'i15-heal-stale',
+  lease: 'i15-heal-lease',
+  failed: 'i15-heal-failed',
+  rbac: 'i15-heal-rbac',
+  kinds: 'i15-heal-kinds',
+  hint: 'i15-heal-hint',
+};
 /** Cluster-scoped objects a scenario creates (deleted in after()). */
 const clusterObjects: string[] = [];
 const LABELS = { 'istio-injection': 'disabled' };
@@ -53,8 +61,14 @@ async function writeConfig(dir: string, tag: string, label: string): Promise<voi
 }
 
 const deployment = (name: string, replicas: number): Obj => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } },
+  },
 });
 
 async function create(ns: string, obj: Obj): Promise<void> {
@@ -62,15 +76,27 @@ async function create(ns: string, obj: Obj): Promise<void> {
 }
 
 async function podsOf(ns: string, app: string, count: number): Promise<Obj[]> {
-  return waitFor(`${count} pods of ${app} in ${ns}`, async () => {
-    const list = await pods(ns, `app=${app}`);
-    return list.length >= count ? list : undefined;
-  }, 60_000, 300);
+  return waitFor(
+    `${count} pods of ${app} in ${ns}`,
+    async () => {
+      const list = await pods(ns, `app=${app}`);
+      return list.length >= count ? list : undefined;
+    },
+    60_000,
+    300,
+  );
 }
 
 interface StatusJson {
   summary: Record<string, number>;
-  workloads: { kind: string; name: string; state: string; counts: Record<string, number>; details: string[]; pods: { name: string; state: string; changes?: Obj[] }[] }[];
+  workloads: {
+    kind: string;
+    name: string;
+    state: string;
+    counts: Record<string, number>;
+    details: string[];
+    pods: { name: string; state: string; changes?: Obj[] }[];
+  }[];
 }
 
 async function status(ns: string, config: string, webhook: string): Promise<{ code: number; report: StatusJson; stderr: string }> {
@@ -85,7 +111,12 @@ const workload = (report: StatusJson, kind: string, name: string) => {
 };
 
 /** Our webhook for one scenario, with its own config directory, ready (the apiserver calls it). */
-async function webhookFor(ns: string, name: string, failurePolicy: 'Fail' | 'Ignore', serveArgs: string[] = []): Promise<{ hook: RunningWebhook; config: string; label: string }> {
+async function webhookFor(
+  ns: string,
+  name: string,
+  failurePolicy: 'Fail' | 'Ignore',
+  serveArgs: string[] = [],
+): Promise<{ hook: RunningWebhook; config: string; label: string }> {
   const label = `${name}-injection`;
   await kubectl(['label', 'namespace', ns, `${label}=enabled`, '--overwrite']);
   const config = await configDir(OLD_TAG, label);
@@ -124,7 +155,12 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
 
   await create(ns, deployment('web', 2));
   await create(ns, deployment('api', 1));
-  await create(ns, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare', labels: { app: 'bare' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } });
+  await create(ns, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'bare', labels: { app: 'bare' } },
+    spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] },
+  });
   for (const p of [...(await podsOf(ns, 'web', 2)), ...(await podsOf(ns, 'api', 1)), ...(await podsOf(ns, 'bare', 1))]) assertNotInjected(p);
 
   const before = await status(ns, config, hook.name);
@@ -147,10 +183,19 @@ test('15.1: Deployments created while the webhook was down (Ignore) are missing;
 
   await hook.start();
   await waitUntilInjecting(ns, SIDECAR);
-  const run = await cli(['restart', '--missing', '--yes', '-n', ns, '--config', config, '--webhook-config', hook.name, '--interval', '0s', '--timeout', '90s', '-o', 'json'], { timeoutMs: 200_000 });
+  const run = await cli(
+    ['restart', '--missing', '--yes', '-n', ns, '--config', config, '--webhook-config', hook.name, '--interval', '0s', '--timeout', '90s', '-o', 'json'],
+    { timeoutMs: 200_000 },
+  );
   const result = JSON.parse(run.stdout) as { outcomes: Obj[]; reportOnly: Obj[] };
-  assert.deepEqual(result.outcomes.map((o) => [o.workload.name, o.result]).sort(), [['api', 'progressed'], ['web', 'progressed']]);
-  assert.deepEqual(result.reportOnly.map((o) => o.workload.kind), ['Pod']);
+  assert.deepEqual(result.outcomes.map((o) => [o.workload.name, o.result]).sort(), [
+    ['api', 'progressed'],
+    ['web', 'progressed'],
+  ]);
+  assert.deepEqual(
+    result.reportOnly.map((o) => o.workload.kind),
+    ['Pod'],
+  );
 
   for (const name of ['web', 'api']) for (const p of await restartedPods(ns, name)) assertInjected(p, `${name}: a pod of the restarted Deployment`);
   const afterwards = await status(ns, config, hook.name);
@@ -184,9 +229,33 @@ test('15.2: a new sidecar image makes pods stale; status names the change; resta
     );
   }
 
-  const run = await cli(['restart', '--stale', '--yes', '--max-in-flight', '1', '--interval', '0s', '--timeout', '90s', '-n', ns, '--config', config, '--webhook-config', hook.name, '-o', 'json'], { timeoutMs: 300_000 });
+  const run = await cli(
+    [
+      'restart',
+      '--stale',
+      '--yes',
+      '--max-in-flight',
+      '1',
+      '--interval',
+      '0s',
+      '--timeout',
+      '90s',
+      '-n',
+      ns,
+      '--config',
+      config,
+      '--webhook-config',
+      hook.name,
+      '-o',
+      'json',
+    ],
+    { timeoutMs: 300_000 },
+  );
   const outcomes = (JSON.parse(run.stdout) as { outcomes: Obj[] }).outcomes;
-  assert.deepEqual(outcomes.map((o) => o.result), ['progressed', 'progressed', 'progressed']);
+  assert.deepEqual(
+    outcomes.map((o) => o.result),
+    ['progressed', 'progressed', 'progressed'],
+  );
   // One at a time: each rollout started after the previous one had progressed.
   const timeline = outcomes.map((o) => ({ start: Date.parse(o.startedAt), end: Date.parse(o.finishedAt) })).sort((a, b) => a.start - b.start);
   for (let i = 1; i < timeline.length; i++) assert.ok(timeline[i].start >= timeline[i - 1].end, `rollout ${i} started before rollout ${i - 1} progressed`);
@@ -201,21 +270,61 @@ test('15.2: a new sidecar image makes pods stale; status names the change; resta
 });
 
 /** `serve --reconcile` (development certificate: it is not the webhook the apiserver calls). */
-async function reconciler(config: string, webhook: string, where = { ns: NS.lease, lease: 'i15-heal', kubeconfig: process.env.KUBECONFIG }): Promise<{ child: ChildProcess; identity: string; metrics: () => Promise<string>; output: () => string }> {
+async function reconciler(
+  config: string,
+  webhook: string,
+  where = { ns: NS.lease, lease: 'i15-heal', kubeconfig: process.env.KUBECONFIG },
+): Promise<{ child: ChildProcess; identity: string; metrics: () => Promise<string>; output: () => string }> {
   const port = await freePort();
   const monitoring = await freePort();
-  const child = spawn(process.execPath, [cliPath(), 'serve', '--port', String(port), '--address', '127.0.0.1', '--monitoring-port', String(monitoring), '--log-level', 'info',
-    '--config', config, '--reconcile', '--reconcile-restart', '--reconcile-namespace', where.ns, '--reconcile-lease-namespace', where.ns, '--reconcile-lease', where.lease,
-    '--reconcile-webhook-config', webhook, '--reconcile-restart-timeout', '60s'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: where.kubeconfig } });
+  const child = spawn(
+    process.execPath,
+    [
+      cliPath(),
+      'serve',
+      '--port',
+      String(port),
+      '--address',
+      '127.0.0.1',
+      '--monitoring-port',
+      String(monitoring),
+      '--log-level',
+      'info',
+      '--config',
+      config,
+      '--reconcile',
+      '--reconcile-restart',
+      '--reconcile-namespace',
+      where.ns,
+      '--reconcile-lease-namespace',
+      where.ns,
+      '--reconcile-lease',
+      where.lease,
+      '--reconcile-webhook-config',
+      webhook,
+      '--reconcile-restart-timeout',
+      '60s',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: where.kubeconfig } },
+  );
   children.push(child);
   let out = '';
-  child.stdout?.on('data', (c: Buffer) => { out = (out + c.toString()).slice(-50_000); });
-  child.stderr?.on('data', (c: Buffer) => { out = (out + c.toString()).slice(-50_000); });
+  child.stdout?.on('data', (c: Buffer) => {
+    out = (out + c.toString()).slice(-50_000);
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    out = (out + c.toString()).slice(-50_000);
+  });
   const metrics = async (): Promise<string> => {
     const res = await fetch(`http://127.0.0.1:${monitoring}/metrics`);
     return res.text();
   };
-  await waitFor('serve --reconcile to answer /metrics', async () => (await metrics().catch(() => '')).includes('sidecar_injector_reconcile_leader'), 30_000, 200);
+  await waitFor(
+    'serve --reconcile to answer /metrics',
+    async () => (await metrics().catch(() => '')).includes('sidecar_injector_reconcile_leader'),
+    30_000,
+    200,
+  );
   return { child, identity: `${hostname()}_${child.pid}`, metrics, output: () => out };
 }
 
@@ -238,24 +347,38 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   const a = await reconciler(config, hook.name);
   const b = await reconciler(config, hook.name);
   const lease = () => getJson(['-n', ns, 'lease', 'i15-heal']);
-  const first = await waitFor('one replica to hold the Lease', async () => {
-    const [la, lb] = [await isLeader(a), await isLeader(b)];
-    if (la && lb) throw new Error('both replicas lead');
-    return la ? a : lb ? b : undefined;
-  }, 60_000, 300);
+  const first = await waitFor(
+    'one replica to hold the Lease',
+    async () => {
+      const [la, lb] = [await isLeader(a), await isLeader(b)];
+      if (la && lb) throw new Error('both replicas lead');
+      return la ? a : lb ? b : undefined;
+    },
+    60_000,
+    300,
+  );
   const second = first === a ? b : a;
   assert.equal((await lease()).spec.holderIdentity, first.identity, 'the Lease names the leader');
   assert.equal(await isLeader(second), false, 'exactly one leader');
   // The leader's first list and classification land shortly after it wins.
-  await waitFor('the leader to export sidecar_injector_pods', async () => /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m.test(await first.metrics()), 30_000, 300)
-    .catch((err: Error) => assert.fail(`${err.message}; leader output: ${first.output().slice(-3000)}`));
+  await waitFor(
+    'the leader to export sidecar_injector_pods',
+    async () => /^sidecar_injector_pods\{state="(missing|current)"\} [1-9]/m.test(await first.metrics()),
+    30_000,
+    300,
+  ).catch((err: Error) => assert.fail(`${err.message}; leader output: ${first.output().slice(-3000)}`));
   assert.doesNotMatch(await second.metrics(), /^sidecar_injector_pods\{/m, 'the follower does not reconcile');
 
-  const events = await waitFor('SidecarMissing and SidecarRestarted on the Deployment', async () => {
-    const ev = await sidecarEvents(ns, 'shop');
-    const reasons = new Set(ev.map((e) => e.reason));
-    return reasons.has('SidecarMissing') && reasons.has('SidecarRestarted') ? ev : undefined;
-  }, 90_000, 500);
+  const events = await waitFor(
+    'SidecarMissing and SidecarRestarted on the Deployment',
+    async () => {
+      const ev = await sidecarEvents(ns, 'shop');
+      const reasons = new Set(ev.map((e) => e.reason));
+      return reasons.has('SidecarMissing') && reasons.has('SidecarRestarted') ? ev : undefined;
+    },
+    90_000,
+    500,
+  );
   const uid = (await getJson(['-n', ns, 'deployment', 'shop'])).metadata.uid;
   for (const e of events) {
     assert.equal(e.involvedObject.uid, uid, 'the Event is on the Deployment itself');
@@ -271,9 +394,19 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
   first.child.kill('SIGTERM');
   await exited;
   assert.equal(first.child.exitCode, 0, `the leader shut down cleanly: ${first.output().slice(-2000)}`);
-  await waitFor('the other replica to take the Lease over', async () => (await isLeader(second)) && (await lease()).spec.holderIdentity === second.identity, 30_000, 300);
+  await waitFor(
+    'the other replica to take the Lease over',
+    async () => (await isLeader(second)) && (await lease()).spec.holderIdentity === second.identity,
+    30_000,
+    300,
+  );
   assert.equal((await lease()).spec.leaseTransitions, transitions + 1);
-  await waitFor('an Event from the new leader on the Deployment', async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reportingInstance === second.identity), 60_000, 500);
+  await waitFor(
+    'an Event from the new leader on the Deployment',
+    async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reportingInstance === second.identity),
+    60_000,
+    500,
+  );
   // It does not restart a Deployment whose rollout is still in progress (its pods never run: it never ends).
   const restarts = (await sidecarEvents(ns, 'shop')).filter((e) => e.reason === 'SidecarRestarted');
   assert.equal(restarts.length, 1, `restarted once: ${restarts.map((e) => `${e.reportingInstance}: ${e.message}`).join(' | ')}`);
@@ -284,14 +417,29 @@ test('15.3: serve --reconcile in two processes: one Lease holder, takeover when 
 test('15.3b: the webhook (serve --reconcile) records InjectionFailed on the Deployment whose pod it refused', async () => {
   const ns = NS.failed;
   const name = 'i15-heal-failed';
-  const { hook } = await webhookFor(ns, name, 'Fail', ['--reconcile', '--reconcile-namespace', ns, '--reconcile-lease-namespace', ns, '--reconcile-lease', name, '--reconcile-webhook-config', name]);
+  const { hook } = await webhookFor(ns, name, 'Fail', [
+    '--reconcile',
+    '--reconcile-namespace',
+    ns,
+    '--reconcile-lease-namespace',
+    ns,
+    '--reconcile-lease',
+    name,
+    '--reconcile-webhook-config',
+    name,
+  ]);
   const bad = deployment('bad', 1);
   bad.spec.template.metadata.annotations = { 'inject.istio.io/templates': 'no-such-template' };
   await create(ns, bad);
-  const event = await waitFor('InjectionFailed on the Deployment', async () => {
-    const list = await getJson(['-n', ns, 'events', '--field-selector', 'involvedObject.kind=Deployment,involvedObject.name=bad,reason=InjectionFailed']);
-    return (list.items as Obj[])[0];
-  }, 60_000, 500);
+  const event = await waitFor(
+    'InjectionFailed on the Deployment',
+    async () => {
+      const list = await getJson(['-n', ns, 'events', '--field-selector', 'involvedObject.kind=Deployment,involvedObject.name=bad,reason=InjectionFailed']);
+      return (list.items as Obj[])[0];
+    },
+    60_000,
+    500,
+  );
   assert.match(event.message, /a pod was refused: SI_INJECT_TEMPLATE_MISSING: template "no-such-template"/);
   assert.equal(event.involvedObject.uid, (await getJson(['-n', ns, 'deployment', 'bad'])).metadata.uid);
   assert.equal(event.type, 'Warning');
@@ -316,7 +464,9 @@ test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --r
   // The ServiceAccount and the reconcile RBAC, as manifests writes them for this name and namespace.
   const certs = await mkdtemp(join(tmpdir(), 'i15-rbac-certs-'));
   dirs.push(certs);
-  const yaml = (await cli(['manifests', '--name', name, '--namespace', ns, '--reconcile-restart', '--no-ca-bundle-reconcile', '--certs-dir', certs, '--config', config])).stdout;
+  const yaml = (
+    await cli(['manifests', '--name', name, '--namespace', ns, '--reconcile-restart', '--no-ca-bundle-reconcile', '--certs-dir', certs, '--config', config])
+  ).stdout;
   const docs = parseAllDocuments(yaml).map((d) => d.toJS() as Obj);
   const wanted = docs.filter((d) => d.kind === 'ServiceAccount' || String(d.metadata?.name) === `${name}-reconcile`);
   assert.deepEqual(wanted.map((d) => d.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount']);
@@ -328,12 +478,17 @@ test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --r
   const admin = JSON.parse((await kubectl(['config', 'view', '--raw', '--minify', '-o', 'json'])).stdout) as Obj;
   const cluster = admin.clusters[0].cluster as Obj;
   const kubeconfig = join(certs, 'sa.kubeconfig');
-  await writeFile(kubeconfig, JSON.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
-    clusters: [{ name: 'c', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
-    users: [{ name: 'sa', user: { token } }],
-    contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa', namespace: ns } }],
-  }));
+  await writeFile(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'sa',
+      clusters: [{ name: 'c', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
+      users: [{ name: 'sa', user: { token } }],
+      contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa', namespace: ns } }],
+    }),
+  );
   const can = async (...args: string[]) => (await kubectl(['--kubeconfig', kubeconfig, 'auth', 'can-i', ...args], { allowFail: true })).stdout.trim();
   assert.equal(await can('patch', 'deployments', '-n', ns), 'yes');
   assert.equal(await can('delete', 'pods', '-n', ns), 'no', 'least privilege: no pod deletion');
@@ -342,7 +497,12 @@ test('15.4: serve --reconcile-restart works under exactly the RBAC manifests --r
   assert.equal(await can('update', 'leases/other-lease', '-n', ns), 'no', 'least privilege: only its own Lease');
 
   const r = await reconciler(config, name, { ns, lease: `${name}-reconcile`, kubeconfig });
-  await waitFor('the ServiceAccount-run reconciler to restart the Deployment', async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reason === 'SidecarRestarted'), 90_000, 500);
+  await waitFor(
+    'the ServiceAccount-run reconciler to restart the Deployment',
+    async () => (await sidecarEvents(ns, 'shop')).some((e) => e.reason === 'SidecarRestarted'),
+    90_000,
+    500,
+  );
   const events = await sidecarEvents(ns, 'shop');
   assert.ok(events.some((e) => e.reason === 'SidecarMissing'));
   assert.match(events.find((e) => e.reason === 'SidecarRestarted')!.message, /progressed/);
@@ -358,27 +518,47 @@ test('15.5: a DaemonSet rolls; a StatefulSet that cannot progress (OrderedReady,
   const { hook, config } = await webhookFor(ns, 'i15-heal-kinds', 'Ignore');
   await hook.stop();
   const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } });
-  await create(ns, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') } });
+  await create(ns, {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'agent' },
+    spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') },
+  });
   for (const name of ['db-a', 'db-b']) {
-    await create(ns, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name }, spec: { replicas: 1, serviceName: name, selector: { matchLabels: { app: name } }, template: template(name) } });
+    await create(ns, {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name },
+      spec: { replicas: 1, serviceName: name, selector: { matchLabels: { app: name } }, template: template(name) },
+    });
   }
   for (const app of ['agent', 'db-a', 'db-b']) for (const p of await podsOf(ns, app, 1)) assertNotInjected(p);
-  await waitFor('the StatefulSets to report their pods', async () => {
-    for (const name of ['db-a', 'db-b']) if ((await getJson(['-n', ns, 'statefulset', name])).status?.updatedReplicas !== 1) return false;
-    return true;
-  }, 30_000);
+  await waitFor(
+    'the StatefulSets to report their pods',
+    async () => {
+      for (const name of ['db-a', 'db-b']) if ((await getJson(['-n', ns, 'statefulset', name])).status?.updatedReplicas !== 1) return false;
+      return true;
+    },
+    30_000,
+  );
   await hook.start();
   await waitUntilInjecting(ns, SIDECAR);
 
-  const run = await cli(['restart', '--missing', '--yes', '-n', ns, '--config', config, '--webhook-config', hook.name, '--interval', '0s', '--timeout', '10s', '-o', 'json'], { allowFail: true, timeoutMs: 120_000 });
+  const run = await cli(
+    ['restart', '--missing', '--yes', '-n', ns, '--config', config, '--webhook-config', hook.name, '--interval', '0s', '--timeout', '10s', '-o', 'json'],
+    { allowFail: true, timeoutMs: 120_000 },
+  );
   assert.equal(run.code, 10, `exit 10 (SI_HEAL_RESTART_STALLED): ${run.stderr}`);
   assert.match(run.stderr, /SI_HEAL_RESTART_STALLED.*statefulset\/db-a: no progress within 10s/);
   const outcomes = (JSON.parse(run.stdout) as { outcomes: Obj[] }).outcomes;
-  assert.deepEqual(outcomes.map((o) => [o.workload.kind, o.workload.name, o.result]), [
-    ['DaemonSet', 'agent', 'progressed'],
-    ['StatefulSet', 'db-a', 'timeout'],
-    ['StatefulSet', 'db-b', 'not-started'],
-  ]);
+  assert.deepEqual(
+    outcomes.map((o) => [o.workload.kind, o.workload.name, o.result]),
+    [
+      ['DaemonSet', 'agent', 'progressed'],
+      ['StatefulSet', 'db-a', 'timeout'],
+      ['StatefulSet', 'db-b', 'not-started'],
+    ],
+  );
   assert.match(outcomes[1].detail, /no pod from the new template was created/);
   const ds = await getJson(['-n', ns, 'daemonset', 'agent']);
   const restartedAt = ds.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
@@ -400,14 +580,21 @@ test('15.6: restart --stale warns when the webhook in the cluster serves another
   // The ConfigMap, Deployment and webhook configuration manifests writes for the served config;
   // no replicas (only the objects are read), and no namespace carries the webhook's label.
   const yaml = (await cli(['manifests', '--name', name, '-n', ns, '--certs-dir', certs, '--failure-policy', 'Ignore', '-c', served])).stdout;
-  const objects = parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => ['ConfigMap', 'Deployment', 'MutatingWebhookConfiguration'].includes(String(o.kind)));
+  const objects = parseAllDocuments(yaml)
+    .map((d) => d.toJS() as Obj)
+    .filter((o) => ['ConfigMap', 'Deployment', 'MutatingWebhookConfiguration'].includes(String(o.kind)));
   assert.equal(objects.length, 3);
   objects.find((o) => o.kind === 'Deployment')!.spec.replicas = 0;
   clusterObjects.push(`mutatingwebhookconfiguration/${name}`);
   await kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }) });
 
   const stale = await cli(['restart', '--stale', '-n', ns, '-c', newer, '--webhook-config', name]);
-  assert.match(stale.stderr, new RegExp(`warning: the webhook \\(Deployment ${ns}/${name}\\) serves the config in ConfigMap ${ns}/${name}, not the config given with --config \\(${newer}\\): pods restarted now get the served config`));
+  assert.match(
+    stale.stderr,
+    new RegExp(
+      `warning: the webhook \\(Deployment ${ns}/${name}\\) serves the config in ConfigMap ${ns}/${name}, not the config given with --config \\(${newer}\\): pods restarted now get the served config`,
+    ),
+  );
   const same = await cli(['restart', '--stale', '-n', ns, '-c', served, '--webhook-config', name]);
   assert.doesNotMatch(same.stderr, /warning: the webhook/, 'the served config given: no warning');
 });

@@ -70,7 +70,9 @@ async function waitActive(ns: string, probe: Obj, sidecar: string): Promise<void
     // What the apiserver holds, so a failure says whether the objects or their evaluation are at fault.
     const held = await kubectl(['get', 'mutatingadmissionpolicy,mutatingadmissionpolicybinding', '-l', LABEL, '-o', 'json'], { allowFail: true });
     const nsObj = await kubectl(['get', 'namespace', ns, '-o', 'jsonpath={.metadata.labels}'], { allowFail: true });
-    throw new Error(`${(err as Error).message}\nnamespace ${ns} labels: ${nsObj.stdout || nsObj.stderr}\npolicies and bindings held:\n${held.stdout || held.stderr}`);
+    throw new Error(
+      `${(err as Error).message}\nnamespace ${ns} labels: ${nsObj.stdout || nsObj.stderr}\npolicies and bindings held:\n${held.stdout || held.stderr}`,
+    );
   }
 }
 
@@ -146,10 +148,24 @@ test('17: policy, no webhook: Deployment, Job and bare Pod in an opted-in namesp
   await applyPolicy(config, 'i17-workloads');
   try {
     await waitActive(on, app('probe'), 'i17-agent');
-    const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: app('web').spec } } };
-    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'batch' }, spec: { template: { metadata: { labels: { app: 'batch' } }, spec: { ...app('batch').spec, restartPolicy: 'Never' } } } };
+    const deploy = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: app('web').spec } },
+    };
+    const job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'batch' },
+      spec: { template: { metadata: { labels: { app: 'batch' } }, spec: { ...app('batch').spec, restartPolicy: 'Never' } } },
+    };
     for (const ns of [on, off]) {
-      await kubectl(['-n', ns, 'apply', '-f', '-'], { input: [deploy, job, app('bare'), app('optout', {}, { labels: { app: 'optout', 'i17.example.com/inject': 'false' } })].map((o) => JSON.stringify(o)).join('\n') });
+      await kubectl(['-n', ns, 'apply', '-f', '-'], {
+        input: [deploy, job, app('bare'), app('optout', {}, { labels: { app: 'optout', 'i17.example.com/inject': 'false' } })]
+          .map((o) => JSON.stringify(o))
+          .join('\n'),
+      });
     }
     for (const ns of [on, off]) {
       const got = await waitFor(`pods in ${ns}`, async () => {
@@ -192,7 +208,10 @@ function contractPods(inject: string): Obj[] {
         volumes: [{ name: 'own', emptyDir: {} }],
         serviceAccountName: 'default',
       },
-      { labels: { app: 'yes', tier: 'a', ...on }, annotations: { note: 'a: "b"\nc', 'i17.example.com/mode': 'x y', 'sidecar-injector-webhook.morven.me/nginx-config': 'my-conf' } },
+      {
+        labels: { app: 'yes', tier: 'a', ...on },
+        annotations: { note: 'a: "b"\nc', 'i17.example.com/mode': 'x y', 'sidecar-injector-webhook.morven.me/nginx-config': 'my-conf' },
+      },
     ),
     { ...app('gen'), metadata: { generateName: 'gen-', labels: { app: '1e3', ...on } } },
   ];
@@ -223,7 +242,9 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
         assert.deepEqual(comparable(byPolicy), comparable(byInject), `${what}: policy and inject disagree`);
       }
       // Re-creating a stored injected pod (as a controller or a backup restore would) leaves it as it is.
-      const stored = JSON.parse((await kubectl(['-n', ns, 'create', '-f', '-', '-o', 'json'], { input: JSON.stringify(contractPods(keys.inject)[2]) })).stdout) as Obj;
+      const stored = JSON.parse(
+        (await kubectl(['-n', ns, 'create', '-f', '-', '-o', 'json'], { input: JSON.stringify(contractPods(keys.inject)[2]) })).stdout,
+      ) as Obj;
       // With a kubelet the pod is gone only once it has stopped: wait, or the name is still taken.
       await kubectl(['-n', ns, 'delete', 'pod', stored.metadata.name, '--wait=true', '--timeout=90s'], { timeoutMs: 100_000 });
       const again = await admit(ns, { ...stored, metadata: { ...stored.metadata, uid: undefined, resourceVersion: undefined, creationTimestamp: undefined } });
@@ -249,12 +270,14 @@ function unsigned(pod: Obj, drop: { undo?: boolean } = {}): Obj {
       delete status.mac;
       if (drop.undo) delete status.undo;
       annotations[k] = JSON.stringify(status);
-    } catch { /* not JSON: not a status */ }
+    } catch {
+      /* not JSON: not a status */
+    }
   }
   return p;
 }
 
-test('17: policy and webhook both installed (a migration): one sidecar per pod; webhook and policy give the same pod (but for the webhook\'s signature)', async () => {
+test("17: policy and webhook both installed (a migration): one sidecar per pod; webhook and policy give the same pod (but for the webhook's signature)", async () => {
   const config = join(tmp, 'both.yaml');
   writeFileSync(config, WORKLOAD_CONFIG);
   const ns = await namespace('i17-policy-both', { 'i17-injection': 'enabled' });
@@ -283,7 +306,11 @@ test('17: policy and webhook both installed (a migration): one sidecar per pod; 
     assert.deepEqual(unsigned(policyOnly), unsigned(webhookOnly));
     const hook = await startWebhook({ name: 'i17-both', config, serveArgs: ['--log-level', 'info'] });
     try {
-      const calls = () => hook.output().split('\n').filter((l) => l.includes(`"namespace":"${ns}"`) && l.includes('"decision":"injected"')).length;
+      const calls = () =>
+        hook
+          .output()
+          .split('\n')
+          .filter((l) => l.includes(`"namespace":"${ns}"`) && l.includes('"decision":"injected"')).length;
       await waitFor('the webhook to be called', async () => (await admit(ns, pod), calls() > 0), 30_000, 300);
       for (let i = 0; i < 3; i++) {
         const before = calls();
@@ -315,7 +342,7 @@ interface Case {
 const TABLE = join(repoRoot, '../shared/conformance/istio/inject-required.yaml');
 const IGNORED = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
 
-test('17: the policy decides as decide does on Istio\'s decision table', { skip: existsSync(TABLE) ? false : `no ${TABLE}` }, async (t) => {
+test("17: the policy decides as decide does on Istio's decision table", { skip: existsSync(TABLE) ? false : `no ${TABLE}` }, async (t) => {
   const cases = (parse(readFileSync(TABLE, 'utf8')) as { cases: Case[] }).cases;
   const configs = [...new Set(cases.map((c) => JSON.stringify(c.config)))];
   const template = 'spec:\n  containers:\n  - name: i17-dt\n    image: registry.example/dt:1\n';
@@ -348,7 +375,9 @@ test('17: the policy decides as decide does on Istio\'s decision table', { skip:
         // Never reached: every binding excludes the ignored namespaces by name, and a match condition repeats it.
         const bindings = JSON.parse((await kubectl(['get', 'mutatingadmissionpolicybinding', '-l', LABEL, '-o', 'json'])).stdout) as Obj;
         for (const b of bindings.items.filter((x: Obj) => x.spec.policyName === ns)) {
-          const notIn = b.spec.matchResources.namespaceSelector.matchExpressions.find((e: Obj) => e.operator === 'NotIn' && e.key === 'kubernetes.io/metadata.name');
+          const notIn = b.spec.matchResources.namespaceSelector.matchExpressions.find(
+            (e: Obj) => e.operator === 'NotIn' && e.key === 'kubernetes.io/metadata.name',
+          );
           assert.ok(notIn.values.includes(c.pod.namespace), `${c.name}: binding ${b.metadata.name} excludes ${c.pod.namespace}`);
         }
         assert.equal(c.inject, false);
@@ -356,9 +385,23 @@ test('17: the policy decides as decide does on Istio\'s decision table', { skip:
       }
       if (c.config.policy === 'enabled' || c.config.policy === 'disabled') {
         // The policy is active once a pod that opted in is injected.
-        await waitActive(ns, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe', labels: { 'sidecar.istio.io/inject': 'true' } }, spec: { containers: [{ name: 'a', image: 'x' }] } }, 'i17-dt');
+        await waitActive(
+          ns,
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'probe', labels: { 'sidecar.istio.io/inject': 'true' } },
+            spec: { containers: [{ name: 'a', image: 'x' }] },
+          },
+          'i17-dt',
+        );
       }
-      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'case', labels: c.pod.labels, annotations: c.pod.annotations }, spec: { hostNetwork: c.pod.hostNetwork, containers: [{ name: 'a', image: 'x' }] } };
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'case', labels: c.pod.labels, annotations: c.pod.annotations },
+        spec: { hostNetwork: c.pod.hostNetwork, containers: [{ name: 'a', image: 'x' }] },
+      };
       const r = await kubectl(['-n', ns, 'create', '-f', '-', '--dry-run=server', '-o', 'json'], { input: JSON.stringify(pod), allowFail: true });
       if (r.code !== 0) {
         mismatches.push(`${c.name}: the apiserver refused the pod: ${r.stderr.trim()}`);
@@ -368,7 +411,9 @@ test('17: the policy decides as decide does on Istio\'s decision table', { skip:
       checked.push(c.name);
       if (injected !== c.inject) mismatches.push(`${c.name}: policy ${injected}, decide ${c.inject}`);
     }
-    t.diagnostic(`${checked.length} of ${cases.length} cases created on the apiserver; ${[...refused].length} of ${configs.length} configs refused at load (invalid selectors)`);
+    t.diagnostic(
+      `${checked.length} of ${cases.length} cases created on the apiserver; ${[...refused].length} of ${configs.length} configs refused at load (invalid selectors)`,
+    );
     assert.deepEqual(mismatches, []);
     assert.ok(checked.length >= 40, `only ${checked.length} cases reached the apiserver`);
   } finally {

@@ -22,13 +22,16 @@ const COUNT_CHAIN = 'SI-E2E-TEST-LEAVING';
 const iptables = (...args: string[]): string => execFileSync('iptables', args, { encoding: 'utf8' });
 /** Packet count of each rule of a mangle chain, in order. */
 const counters = (chain: string): number[] =>
-  iptables('-t', 'mangle', '-L', chain, '-v', '-x', '-n').split('\n').slice(2).filter(Boolean).map((l) => Number(l.trim().split(/\s+/)[0]));
+  iptables('-t', 'mangle', '-L', chain, '-v', '-x', '-n')
+    .split('\n')
+    .slice(2)
+    .filter(Boolean)
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
 const defaultRoute = (): { dev: string; via: string } => {
   const words = execFileSync('ip', ['route', 'show', 'default'], { encoding: 'utf8' }).split(/\s+/);
   return { dev: words[words.indexOf('dev') + 1]!, via: words[words.indexOf('via') + 1]! };
 };
-const hostAddress = (dev: string): string =>
-  /inet (\S+)\//.exec(execFileSync('ip', ['-4', '-o', 'addr', 'show', 'dev', dev], { encoding: 'utf8' }))![1]!;
+const hostAddress = (dev: string): string => /inet (\S+)\//.exec(execFileSync('ip', ['-4', '-o', 'addr', 'show', 'dev', dev], { encoding: 'utf8' }))![1]!;
 
 before(async () => {
   if (skip !== false) return;
@@ -92,7 +95,15 @@ test('scenario 25-1b: containment: nothing a pod sends leaves this machine or re
   iptables('-t', 'mangle', '-A', COUNT_CHAIN, '-o', route.dev, '-s', NODE.podCidr);
   iptables('-t', 'mangle', '-I', 'POSTROUTING', '1', '-j', COUNT_CHAIN);
   const dropped0 = counters('SI-E2E-FORWARD')[0]!;
-  const targets = [`${route.via}:80`, `${route.via}:443`, '192.0.2.200:80', ...(nameserver ? [`${nameserver}:53`] : []), `${host}:22`, `${NODE.gateway}:10250`, `${NODE.gateway}:10248`];
+  const targets = [
+    `${route.via}:80`,
+    `${route.via}:443`,
+    '192.0.2.200:80',
+    ...(nameserver ? [`${nameserver}:53`] : []),
+    `${host}:22`,
+    `${NODE.gateway}:10250`,
+    `${NODE.gateway}:10248`,
+  ];
   for (const target of targets) {
     const r = await inPod('web', '/app', 'connect', target, '2');
     assert.notEqual(r.code, 0, `a pod reached ${target}`);
@@ -110,9 +121,13 @@ test('scenario 25-1b: containment: nothing a pod sends leaves this machine or re
 
 test('scenario 25-1c: an image that was not imported fails to pull at once, on loopback', { skip }, async () => {
   await kubectl(['-n', NS, 'run', 'nope', '--image=registry.example.com/nothing:1', '--restart=Never']);
-  const message = await waitFor('the pull failure event', async () => {
-    const events = await getJson(['events', '-n', NS, '--field-selector', 'involvedObject.name=nope']);
-    return (events.items as Array<{ reason: string; message: string }>).find((e) => e.reason === 'Failed' && /pull/i.test(e.message))?.message;
-  }, 60_000);
+  const message = await waitFor(
+    'the pull failure event',
+    async () => {
+      const events = await getJson(['events', '-n', NS, '--field-selector', 'involvedObject.name=nope']);
+      return (events.items as Array<{ reason: string; message: string }>).find((e) => e.reason === 'Failed' && /pull/i.test(e.message))?.message;
+    },
+    60_000,
+  );
   assert.match(message, new RegExp(NODE.pullSink.replace('http://', '').replace(/\./g, '\\.')), `the pull did not go to the loopback sink: ${message}`);
 });

@@ -26,10 +26,31 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { repoRoot } from '../cluster/paths.js';
 import { apply, cli, createNamespace, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
-import { appDeployment, CHECKS_SIDECAR, getPodsTable, httpGet, IMAGES, nodeCtr, noNodeReason, ourImage, podStatus, tagImage, waitRunning } from '../lib/node.js';
 import {
-  CHART, caBundles, chartFlags, e2eValues, helm, injectorSelector, makeCerts, readyEndpoints, scratchDir,
-  waitInjectorReady, writeFile,
+  appDeployment,
+  CHECKS_SIDECAR,
+  getPodsTable,
+  httpGet,
+  IMAGES,
+  nodeCtr,
+  noNodeReason,
+  ourImage,
+  podStatus,
+  tagImage,
+  waitRunning,
+} from '../lib/node.js';
+import {
+  CHART,
+  caBundles,
+  chartFlags,
+  e2eValues,
+  helm,
+  injectorSelector,
+  makeCerts,
+  readyEndpoints,
+  scratchDir,
+  waitInjectorReady,
+  writeFile,
 } from '../lib/install.js';
 import { adminAgent, apiRequest, kubeconfigCredentials, sample, startLoad } from '../lib/load.js';
 
@@ -54,15 +75,17 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const sidecarOf = (pod: Obj): Obj | undefined =>
-  [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c: Obj) => c.name === 'sidecar-proxy');
+const sidecarOf = (pod: Obj): Obj | undefined => [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c: Obj) => c.name === 'sidecar-proxy');
 
 test('scenario 25-2a: helm install in service mode: 2 replicas Ready, Service endpoints, caBundle set by the injector itself', { skip }, async (t) => {
   const t0 = Date.now();
   await helm(['install', NAME, CHART, '-n', INJ, '--create-namespace', ...chartFlags(writeFile(dir, 'values.yaml', e2eValues()), certs)]);
   const injectors = await waitInjectorReady(INJ, NAME, NAME, 2);
   t.diagnostic(`helm install to 2 ready replicas and endpoints: ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-  assert.ok(injectors.every((p) => p.spec.containers[0].image === ourImage().reference), 'the injector does not run our image');
+  assert.ok(
+    injectors.every((p) => p.spec.containers[0].image === ourImage().reference),
+    'the injector does not run our image',
+  );
   const ca = readFileSync(certs.ca).toString('base64');
   assert.deepEqual(new Set(await caBundles(NAME)), new Set([ca]));
   // Clear every caBundle: the injector's reconciler (serve --webhook-config, in its pods) puts it back.
@@ -147,7 +170,11 @@ spec:
  * leaves no time to drain, and the apiserver does not retry a webhook call on a refused
  * connection; a client's retry (as every controller does) then succeeds.
  */
-interface Tolerated { from: () => number; withinMs: number; pattern: RegExp }
+interface Tolerated {
+  from: () => number;
+  withinMs: number;
+  pattern: RegExp;
+}
 
 async function underLoad(t: { diagnostic(m: string): void }, what: string, action: () => Promise<void>, tolerated?: Tolerated): Promise<void> {
   const endpoints = sample(async () => (await readyEndpoints(INJ, NAME)).length);
@@ -159,10 +186,14 @@ async function underLoad(t: { diagnostic(m: string): void }, what: string, actio
   await new Promise((r) => setTimeout(r, 3000));
   const result = await load.stop();
   const ready = await endpoints.stop();
-  t.diagnostic(`${what}: ${((Date.now() - t0) / 1000).toFixed(1)}s; ${result.sent} creations (${result.admitted} admitted, ` +
-    `${result.refused.length} refused${result.refused.map((r) => ` ${r.at - (tolerated?.from() ?? t0)} ms after the action: ${r.message.slice(-60)}`).join(';')}), ` +
-    `sidecars ${JSON.stringify(result.sidecarImages)}; ready endpoints min ${Math.min(...ready)} over ${ready.length} samples`);
-  const unexpected = result.refused.filter((r) => !tolerated || r.at < tolerated.from() || r.at > tolerated.from() + tolerated.withinMs || !tolerated.pattern.test(r.message));
+  t.diagnostic(
+    `${what}: ${((Date.now() - t0) / 1000).toFixed(1)}s; ${result.sent} creations (${result.admitted} admitted, ` +
+      `${result.refused.length} refused${result.refused.map((r) => ` ${r.at - (tolerated?.from() ?? t0)} ms after the action: ${r.message.slice(-60)}`).join(';')}), ` +
+      `sidecars ${JSON.stringify(result.sidecarImages)}; ready endpoints min ${Math.min(...ready)} over ${ready.length} samples`,
+  );
+  const unexpected = result.refused.filter(
+    (r) => !tolerated || r.at < tolerated.from() || r.at > tolerated.from() + tolerated.withinMs || !tolerated.pattern.test(r.message),
+  );
   assert.deepEqual(unexpected, [], `${what}: pod creations refused`);
   assert.equal(result.withoutSidecar, 0, `${what}: pods admitted without the sidecar`);
   assert.equal(result.admitted + result.refused.length, result.sent);
@@ -173,7 +204,9 @@ async function underLoad(t: { diagnostic(m: string): void }, what: string, actio
   assert.ok(Math.min(...ready) >= 1, `${what}: the Service had no ready endpoint (PodDisruptionBudget minAvailable 1)`);
 }
 
-test('scenario 25-2d: helm upgrade, evictions and a deleted pod under 5 pod creations/s: 0 refused, 0 without sidecar, PDB kept; a killed process: refusals only while it restarts', { skip }, async (t) => {
+test('scenario 25-2d: helm upgrade, evictions and a deleted pod under 5 pod creations/s: 0 refused, 0 without sidecar, PDB kept; a killed process: refusals only while it restarts', {
+  skip,
+}, async (t) => {
   await createNamespace(LOAD, { 'istio-injection': 'enabled' });
   const mwc = await getJson(['mutatingwebhookconfiguration', NAME]);
   assert.ok((mwc.webhooks as Obj[]).every((w) => w.failurePolicy === 'Fail'));
@@ -182,17 +215,40 @@ test('scenario 25-2d: helm upgrade, evictions and a deleted pod under 5 pod crea
   tagImage(image.reference, `${image.repository}:${newTag}`);
   const values = writeFile(dir, 'values-2.yaml', e2eValues({ logLevel: 'info' }));
   await underLoad(t, 'helm upgrade (config and image tag)', async () => {
-    await helm(['upgrade', NAME, CHART, '-n', INJ, '--reuse-values', '--set', `image.tag=${newTag}`, '--set-file', `injector.values=${values}`,
-      '--wait', '--timeout', '3m'], 200_000);
+    await helm(
+      [
+        'upgrade',
+        NAME,
+        CHART,
+        '-n',
+        INJ,
+        '--reuse-values',
+        '--set',
+        `image.tag=${newTag}`,
+        '--set-file',
+        `injector.values=${values}`,
+        '--wait',
+        '--timeout',
+        '3m',
+      ],
+      200_000,
+    );
   });
   const injectors = await waitRunning(INJ, injectorSelector(NAME), 2);
-  assert.ok(injectors.every((p) => p.spec.containers[0].image === `${image.repository}:${newTag}`), 'not every replica runs the new tag');
+  assert.ok(
+    injectors.every((p) => p.spec.containers[0].image === `${image.repository}:${newTag}`),
+    'not every replica runs the new tag',
+  );
 
   // The PodDisruptionBudget (minAvailable 1): one eviction is allowed, the second is refused.
   const creds = kubeconfigCredentials();
   const agent = adminAgent(creds);
-  const evict = (pod: Obj) => apiRequest(creds, agent, 'POST', `/api/v1/namespaces/${INJ}/pods/${pod.metadata.name}/eviction`,
-    { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod.metadata.name, namespace: INJ } });
+  const evict = (pod: Obj) =>
+    apiRequest(creds, agent, 'POST', `/api/v1/namespaces/${INJ}/pods/${pod.metadata.name}/eviction`, {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: pod.metadata.name, namespace: INJ },
+    });
   await underLoad(t, 'evictions', async () => {
     assert.equal((await evict(injectors[0]!)).status, 201);
     const second = await evict(injectors[1]!);
@@ -205,17 +261,27 @@ test('scenario 25-2d: helm upgrade, evictions and a deleted pod under 5 pod crea
     await kubectl(['-n', INJ, 'delete', 'pod', victim!.metadata.name, '--wait=false']);
   });
   let killedAt = 0;
-  await underLoad(t, 'one replica process killed', async () => {
-    const [victim] = await waitRunning(INJ, injectorSelector(NAME), 2);
-    const id = (victim!.status.containerStatuses[0].containerID as string).replace('containerd://', '');
-    killedAt = Date.now();
-    nodeCtr(['tasks', 'kill', '--signal', 'SIGKILL', id]);
-    await waitFor('the killed container to restart', async () =>
-      ((await getJson(['pod', victim!.metadata.name, '-n', INJ])).status.containerStatuses[0].restartCount as number) >= 1, 60_000);
-  }, { from: () => killedAt, withinMs: 3000, pattern: /sidecar-injector.*(connection refused|connection reset|EOF)/ });
+  await underLoad(
+    t,
+    'one replica process killed',
+    async () => {
+      const [victim] = await waitRunning(INJ, injectorSelector(NAME), 2);
+      const id = (victim!.status.containerStatuses[0].containerID as string).replace('containerd://', '');
+      killedAt = Date.now();
+      nodeCtr(['tasks', 'kill', '--signal', 'SIGKILL', id]);
+      await waitFor(
+        'the killed container to restart',
+        async () => ((await getJson(['pod', victim!.metadata.name, '-n', INJ])).status.containerStatuses[0].restartCount as number) >= 1,
+        60_000,
+      );
+    },
+    { from: () => killedAt, withinMs: 3000, pattern: /sidecar-injector.*(connection refused|connection reset|EOF)/ },
+  );
 });
 
-test('scenario 25-2e: no self-deadlock: every injector pod gone, failurePolicy Fail: the Deployment recreates them and admission recovers', { skip }, async (t) => {
+test('scenario 25-2e: no self-deadlock: every injector pod gone, failurePolicy Fail: the Deployment recreates them and admission recovers', {
+  skip,
+}, async (t) => {
   const old = new Set((await waitRunning(INJ, injectorSelector(NAME), 2)).map((p) => p.metadata.name as string));
   const load = startLoad(LOAD, 'sidecar-proxy', { rate: 5 });
   await new Promise((r) => setTimeout(r, 2000));
@@ -229,10 +295,18 @@ test('scenario 25-2e: no self-deadlock: every injector pod gone, failurePolicy F
   await new Promise((r) => setTimeout(r, 4000));
   const result = await load.stop();
   const lastRefused = Math.max(...result.refused.map((r) => r.at));
-  t.diagnostic(`outage: ${result.refused.length} of ${result.sent} creations refused, the last ${((lastRefused - t0) / 1000).toFixed(1)}s ` +
-    `after the deletion; new injector pods ready after ${((readyAt - t0) / 1000).toFixed(1)}s; a refusal: ${result.refused[0]!.message.slice(0, 200)}`);
-  assert.ok(fresh.every((p) => !old.has(p.metadata.name)), 'the injector pods were not recreated');
-  assert.ok(result.refused.every((r) => /sidecar-injector/.test(r.message)), 'a refusal does not name the webhook');
+  t.diagnostic(
+    `outage: ${result.refused.length} of ${result.sent} creations refused, the last ${((lastRefused - t0) / 1000).toFixed(1)}s ` +
+      `after the deletion; new injector pods ready after ${((readyAt - t0) / 1000).toFixed(1)}s; a refusal: ${result.refused[0]!.message.slice(0, 200)}`,
+  );
+  assert.ok(
+    fresh.every((p) => !old.has(p.metadata.name)),
+    'the injector pods were not recreated',
+  );
+  assert.ok(
+    result.refused.every((r) => /sidecar-injector/.test(r.message)),
+    'a refusal does not name the webhook',
+  );
   assert.equal(result.withoutSidecar, 0, 'a pod was admitted without the sidecar during the outage');
   assert.equal(result.admitted + result.refused.length, result.sent);
   // Recovered: no refusal once the new pods are ready and their endpoints programmed, and admissions since.

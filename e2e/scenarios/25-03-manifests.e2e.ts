@@ -40,22 +40,48 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const sidecarOf = (pod: Obj): Obj | undefined =>
-  [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c: Obj) => c.name === 'sidecar-proxy');
+const sidecarOf = (pod: Obj): Obj | undefined => [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c: Obj) => c.name === 'sidecar-proxy');
 
-test('scenario 25-3a: manifests --no-certs --reconcile-restart applied: 2 replicas Ready, endpoints, caBundle filled by the injector, 2/2 pods', { skip }, async (t) => {
+test('scenario 25-3a: manifests --no-certs --reconcile-restart applied: 2 replicas Ready, endpoints, caBundle filled by the injector, 2/2 pods', {
+  skip,
+}, async (t) => {
   writeFile(dir, 'config', readFileSync(join(repoRoot, 'defaults/config.yaml'), 'utf8'));
   writeFile(dir, 'values', e2eValues());
-  const out = await cli(['manifests', '--name', NAME, '--namespace', NAME, '--image', ourImage().reference, '--no-certs',
-    '--reconcile-restart', '--config', dir]);
-  objects = parseAllDocuments(out.stdout).map((d) => d.toJS() as Obj).filter((o) => o?.kind);
+  const out = await cli([
+    'manifests',
+    '--name',
+    NAME,
+    '--namespace',
+    NAME,
+    '--image',
+    ourImage().reference,
+    '--no-certs',
+    '--reconcile-restart',
+    '--config',
+    dir,
+  ]);
+  objects = parseAllDocuments(out.stdout)
+    .map((d) => d.toJS() as Obj)
+    .filter((o) => o?.kind);
   const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
-  assert.ok((mwc.webhooks as Obj[]).every((w) => !w.clientConfig.caBundle), 'manifests --no-certs wrote a caBundle');
+  assert.ok(
+    (mwc.webhooks as Obj[]).every((w) => !w.clientConfig.caBundle),
+    'manifests --no-certs wrote a caBundle',
+  );
   const t0 = Date.now();
   await kubectl(['apply', '-f', '-'], { input: out.stdout });
   const certs = await makeCerts(NAME, NAME, join(dir, 'certs'));
-  await kubectl(['-n', NAME, 'create', 'secret', 'generic', `${NAME}-tls`,
-    `--from-file=tls.crt=${certs.cert}`, `--from-file=tls.key=${certs.key}`, `--from-file=ca.crt=${certs.ca}`]);
+  await kubectl([
+    '-n',
+    NAME,
+    'create',
+    'secret',
+    'generic',
+    `${NAME}-tls`,
+    `--from-file=tls.crt=${certs.cert}`,
+    `--from-file=tls.key=${certs.key}`,
+    `--from-file=ca.crt=${certs.ca}`,
+  ]);
   const injectors = await waitInjectorReady(NAME, NAME, NAME, 2);
   const ca = readFileSync(certs.ca).toString('base64');
   await waitFor('the injector to fill the caBundle', async () => (await caBundles(NAME)).every((b) => b === ca), 60_000);
@@ -66,22 +92,37 @@ test('scenario 25-3a: manifests --no-certs --reconcile-restart applied: 2 replic
   await createNamespace(APP, { 'istio-injection': 'enabled' });
   await apply(appDeployment('api', APP, { replicas: 2 }));
   const running = await waitRunning(APP, 'app=api', 2);
-  assert.ok(running.every((p) => sidecarOf(p)), 'a pod runs without the sidecar');
+  assert.ok(
+    running.every((p) => sidecarOf(p)),
+    'a pod runs without the sidecar',
+  );
 });
 
 test('scenario 25-3b: serve --reconcile-restart in the injector restarts the stale Deployment by itself after a config change', { skip }, async (t) => {
   const before = await waitRunning(APP, 'app=api', 2);
   await kubectl(['-n', NAME, 'patch', 'configmap', NAME, '--type=merge', '-p', JSON.stringify({ data: { values: e2eValues({ logLevel: 'debug' }) } })]);
   const t0 = Date.now();
-  const renewed = await waitFor('the reconciler to replace the stale pods', async () => {
-    const list = (await pods(APP, 'app=api')).filter((p) => !p.metadata.deletionTimestamp);
-    const fresh = list.filter((p) => (sidecarOf(p)?.args as string[]).includes('--proxyLogLevel=debug'));
-    const ready = fresh.filter((p) => (p.status?.conditions ?? []).some((c: Obj) => c.type === 'Ready' && c.status === 'True'));
-    return list.length === 2 && ready.length === 2 ? ready : undefined;
-  }, 240_000, 2000).catch(async (err: Error) => {
+  const renewed = await waitFor(
+    'the reconciler to replace the stale pods',
+    async () => {
+      const list = (await pods(APP, 'app=api')).filter((p) => !p.metadata.deletionTimestamp);
+      const fresh = list.filter((p) => (sidecarOf(p)?.args as string[]).includes('--proxyLogLevel=debug'));
+      const ready = fresh.filter((p) => (p.status?.conditions ?? []).some((c: Obj) => c.type === 'Ready' && c.status === 'True'));
+      return list.length === 2 && ready.length === 2 ? ready : undefined;
+    },
+    240_000,
+    2000,
+  ).catch(async (err: Error) => {
     // What the injector did instead: its reconcile log lines, and the Deployment's Events.
-    const logs = await Promise.all((await pods(NAME)).map(async (p) =>
-      (await kubectl(['-n', NAME, 'logs', p.metadata.name], { allowFail: true })).stdout.split('\n').filter((l) => /reconcile|restart|config/.test(l) && !/"msg":"admission/.test(l)).slice(-15).join('\n')));
+    const logs = await Promise.all(
+      (await pods(NAME)).map(async (p) =>
+        (await kubectl(['-n', NAME, 'logs', p.metadata.name], { allowFail: true })).stdout
+          .split('\n')
+          .filter((l) => /reconcile|restart|config/.test(l) && !/"msg":"admission/.test(l))
+          .slice(-15)
+          .join('\n'),
+      ),
+    );
     const events = await kubectl(['-n', APP, 'get', 'events', '--field-selector', 'involvedObject.name=api'], { allowFail: true });
     throw new Error(`${err.message}\ninjector logs:\n${logs.join('\n--\n')}\nevents:\n${events.stdout}`);
   });

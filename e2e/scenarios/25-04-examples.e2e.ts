@@ -48,9 +48,22 @@ test('scenario 25-4a: examples/nginx-sidecar by its README: 2/2 Running, nginx s
   const config = writeFile(dir, 'nginx-config.yaml', example('config.yaml').replace('image: nginx:1.12.2', `image: ${IMAGES.nginx}`));
   assert.notEqual(readFileSync(config, 'utf8'), example('config.yaml'), 'the example no longer names nginx:1.12.2');
   const app = writeFile(dir, 'app.yaml', example('app.yaml').replace('image: alpine:3.20', `image: ${IMAGES.busybox}`));
-  const out = await cli(['manifests', '--config', config, '--image', ourImage().reference, '--certs-dir', join(dir, 'certs'),
-    '--name', INJECTOR, '--namespace', INJECTOR]);
-  installed = parseAllDocuments(out.stdout).map((d) => d.toJS() as Obj).filter((o) => o?.kind);
+  const out = await cli([
+    'manifests',
+    '--config',
+    config,
+    '--image',
+    ourImage().reference,
+    '--certs-dir',
+    join(dir, 'certs'),
+    '--name',
+    INJECTOR,
+    '--namespace',
+    INJECTOR,
+  ]);
+  installed = parseAllDocuments(out.stdout)
+    .map((d) => d.toJS() as Obj)
+    .filter((o) => o?.kind);
   await kubectl(['apply', '-f', '-'], { input: out.stdout });
   await waitInjectorReady(INJECTOR, INJECTOR, INJECTOR, 2);
   await createNamespace(TEST_NS);
@@ -62,14 +75,24 @@ test('scenario 25-4a: examples/nginx-sidecar by its README: 2/2 Running, nginx s
   assert.deepEqual(names, ['alpine', 'sidecar-nginx']);
   assert.ok((pod!.spec.volumes as Obj[]).some((v) => v.configMap?.name === 'nginx-configmap'));
   const { ip } = await podStatus(TEST_NS, pod!.metadata.name);
-  const answer = await waitFor('nginx to answer', async () => {
-    try { return await httpGet(`http://${ip}:80/`, 2000); } catch { return undefined; }
-  }, 30_000);
+  const answer = await waitFor(
+    'nginx to answer',
+    async () => {
+      try {
+        return await httpGet(`http://${ip}:80/`, 2000);
+      } catch {
+        return undefined;
+      }
+    },
+    30_000,
+  );
   assert.equal(answer.body, 'hello from the nginx sidecar\n', 'nginx did not serve the mounted nginx.conf');
   assert.match(String(answer.headers.server), /^nginx\/1\.22/);
 });
 
-test('scenario 25-4b: uninject round trip on a running workload: inject -f applied runs with the sidecar; uninject applied runs without', { skip }, async (t) => {
+test('scenario 25-4b: uninject round trip on a running workload: inject -f applied runs with the sidecar; uninject applied runs without', {
+  skip,
+}, async (t) => {
   const config = scratchDir('i25-inject-config-');
   writeFile(config, 'config', readFileSync(join(repoRoot, 'defaults/config.yaml'), 'utf8'));
   writeFile(config, 'values', e2eValues());
@@ -86,22 +109,35 @@ test('scenario 25-4b: uninject round trip on a running workload: inject -f appli
   const uninjected = await cli(['uninject', '-f', '-'], { input: live });
   await kubectl(['replace', '-f', '-'], { input: uninjected.stdout });
   await kubectl(['-n', MANUAL, 'rollout', 'status', 'deployment/orders', '--timeout=120s'], { timeoutMs: 130_000 });
-  await waitFor('the injected pod to be gone', async () => (await pods(MANUAL, 'app=orders')).every((p) => p.metadata.name !== withSidecar!.metadata.name), 60_000);
+  await waitFor(
+    'the injected pod to be gone',
+    async () => (await pods(MANUAL, 'app=orders')).every((p) => p.metadata.name !== withSidecar!.metadata.name),
+    60_000,
+  );
   const [plain] = await waitRunning(MANUAL, 'app=orders', 1);
   t.diagnostic(`kubectl -n ${MANUAL} get pods\n${await getPodsTable(MANUAL)}`);
-  assert.deepEqual((plain!.spec.containers as Obj[]).map((c) => c.name), ['orders']);
+  assert.deepEqual(
+    (plain!.spec.containers as Obj[]).map((c) => c.name),
+    ['orders'],
+  );
   assert.equal(plain!.spec.initContainers, undefined);
   const ip = (await podStatus(MANUAL, plain!.metadata.name)).ip;
   const direct = await httpGet(`http://${ip}:8080/`);
-  assert.equal(direct.headers['x-checked-at-start'], 'no', 'a sidecar answered at the uninjected app\'s start');
+  assert.equal(direct.headers['x-checked-at-start'], 'no', "a sidecar answered at the uninjected app's start");
   await assert.rejects(httpGet(`http://${ip}:15006/`, 2000), 'something still listens on the sidecar port');
   // The template is the one the user wrote: what uninject gives back is the original.
   const template = (await getJson(['deployment', 'orders', '-n', MANUAL])).spec.template as Obj;
   const want = (parse(original) as Obj).spec.template as Obj;
   assert.deepEqual(template.metadata.labels, want.metadata.labels);
-  assert.equal(Object.keys(template.metadata.annotations ?? {}).filter((k) => !k.startsWith('kubectl.kubernetes.io/restartedAt')).length, 0,
-    `annotations left: ${JSON.stringify(template.metadata.annotations)}`);
+  assert.equal(
+    Object.keys(template.metadata.annotations ?? {}).filter((k) => !k.startsWith('kubectl.kubernetes.io/restartedAt')).length,
+    0,
+    `annotations left: ${JSON.stringify(template.metadata.annotations)}`,
+  );
   assert.equal(template.spec.volumes, undefined);
-  assert.deepEqual(template.spec.containers.map((c: Obj) => [c.name, c.image, c.args]), want.spec.containers.map((c: Obj) => [c.name, c.image, c.args]));
+  assert.deepEqual(
+    template.spec.containers.map((c: Obj) => [c.name, c.image, c.args]),
+    want.spec.containers.map((c: Obj) => [c.name, c.image, c.args]),
+  );
   rmSync(config, { recursive: true, force: true });
 });

@@ -34,7 +34,8 @@ const SHOP = 'shop'; // the README's namespace
 const cluster = shellBlocks('README.md').filter((b) => b.needs === 'a cluster');
 const block = (what: string, needle: string): ShellBlock => {
   const found = cluster.find((b) => b.text.includes(needle));
-  if (!found) throw new Error(`README.md has no "# needs: a cluster" block with "${needle}" (${what}); update e2e/scenarios/27-docs-cluster.e2e.ts with the README`);
+  if (!found)
+    throw new Error(`README.md has no "# needs: a cluster" block with "${needle}" (${what}); update e2e/scenarios/27-docs-cluster.e2e.ts with the README`);
   return found;
 };
 const HELM = block('the Helm install', 'helm install sidecar-injector');
@@ -81,11 +82,16 @@ async function runBlock(t: { diagnostic(m: string): void }, b: ShellBlock, where
 
 /** Waits for `kubectl -n shop get pods` to list only web pods, `count` of them, all 2/2 Running. */
 async function webPodsInjected(count: number): Promise<string> {
-  const [, ...rows] = await waitFor(`${count} web pods 2/2 Running and nothing else in ${SHOP}`, async () => {
-    await waitRunning(SHOP, 'app=web', count);
-    const lines = (await getPodsTable(SHOP)).trimEnd().split('\n');
-    return lines.length === count + 1 && lines.slice(1).every((l) => /^web-\S+\s+2\/2\s+Running\s/.test(l)) ? lines : undefined;
-  }, 180_000, 1000);
+  const [, ...rows] = await waitFor(
+    `${count} web pods 2/2 Running and nothing else in ${SHOP}`,
+    async () => {
+      await waitRunning(SHOP, 'app=web', count);
+      const lines = (await getPodsTable(SHOP)).trimEnd().split('\n');
+      return lines.length === count + 1 && lines.slice(1).every((l) => /^web-\S+\s+2\/2\s+Running\s/.test(l)) ? lines : undefined;
+    },
+    180_000,
+    1000,
+  );
   return rows.join('\n');
 }
 
@@ -108,17 +114,20 @@ test('scenario 27-1a: README: the Helm install block, then label, restart, get p
   await runBlock(t, HELM);
   assert.ok((await pods(INJ, injectorSelector(INJ))).every((p) => p.spec.containers[0].image === `registry.example.com/sidecar-injector:${tag}`));
   const out = await runBlock(t, LABEL);
-  assert.match(out, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m, 'the block\'s own kubectl get pods printed no table');
+  assert.match(out, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m, "the block's own kubectl get pods printed no table");
   // The block's `get pods` runs right after the restart (the pods are still starting); the
   // README's sample is what it shows once they run.
   const rows = await webPodsInjected(2);
   t.diagnostic(`kubectl -n ${SHOP} get pods, once the rollout is done:\n${rows}`);
   for (const p of await pods(SHOP, 'app=web')) {
-    assert.ok(p.spec.containers.some((c: Obj) => c.name === 'sidecar-proxy'), `${p.metadata.name} has no sidecar`);
+    assert.ok(
+      p.spec.containers.some((c: Obj) => c.name === 'sidecar-proxy'),
+      `${p.metadata.name} has no sidecar`,
+    );
   }
 });
 
-test('scenario 27-1b: README: the self-healing block (status, restart dry run, restart --yes) exits 0 with the README\'s header', { skip }, async (t) => {
+test("scenario 27-1b: README: the self-healing block (status, restart dry run, restart --yes) exits 0 with the README's header", { skip }, async (t) => {
   // The reader's ./injector-config is the config they installed (the chart's ConfigMap: the
   // built-in config and values), which `status` compares the pods' sidecars with.
   const cm = await getJson(['configmap', INJ, '-n', INJ]);
@@ -127,10 +136,13 @@ test('scenario 27-1b: README: the self-healing block (status, restart dry run, r
   writeFile(box.dir, 'injector-config/values', cm.data.values as string);
   const out = await runBlock(t, STATUS);
   const header = /^# (WORKLOAD .*)$/m.exec(STATUS.text)?.[1];
-  assert.ok(header, 'README.md\'s status block shows no header line');
+  assert.ok(header, "README.md's status block shows no header line");
   const words = header.split(/\s+/);
-  assert.ok(out.split('\n').some((l) => l.trim().split(/\s+/).join(' ') === words.join(' ')), `no line "${header}" in:\n${out}`);
-  assert.match(out, /^deployment\/web\s+2\s+2\s+0\s+0\s/m, 'status does not show web\'s 2 pods current');
+  assert.ok(
+    out.split('\n').some((l) => l.trim().split(/\s+/).join(' ') === words.join(' ')),
+    `no line "${header}" in:\n${out}`,
+  );
+  assert.match(out, /^deployment\/web\s+2\s+2\s+0\s+0\s/m, "status does not show web's 2 pods current");
 });
 
 test('scenario 27-1c: README: the kubectl install block, after helm uninstall; restarted web pods 2/2 with the sidecar', { skip }, async (t) => {
@@ -139,8 +151,12 @@ test('scenario 27-1c: README: the kubectl install block, after helm uninstall; r
   await runBlock(t, KUBECTL);
   const before = new Set((await pods(SHOP, 'app=web')).map((p) => p.metadata.name as string));
   await kubectl(['-n', SHOP, 'rollout', 'restart', 'deployment/web']);
-  await waitFor('the web pods from before the restart to be gone', async () =>
-    (await pods(SHOP, 'app=web')).every((p) => !before.has(p.metadata.name)), 180_000, 1000);
+  await waitFor(
+    'the web pods from before the restart to be gone',
+    async () => (await pods(SHOP, 'app=web')).every((p) => !before.has(p.metadata.name)),
+    180_000,
+    1000,
+  );
   t.diagnostic(await webPodsInjected(2));
 });
 
@@ -159,7 +175,10 @@ test('scenario 27-1d: examples/policy-nginx-sidecar/README.md: the policy inject
   await runBlock(t, POLICY_EXAMPLE[0]!, exampleBox);
   const [pod] = await waitRunning(TEST_NS, 'app=alpine', 1);
   t.diagnostic(`kubectl -n ${TEST_NS} get pods\n${await getPodsTable(TEST_NS)}`);
-  assert.deepEqual(pod!.spec.containers.map((c: Obj) => c.name), ['alpine', 'sidecar-nginx']);
+  assert.deepEqual(
+    pod!.spec.containers.map((c: Obj) => c.name),
+    ['alpine', 'sidecar-nginx'],
+  );
   assert.ok(pod!.metadata.annotations['sidecar-injector-webhook.morven.me/status'], 'no status annotation: not injected by the policy');
   const { ip } = await podStatus(TEST_NS, pod!.metadata.name);
   assert.equal((await httpGet(`http://${ip}:80/`)).body, 'hello from the nginx sidecar\n');
@@ -175,12 +194,21 @@ test('scenario 27-1e: docs/policy-mode.md: the policy block exits 0', { skip }, 
   assert.equal((await getJson(['namespace', SHOP])).metadata.labels['sidecar-injection'], 'enabled');
   // What the doc promises: the apiserver injects an opted-in pod of shop (what it would store;
   // the apiserver starts applying a new policy about a second after it is created).
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'opted-in', namespace: SHOP, annotations: { 'sidecar-injector-webhook.morven.me/inject': 'true' } },
-    spec: { containers: [{ name: 'app', image: IMAGES.app }] } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'opted-in', namespace: SHOP, annotations: { 'sidecar-injector-webhook.morven.me/inject': 'true' } },
+    spec: { containers: [{ name: 'app', image: IMAGES.app }] },
+  };
   const t0 = Date.now();
-  await waitFor('the policy to inject an opted-in pod of shop', async () => {
-    const stored = JSON.parse((await kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify(pod) })).stdout) as Obj;
-    return stored.spec.containers.some((c: Obj) => c.name === 'sidecar-nginx');
-  }, 30_000, 300);
+  await waitFor(
+    'the policy to inject an opted-in pod of shop',
+    async () => {
+      const stored = JSON.parse((await kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify(pod) })).stdout) as Obj;
+      return stored.spec.containers.some((c: Obj) => c.name === 'sidecar-nginx');
+    },
+    30_000,
+    300,
+  );
   t.diagnostic(`the policy injected ${((Date.now() - t0) / 1000).toFixed(1)}s after the block ended`);
 });

@@ -49,7 +49,11 @@ rules:
 `;
 
 /** The apiserver's own command line, with or without our audit flags. */
-const withAudit = (args: string[]): string[] => [...args.filter((a) => !a.startsWith('--audit-')), `--audit-policy-file=${join(tmp, 'policy.yaml')}`, `--audit-log-path=${auditLog}`];
+const withAudit = (args: string[]): string[] => [
+  ...args.filter((a) => !a.startsWith('--audit-')),
+  `--audit-policy-file=${join(tmp, 'policy.yaml')}`,
+  `--audit-log-path=${auditLog}`,
+];
 
 interface AuditEvent {
   verb: string;
@@ -61,7 +65,10 @@ interface AuditEvent {
 
 /** Our requests (by user agent) the apiserver received since `since`, on `path`. */
 function audited(since: Date, path: string): { verb: string; query: URLSearchParams }[] {
-  return readFileSync(auditLog, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEvent)
+  return readFileSync(auditLog, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEvent)
     .filter((e) => e.userAgent === USER_AGENT && new Date(e.requestReceivedTimestamp) >= since && e.requestURI.split('?')[0] === path)
     .map((e) => ({ verb: e.verb, query: new URLSearchParams(e.requestURI.split('?')[1] ?? '') }));
 }
@@ -70,13 +77,15 @@ let made = 0;
 /** Bare pods in a state, made by the real core, created through the apiserver. */
 async function createPods(ns: string, state_: Intended, count: number): Promise<string[]> {
   const names: string[] = [];
-  await Promise.all(Array.from({ length: count }, async () => {
-    const w: WorkloadPlan = { index: made, kind: 'Pod', name: `p-${state_}-${made++}`, namespace: ns, pods: 1, state: state_ };
-    const [pod] = admittedPods(w, 0, 1, undefined);
-    await client.create(`/api/v1/namespaces/${ns}/pods`, pod);
-    names.push(w.name);
-    expected[state_ === 'skipped' ? 'skipped' : state_]++;
-  }));
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const w: WorkloadPlan = { index: made, kind: 'Pod', name: `p-${state_}-${made++}`, namespace: ns, pods: 1, state: state_ };
+      const [pod] = admittedPods(w, 0, 1, undefined);
+      await client.create(`/api/v1/namespaces/${ns}/pods`, pod);
+      names.push(w.name);
+      expected[state_ === 'skipped' ? 'skipped' : state_]++;
+    }),
+  );
   return names;
 }
 
@@ -84,7 +93,10 @@ before(async () => {
   writeFileSync(join(tmp, 'policy.yaml'), AUDIT_POLICY);
   const s = readState();
   assert.ok(s, 'a running control plane (npm run e2e starts one)');
-  original = readFileSync(`/proc/${s.daemons.find((d) => d.name === 'kube-apiserver')!.pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '').slice(1);
+  original = readFileSync(`/proc/${s.daemons.find((d) => d.name === 'kube-apiserver')!.pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((a) => a !== '')
+    .slice(1);
   state = await restartApiserver(s, { args: withAudit });
   client = new ScaleClient(state, 16);
   await createNamespace(NS.main, { 'istio-injection': 'enabled' });
@@ -95,7 +107,12 @@ before(async () => {
   await createPods(NS.skip, 'skipped', 20);
   // A Deployment: the ReplicaSet controller makes its pods without a sidecar (no webhook here).
   await kubectl(['-n', NS.main, 'create', 'deployment', 'web', '--image=registry.example/web:1', '--replicas=3']);
-  await waitFor('the Deployment\'s 3 pods', async () => ((await getJson(['-n', NS.main, 'pods', '-l', 'app=web'])).items as Obj[]).length === 3 || undefined, 60_000, 500);
+  await waitFor(
+    "the Deployment's 3 pods",
+    async () => ((await getJson(['-n', NS.main, 'pods', '-l', 'app=web'])).items as Obj[]).length === 3 || undefined,
+    60_000,
+    500,
+  );
   expected.missing += 3;
 });
 
@@ -116,15 +133,28 @@ test('30.1: paginated list, bookmarks, resume from the last resourceVersion; whi
   const path = `/api/v1/namespaces/${NS.main}/pods`;
   const logs: { message: string; fields?: Record<string, unknown> }[] = [];
   const informer = new Informer<{ rv: string }>({
-    api: connect(), path, transform: (p) => ({ rv: (p as Obj).metadata.resourceVersion as string }),
-    log: (message, fields) => logs.push({ message, fields }), watchSeconds: () => 3, random: () => 1, backoff: { initialMs: 500, maxMs: 4000 },
+    api: connect(),
+    path,
+    transform: (p) => ({ rv: (p as Obj).metadata.resourceVersion as string }),
+    log: (message, fields) => logs.push({ message, fields }),
+    watchSeconds: () => 3,
+    random: () => 1,
+    backoff: { initialMs: 500, maxMs: 4000 },
   });
   const t0 = new Date(Date.now() - 1000);
   try {
     await informer.start();
     assert.equal(informer.items.size, 1083);
     const lists = audited(t0, path).filter((e) => e.verb === 'list');
-    assert.deepEqual(lists.map((e) => [e.query.get('limit'), e.query.has('continue')]), [['500', false], ['500', true], ['500', true]], 'one list in three pages');
+    assert.deepEqual(
+      lists.map((e) => [e.query.get('limit'), e.query.has('continue')]),
+      [
+        ['500', false],
+        ['500', true],
+        ['500', true],
+      ],
+      'one list in three pages',
+    );
 
     // The apiserver ends each watch after 3 s; the informer resumes from the last resourceVersion, without listing.
     await waitFor('three watches', async () => audited(t0, path).filter((e) => e.verb === 'watch').length >= 3 || undefined, 30_000, 500);
@@ -143,7 +173,12 @@ test('30.1: paginated list, bookmarks, resume from the last resourceVersion; whi
     state = await restartApiserver(state, {
       whileDown: async () => {
         downSince = new Date();
-        await waitFor('four failed watch attempts', async () => logs.filter((l) => l.message.startsWith('watch could not start')).length >= 4 || undefined, 60_000, 200);
+        await waitFor(
+          'four failed watch attempts',
+          async () => logs.filter((l) => l.message.startsWith('watch could not start')).length >= 4 || undefined,
+          60_000,
+          200,
+        );
         await bumpEtcdRevision(state);
       },
     });
@@ -151,7 +186,10 @@ test('30.1: paginated list, bookmarks, resume from the last resourceVersion; whi
     await new Promise((r) => setTimeout(r, 8000));
     const delays = logs.filter((l) => l.message.startsWith('watch could not start')).map((l) => l.fields?.inMs as number);
     assert.deepEqual(delays.slice(0, 4), [500, 1000, 2000, 4000], 'a doubling back-off while the apiserver is away');
-    assert.ok(delays.every((d) => d <= 4000), 'capped');
+    assert.ok(
+      delays.every((d) => d <= 4000),
+      'capped',
+    );
     assert.deepEqual(informer.stats.lists, { start: 1, expired: 1, error: 0, resync: 0 });
     const after = audited(downSince, path);
     assert.equal(after.filter((e) => e.verb === 'list' && !e.query.has('continue')).length, 1, 'exactly one list after the restart');
@@ -165,11 +203,31 @@ test('30.1: paginated list, bookmarks, resume from the last resourceVersion; whi
 test('30.2: serve --reconcile through an apiserver stop and start: no crash, counts right, one list per collection, no Event twice', async (t) => {
   const port = await freePort();
   const monitoring = await freePort();
-  const child = spawn(process.execPath, [cliPath(), 'serve', '--port', String(port), '--address', '127.0.0.1', '--monitoring-port', String(monitoring),
-    '--reconcile', '--reconcile-namespace', NS.main, NS.skip, '--reconcile-lease-namespace', NS.main], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      cliPath(),
+      'serve',
+      '--port',
+      String(port),
+      '--address',
+      '127.0.0.1',
+      '--monitoring-port',
+      String(monitoring),
+      '--reconcile',
+      '--reconcile-namespace',
+      NS.main,
+      NS.skip,
+      '--reconcile-lease-namespace',
+      NS.main,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.push(child);
   let out = '';
-  const collect = (c: Buffer): void => { out = (out + c.toString()).slice(-200_000); };
+  const collect = (c: Buffer): void => {
+    out = (out + c.toString()).slice(-200_000);
+  };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const gauge = async (): Promise<Record<string, number>> => {
@@ -179,9 +237,12 @@ test('30.2: serve --reconcile through an apiserver stop and start: no crash, cou
   let seen: unknown;
   const counted = async (): Promise<boolean> => JSON.stringify((seen = await gauge().catch(() => ({})))) === JSON.stringify(expected);
   const countsAre = (what: string): Promise<true> =>
-    waitFor(what, async () => (await counted()) || undefined, 120_000, 500).catch((err: unknown) => assert.fail(`${String(err)}; the gauge said ${JSON.stringify(seen)}; serve:\n${out.slice(-3000)}`));
+    waitFor(what, async () => (await counted()) || undefined, 120_000, 500).catch((err: unknown) =>
+      assert.fail(`${String(err)}; the gauge said ${JSON.stringify(seen)}; serve:\n${out.slice(-3000)}`),
+    );
   await countsAre(`the counts ${JSON.stringify(expected)}`);
-  const ours = async (): Promise<Obj[]> => ((await getJson(['-n', NS.main, 'events'])).items as Obj[]).filter((e) => e.reportingComponent === 'sidecar-injector');
+  const ours = async (): Promise<Obj[]> =>
+    ((await getJson(['-n', NS.main, 'events'])).items as Obj[]).filter((e) => e.reportingComponent === 'sidecar-injector');
   // 10 stale and 10 missing bare pods, and the Deployment: 21 Events (under the recorder's burst).
   await waitFor('21 Events', async () => (await ours()).length === 21 || undefined, 60_000, 500);
 
@@ -193,20 +254,34 @@ test('30.2: serve --reconcile through an apiserver stop and start: no crash, cou
   for (const p of gone) await kubectl(['-n', NS.main, 'delete', 'pod', p.metadata.name, '--wait=false']);
   expected.current -= gone.length;
   await countsAre(`the counts after the restart ${JSON.stringify(expected)}`);
-  await waitFor('the new pods\' Events', async () => (await ours()).length === 23 || undefined, 60_000, 500);
+  await waitFor("the new pods' Events", async () => (await ours()).length === 23 || undefined, 60_000, 500);
   await new Promise((r) => setTimeout(r, 5000));
 
   assert.equal(child.exitCode, null, `serve is still running:\n${out.slice(-3000)}`);
   assert.doesNotMatch(out, /uncaught|unhandled|FATAL/i);
   const events = await ours();
   const byTarget = new Map<string, number>();
-  for (const e of events) byTarget.set(`${e.involvedObject.kind}/${e.involvedObject.name} ${e.reason}`, (byTarget.get(`${e.involvedObject.kind}/${e.involvedObject.name} ${e.reason}`) ?? 0) + 1);
-  assert.deepEqual([...byTarget].filter(([, n]) => n > 1), [], 'no Event twice');
+  for (const e of events)
+    byTarget.set(
+      `${e.involvedObject.kind}/${e.involvedObject.name} ${e.reason}`,
+      (byTarget.get(`${e.involvedObject.kind}/${e.involvedObject.name} ${e.reason}`) ?? 0) + 1,
+    );
+  assert.deepEqual(
+    [...byTarget].filter(([, n]) => n > 1),
+    [],
+    'no Event twice',
+  );
   for (const name of fresh) assert.ok(byTarget.has(`Pod/${name} SidecarMissing`), `an Event for ${name}`);
   assert.ok(byTarget.has('Deployment/web SidecarMissing'));
 
   // One list per collection after the restart (the resumed watches' 410, or a new leadership's start).
-  for (const path of [`/api/v1/namespaces/${NS.main}/pods`, `/api/v1/namespaces/${NS.skip}/pods`, `/apis/apps/v1/namespaces/${NS.main}/replicasets`, `/apis/batch/v1/namespaces/${NS.skip}/jobs`, '/api/v1/namespaces']) {
+  for (const path of [
+    `/api/v1/namespaces/${NS.main}/pods`,
+    `/api/v1/namespaces/${NS.skip}/pods`,
+    `/apis/apps/v1/namespaces/${NS.main}/replicasets`,
+    `/apis/batch/v1/namespaces/${NS.skip}/jobs`,
+    '/api/v1/namespaces',
+  ]) {
     const lists = audited(restartedAt, path).filter((e) => e.verb === 'list' && !e.query.has('continue'));
     assert.equal(lists.length, 1, `${path}: ${lists.length} lists after the restart`);
   }

@@ -40,7 +40,12 @@ const skipNoNode = skip || (node ? 'a node runs: kube-proxy owns the Service add
 let serviceIp: string | undefined;
 const identities: PodIdentity[] = [];
 const servers: ServeProcess[] = [];
-interface Replica { serve: ServeProcess; monitoring: number; host: string; name: string }
+interface Replica {
+  serve: ServeProcess;
+  monitoring: number;
+  host: string;
+  name: string;
+}
 let replicas: Replica[] = [];
 
 const secretData = async (name = SECRET, namespace = NS): Promise<Record<string, string>> => {
@@ -114,9 +119,27 @@ test('31.1: the generated RBAC lets the injector read and update its one Secret,
   assert.equal(stored.data, undefined, 'written empty');
 });
 
-test('31.2: two replicas start together: one writes the certificate, both serve it, the caBundle trusts it, pods are injected', { skip: skipNoNode }, async () => {
-  const args = ['--tls-secret', SECRET, '--tls-provision', NAME, '--webhook-config', NAME, '--ca-bundle-resync', '5', '--tls-secret-resync', '2',
-    '--tls-ca-validity', '2m', '--tls-cert-validity', '1m', '--log-level', 'info'];
+test('31.2: two replicas start together: one writes the certificate, both serve it, the caBundle trusts it, pods are injected', {
+  skip: skipNoNode,
+}, async () => {
+  const args = [
+    '--tls-secret',
+    SECRET,
+    '--tls-provision',
+    NAME,
+    '--webhook-config',
+    NAME,
+    '--ca-bundle-resync',
+    '5',
+    '--tls-secret-resync',
+    '2',
+    '--tls-ca-validity',
+    '2m',
+    '--tls-cert-validity',
+    '1m',
+    '--log-level',
+    'info',
+  ];
   const a = await asServiceAccount(NS, NAME, 'replica-a');
   const b = await asServiceAccount(NS, NAME, 'replica-b');
   identities.push(a, b);
@@ -135,34 +158,51 @@ test('31.2: two replicas start together: one writes the certificate, both serve 
   const stored = await getJson(['-n', NS, 'secret', SECRET]);
   assert.match(stored.metadata.annotations['sidecar-injector.io/tls-provisioned'], / create,issue-cert$/);
   // Exactly one replica wrote: one Provisioned Event between the two pods.
-  const provisioned = [...await podEvents(NS, 'replica-a'), ...await podEvents(NS, 'replica-b')].filter(([reason]) => reason === 'TLSCertificateProvisioned');
+  const provisioned = [...(await podEvents(NS, 'replica-a')), ...(await podEvents(NS, 'replica-b'))].filter(
+    ([reason]) => reason === 'TLSCertificateProvisioned',
+  );
   assert.equal(provisioned.length, 1, JSON.stringify(provisioned));
   // Both serve the Secret's certificate, for the Service's name, trusted through the caBundle.
   const ca = data['ca.crt'];
-  for (const [host, port] of [[serviceIp!, 443], ['127.0.0.1', bPort]] as const) {
+  for (const [host, port] of [
+    [serviceIp!, 443],
+    ['127.0.0.1', bPort],
+  ] as const) {
     assert.equal(await servedFingerprint(host, port, `${NAME}.${NS}.svc`, ca), fingerprint(data['tls.crt']), `${host}:${port}`);
   }
   await waitFor('the caBundle to hold the CA', async () => (await bundle()).includes(fingerprint(ca)));
   await waitUntilInjecting(APPS, SIDECAR, 60_000);
 });
 
-test('31.3: certificates and CAs rotate under a steady stream of pod creations (failurePolicy Fail) and not one admission fails', { skip: skipNoNode, timeout: 600_000 }, async () => {
+test('31.3: certificates and CAs rotate under a steady stream of pod creations (failurePolicy Fail) and not one admission fails', {
+  skip: skipNoNode,
+  timeout: 600_000,
+}, async () => {
   assert.equal(replicas.length, 2, 'the replicas of 31.2 run');
   const firstCa = fingerprint((await secretData())['ca.crt']);
   const load = startAdmissionLoad({ namespace: APPS, sidecar: SIDECAR, perSecond: 5 });
   const notes = new Set<string>();
   try {
     // 1-minute certificates and 2-minute CAs: two CA switches take about three minutes.
-    await waitFor('two CA switches', async () => {
-      const s = await getJson(['-n', NS, 'secret', SECRET]);
-      notes.add(s.metadata.annotations['sidecar-injector.io/tls-provisioned'] as string);
-      return [...notes].filter((n) => n.includes('switch-ca')).length >= 2;
-    }, 330_000, 1000);
+    await waitFor(
+      'two CA switches',
+      async () => {
+        const s = await getJson(['-n', NS, 'secret', SECRET]);
+        notes.add(s.metadata.annotations['sidecar-injector.io/tls-provisioned'] as string);
+        return [...notes].filter((n) => n.includes('switch-ca')).length >= 2;
+      },
+      330_000,
+      1000,
+    );
     // And a little longer: the old CA expires and leaves the bundle while pods keep coming.
     await new Promise((r) => setTimeout(r, 20_000));
   } finally {
     const result = await load.stop();
-    assert.deepEqual(result.failures, [], `failed admissions: ${result.failures.length} of ${result.sent}\n${replicas.map((r) => r.serve.output().slice(-3000)).join('\n---\n')}`);
+    assert.deepEqual(
+      result.failures,
+      [],
+      `failed admissions: ${result.failures.length} of ${result.sent}\n${replicas.map((r) => r.serve.output().slice(-3000)).join('\n---\n')}`,
+    );
     assert.equal(result.notInjected, 0);
     assert.ok(result.injected > 500, `${result.injected} pods injected during the rotations`);
     process.stderr.write(`31.3: ${result.injected} admissions, 0 failed, during ${[...notes].length} Secret writes: ${[...notes].join(' | ')}\n`);
@@ -172,12 +212,17 @@ test('31.3: certificates and CAs rotate under a steady stream of pod creations (
   assert.ok([...notes].some((n) => n.includes('stage-ca')) && [...notes].some((n) => n.includes('renew-cert')));
   // The bundle: the current CAs, nothing expired.
   const now = Date.now();
-  for (const pem of data['ca.crt'].match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g)!) assert.ok(new Date(new X509Certificate(pem).validTo).getTime() > now);
-  await waitFor('the bundle to be the CAs of the Secret', async () => {
-    const want = (data['ca.crt'].match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g) ?? []).map(fingerprint);
-    const have = await bundle();
-    return want.every((f) => have.includes(f)) && have.length <= want.length + 1;
-  }, 30_000);
+  for (const pem of data['ca.crt'].match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g)!)
+    assert.ok(new Date(new X509Certificate(pem).validTo).getTime() > now);
+  await waitFor(
+    'the bundle to be the CAs of the Secret',
+    async () => {
+      const want = (data['ca.crt'].match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g) ?? []).map(fingerprint);
+      const have = await bundle();
+      return want.every((f) => have.includes(f)) && have.length <= want.length + 1;
+    },
+    30_000,
+  );
   for (const r of replicas) {
     const ready = await readyz(r.monitoring, r.host);
     assert.equal(ready.status, 200);
@@ -188,7 +233,9 @@ test('31.3: certificates and CAs rotate under a steady stream of pod creations (
 });
 
 test('31.4: a missing existing Secret is one clear reason in /readyz, the log and an Event; the pod serves once it is created', { skip }, async () => {
-  const objects = parseAllDocuments((await cli(['manifests', '--name', 'e2e-own', '--namespace', NS, '--existing-secret', 'e2e-own-tls', '--no-ca-bundle-reconcile'])).stdout).map((d) => d.toJS() as Obj);
+  const objects = parseAllDocuments(
+    (await cli(['manifests', '--name', 'e2e-own', '--namespace', NS, '--existing-secret', 'e2e-own-tls', '--no-ca-bundle-reconcile'])).stdout,
+  ).map((d) => d.toJS() as Obj);
   await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind)) }));
   const id = await asServiceAccount(NS, 'e2e-own', 'own-a');
   identities.push(id);
@@ -203,7 +250,14 @@ test('31.4: a missing existing Secret is one clear reason in /readyz, the log an
   assert.ok((detail.certificate.problem as string).startsWith(reason), detail.certificate.problem);
   assert.equal(detail.ready, false);
   await waitFor('the Event on the pod', async () => (await podEvents(NS, 'own-a')).some(([why, msg]) => why === 'TLSSecretMissing' && msg.startsWith(reason)));
-  assert.equal(r.serve.output().split('\n').filter((l) => l.includes('does not exist')).length, 1, 'logged once, not every period');
+  assert.equal(
+    r.serve
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('does not exist')).length,
+    1,
+    'logged once, not every period',
+  );
   // The Secret arrives: served without a restart.
   const dir = await mkdtemp(join(tmpdir(), 'si-e2e-own-'));
   try {
@@ -219,20 +273,38 @@ test('31.5: RBAC that denies the Secret write is one clear reason, not a hang', 
   const objects = parseAllDocuments((await cli(['manifests', '--name', 'e2e-deny', '--namespace', NS])).stdout).map((d) => d.toJS() as Obj);
   const role = objects.find((o) => o.kind === 'Role')!;
   role.rules[0].verbs = ['get']; // someone trimmed the Role
-  await apply(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding', 'Secret'].includes(o.kind)) }));
+  await apply(
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding', 'Secret'].includes(o.kind)) }),
+  );
   const id = await asServiceAccount(NS, 'e2e-deny', 'deny-a');
   identities.push(id);
-  const r = await startReplica('deny-a', id, ['--tls-secret', 'e2e-deny-certs', '--tls-provision', 'e2e-deny', '--webhook-config', 'e2e-deny', '--port', String(await freePort())]);
+  const r = await startReplica('deny-a', id, [
+    '--tls-secret',
+    'e2e-deny-certs',
+    '--tls-provision',
+    'e2e-deny',
+    '--webhook-config',
+    'e2e-deny',
+    '--port',
+    String(await freePort()),
+  ]);
   const detail = await waitFor('/readyz to say why', async () => {
     const ready = await readyz(r.monitoring).catch(() => undefined);
     return ready?.status === 503 && typeof ready.body.certificate?.problem === 'string' ? ready.body : undefined;
   });
-  assert.match(detail.certificate.problem as string, new RegExp(`^the injector may not write Secret ${NS}/e2e-deny-certs \\(.*forbidden.*\\): grant its service account get and update on secrets/e2e-deny-certs in ${NS}`));
+  assert.match(
+    detail.certificate.problem as string,
+    new RegExp(
+      `^the injector may not write Secret ${NS}/e2e-deny-certs \\(.*forbidden.*\\): grant its service account get and update on secrets/e2e-deny-certs in ${NS}`,
+    ),
+  );
   await waitFor('the Event on the pod', async () => (await podEvents(NS, 'deny-a')).some(([why]) => why === 'TLSSecretForbidden'));
   assert.equal((await getJson(['-n', NS, 'secret', 'e2e-deny-certs'])).data, undefined, 'nothing written');
 });
 
-test('31.6: helm install with no values, provisioned under the chart\'s own RBAC; helm upgrade keeps the certificate; a missing tls.existingSecret fails the install', { skip }, async () => {
+test("31.6: helm install with no values, provisioned under the chart's own RBAC; helm upgrade keeps the certificate; a missing tls.existingSecret fails the install", {
+  skip,
+}, async () => {
   await deleteNamespaces('e2e-helmprov');
   await kubectl(['delete', 'namespace', 'e2e-helmprov', '--ignore-not-found', '--wait=true', '--timeout=120s']);
   await run('helm', ['install', 'e2e-helmprov', CHART, '-n', 'e2e-helmprov', '--create-namespace']);
@@ -257,10 +329,17 @@ test('31.6: helm install with no values, provisioned under the chart\'s own RBAC
   await serve.stop();
   const before = await secretData('e2e-helmprov-certs', 'e2e-helmprov');
   await run('helm', ['upgrade', 'e2e-helmprov', CHART, '-n', 'e2e-helmprov', '--set', 'logLevel=debug']);
-  assert.equal((await getJson(['-n', 'e2e-helmprov', 'deployment', 'e2e-helmprov'])).spec.template.spec.containers[0].args.includes('debug'), true, 'the upgrade applied');
+  assert.equal(
+    (await getJson(['-n', 'e2e-helmprov', 'deployment', 'e2e-helmprov'])).spec.template.spec.containers[0].args.includes('debug'),
+    true,
+    'the upgrade applied',
+  );
   assert.deepEqual(await secretData('e2e-helmprov-certs', 'e2e-helmprov'), before, 'helm upgrade left the certificates alone');
   // A named Secret that is not there: refused at install time, with the reason.
   const refused = await run('helm', ['install', 'e2e-helmprov-own', CHART, '-n', 'e2e-helmprov', '--set', 'tls.existingSecret=nope'], { allowFail: true });
   assert.notEqual(refused.code, 0);
-  assert.match(refused.stderr, /Secret e2e-helmprov\/nope \(tls.existingSecret\) does not exist: create it with tls.crt, tls.key and ca.crt for e2e-helmprov-own.e2e-helmprov.svc first/);
+  assert.match(
+    refused.stderr,
+    /Secret e2e-helmprov\/nope \(tls.existingSecret\) does not exist: create it with tls.crt, tls.key and ca.crt for e2e-helmprov-own.e2e-helmprov.svc first/,
+  );
 });

@@ -74,16 +74,54 @@ const injectorName = (revision: string): string => (revision === '' ? NAME : `${
 async function helmInstall(revision: string, config: string): Promise<void> {
   const release = injectorName(revision);
   releases.push(release);
-  await run('helm', ['install', release, CHART, '-n', NAME, '--create-namespace', '--wait', '--timeout', '180s', ...imageValues(),
-    '--set', `name=${NAME}`, '--set', 'replicas=1', ...(revision === '' ? [] : ['--set', `revision=${revision}`]),
-    '--set-file', `injector.config=${join(config, 'config')},injector.values=${join(config, 'values')}`], { timeoutMs: 240_000 });
+  await run(
+    'helm',
+    [
+      'install',
+      release,
+      CHART,
+      '-n',
+      NAME,
+      '--create-namespace',
+      '--wait',
+      '--timeout',
+      '180s',
+      ...imageValues(),
+      '--set',
+      `name=${NAME}`,
+      '--set',
+      'replicas=1',
+      ...(revision === '' ? [] : ['--set', `revision=${revision}`]),
+      '--set-file',
+      `injector.config=${join(config, 'config')},injector.values=${join(config, 'values')}`,
+    ],
+    { timeoutMs: 240_000 },
+  );
   await waitInjectorReady(NAME, release, release, 1);
 }
 
 /** `manifests --revision` applied as a user does (self-provisioning, the default); waits for its injector pod. */
 async function manifestsInstall(revision: string, config: string): Promise<void> {
-  const out = await cli(['manifests', '--name', NAME, '--namespace', NAME, '--image', ourImage().reference, '--replicas', '1', '--config', config, '--revision', revision]);
-  installed.push(...parseAllDocuments(out.stdout).map((d) => d.toJS() as Obj).filter((o) => o?.kind));
+  const out = await cli([
+    'manifests',
+    '--name',
+    NAME,
+    '--namespace',
+    NAME,
+    '--image',
+    ourImage().reference,
+    '--replicas',
+    '1',
+    '--config',
+    config,
+    '--revision',
+    revision,
+  ]);
+  installed.push(
+    ...parseAllDocuments(out.stdout)
+      .map((d) => d.toJS() as Obj)
+      .filter((o) => o?.kind),
+  );
   await kubectl(['apply', '-f', '-'], { input: out.stdout });
   await waitInjectorReady(NAME, injectorName(revision), injectorName(revision), 1);
 }
@@ -136,10 +174,15 @@ async function watchCreates(namespaces: readonly string[]): Promise<Creates> {
   const api = connect({ kubeconfig: process.env.KUBECONFIG });
   const { resourceVersion } = await api.list('/api/v1/pods', { labelSelector: 'app=web' });
   const seen = new Map<string, string | undefined>();
-  const handle = await api.watch('/api/v1/pods', { labelSelector: 'app=web', resourceVersion }, (type, obj) => {
-    const pod = obj as Obj;
-    if (type === 'ADDED' && namespaces.includes(pod.metadata.namespace)) seen.set(`${pod.metadata.namespace}/${pod.metadata.name}`, revisionOf(pod));
-  }, () => {});
+  const handle = await api.watch(
+    '/api/v1/pods',
+    { labelSelector: 'app=web', resourceVersion },
+    (type, obj) => {
+      const pod = obj as Obj;
+      if (type === 'ADDED' && namespaces.includes(pod.metadata.namespace)) seen.set(`${pod.metadata.namespace}/${pod.metadata.name}`, revisionOf(pod));
+    },
+    () => {},
+  );
   return { pods: seen, stop: () => handle.abort() };
 }
 
@@ -158,7 +201,8 @@ const labels = async (ns: string): Promise<Obj> => (await getJson(['namespace', 
 
 const secretCa = async (name: string): Promise<string> =>
   Buffer.from(((await getJson(['secret', name, '-n', NAME])).data?.['ca.crt'] as string | undefined) ?? '', 'base64').toString();
-const fingerprints = (pem: string): string[] => (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((c) => new X509Certificate(c).fingerprint256);
+const fingerprints = (pem: string): string[] =>
+  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((c) => new X509Certificate(c).fingerprint256);
 
 test('scenario 32-0: three revisions side by side, each on the certificate it provisioned in its own Secret', { skip }, async () => {
   const cas: string[] = [];
@@ -177,7 +221,9 @@ test('scenario 32-0: three revisions side by side, each on the certificate it pr
   assert.equal(new Set(cas).size, 3, 'three different CAs');
 });
 
-test('scenario 32-1: rollout default -> canary across three namespaces; every new pod Ready with canary\'s sidecar; 0 refused, 0 created without a sidecar', { skip }, async (t) => {
+test("scenario 32-1: rollout default -> canary across three namespaces; every new pod Ready with canary's sidecar; 0 refused, 0 created without a sidecar", {
+  skip,
+}, async (t) => {
   const dry = await cli(['rollout', '--from', 'default', '--to', 'canary', '-n', GOOD.join(','), '-c', CONFIG.default]);
   assert.match(dry.stdout, /-> revision canary \(MutatingWebhookConfiguration i32-si-canary\)/);
   assert.match(dry.stdout, /would restart deployment\/web: 2 pods on default/);
@@ -185,12 +231,35 @@ test('scenario 32-1: rollout default -> canary across three namespaces; every ne
 
   const creates = await watchCreates(GOOD);
   const t0 = Date.now();
-  const run = await cli(['rollout', '--from', 'default', '--to', 'canary', '-n', GOOD.join(','), '-c', CONFIG.default, '--yes', '--timeout', '2m', '--interval', '0s', '-o', 'json'], { allowFail: true, timeoutMs: 600_000 });
+  const run = await cli(
+    [
+      'rollout',
+      '--from',
+      'default',
+      '--to',
+      'canary',
+      '-n',
+      GOOD.join(','),
+      '-c',
+      CONFIG.default,
+      '--yes',
+      '--timeout',
+      '2m',
+      '--interval',
+      '0s',
+      '-o',
+      'json',
+    ],
+    { allowFail: true, timeoutMs: 600_000 },
+  );
   const seconds = (Date.now() - t0) / 1000;
   creates.stop();
   assert.equal(run.code, 0, run.stderr);
   const report = JSON.parse(run.stdout) as Obj;
-  assert.deepEqual(report.namespaces.map((n: Obj) => [n.namespace, n.result]), GOOD.map((ns) => [ns, 'moved']));
+  assert.deepEqual(
+    report.namespaces.map((n: Obj) => [n.namespace, n.result]),
+    GOOD.map((ns) => [ns, 'moved']),
+  );
   // One namespace at a time: each was moved before the next one's restart began.
   const finished = report.namespaces.map((n: Obj) => Date.parse(n.workloads[0].finishedAt));
   const started = report.namespaces.map((n: Obj) => Date.parse(n.workloads[0].startedAt));
@@ -199,17 +268,32 @@ test('scenario 32-1: rollout default -> canary across three namespaces; every ne
     assert.deepEqual(await labels(ns), { [KEYS.revisionLabel]: 'canary', 'kubernetes.io/metadata.name': ns });
     const running = await waitRunning(ns, 'app=web', 2, 10_000);
     assert.deepEqual(running.map(revisionOf), ['canary', 'canary']);
-    for (const p of running) assert.equal([...(p.spec.initContainers ?? []), ...p.spec.containers].find((c: Obj) => c.name === 'sidecar-proxy').image, NEW_PROXY);
+    for (const p of running)
+      assert.equal([...(p.spec.initContainers ?? []), ...p.spec.containers].find((c: Obj) => c.name === 'sidecar-proxy').image, NEW_PROXY);
     const status = await cli(['status', '-n', ns, '--revision', 'canary', '-c', CONFIG.canary, '--webhook-config', `${NAME}-canary`, '-o', 'json']);
     const w = (JSON.parse(status.stdout) as Obj).workloads[0];
     assert.deepEqual([w.state, w.revisions, w.counts.current], ['current', ['canary'], 2], status.stdout);
   }
   const all = [...creates.pods.entries()];
-  t.diagnostic(`3 namespaces moved in ${seconds.toFixed(1)}s (${report.namespaces.map((n: Obj) => `${n.namespace} ${((Date.parse(n.workloads[0].finishedAt) - Date.parse(n.workloads[0].startedAt)) / 1000).toFixed(1)}s`).join(', ')}); ${all.length} pods created during the rollout`);
+  t.diagnostic(
+    `3 namespaces moved in ${seconds.toFixed(1)}s (${report.namespaces.map((n: Obj) => `${n.namespace} ${((Date.parse(n.workloads[0].finishedAt) - Date.parse(n.workloads[0].startedAt)) / 1000).toFixed(1)}s`).join(', ')}); ${all.length} pods created during the rollout`,
+  );
   // A restart of 2 replicas creates 2 pods (maxSurge 1, maxUnavailable 0): anything more is a pod retried or restarted twice.
-  assert.deepEqual(GOOD.map((ns) => all.filter(([k]) => k.startsWith(`${ns}/`)).length), [2, 2, 2], `pods created: ${all.map(([k]) => k).join(', ')}`);
-  assert.deepEqual(all.filter(([, rev]) => rev === undefined), [], 'pods created without a sidecar');
-  assert.deepEqual(all.filter(([, rev]) => rev !== 'canary'), [], 'pods created with another revision');
+  assert.deepEqual(
+    GOOD.map((ns) => all.filter(([k]) => k.startsWith(`${ns}/`)).length),
+    [2, 2, 2],
+    `pods created: ${all.map(([k]) => k).join(', ')}`,
+  );
+  assert.deepEqual(
+    all.filter(([, rev]) => rev === undefined),
+    [],
+    'pods created without a sidecar',
+  );
+  assert.deepEqual(
+    all.filter(([, rev]) => rev !== 'canary'),
+    [],
+    'pods created with another revision',
+  );
   assert.deepEqual(await refusedCreates(GOOD), [], 'refused pod creations');
 });
 
@@ -217,7 +301,10 @@ test('scenario 32-2: rollout default -> broken stops at the first namespace, say
   const before = await Promise.all(BAD.map(generation));
   const creates = await watchCreates(BAD);
   const t0 = Date.now();
-  const run = await cli(['rollout', '--from', 'default', '--to', 'broken', '-n', BAD.join(','), '-c', CONFIG.default, '--yes', '--timeout', '40s', '--interval', '0s'], { allowFail: true, timeoutMs: 600_000 });
+  const run = await cli(
+    ['rollout', '--from', 'default', '--to', 'broken', '-n', BAD.join(','), '-c', CONFIG.default, '--yes', '--timeout', '40s', '--interval', '0s'],
+    { allowFail: true, timeoutMs: 600_000 },
+  );
   const seconds = (Date.now() - t0) / 1000;
   assert.equal(run.code, 10, `exit 10 (SI_ROLLOUT_ROLLED_BACK): ${run.stderr}`);
   assert.match(run.stderr, /SI_ROLLOUT_ROLLED_BACK.*rolled back i32-bad-1: back on default .*Moved: none; not started: i32-bad-2, i32-bad-3/);
@@ -241,8 +328,15 @@ test('scenario 32-2: rollout default -> broken stops at the first namespace, say
   creates.stop();
   const all = [...creates.pods.entries()];
   t.diagnostic(`stopped and rolled back in ${seconds.toFixed(1)}s; pods created: ${all.map(([k, r]) => `${k.split('/')[1]} (${r})`).join(', ')}`);
-  assert.ok(all.every(([k]) => k.startsWith(`${BAD[0]}/`)), 'a pod was created in a namespace that should never have moved');
-  assert.deepEqual(all.filter(([, rev]) => rev === undefined), [], 'pods created without a sidecar');
+  assert.ok(
+    all.every(([k]) => k.startsWith(`${BAD[0]}/`)),
+    'a pod was created in a namespace that should never have moved',
+  );
+  assert.deepEqual(
+    all.filter(([, rev]) => rev === undefined),
+    [],
+    'pods created without a sidecar',
+  );
   // 1 broken pod (maxSurge 1; it never gets ready, so the rollout goes no further), then the restart back onto default: 2.
   assert.deepEqual(all.map(([, rev]) => rev).sort(), ['broken', 'default', 'default'], 'the broken pod and the rolled-back ones');
   assert.deepEqual(await refusedCreates(BAD), [], 'refused pod creations');

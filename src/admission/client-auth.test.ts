@@ -118,14 +118,18 @@ test('a keep-alive connection opened under the old client CA is refused once tha
   const agent = new Agent({ keepAlive: true, maxSockets: 1, cert: apiserver.certPem, key: apiserver.keyPem, rejectUnauthorized: false });
   t.after(() => agent.destroy());
   const body = JSON.stringify(podReview(samplePod()));
-  const post = () => new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: h.port, path: '/inject', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+  const post = () =>
+    new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port: h.port, path: '/inject', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
   assert.equal((await post()).status, 200);
   const during = await post();
   assert.deepEqual(during, { status: 200, reused: true }, 'the same connection is kept');

@@ -34,7 +34,8 @@ export function parseClientCa(pem: string, now = new Date()): ClientCaBundle {
   });
   for (const c of certs) {
     if (!c.ca) throw new CertError('SI_CERT_INVALID', `the client CA file holds ${c.subject.replace(/\n/g, ', ')}, which is not a CA certificate`);
-    if (new Date(c.validTo).getTime() <= now.getTime()) throw new CertError('SI_CERT_INVALID', `the client CA ${c.subject.replace(/\n/g, ', ')} expired on ${c.validTo}`);
+    if (new Date(c.validTo).getTime() <= now.getTime())
+      throw new CertError('SI_CERT_INVALID', `the client CA ${c.subject.replace(/\n/g, ', ')} expired on ${c.validTo}`);
   }
   const notAfter = certs.map((c) => new Date(c.validTo)).sort((a, b) => a.getTime() - b.getTime())[0];
   return { pem: blocks.join('\n') + '\n', subjects: certs.map((c) => c.subject.replace(/\n/g, ', ')), notAfter: notAfter.toISOString() };

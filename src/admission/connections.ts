@@ -61,7 +61,13 @@ export interface ConnectionManager {
   stop(): void;
 }
 
-export function manageConnections(server: HttpsServer, maxConnections: number, policy: ConnectionPolicy, logger: Logger, now: () => number = Date.now): ConnectionManager {
+export function manageConnections(
+  server: HttpsServer,
+  maxConnections: number,
+  policy: ConnectionPolicy,
+  logger: Logger,
+  now: () => number = Date.now,
+): ConnectionManager {
   const perSource = new Map<string, number>();
   const tracked = new Map<TLSSocket, Tracked>();
   let open = 0;
@@ -107,10 +113,13 @@ export function manageConnections(server: HttpsServer, maxConnections: number, p
   }
 
   // One sweep a second closes probe connections idle past their (short) timeout.
-  const sweep = setInterval(() => {
-    const limit = now() - policy.probeIdleMs;
-    for (const [socket, t] of tracked) if (!t.admission && t.busy === 0 && t.requests > 0 && t.idleSince <= limit) socket.destroy();
-  }, Math.min(1000, policy.probeIdleMs));
+  const sweep = setInterval(
+    () => {
+      const limit = now() - policy.probeIdleMs;
+      for (const [socket, t] of tracked) if (!t.admission && t.busy === 0 && t.requests > 0 && t.idleSince <= limit) socket.destroy();
+    },
+    Math.min(1000, policy.probeIdleMs),
+  );
   sweep.unref();
 
   return {

@@ -56,12 +56,18 @@ test('a pod CREATE is answered with a patch that applies and adds the sidecar', 
   assert.equal(out.response.allowed, true);
   const ops = JSON.parse(Buffer.from(out.response.patch as string, 'base64').toString());
   const patchedPod = applyWithFastJsonPatch(pod, ops) as { spec: { containers: { name: string }[] } };
-  assert.deepEqual(patchedPod.spec.containers.map((c) => c.name), ['web', 'log-shipper', 'sidecar-proxy']);
+  assert.deepEqual(
+    patchedPod.spec.containers.map((c) => c.name),
+    ['web', 'log-shipper', 'sidecar-proxy'],
+  );
   const line = logs.find((l) => l.msg === 'admission');
   assert.equal(line?.decision, 'injected');
   assert.equal(line?.uid, 'u-1');
   assert.equal(line?.pod, 'web-7d9c6b5f4-x2x9q');
-  assert.ok(logs.some((l) => l.msg === 'admission patch' && l.level === 'debug'), 'the patch is logged at debug only');
+  assert.ok(
+    logs.some((l) => l.msg === 'admission patch' && l.level === 'debug'),
+    'the patch is logged at debug only',
+  );
 });
 
 test('the core gets the pod as received (managedFields are its business: inject/pod-input), and the original object is not modified', () => {
@@ -213,7 +219,9 @@ test('skip reasons worth knowing and the core hints become warnings; plain opt-o
   assert.equal(off.response.warnings, undefined);
   const yes = parse(handler(call(podReview(samplePod('p', { annotations: { 'sidecar.istio.io/inject': 'yes' } })))).body);
   assert.ok(yes.response.patch);
-  assert.deepEqual(yes.response.warnings, ['annotation sidecar.istio.io/inject="yes" ignored: only "true" or "false" count; the default applies. Write "true".']);
+  assert.deepEqual(yes.response.warnings, [
+    'annotation sidecar.istio.io/inject="yes" ignored: only "true" or "false" count; the default applies. Write "true".',
+  ]);
 });
 
 test('an already injected pod gets no patch and is counted as already-injected', async () => {
@@ -250,7 +258,11 @@ test('property: any JSON body or any review shape gets 200 or 400, never a 500, 
       namespace: fc.oneof(fc.string(), fc.constant(undefined)),
       subResource: fc.oneof(fc.constant(undefined), fc.constant('status'), fc.jsonValue({ maxDepth: 1 })),
       dryRun: fc.oneof(fc.boolean(), fc.constant(undefined), fc.jsonValue({ maxDepth: 1 })),
-      object: fc.oneof(fc.constant(samplePod()), fc.jsonValue({ maxDepth: 4 }), fc.record({ metadata: fc.jsonValue({ maxDepth: 3 }), spec: fc.jsonValue({ maxDepth: 3 }) })),
+      object: fc.oneof(
+        fc.constant(samplePod()),
+        fc.jsonValue({ maxDepth: 4 }),
+        fc.record({ metadata: fc.jsonValue({ maxDepth: 3 }), spec: fc.jsonValue({ maxDepth: 3 }) }),
+      ),
     },
     { requiredKeys: [] },
   );
@@ -286,7 +298,14 @@ test('onInjectionFailed hears of refused pods and pods admitted without the side
     assert.deepEqual([f.code, f.action], ['SI_INJECT_ANNOTATION', onError === 'deny' ? 'denied' : 'allowed']);
     assert.deepEqual(f.object, pod);
   }
-  const throwing = createHandler({ inject: injectPod, getConfig: () => config, now: () => 1, onInjectionFailed: () => { throw new Error('boom'); } });
+  const throwing = createHandler({
+    inject: injectPod,
+    getConfig: () => config,
+    now: () => 1,
+    onInjectionFailed: () => {
+      throw new Error('boom');
+    },
+  });
   const out = parse(throwing(call(podReview(pod, { uid: 't' }))).body);
   assert.equal(out.response.allowed, false);
   assert.equal(out.response.uid, 't');

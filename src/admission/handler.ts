@@ -31,7 +31,6 @@ import type { LoadedConfig } from '../config/types.js';
  */
 export type InjectFn = (pod: unknown, ctx: InjectionContext, config: LoadedConfig) => InjectionResult;
 
-
 export interface HandlerOptions {
   inject: InjectFn;
   /** The current config; read once per request, so a reload never mixes two configs. */
@@ -174,7 +173,14 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
     return { status: 200, body: serializeReview(version, response), outcome: 'failed' };
   }
 
-  function injected(call: AdmissionCall, version: AdmissionVersion, req: AdmissionRequest, patch: JsonPatchOperation[], warnings: readonly string[], reason: string): AdmissionReply {
+  function injected(
+    call: AdmissionCall,
+    version: AdmissionVersion,
+    req: AdmissionRequest,
+    patch: JsonPatchOperation[],
+    warnings: readonly string[],
+    reason: string,
+  ): AdmissionReply {
     metrics?.injected();
     logLine('info', call, req, { decision: 'injected', reason, patchOps: patch.length });
     if (logger.isLevelEnabled('debug')) logger.debug({ uid: clip(req.uid), patch }, 'admission patch');
@@ -194,7 +200,10 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
     }
     const budget = budgetMs(call.query, deadline);
     if (now() - call.startedAt > budget) {
-      const err = new AdmissionError('SI_ADMISSION_TIMEOUT', `the request was not started within its ${Math.round(budget)} ms budget (server overloaded or request body too slow)`);
+      const err = new AdmissionError(
+        'SI_ADMISSION_TIMEOUT',
+        `the request was not started within its ${Math.round(budget)} ms budget (server overloaded or request body too slow)`,
+      );
       return fail(call, version, req, err, err);
     }
 
@@ -240,9 +249,13 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
       return review(call, version, decoded.review.request);
     } catch (thrown) {
       const err = toInjectorError(thrown);
-      logger.error({ uid: clip(uid), reason: 'SI_INTERNAL', error: err.message, stack: thrown instanceof Error ? thrown.stack : undefined }, 'admission handler failed');
+      logger.error(
+        { uid: clip(uid), reason: 'SI_INTERNAL', error: err.message, stack: thrown instanceof Error ? thrown.stack : undefined },
+        'admission handler failed',
+      );
       const message = `internal error in the sidecar injector webhook: ${err.message}`;
-      const body = uid !== undefined && version !== undefined ? serializeReview(version, errored(uid, 500, message)) : serializeStatus(500, 'InternalError', message);
+      const body =
+        uid !== undefined && version !== undefined ? serializeReview(version, errored(uid, 500, message)) : serializeStatus(500, 'InternalError', message);
       return { status: 500, body, outcome: 'error' };
     }
   };

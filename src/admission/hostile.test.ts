@@ -54,7 +54,11 @@ const CORES: CoreProfile[] = [
     name: 'real core, built-in config',
     start: (limits) => {
       const config = defaultConfig();
-      return startHarness({ inject: recordingInject, config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) }, limits });
+      return startHarness({
+        inject: recordingInject,
+        config: { builtin: () => config, load: async () => config, describe: (c) => ({ hash: c.hash }) },
+        limits,
+      });
     },
     sidecarName: 'sidecar-proxy',
     sidecarPort: 15090,
@@ -129,7 +133,15 @@ function endlessChunked(port: number): Promise<{ status: number | undefined; wri
     let written = 0;
     let finished = false;
     const chunk = Buffer.alloc(64 * 1024, 0x20);
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/inject', rejectUnauthorized: false, agent: false, headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } });
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/inject',
+      rejectUnauthorized: false,
+      agent: false,
+      headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+    });
     const done = (cut: boolean): void => {
       if (finished) return;
       finished = true;
@@ -190,7 +202,11 @@ for (const core of CORES) {
       expectStatus(get, 405, /POST.*\(SI_ADMISSION_METHOD\)$/);
       assert.equal(get.headers.allow, 'POST');
       expectStatus(await send({ port: h.port, method: 'PUT', path: '/inject', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 405);
-      expectStatus(await send({ port: h.port, method: 'POST', path: '/mutate', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 404, /no such path.*\(SI_ADMISSION_NOT_FOUND\)$/);
+      expectStatus(
+        await send({ port: h.port, method: 'POST', path: '/mutate', headers: { 'Content-Type': 'application/json' }, body: '{}' }),
+        404,
+        /no such path.*\(SI_ADMISSION_NOT_FOUND\)$/,
+      );
     });
     await kase('#5 slowloris on headers and on the body is cut by the timeouts; others are served meanwhile', async () => {
       const slowHeaders = await Promise.all(Array.from({ length: 10 }, () => tlsConnect(h.port)));
@@ -281,7 +297,15 @@ for (const core of CORES) {
       expectStatus(await postReview(h.port, { ...base, request: { ...req, uid: 'u'.repeat(10_240) } }), 400, /uid/);
     });
     await kase('#13 Deployment, pods/status, UPDATE, DELETE and CONNECT are allowed untouched', async () => {
-      expectSkip(await postReview(h.port, review({ apiVersion: 'apps/v1', kind: 'Deployment' }, { kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, resource: { group: 'apps', version: 'v1', resource: 'deployments' } })));
+      expectSkip(
+        await postReview(
+          h.port,
+          review(
+            { apiVersion: 'apps/v1', kind: 'Deployment' },
+            { kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, resource: { group: 'apps', version: 'v1', resource: 'deployments' } },
+          ),
+        ),
+      );
       expectSkip(await postReview(h.port, review(pod(), { subResource: 'status' })));
       for (const operation of ['UPDATE', 'DELETE', 'CONNECT']) expectSkip(await postReview(h.port, review(pod(), { operation })));
     });
@@ -344,7 +368,10 @@ for (const core of CORES) {
         const p = pod();
         core.setInjectValue(p, value);
         const r = reviewOf(await postReview(h.port, review(p)));
-        assert.ok(r.response.warnings?.some((w) => w.includes(value)), JSON.stringify(r.response.warnings));
+        assert.ok(
+          r.response.warnings?.some((w) => w.includes(value)),
+          JSON.stringify(r.response.warnings),
+        );
         for (const w of r.response.warnings ?? []) assert.ok(w.length <= 120 && !/^warning:/i.test(w));
       }
     });
@@ -405,7 +432,11 @@ for (const core of CORES) {
       const p = pod();
       (p.spec.containers as { env?: unknown[] }[])[0].env = Array.from({ length: 2000 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` }));
       p.spec.containers = [...(p.spec.containers as unknown[]), ...Array.from({ length: 198 }, (_, i) => ({ name: `c${i}`, image: 'busybox' }))];
-      p.metadata.managedFields = Array.from({ length: 8500 }, (_, i) => ({ manager: `m${i}`, operation: 'Update', fieldsV1: { 'f:spec': { 'f:containers': { [`k:{"name":"c${i}"}`]: { '.': {}, 'f:image': {}, 'f:name': {}, 'f:env': { '.': {}, 'f:padding': {} } } } } } }));
+      p.metadata.managedFields = Array.from({ length: 8500 }, (_, i) => ({
+        manager: `m${i}`,
+        operation: 'Update',
+        fieldsV1: { 'f:spec': { 'f:containers': { [`k:{"name":"c${i}"}`]: { '.': {}, 'f:image': {}, 'f:name': {}, 'f:env': { '.': {}, 'f:padding': {} } } } } },
+      }));
       const size = JSON.stringify(p.metadata.managedFields).length;
       assert.ok(size > 1.4 * 1024 * 1024, `managedFields ${size} bytes`);
       const started = Date.now();
@@ -413,7 +444,10 @@ for (const core of CORES) {
       assert.ok(Date.now() - started < 5000, 'well within the apiserver timeout');
       const patched = applyAll(p, decodePatch(r) as JsonPatchOperation[]);
       assert.equal((patched.spec.containers as unknown[]).length, 201);
-      assert.ok((decodePatch(r) as JsonPatchOperation[]).every((op) => !op.path.startsWith('/metadata/managedFields')), 'the patch never touches managedFields');
+      assert.ok(
+        (decodePatch(r) as JsonPatchOperation[]).every((op) => !op.path.startsWith('/metadata/managedFields')),
+        'the patch never touches managedFields',
+      );
     });
     await kase('#27 native sidecars and ephemeral containers are preserved', async () => {
       const p = pod();
@@ -434,13 +468,21 @@ test('#1 an oversize body announced with Expect: 100-continue is refused before 
   const h = await startHarness();
   t.after(() => h.server.shutdown());
   const s = await tlsConnect(h.port);
-  const ex = await exchange(s, 'POST /inject HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9000000\r\nExpect: 100-continue\r\n\r\n', 3000);
+  const ex = await exchange(
+    s,
+    'POST /inject HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9000000\r\nExpect: 100-continue\r\n\r\n',
+    3000,
+  );
   s.destroy();
   assert.match(ex.data, /^HTTP\/1\.1 413/);
   assert.doesNotMatch(ex.data, /100 Continue/);
   const small = await tlsConnect(h.port);
   const body = JSON.stringify(review(pod()));
-  const ok = await exchange(small, `POST /inject HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${body}`, 3000);
+  const ok = await exchange(
+    small,
+    `POST /inject HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${body}`,
+    3000,
+  );
   small.destroy();
   assert.match(ok.data, /HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
 });

@@ -95,15 +95,27 @@ const PAGE = 64 * 1024;
 test('property: bodies over several 64 KiB pages, with strings, escapes and brackets across page edges', () => {
   const piece = fc.constantFrom('"', '\\', '\\"', '[', '{', ']', '}', '"[{', ']}"', 'abcdefghijklmnop', 'é', ',');
   fc.assert(
-    fc.property(fc.array(piece, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 60 }), (pieces, shift, pages, before, max) => {
-      // Filler of plain bytes puts the interesting part astride a page edge (`before` bytes of it before the edge).
-      const tail = Buffer.from(pieces.join(''));
-      const body = Buffer.concat([Buffer.from('['.repeat(shift)), Buffer.alloc(PAGE * pages + PAGE - shift - before, 0x61), tail, Buffer.from(']'.repeat(shift))]);
-      // The deepest point the reference sees, and both sides of it: one byte missed or counted twice shows.
-      let deepest = 0;
-      while (referenceExceedsDepth(body, deepest)) deepest++;
-      for (const m of [max, deepest, deepest - 1]) assert.equal(exceedsDepth(body, m), referenceExceedsDepth(body, m), `max ${m}`);
-    }),
+    fc.property(
+      fc.array(piece, { minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 1, max: 40 }),
+      fc.integer({ min: 0, max: 2 }),
+      fc.integer({ min: 0, max: 40 }),
+      fc.integer({ min: 0, max: 60 }),
+      (pieces, shift, pages, before, max) => {
+        // Filler of plain bytes puts the interesting part astride a page edge (`before` bytes of it before the edge).
+        const tail = Buffer.from(pieces.join(''));
+        const body = Buffer.concat([
+          Buffer.from('['.repeat(shift)),
+          Buffer.alloc(PAGE * pages + PAGE - shift - before, 0x61),
+          tail,
+          Buffer.from(']'.repeat(shift)),
+        ]);
+        // The deepest point the reference sees, and both sides of it: one byte missed or counted twice shows.
+        let deepest = 0;
+        while (referenceExceedsDepth(body, deepest)) deepest++;
+        for (const m of [max, deepest, deepest - 1]) assert.equal(exceedsDepth(body, m), referenceExceedsDepth(body, m), `max ${m}`);
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -116,10 +128,19 @@ test('limits that are not 32-bit integers give the reference answers', () => {
 test('property: parseJsonGuarded gives the reference verdict and message on JSON, broken JSON and bytes', () => {
   const text = fc.oneof(
     fc.jsonValue({ maxDepth: 10 }).map((v) => JSON.stringify(v)),
-    fc.tuple(fc.jsonValue({ maxDepth: 10 }).map((v) => JSON.stringify(v)), fc.nat(), fc.nat()).map(([s, a, b]) => s.slice(Math.min(a, b) % (s.length + 1), Math.max(a, b) % (s.length + 1))),
+    fc
+      .tuple(
+        fc.jsonValue({ maxDepth: 10 }).map((v) => JSON.stringify(v)),
+        fc.nat(),
+        fc.nat(),
+      )
+      .map(([s, a, b]) => s.slice(Math.min(a, b) % (s.length + 1), Math.max(a, b) % (s.length + 1))),
     fc.integer({ min: 1, max: 40 }).map((n) => '['.repeat(n) + '"]]]\\"[[[' + ']'.repeat(n)),
   );
-  const body = fc.oneof(text.map((s) => Buffer.from(s)), hostileBytes.map((b) => Buffer.from(b)));
+  const body = fc.oneof(
+    text.map((s) => Buffer.from(s)),
+    hostileBytes.map((b) => Buffer.from(b)),
+  );
   fc.assert(
     fc.property(body, fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 12 }), (b, offset, max) => {
       const buf = atOffset(b, offset);

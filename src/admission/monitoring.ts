@@ -26,7 +26,8 @@ export function createMonitoringServer(deps: OpsDeps): MonitoringServer {
         const url = req.url ?? '/';
         const q = url.indexOf('?');
         const path = q < 0 ? url : url.slice(0, q);
-        if (!serveOps(path, req, res, deps, draining)) sendRefusal(res, 'SI_ADMISSION_NOT_FOUND', 'the monitoring port serves /metrics, /healthz and /readyz', draining);
+        if (!serveOps(path, req, res, deps, draining))
+          sendRefusal(res, 'SI_ADMISSION_NOT_FOUND', 'the monitoring port serves /metrics, /healthz and /readyz', draining);
       } catch (err) {
         deps.logger.error({ error: String(err), stack: (err as Error).stack }, 'monitoring request failed');
         if (!res.headersSent) sendStatus(res, 500, 'InternalError', 'internal error', true);

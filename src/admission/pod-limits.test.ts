@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, } from '../profiles/index.js';
+import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/inject.js';
 import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits.js';
 import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
@@ -53,7 +53,6 @@ const SHAPES: Record<string, (n: number) => Pod> = {
   },
 };
 
-
 test('every large shape is answered (injected within the limits, refused past them) and a normal admission alongside is answered too', async (t) => {
   const h = await startHarness();
   t.after(() => h.server.shutdown());
@@ -85,7 +84,11 @@ test('past a limit: deny names the limit; allow admits the pod unmodified with a
   optedOut.metadata.annotations['sidecar.istio.io/inject'] = 'false';
   const skipped = injectPod(optedOut, { namespace: 'shop', mode: 'webhook', limits: DEFAULT_POD_LIMITS }, defaultConfig());
   assert.equal(skipped.kind, 'skipped');
-  assert.equal(injectPod(SHAPES.containers(1000), { namespace: 'shop', mode: 'webhook', limits: DEFAULT_POD_LIMITS }, defaultConfig()).kind, 'injected', 'at the limit is fine');
+  assert.equal(
+    injectPod(SHAPES.containers(1000), { namespace: 'shop', mode: 'webhook', limits: DEFAULT_POD_LIMITS }, defaultConfig()).kind,
+    'injected',
+    'at the limit is fine',
+  );
 });
 
 test('limits are configurable and the patch size is bounded too', () => {
@@ -99,7 +102,7 @@ test('limits are configurable and the patch size is bounded too', () => {
   assert.throws(() => injectPod(samplePod(), ctx, defaultConfig()), /SI_INJECT_LIMIT|bytes of JSON patch, over the injector's limit of 1000/);
 });
 
-test("without limits (the CLI) the ordering of 40,000 init containers named in the annotation is linear work and correct", () => {
+test('without limits (the CLI) the ordering of 40,000 init containers named in the annotation is linear work and correct', () => {
   const pod = SHAPES['nativeSidecar + init-containers-before-proxy (n init containers)'](40_000);
   pod.metadata.annotations['sidecar.istio.io/init-containers-before-proxy'] = 'i39999,i7';
   const r = injectPod(pod, { namespace: 'shop', mode: 'webhook' }, defaultConfig());

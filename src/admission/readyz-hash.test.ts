@@ -23,7 +23,10 @@ test('/readyz shows a hash of the certificate, not of the key; a key change alon
   t.after(() => rm(dir, { recursive: true, force: true }));
   const a = await devCertificate({ hosts: ['localhost'] });
   await atomicWrite(dir, { 'tls.crt': a.certPem, 'tls.key': a.keyPem });
-  const h = await startHarness({ tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') }, reload: { debounceMs: 50, pollMs: 60_000 } });
+  const h = await startHarness({
+    tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+    reload: { debounceMs: 50, pollMs: 60_000 },
+  });
   t.after(() => h.server.shutdown());
   const body = (await send({ port: h.port, path: '/readyz' })).body;
   assert.ok(body.includes(sha(a.certPem)), `the certificate's hash is shown: ${body}`);

@@ -111,7 +111,10 @@ test('#28 a config swapped through ..data goes live within 2 s while requests ar
   assert.ok(traffic.seen.length > 20, `${traffic.seen.length} requests during the swap`);
   assert.deepEqual(new Set(traffic.seen), new Set(['sidecar-a@proxy:1', 'sidecar-b@proxy:2']), 'only whole configs, old or new');
   const last = traffic.seen.slice(-4);
-  assert.ok(last.every((s) => s === 'sidecar-b@proxy:2'), `after the swap only the new config (${live} ms)`);
+  assert.ok(
+    last.every((s) => s === 'sidecar-b@proxy:2'),
+    `after the swap only the new config (${live} ms)`,
+  );
   const detail = await readyz(h);
   assert.equal(detail.body.config.hash, (await loadConfig(dir)).hash);
   assert.equal(detail.body.config.reloads, 1);
@@ -160,7 +163,10 @@ test('#29 a rotated certificate is served to new connections within seconds, wit
   const a = await devCertificate({ hosts: ['localhost'] });
   const b = await devCertificate({ hosts: ['localhost'] });
   await atomicWrite(dir, { 'tls.crt': a.certPem, 'tls.key': a.keyPem });
-  const h = await startHarness({ tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') }, reload: { debounceMs: 50, pollMs: 60_000 } });
+  const h = await startHarness({
+    tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+    reload: { debounceMs: 50, pollMs: 60_000 },
+  });
   t.after(() => h.server.shutdown());
   assert.equal(await servedFingerprint(h.port), fingerprint(a.certPem));
   const traffic = trafficLoop(h.port);
@@ -171,7 +177,11 @@ test('#29 a rotated certificate is served to new connections within seconds, wit
   await traffic.stop();
   assert.deepEqual(traffic.errors, [], 'no request failed across the rotation');
   const metrics = await send({ port: h.port, path: '/metrics' });
-  assert.match(metrics.body, new RegExp(`sidecar_injector_certificate_expiry_timestamp_seconds\\{certificate="serving"\\} ${b.notAfter.getTime() / 1000}`), 'the expiry follows the reload');
+  assert.match(
+    metrics.body,
+    new RegExp(`sidecar_injector_certificate_expiry_timestamp_seconds\\{certificate="serving"\\} ${b.notAfter.getTime() / 1000}`),
+    'the expiry follows the reload',
+  );
   assert.match(metrics.body, /sidecar_injector_reloads_total\{kind="cert",result="success"\} 1/);
   assert.match(metrics.body, /^sidecar_injector_last_reload_successful\{kind="cert"\} 1$/m);
 });
@@ -181,7 +191,10 @@ test('#29 expired, not-yet-valid, mismatched, SAN-less, truncated and missing ce
   const good = await devCertificate({ hosts: ['localhost'] });
   const other = await devCertificate({ hosts: ['localhost'] });
   await atomicWrite(dir, { 'tls.crt': good.certPem, 'tls.key': good.keyPem });
-  const h = await startHarness({ tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') }, reload: { debounceMs: 20, pollMs: 60_000 } });
+  const h = await startHarness({
+    tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+    reload: { debounceMs: 20, pollMs: 60_000 },
+  });
   t.after(() => h.server.shutdown());
   const day = 86_400_000;
   const expired = await oddCertificate({ dnsNames: ['localhost'], notBefore: new Date(Date.now() - 10 * day), notAfter: new Date(Date.now() - day) });
@@ -218,7 +231,11 @@ test('#29 expired, not-yet-valid, mismatched, SAN-less, truncated and missing ce
   await h.server.reloadNow();
   assert.equal(await servedFingerprint(h.port), fingerprint(other.certPem));
   assert.equal((await readyz(h)).body.certificate.lastError, undefined);
-  assert.match((await send({ port: h.port, path: '/metrics' })).body, /^sidecar_injector_last_reload_successful\{kind="cert"\} 1$/m, 'a good version clears it');
+  assert.match(
+    (await send({ port: h.port, path: '/metrics' })).body,
+    /^sidecar_injector_last_reload_successful\{kind="cert"\} 1$/m,
+    'a good version clears it',
+  );
 });
 
 test('startup with an unusable certificate or config fails with the catalogue code', async (t) => {
@@ -226,7 +243,10 @@ test('startup with an unusable certificate or config fails with the catalogue co
   const expired = await oddCertificate({ dnsNames: ['localhost'], notBefore: new Date(Date.now() - 2e9), notAfter: new Date(Date.now() - 1e9) });
   await writeFile(join(dir, 'tls.crt'), expired.certPem);
   await writeFile(join(dir, 'tls.key'), expired.keyPem);
-  await assert.rejects(startHarness({ tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') } }), (err: { code?: string }) => err.code === 'SI_CERT_INVALID');
+  await assert.rejects(
+    startHarness({ tls: { kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') } }),
+    (err: { code?: string }) => err.code === 'SI_CERT_INVALID',
+  );
   await writeFile(join(dir, 'config'), 'templates: [not, a, map]\n');
   await assert.rejects(startHarness({ config: realConfig(join(dir, 'config')) }), (err: { code?: string }) => err.code === 'SI_CONFIG_INVALID');
 });
@@ -241,17 +261,34 @@ test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb 
   await atomicWrite(dir, { config: configText, values: valuesText });
   const h = await startHarness({
     inject: injectPod,
-    config: { path: dir, load: (p) => loadConfig(p), builtin: () => { throw new Error('not used'); }, describe: (c) => ({ hash: c.hash }) },
+    config: {
+      path: dir,
+      load: (p) => loadConfig(p),
+      builtin: () => {
+        throw new Error('not used');
+      },
+      describe: (c) => ({ hash: c.hash }),
+    },
     reload: { debounceMs: 20, pollMs: 60_000 },
   });
   t.after(() => h.server.shutdown());
   const goodHash = (await readyz(h)).body.config.hash;
-  const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+  const bomb = [
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ...Array.from(
+      { length: 8 },
+      (_, i) =>
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+    ),
+  ].join('\n');
   const cases: [string, Record<string, string>][] = [
     ['invalid YAML', { config: 'policy: [enabled\n', values: valuesText }],
     ['invalid schema', { config: 'policy: enabled\ntemplates: 42\n', values: valuesText }],
     ['YAML bomb', { config: bomb, values: valuesText }],
-    ['template that does not parse', { config: configText.replace('{{- $proxy := .Values.global.proxy -}}', '{{- $proxy := .Values.global.proxy'), values: valuesText }],
+    [
+      'template that does not parse',
+      { config: configText.replace('{{- $proxy := .Values.global.proxy -}}', '{{- $proxy := .Values.global.proxy'), values: valuesText },
+    ],
   ];
   for (const [name, files] of cases) {
     await atomicWrite(dir, files);

@@ -25,7 +25,10 @@ function clipText(text: string, max: number): string {
 
 /** One warning as the apiserver wants it, or undefined when nothing printable is left. */
 export function normalizeWarning(text: string): string | undefined {
-  const cleaned = text.replace(CONTROL, ' ').replace(/^\s*warning:\s*/i, '').trim();
+  const cleaned = text
+    .replace(CONTROL, ' ')
+    .replace(/^\s*warning:\s*/i, '')
+    .trim();
   return cleaned.length === 0 ? undefined : clipText(cleaned, MAX_WARNING_LENGTH);
 }
 

@@ -128,7 +128,14 @@ test('healthz, readyz (JSON detail) and metrics on the TLS port and on the plain
     const post = await send({ port, path: '/readyz', method: 'POST', plain });
     assert.equal(post.status, 405);
   }
-  const injectOnMonitoring = await send({ port: h.server.monitoringPort as number, path: '/inject', method: 'POST', plain: true, headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  const injectOnMonitoring = await send({
+    port: h.server.monitoringPort as number,
+    path: '/inject',
+    method: 'POST',
+    plain: true,
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(injectOnMonitoring.status, 404, 'admission is only served over TLS');
 });
 
@@ -158,7 +165,10 @@ test('the sample reviews in examples/admission are answered with a patch in thei
   const { readFile } = await import('node:fs/promises');
   const h = await startHarness();
   t.after(() => h.server.shutdown());
-  for (const [file, version] of [['review-v1.json', 'admission.k8s.io/v1'], ['review-v1beta1.json', 'admission.k8s.io/v1beta1']]) {
+  for (const [file, version] of [
+    ['review-v1.json', 'admission.k8s.io/v1'],
+    ['review-v1beta1.json', 'admission.k8s.io/v1beta1'],
+  ]) {
     const body = await readFile(new URL(`../../examples/admission/${file}`, import.meta.url));
     const res = await postReview(h.port, body);
     assert.equal(res.status, 200, file);

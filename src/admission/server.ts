@@ -19,7 +19,19 @@ import { needsClientCertificate, noteHandshake, refusal, type ClientAuth } from 
 import { DEFAULT_CONNECTION_POLICY, manageConnections } from './connections.js';
 import { serveOps, type Readiness } from './endpoints.js';
 import type { AdmissionHandler } from './handler.js';
-import { BodyBudget, DEFAULT_BODY_BUDGET, DEFAULT_BODY_LIMIT, DEFAULT_DISCARD_LIMIT, discardBody, isJsonContentType, readBody, send, sendRefusal, sendStatus, type RefusalCode } from './http.js';
+import {
+  BodyBudget,
+  DEFAULT_BODY_BUDGET,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_DISCARD_LIMIT,
+  discardBody,
+  isJsonContentType,
+  readBody,
+  send,
+  sendRefusal,
+  sendStatus,
+  type RefusalCode,
+} from './http.js';
 
 export interface ServerLimits {
   /** Request body cap in bytes (413 above). */
@@ -130,7 +142,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const bodies = new BodyBudget(limits.bodyBudgetBytes);
   let served: KeyPair = options.tls;
   const clientAuth = options.clientAuth === undefined ? undefined : { ...options.clientAuth };
-  const secureContext = (): SecureContextOptions => ({ ...TLS_OPTIONS, cert: served.cert, key: served.key, ...(clientAuth !== undefined ? { ca: clientAuth.caPem } : {}) });
+  const secureContext = (): SecureContextOptions => ({
+    ...TLS_OPTIONS,
+    cert: served.cert,
+    key: served.key,
+    ...(clientAuth !== undefined ? { ca: clientAuth.caPem } : {}),
+  });
 
   const server = createServer(
     {
@@ -154,7 +171,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const connections = manageConnections(
     server,
     limits.maxConnections,
-    { ...DEFAULT_CONNECTION_POLICY, maxPerSource: limits.maxConnectionsPerSource, probeIdleMs: limits.probeIdleTimeoutMs, handshakeWaitMs: limits.handshakeTimeoutMs },
+    {
+      ...DEFAULT_CONNECTION_POLICY,
+      maxPerSource: limits.maxConnectionsPerSource,
+      probeIdleMs: limits.probeIdleTimeoutMs,
+      handshakeWaitMs: limits.handshakeTimeoutMs,
+    },
     logger,
   );
   server.maxHeadersCount = limits.maxHeadersCount;
@@ -166,7 +188,11 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = Number(req.headers['content-length']);
     if (declared > limits.bodyBytes) {
-      metrics.request(sendRefusal(res, 'SI_ADMISSION_BODY_TOO_LARGE', `request body is ${declared} bytes; the limit is ${limits.bodyBytes}`, true), 'invalid', 0);
+      metrics.request(
+        sendRefusal(res, 'SI_ADMISSION_BODY_TOO_LARGE', `request body is ${declared} bytes; the limit is ${limits.bodyBytes}`, true),
+        'invalid',
+        0,
+      );
       return;
     }
     res.writeContinue();
@@ -252,28 +278,34 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       refuse('SI_ADMISSION_CONTENT_TYPE', `Content-Type must be application/json, got ${got === undefined ? 'none' : JSON.stringify(clip(got, 64))}`);
       return;
     }
-    readBody(req, limits.bodyBytes, limits.discardBytes, (result) => {
-      try {
-        if (!result.ok) {
-          if (result.status === 413) refuse('SI_ADMISSION_BODY_TOO_LARGE', result.message);
-          if (result.status === 503) refuse('overloaded', result.message, { 'Retry-After': '1' });
-          return;
-        }
-        let reply;
+    readBody(
+      req,
+      limits.bodyBytes,
+      limits.discardBytes,
+      (result) => {
         try {
-          reply = handler({ body: result.body, path, query, startedAt });
-        } finally {
-          result.release();
+          if (!result.ok) {
+            if (result.status === 413) refuse('SI_ADMISSION_BODY_TOO_LARGE', result.message);
+            if (result.status === 503) refuse('overloaded', result.message, { 'Retry-After': '1' });
+            return;
+          }
+          let reply;
+          try {
+            reply = handler({ body: result.body, path, query, startedAt });
+          } finally {
+            result.release();
+          }
+          status = reply.status;
+          outcome = reply.outcome;
+          send(res, reply.status, 'application/json', reply.body, draining);
+        } catch (err) {
+          status = 500;
+          outcome = 'error';
+          internalError(res, err);
         }
-        status = reply.status;
-        outcome = reply.outcome;
-        send(res, reply.status, 'application/json', reply.body, draining);
-      } catch (err) {
-        status = 500;
-        outcome = 'error';
-        internalError(res, err);
-      }
-    }, bodies);
+      },
+      bodies,
+    );
   }
 
   return {

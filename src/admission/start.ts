@@ -26,7 +26,7 @@ import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
 import { configCaused, RELOAD_WARMUP, warmUp, type WarmupOptions, type WarmupResult } from './warmup.js';
 
 export type TlsSource =
-  | { kind: 'files'; certFile: string; keyFile: string; /** Read and reloaded with the pair (for the caBundle). */ caFile?: string }
+  | { kind: 'files'; certFile: string; keyFile: string /** Read and reloaded with the pair (for the caBundle). */; caFile?: string }
   | { kind: 'memory'; certPem: string; keyPem: string; caPem?: string; description?: string }
   | DynamicTlsSource;
 
@@ -189,7 +189,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (caNotAfter !== undefined) metrics.certificateExpiry('serving-ca', caNotAfter);
     webhook?.setCertificate({ cert: value.certPem, key: value.keyPem });
     const left = value.notAfter.getTime() - Date.now();
-    if (left < EXPIRY_WARNING_MS && !(options.tls.kind === 'dynamic' && options.tls.renews === true)) logger.warn({ notAfter: value.notAfter.toISOString() }, `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`);
+    if (left < EXPIRY_WARNING_MS && !(options.tls.kind === 'dynamic' && options.tls.renews === true))
+      logger.warn(
+        { notAfter: value.notAfter.toISOString() },
+        `the serving certificate expires in ${Math.max(0, Math.floor(left / 3_600_000))} hours; rotate it`,
+      );
     try {
       options.onCertificate?.(value);
     } catch (err) {
@@ -230,9 +234,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       logger.info({ trigger, ...lastWarmup }, 'request path warmed up');
       return undefined;
     }
-    logger.error({ trigger, ...lastWarmup }, trigger === 'startup'
-      ? 'the config fails on a plain Deployment pod; not ready until a config that works is loaded'
-      : 'the reloaded config fails on a plain Deployment pod; the current one keeps serving');
+    logger.error(
+      { trigger, ...lastWarmup },
+      trigger === 'startup'
+        ? 'the config fails on a plain Deployment pod; not ready until a config that works is loaded'
+        : 'the reloaded config fails on a plain Deployment pod; the current one keeps serving',
+    );
     return lastWarmup.failure;
   }
 
@@ -331,7 +338,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Files and memory have loaded by now (or thrown); a dynamic source may still be waiting.
     const served = pair ?? (tls as DynamicTlsSource).placeholder;
     const clientAuth = clientCaPem !== undefined ? { caPem: clientCaPem, names: options.clientCa?.names ?? [] } : undefined;
-    webhook = createWebhookServer({ handler, tls: { cert: served.certPem, key: served.keyPem }, metrics, logger, readiness, limits: options.limits, clientAuth });
+    webhook = createWebhookServer({
+      handler,
+      tls: { cert: served.certPem, key: served.keyPem },
+      metrics,
+      logger,
+      readiness,
+      limits: options.limits,
+      clientAuth,
+    });
     const address = await webhook.listen(options.port ?? DEFAULT_PORT, options.address);
     listening = true;
     // Warmed while listening: /healthz answers, /readyz says not yet (the first requests would

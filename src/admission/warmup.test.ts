@@ -48,10 +48,22 @@ test('each round: an injection, the injected pod again (already current), an opt
   assert.deepEqual({ rounds: result.rounds, injected: result.injected, cutShort: result.cutShort }, { rounds: 20, injected: true, cutShort: false });
   assert.equal(r.answers.length, 60);
   for (let i = 0; i < 20; i++) {
-    assert.deepEqual(r.answers.slice(3 * i, 3 * i + 3).map((a) => [a.outcome, a.patch]), [['injected', true], ['skipped', false], ['skipped', false]], `round ${i}`);
+    assert.deepEqual(
+      r.answers.slice(3 * i, 3 * i + 3).map((a) => [a.outcome, a.patch]),
+      [
+        ['injected', true],
+        ['skipped', false],
+        ['skipped', false],
+      ],
+      `round ${i}`,
+    );
   }
   assert.equal(new Set(r.answers.map((a) => a.uid)).size, 60);
-  assert.equal(await counter(r.metrics, /^sidecar_injector_skips_total\{reason="already-injected"\} (\d+)/m), 20, 'the second review is a reinvocation of a current pod');
+  assert.equal(
+    await counter(r.metrics, /^sidecar_injector_skips_total\{reason="already-injected"\} (\d+)/m),
+    20,
+    'the second review is a reinvocation of a current pod',
+  );
   assert.equal(await counter(r.metrics, /^sidecar_injector_skips_total\{reason="explicit-disabled"\} (\d+)/m), 20);
 });
 
@@ -60,7 +72,16 @@ test('the warm-up pods differ as real replicas do (token volume name), so the wa
   const b = warmupReview(warmupPod(9, 'k', 'true'), 1).toString();
   assert.notEqual(a, b);
   assert.match(a, /kube-api-access-[a-z]{5}/);
-  assert.equal(a.replace(/kube-api-access-[a-z]{5}/g, 'T').replace(/warmup-\d/g, 'W').replace(/:1\.\d"/g, ''), b.replace(/kube-api-access-[a-z]{5}/g, 'T').replace(/warmup-\d/g, 'W').replace(/:1\.\d"/g, ''));
+  assert.equal(
+    a
+      .replace(/kube-api-access-[a-z]{5}/g, 'T')
+      .replace(/warmup-\d/g, 'W')
+      .replace(/:1\.\d"/g, ''),
+    b
+      .replace(/kube-api-access-[a-z]{5}/g, 'T')
+      .replace(/warmup-\d/g, 'W')
+      .replace(/:1\.\d"/g, ''),
+  );
 });
 
 test('it stops at its time budget and when aborted, and says so', async () => {

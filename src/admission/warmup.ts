@@ -87,7 +87,10 @@ export function warmupPod(i: number, injectKey: string, choice: string): Obj {
     image: `registry.example/shop/${name}:1.${i % 4}`,
     args: ['--port', String(port)],
     ports: [{ name: 'http', containerPort: port, protocol: 'TCP' }],
-    env: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }],
+    env: [
+      { name: 'LOG_LEVEL', value: 'info' },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+    ],
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
     readinessProbe: { httpGet: { path: '/ready', port, scheme: 'HTTP' }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
     volumeMounts: [{ name: token, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
@@ -105,10 +108,30 @@ export function warmupPod(i: number, injectKey: string, choice: string): Obj {
       namespace: 'warmup',
       labels: { app, 'pod-template-hash': '7d4b9c8f6', version: 'v1', [injectKey]: choice },
       annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${app}-7d4b9c8f6`, uid: `00000000-0000-4000-8000-${String(i % 8).padStart(12, '0')}`, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `${app}-7d4b9c8f6`,
+          uid: `00000000-0000-4000-8000-${String(i % 8).padStart(12, '0')}`,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
-      volumes: [{ name: token, projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } }],
+      volumes: [
+        {
+          name: token,
+          projected: {
+            defaultMode: 420,
+            sources: [
+              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            ],
+          },
+        },
+      ],
       containers: [container(app, 8080), container('log-shipper', 8081)],
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
@@ -130,15 +153,26 @@ export function warmupReview(pod: Obj, i: number): Buffer {
   const gvk = { group: '', version: 'v1', kind: 'Pod' };
   const gvr = { group: '', version: 'v1', resource: 'pods' };
   const uid = `5a6e7f00-0000-4000-8000-${String(i).padStart(12, '0')}`;
-  return Buffer.from(JSON.stringify({
-    kind: 'AdmissionReview',
-    apiVersion: 'admission.k8s.io/v1',
-    request: {
-      uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr, namespace: 'warmup', operation: 'CREATE',
-      userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] },
-      object: pod, oldObject: null, dryRun: false, options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
-    },
-  }));
+  return Buffer.from(
+    JSON.stringify({
+      kind: 'AdmissionReview',
+      apiVersion: 'admission.k8s.io/v1',
+      request: {
+        uid,
+        kind: gvk,
+        resource: gvr,
+        requestKind: gvk,
+        requestResource: gvr,
+        namespace: 'warmup',
+        operation: 'CREATE',
+        userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] },
+        object: pod,
+        oldObject: null,
+        dryRun: false,
+        options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+      },
+    }),
+  );
 }
 
 /** The JSON patch of an answer (undefined when it has none). */
@@ -154,7 +188,13 @@ const immediate = (): Promise<void> => new Promise((resolve) => setImmediate(res
  * `failed()`: a config-caused failure the handler reported (its onInjectionFailed), which
  * stops the warm-up with that failure.
  */
-export async function warmUp(handler: AdmissionHandler, config: LoadedConfig, options: WarmupOptions, now: () => number = () => performance.now(), failed: () => string | undefined = () => undefined): Promise<WarmupResult> {
+export async function warmUp(
+  handler: AdmissionHandler,
+  config: LoadedConfig,
+  options: WarmupOptions,
+  now: () => number = () => performance.now(),
+  failed: () => string | undefined = () => undefined,
+): Promise<WarmupResult> {
   const start = now();
   const sliceMs = options.sliceMs ?? 5;
   const key = config.injectionKeys.inject;
@@ -176,7 +216,13 @@ export async function warmUp(handler: AdmissionHandler, config: LoadedConfig, op
       try {
         patchedPod = applyPatch(pod, patch) as Obj;
       } catch (err) {
-        return { rounds, ms: now() - start, injected, cutShort: false, failure: `its patch does not apply to the pod it was made for: ${err instanceof Error ? err.message : String(err)}` };
+        return {
+          rounds,
+          ms: now() - start,
+          injected,
+          cutShort: false,
+          failure: `its patch does not apply to the pod it was made for: ${err instanceof Error ? err.message : String(err)}`,
+        };
       }
       // The same pod with the patch applied: what a reinvocation sends (already current).
       call(warmupReview(patchedPod, 3 * i + 1));

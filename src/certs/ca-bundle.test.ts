@@ -75,13 +75,25 @@ test('property: current CAs always present, nothing expired, no duplicates, orde
         const plan = planCaBundle({ current, existing: existingPems.length ? b64(existingPems.join('')) : undefined });
         const got = pemsOf(plan.bundle);
         assert.equal(new Set(got).size, got.length, 'no duplicates');
-        assert.deepEqual(got.slice(0, currentIdx.length), currentIdx.map((i) => derOf(live[i])), 'current CAs first, in order');
+        assert.deepEqual(
+          got.slice(0, currentIdx.length),
+          currentIdx.map((i) => derOf(live[i])),
+          'current CAs first, in order',
+        );
         for (const e of expired) assert.ok(!got.includes(derOf(e)), 'no expired CA');
         for (const i of existingIdx) if (i < live.length) assert.ok(got.includes(derOf(live[i])), 'unexpired existing CA kept');
         // Planning again from the result changes nothing, whatever the order of the existing bundle.
         const again = planCaBundle({ current, existing: plan.bundle });
         assert.equal(again.unchanged, true);
-        const reversed = planCaBundle({ current, existing: b64(plan.certificates.map((c) => c.pem).reverse().join('')) });
+        const reversed = planCaBundle({
+          current,
+          existing: b64(
+            plan.certificates
+              .map((c) => c.pem)
+              .reverse()
+              .join(''),
+          ),
+        });
         assert.equal(reversed.unchanged, true, 'same set in another order is not a change');
       },
     ),

@@ -151,7 +151,9 @@ test('openssl accepts the chain in strict mode for the sslserver purpose (skippe
   try {
     writeFileSync(join(dir, 'ca.crt'), ca.certPem);
     writeFileSync(join(dir, 'tls.crt'), leaf.certPem);
-    const out = execFileSync('openssl', ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', join(dir, 'ca.crt'), join(dir, 'tls.crt')], { encoding: 'utf8' });
+    const out = execFileSync('openssl', ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', join(dir, 'ca.crt'), join(dir, 'tls.crt')], {
+      encoding: 'utf8',
+    });
     assert.match(out, /tls\.crt: OK/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -105,7 +105,13 @@ export async function issueServingCert(ca: CertificateAuthority, options: Servin
     throw new CertError('SI_CERT_GENERATE', 'a serving certificate needs at least one DNS name or IP address (the apiserver checks SANs only)');
   }
   const san = [...dnsNames.map((value) => ({ type: 'dns' as const, value })), ...ipAddresses.map((value) => ({ type: 'ip' as const, value }))];
-  const leaf = await signLeaf(ca, { commonName: dnsNames[0] ?? ipAddresses[0], san, usage: x509.ExtendedKeyUsage.serverAuth, what: 'the serving certificate', ...options });
+  const leaf = await signLeaf(ca, {
+    commonName: dnsNames[0] ?? ipAddresses[0],
+    san,
+    usage: x509.ExtendedKeyUsage.serverAuth,
+    what: 'the serving certificate',
+    ...options,
+  });
   return { ...leaf, dnsNames, ipAddresses };
 }
 
@@ -119,8 +125,15 @@ export interface ClientCertOptions {
 /** A client certificate (clientAuth) for the caller of the webhook, e.g. the apiserver (`serve --client-ca`). */
 export async function issueClientCert(ca: CertificateAuthority, options: ClientCertOptions): Promise<ServingCertificate> {
   const name = options.commonName.trim();
-  if (name === '' || name.length > 64) throw new CertError('SI_CERT_GENERATE', `a client certificate needs a name of 1 to 64 characters, got ${JSON.stringify(options.commonName)}`);
-  const leaf = await signLeaf(ca, { ...options, commonName: name, san: [{ type: 'dns', value: name }], usage: x509.ExtendedKeyUsage.clientAuth, what: 'the client certificate' });
+  if (name === '' || name.length > 64)
+    throw new CertError('SI_CERT_GENERATE', `a client certificate needs a name of 1 to 64 characters, got ${JSON.stringify(options.commonName)}`);
+  const leaf = await signLeaf(ca, {
+    ...options,
+    commonName: name,
+    san: [{ type: 'dns', value: name }],
+    usage: x509.ExtendedKeyUsage.clientAuth,
+    what: 'the client certificate',
+  });
   return { ...leaf, dnsNames: [name], ipAddresses: [] };
 }
 
@@ -234,7 +247,7 @@ async function importSigner(ca: CertificateAuthority): Promise<Signer> {
 /** 16 random bytes, first byte 0x01–0x7f: positive and minimally DER-encoded (Go rejects both faults). */
 export function randomSerial(): string {
   const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] & 0x7f) || 0x01;
+  bytes[0] = bytes[0] & 0x7f || 0x01;
   return bytes.toString('hex');
 }
 

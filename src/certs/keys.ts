@@ -46,7 +46,8 @@ export function parsePrivateKey(pem: string, source = 'private key'): KeyObject 
   try {
     return createPrivateKey({ key: pem, format: 'pem' });
   } catch (err) {
-    const detail = (err as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ? 'it is encrypted; provide an unencrypted key' : 'it is not a readable PEM private key';
+    const detail =
+      (err as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ? 'it is encrypted; provide an unencrypted key' : 'it is not a readable PEM private key';
     throw new CertError('SI_CERT_INVALID', `${source}: ${detail}`, { cause: err });
   }
 }

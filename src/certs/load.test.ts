@@ -47,7 +47,29 @@ test('a CA key in SEC1 form ("EC PRIVATE KEY") is accepted for renewal', async (
 test('an RSA CA made by openssl (PKCS#1 key) can issue our ECDSA serving certificate (skipped without openssl)', async (t) => {
   if (spawnSync('openssl', ['version']).status !== 0) return t.skip('openssl not installed');
   await withDir(async (dir) => {
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.crt'), '-days', '30', '-subj', '/CN=corp-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], { encoding: 'utf8' });
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'ca.key'),
+        '-out',
+        join(dir, 'ca.crt'),
+        '-days',
+        '30',
+        '-subj',
+        '/CN=corp-ca',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(made.status, 0, made.stderr);
     const pkcs1 = createPrivateKey(await readFile(join(dir, 'ca.key'), 'utf8')).export({ type: 'pkcs1', format: 'pem' }) as string;
     assert.match(pkcs1, /BEGIN RSA PRIVATE KEY/);

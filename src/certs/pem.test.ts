@@ -9,7 +9,10 @@ test('encode then decode returns the same bytes and label, for any payload', () 
   fc.assert(
     fc.property(fc.uint8Array({ minLength: 1, maxLength: 3000 }), fc.constantFrom('CERTIFICATE', 'PRIVATE KEY'), (bytes, label) => {
       const pem = encodePem(label, bytes);
-      assert.ok(pem.split('\n').every((line) => line.length <= 64), 'RFC 7468 line length');
+      assert.ok(
+        pem.split('\n').every((line) => line.length <= 64),
+        'RFC 7468 line length',
+      );
       const [block] = decodePem(pem);
       assert.equal(block.label, label);
       assert.deepEqual(new Uint8Array(block.der), bytes);
@@ -37,7 +40,11 @@ test('truncated, corrupted and mislabelled PEM are refused with a reason', () =>
     [encodePem('PRIVATE KEY', randomBytes(40)), /contains no "BEGIN CERTIFICATE" block/],
   ];
   for (const [text, message] of cases) {
-    assert.throws(() => decodeCertificates(text, 'tls.crt'), (e: unknown) => e instanceof CertError && e.code === 'SI_CERT_INVALID' && message.test(e.message) && e.message.startsWith('tls.crt: '), String(message));
+    assert.throws(
+      () => decodeCertificates(text, 'tls.crt'),
+      (e: unknown) => e instanceof CertError && e.code === 'SI_CERT_INVALID' && message.test(e.message) && e.message.startsWith('tls.crt: '),
+      String(message),
+    );
   }
 });
 

@@ -57,8 +57,10 @@ export function decodePem(text: string, source = 'PEM input'): PemBlock[] {
       label = undefined;
       continue;
     }
-    if (BEGIN.test(line)) throw invalid(source, `line ${i + 1}: a new BEGIN inside the "${label}" block opened on line ${startLine} (truncated or concatenated badly)`);
-    if (line.includes(':')) throw invalid(source, `the "${label}" block on line ${startLine} has headers (an encrypted legacy key?); provide an unencrypted PKCS#8 key`);
+    if (BEGIN.test(line))
+      throw invalid(source, `line ${i + 1}: a new BEGIN inside the "${label}" block opened on line ${startLine} (truncated or concatenated badly)`);
+    if (line.includes(':'))
+      throw invalid(source, `the "${label}" block on line ${startLine} has headers (an encrypted legacy key?); provide an unencrypted PKCS#8 key`);
     body.push(line);
   }
   if (label !== undefined) throw invalid(source, `the "${label}" block opened on line ${startLine} has no END line (file truncated?)`);
@@ -80,7 +82,9 @@ function invalid(source: string, what: string): CertError {
 
 /** The DER of every `CERTIFICATE` block, in order; throws when there is none. */
 export function decodeCertificates(text: string, source = 'certificate'): Buffer[] {
-  const certs = decodePem(text, source).filter((b) => b.label === 'CERTIFICATE').map((b) => b.der);
+  const certs = decodePem(text, source)
+    .filter((b) => b.label === 'CERTIFICATE')
+    .map((b) => b.der);
   if (certs.length === 0) throw invalid(source, 'contains no "BEGIN CERTIFICATE" block');
   return certs;
 }

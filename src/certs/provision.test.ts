@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { planProvision, renewalDue, caFingerprint, issuerFingerprint, NEXT_CA_CERT_KEY, NEXT_CA_KEY_KEY, type ProvisionPlan, type ProvisionPolicy } from './provision.js';
+import {
+  planProvision,
+  renewalDue,
+  caFingerprint,
+  issuerFingerprint,
+  NEXT_CA_CERT_KEY,
+  NEXT_CA_KEY_KEY,
+  type ProvisionPlan,
+  type ProvisionPolicy,
+} from './provision.js';
 import { generateCA, issueServingCert } from './generate.js';
 import { serviceDnsNames } from './names.js';
 import { decodeCertificates } from './pem.js';
@@ -22,7 +31,9 @@ function written(plan: ProvisionPlan): Record<string, string> {
 const fps = (pem: string) => decodeCertificates(pem).map((d) => fingerprint(d));
 const issuerOf = (leafPem: string, caPems: string) => {
   const leaf = new X509Certificate(leafPem);
-  return decodeCertificates(caPems).map((d) => new X509Certificate(d)).find((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey));
+  return decodeCertificates(caPems)
+    .map((d) => new X509Certificate(d))
+    .find((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey));
 };
 
 test('an empty Secret gets a CA and a serving certificate for the Service names, chained to it', async () => {
@@ -42,7 +53,10 @@ test('an empty Secret gets a CA and a serving certificate for the Service names,
 test('certificates someone else wrote are never replaced', async () => {
   const ca = await generateCA({ now: t0 });
   const leaf = await issueServingCert(ca, { dnsNames: ['other.example'], now: t0 });
-  const plan = await planProvision({ data: { 'tls.crt': leaf.certPem, 'tls.key': leaf.keyPem }, managed: false, now: at(400 * DAY), trustedSince: never }, policy);
+  const plan = await planProvision(
+    { data: { 'tls.crt': leaf.certPem, 'tls.key': leaf.keyPem }, managed: false, now: at(400 * DAY), trustedSince: never },
+    policy,
+  );
   assert.equal(plan.action, 'foreign');
 });
 
@@ -72,7 +86,11 @@ test('a CA rotation: staged next to the old one, signing only once the caBundle 
   // Not yet in the caBundle: no switch.
   assert.equal((await planProvision({ data: staged, managed: true, now: at(20.5 * DAY), trustedSince: never }, policy)).action, 'keep');
   const trusted = (since: Date) => (fp: string) => (fp === nextFp ? since : undefined);
-  assert.equal((await planProvision({ data: staged, managed: true, now: at(20 * DAY + 9_000), trustedSince: trusted(at(20 * DAY)) }, policy)).action, 'keep', 'before the switch delay');
+  assert.equal(
+    (await planProvision({ data: staged, managed: true, now: at(20 * DAY + 9_000), trustedSince: trusted(at(20 * DAY)) }, policy)).action,
+    'keep',
+    'before the switch delay',
+  );
   const plan = await planProvision({ data: staged, managed: true, now: at(20 * DAY + 10_000), trustedSince: trusted(at(20 * DAY)) }, policy);
   const switched = written(plan);
   assert.deepEqual((plan as { steps: string[] }).steps, ['switch-ca', 'issue-cert']);
@@ -97,7 +115,10 @@ test('a renewal while a staged CA waits is issued by the old CA, which is still 
 
 test('damage is repaired: a certificate for other names, a missing key, an expired signing CA with a staged one', async () => {
   const first = written(await planProvision({ data: {}, managed: false, now: t0, trustedSince: never }, policy));
-  const renamed = await planProvision({ data: first, managed: true, now: at(MIN), trustedSince: never }, { ...policy, dnsNames: serviceDnsNames('other', 'mesh') });
+  const renamed = await planProvision(
+    { data: first, managed: true, now: at(MIN), trustedSince: never },
+    { ...policy, dnsNames: serviceDnsNames('other', 'mesh') },
+  );
   assert.match((renamed as { why: string[] }).why.join(), /does not cover "other"/);
   assert.equal(written(renamed)['ca.crt'], first['ca.crt']);
   const noKey = await planProvision({ data: { ...first, 'tls.key': '' }, managed: true, now: at(MIN), trustedSince: never }, policy);
@@ -130,7 +151,12 @@ test('renewalDue counts the life from the issue time, not the clock-skew back-da
  * was `lagMs` ago. Checked every second: each replica serves an unexpired certificate the
  * apiserver trusts. Returns what happened, or the first violation.
  */
-async function simulate(o: { pollMs: number[]; lagMs: number; switchDelayMs: number; minutes: number }): Promise<{ violation?: string; writes: number; caSwitches: number; checks: number }> {
+async function simulate(o: {
+  pollMs: number[];
+  lagMs: number;
+  switchDelayMs: number;
+  minutes: number;
+}): Promise<{ violation?: string; writes: number; caSwitches: number; checks: number }> {
   const { planCaBundle } = await import('./ca-bundle.js');
   const sim = { dnsNames: names, caValidityMs: 12 * MIN, certValidityMs: 4 * MIN, switchDelayMs: o.switchDelayMs };
   let secret: Record<string, string> = {};

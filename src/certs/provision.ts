@@ -96,7 +96,12 @@ export async function planProvision(input: ProvisionInput, policy: ProvisionPoli
     const since = input.trustedSince(caFingerprint(next));
     const signingGone = signing === undefined;
     if (signingGone || (since !== undefined && now.getTime() - since.getTime() >= (policy.switchDelayMs ?? DEFAULT_SWITCH_DELAY_MS))) {
-      step('switch-ca', signingGone ? 'the signing CA is gone or expired; the staged CA takes over' : `the caBundle has trusted the staged CA "${next.subject}" since ${since!.toISOString()}; it now signs`);
+      step(
+        'switch-ca',
+        signingGone
+          ? 'the signing CA is gone or expired; the staged CA takes over'
+          : `the caBundle has trusted the staged CA "${next.subject}" since ${since!.toISOString()}; it now signs`,
+      );
       signing = next;
       next = undefined;
       mustIssue = true;
@@ -104,11 +109,19 @@ export async function planProvision(input: ProvisionInput, policy: ProvisionPoli
   }
   if (signing === undefined) {
     signing = await generateCA({ validityMs: policy.caValidityMs, now, commonName: `sidecar-injector-ca@${now.getTime()}` });
-    step('create', has(CA_CERT_FILE) ? 'the CA in the Secret is unusable (expired, damaged or without its key); a new one replaces it' : 'the Secret is empty; a CA is created');
+    step(
+      'create',
+      has(CA_CERT_FILE)
+        ? 'the CA in the Secret is unusable (expired, damaged or without its key); a new one replaces it'
+        : 'the Secret is empty; a CA is created',
+    );
     mustIssue = true;
   } else if (next === undefined && !steps.includes('switch-ca') && renewalDue(signing, now)) {
     next = await generateCA({ validityMs: policy.caValidityMs, now, commonName: `sidecar-injector-ca@${now.getTime()}` });
-    step('stage-ca', `the CA "${signing.subject}" is past two thirds of its life (until ${signing.notAfter.toISOString()}); a new CA is staged in the caBundle before it signs`);
+    step(
+      'stage-ca',
+      `the CA "${signing.subject}" is past two thirds of its life (until ${signing.notAfter.toISOString()}); a new CA is staged in the caBundle before it signs`,
+    );
   }
 
   let certPem = data[TLS_CERT_FILE] ?? '';

@@ -109,32 +109,52 @@ export function validateKeyPair(certPem: string, keyPem: string, options: Valida
     return withInfo('bad-key', (err as Error).message);
   }
   if (!chain[0].checkPrivateKey(key)) {
-    return withInfo('key-mismatch', `the private key does not belong to the certificate "${info.subject}" (serial ${info.serialNumber}); the files are from different pairs`);
+    return withInfo(
+      'key-mismatch',
+      `the private key does not belong to the certificate "${info.subject}" (serial ${info.serialNumber}); the files are from different pairs`,
+    );
   }
-  if (now < info.notBefore) return withInfo('not-yet-valid', `the certificate is not valid until ${info.notBefore.toISOString()} (clock skew, or issued for the future)`);
+  if (now < info.notBefore)
+    return withInfo('not-yet-valid', `the certificate is not valid until ${info.notBefore.toISOString()} (clock skew, or issued for the future)`);
   if (now > info.notAfter) return withInfo('expired', `the certificate expired on ${info.notAfter.toISOString()}`);
   if (info.dnsNames.length + info.ipAddresses.length === 0) {
-    return withInfo('no-san', 'the certificate has no subjectAltName DNS or IP entries; the apiserver ignores the common name, so it would refuse this certificate');
+    return withInfo(
+      'no-san',
+      'the certificate has no subjectAltName DNS or IP entries; the apiserver ignores the common name, so it would refuse this certificate',
+    );
   }
   // node's `keyUsage` is the extended key usage OIDs (undefined when the extension is absent).
   const eku = chain[0].keyUsage as string[] | undefined;
   if (eku && !eku.some((u) => u === SERVER_AUTH || u === ANY_EKU)) {
-    return withInfo('wrong-usage', 'the certificate\'s extended key usage does not include serverAuth, so TLS clients would refuse it');
+    return withInfo('wrong-usage', "the certificate's extended key usage does not include serverAuth, so TLS clients would refuse it");
   }
   const missing = (options.requiredNames ?? []).filter((name) => !covers(chain[0], name));
   if (missing.length > 0) {
-    return withInfo('missing-name', `the certificate does not cover ${missing.map((n) => `"${n}"`).join(', ')} (it has ${[...info.dnsNames, ...info.ipAddresses].join(', ')})`);
+    return withInfo(
+      'missing-name',
+      `the certificate does not cover ${missing.map((n) => `"${n}"`).join(', ')} (it has ${[...info.dnsNames, ...info.ipAddresses].join(', ')})`,
+    );
   }
   if (options.trustedCAs) {
     const problem = checkTrust(chain, options.trustedCAs, now);
     if (problem) return withInfo('untrusted', problem);
   }
   const names = [...info.dnsNames, ...info.ipAddresses];
-  return { ok: true, reason: `valid until ${info.notAfter.toISOString()} for ${names.join(', ')}`, certificate: info, notAfter: info.notAfter, chainLength: chain.length };
+  return {
+    ok: true,
+    reason: `valid until ${info.notAfter.toISOString()} for ${names.join(', ')}`,
+    certificate: info,
+    notAfter: info.notAfter,
+    chainLength: chain.length,
+  };
 }
 
 /** `validateKeyPair` on two files; a missing or unreadable file is a result, not an exception. */
-export async function validateKeyPairFiles(certFile: string, keyFile: string, options: ValidateKeyPairOptions = {}): Promise<KeyPairValidation & { certPem?: string; keyPem?: string }> {
+export async function validateKeyPairFiles(
+  certFile: string,
+  keyFile: string,
+  options: ValidateKeyPairOptions = {},
+): Promise<KeyPairValidation & { certPem?: string; keyPem?: string }> {
   let certPem: string;
   let keyPem: string;
   try {
@@ -179,4 +199,3 @@ function checkTrust(chain: X509Certificate[], trustedPems: readonly string[], no
 function fail(problem: KeyPairProblem, reason: string): KeyPairValidation {
   return { ok: false, problem, reason };
 }
-

@@ -65,7 +65,9 @@ describe('config check', () => {
   });
 
   it('every template is checked, and pods given with -f are checked against their own problems only', () => {
-    const config = parseConfig(`templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: ok\n        image: ok\n  extra: |\n    spec:\n      containers:\n      - name: ok2\n`);
+    const config = parseConfig(
+      `templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: ok\n        image: ok\n  extra: |\n    spec:\n      containers:\n      - name: ok2\n`,
+    );
     const user = { name: 'user pod', pod: { metadata: { name: 'u' }, spec: { containers: [{ name: 'app', image: 'a', ports: [{ containerPort: 70000 }] }] } } };
     const r = checkConfig(config, [...basePods(config), user]);
     assert.deepEqual([...new Set(r.failures.map((f) => `${f.template} ${f.field}`))], ['extra spec.containers[name=ok2].image']);
@@ -78,7 +80,15 @@ describe('config check', () => {
         initContainers: [{ name: 'i', image: 'x', restartPolicy: 'Never' }],
         containers: [
           { name: 'a', image: 'x', ports: [{ containerPort: 0 }, { name: 'Http', containerPort: 80 }], readinessProbe: {}, env: [{ name: 'A=B' }] },
-          { name: 'a', image: '', volumeMounts: [{ name: 'v', mountPath: '/a' }, { name: 'v', mountPath: '/a' }], resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } },
+          {
+            name: 'a',
+            image: '',
+            volumeMounts: [
+              { name: 'v', mountPath: '/a' },
+              { name: 'v', mountPath: '/a' },
+            ],
+            resources: { requests: { cpu: '2' }, limits: { cpu: '1' } },
+          },
         ],
       },
     }).map((p) => `${p.field}: ${p.message.split(':')[0]}`);
@@ -93,20 +103,35 @@ describe('config check', () => {
       'spec.containers[name=a].image: Required value',
       'spec.containers[name=a].volumeMounts[1].mountPath: Invalid value',
       'spec.containers[name=a].resources.requests.cpu: Invalid value',
-    ]) assert.ok(problems.includes(want), `${want} in ${problems.join('\n')}`);
+    ])
+      assert.ok(problems.includes(want), `${want} in ${problems.join('\n')}`);
   });
 
   it('restricted: a hardened container passes, root with NET_ADMIN does not', () => {
-    const hardened = { name: 's', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true, runAsUser: 1337, seccompProfile: { type: 'RuntimeDefault' } } };
+    const hardened = {
+      name: 's',
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        runAsNonRoot: true,
+        runAsUser: 1337,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+    };
     assert.deepEqual(restrictedFailures(hardened, { spec: {} }), []);
     assert.equal(restrictedFailures({ name: 'i', securityContext: { runAsUser: 0, capabilities: { add: ['NET_ADMIN'] } } }, { spec: {} }).length, 6);
   });
 
   it('a template that customises the app container does not make it a sidecar in the restricted report', () => {
-    const config = parseConfig('templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: app\n        env: [{name: X, value: "1"}]\n      - name: helper\n        image: h\n');
+    const config = parseConfig(
+      'templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: app\n        env: [{name: X, value: "1"}]\n      - name: helper\n        image: h\n',
+    );
     const r = checkConfig(config, basePods(config));
     assert.deepEqual(r.failures, []);
-    assert.deepEqual(r.restricted.map((x) => x.container), ['helper']);
+    assert.deepEqual(
+      r.restricted.map((x) => x.container),
+      ['helper'],
+    );
   });
 
   it('serve refuses a config whose sidecar is invalid for every pod, and keeps one that fails only some', () => {

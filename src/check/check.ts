@@ -51,7 +51,14 @@ const POD_ERRORS = /^SI_(INPUT_|INJECT_ANNOTATION$)/;
 
 export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], options: CheckOptions = {}): CheckReport {
   const templates = options.templates === null ? [null] : (options.templates ?? Object.keys(config.templates));
-  const report: CheckReport = { templates: templates.map((t) => t ?? config.defaultTemplates.join(',')), pods: pods.map((p) => p.name), renders: 0, failures: [], warnings: [], restricted: [] };
+  const report: CheckReport = {
+    templates: templates.map((t) => t ?? config.defaultTemplates.join(',')),
+    pods: pods.map((p) => p.name),
+    renders: 0,
+    failures: [],
+    warnings: [],
+    restricted: [],
+  };
   const seenWarnings = new Set<string>();
   const seenRestricted = new Set<string>();
   const seenPodErrors = new Set<string>();
@@ -101,7 +108,8 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
     }
   }
   // Every failure of a config without values comes from that: say it first.
-  if (noValues && report.failures.length > 0) report.failures.unshift({ template: report.templates.join(','), pod: 'every pod', field: 'values', message: noValuesMessage(config) });
+  if (noValues && report.failures.length > 0)
+    report.failures.unshift({ template: report.templates.join(','), pod: 'every pod', field: 'values', message: noValuesMessage(config) });
   return report;
 }
 
@@ -110,12 +118,16 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
  * pod before injection (the sidecar's doing), plus fields where the template printed Go's
  * `<no value>`. Shared by `config check` and manual injection's own check (manual-inject).
  */
-export function injectionProblems(input: unknown, result: { pod: JsonObject; status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null } }): { field: string; message: string }[] {
+export function injectionProblems(
+  input: unknown,
+  result: { pod: JsonObject; status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null } },
+): { field: string; message: string }[] {
   const before = new Set(podProblems(input).map((x) => `${x.field}\0${x.message}`));
   const out = podProblems(result.pod)
     .filter((problem) => !before.has(`${problem.field}\0${problem.message}`))
     .map((problem) => ({ field: problem.field, message: problem.message }));
-  for (const path of noValuePaths(result.pod, result.status)) out.push({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
+  for (const path of noValuePaths(result.pod, result.status))
+    out.push({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
   return out;
 }
 
@@ -129,11 +141,17 @@ function noValuePaths(pod: JsonObject, status: { containers: string[] | null; in
     else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, depth + 1));
     else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, depth + 1);
   };
-  const lists: [string, string[] | null][] = [['initContainers', status.initContainers], ['containers', status.containers], ['volumes', status.volumes]];
+  const lists: [string, string[] | null][] = [
+    ['initContainers', status.initContainers],
+    ['containers', status.containers],
+    ['volumes', status.volumes],
+  ];
   for (const [list, names] of lists) {
     const items = spec[list];
     if (!Array.isArray(items) || names === null) continue;
-    for (const c of items) if (isPlainObject(c) && typeof c.name === 'string' && names.includes(c.name)) for (const [k, x] of Object.entries(c)) walk(x, `spec.${list}[name=${c.name}].${k}`, 0);
+    for (const c of items)
+      if (isPlainObject(c) && typeof c.name === 'string' && names.includes(c.name))
+        for (const [k, x] of Object.entries(c)) walk(x, `spec.${list}[name=${c.name}].${k}`, 0);
   }
   return out;
 }
@@ -145,7 +163,12 @@ function withAnnotation(pod: JsonObject, key: string, value: string): JsonObject
 }
 
 /** Render once with Go's missingkey=error: a missing `.Values` key is a likely typo. */
-function missingKeyWarning(config: LoadedConfig, pod: JsonObject, template: string | null, add: (f: Omit<CheckFinding, 'template' | 'pod'>, warning?: boolean) => void): void {
+function missingKeyWarning(
+  config: LoadedConfig,
+  pod: JsonObject,
+  template: string | null,
+  add: (f: Omit<CheckFinding, 'template' | 'pod'>, warning?: boolean) => void,
+): void {
   if (config.templateOptions.missingKey === 'error') return; // the injection reports it as a failure
   try {
     renderPodTemplates(pod, { namespace: 'check', mode: 'manual' }, config, template === null ? undefined : [template], 'error');

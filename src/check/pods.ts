@@ -17,7 +17,12 @@ export interface CheckPod {
   source?: { file: string; line: number };
 }
 
-const app = (name: string, port: number, extra: JsonObject = {}): JsonObject => ({ name, image: `registry.example.com/${name}:1.0`, ports: [{ name: 'http', containerPort: port }], ...extra });
+const app = (name: string, port: number, extra: JsonObject = {}): JsonObject => ({
+  name,
+  image: `registry.example.com/${name}:1.0`,
+  ports: [{ name: 'http', containerPort: port }],
+  ...extra,
+});
 
 function pod(name: string, spec: JsonObject, annotations: Record<string, string> = {}): JsonObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'check', labels: { app: name }, annotations }, spec };
@@ -35,8 +40,14 @@ export function representativePods(config: Pick<LoadedConfig, 'templates' | 'inj
   const optIn = { [config.injectionKeys.inject]: 'true' };
   const base: CheckPod[] = [
     { name: 'plain', pod: pod('plain', { containers: [app('app', 7070)] }, optIn) },
-    { name: 'multi-container', pod: pod('multi', { containers: [app('app', 7070), app('worker', 7071, { ports: [{ name: 'metrics', containerPort: 7071 }] })] }, optIn) },
-    { name: 'with init containers', pod: pod('init', { initContainers: [{ name: 'migrate', image: 'registry.example.com/migrate:1.0' }], containers: [app('app', 7070)] }, optIn) },
+    {
+      name: 'multi-container',
+      pod: pod('multi', { containers: [app('app', 7070), app('worker', 7071, { ports: [{ name: 'metrics', containerPort: 7071 }] })] }, optIn),
+    },
+    {
+      name: 'with init containers',
+      pod: pod('init', { initContainers: [{ name: 'migrate', image: 'registry.example.com/migrate:1.0' }], containers: [app('app', 7070)] }, optIn),
+    },
     {
       name: 'with probes',
       pod: pod(
@@ -56,7 +67,13 @@ export function representativePods(config: Pick<LoadedConfig, 'templates' | 'inj
   ];
   const guessed = annotationsRead(config)
     .filter((k) => k !== config.injectionKeys.inject && k !== config.injectionKeys.templates && k !== config.injectionKeys.status)
-    .map((k): CheckPod => ({ name: `with annotation ${k}: "true"`, pod: pod('annotated', { containers: [app('app', 7070)] }, { ...optIn, [k]: 'true' }), guessed: true }));
+    .map(
+      (k): CheckPod => ({
+        name: `with annotation ${k}: "true"`,
+        pod: pod('annotated', { containers: [app('app', 7070)] }, { ...optIn, [k]: 'true' }),
+        guessed: true,
+      }),
+    );
   return [...base, ...guessed];
 }
 

@@ -30,7 +30,8 @@ export function restrictedFailures(container: Obj, pod: Obj): string[] {
   if (runAsUser === 0) out.push('runAsUser is 0 (root)');
   const seccomp = (isPlainObject(sc.seccompProfile) ? sc.seccompProfile : isPlainObject(podSc.seccompProfile) ? podSc.seccompProfile : {}) as Obj;
   if (seccomp.type !== 'RuntimeDefault' && seccomp.type !== 'Localhost') out.push('seccompProfile.type is not RuntimeDefault or Localhost');
-  if (Array.isArray(container.ports) && container.ports.some((p) => isPlainObject(p) && typeof p.hostPort === 'number' && p.hostPort !== 0)) out.push('hostPort is set');
+  if (Array.isArray(container.ports) && container.ports.some((p) => isPlainObject(p) && typeof p.hostPort === 'number' && p.hostPort !== 0))
+    out.push('hostPort is set');
   return out;
 }
 

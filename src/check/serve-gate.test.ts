@@ -14,7 +14,8 @@ import { send } from '../testing/https-client.js';
 import { startHarness } from '../testing/webhook-harness.js';
 
 const GOOD = 'templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: shipper\n        image: fluent-bit:3.0\n';
-const BAD = 'templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: shipper\n        image: {{ .Values.imag }}\n        volumeMounts:\n        - name: logs\n          mountPath: /var/log\n';
+const BAD =
+  'templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: shipper\n        image: {{ .Values.imag }}\n        volumeMounts:\n        - name: logs\n          mountPath: /var/log\n';
 
 test('serve: a reload to a config invalid for every pod is refused; the last good one serves; /readyz says why', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'si-gate-'));
@@ -36,5 +37,8 @@ test('serve: a reload to a config invalid for every pod is refused; the last goo
   const after = await ready();
   assert.equal(after.config.hash, goodHash, 'the last good config keeps serving');
   assert.match(JSON.stringify(after.config.lastError), /gives a pod the API server would refuse for every representative pod/);
-  assert.ok(h.logs.some((l) => JSON.stringify(l).includes('every representative pod')), 'the reason is logged');
+  assert.ok(
+    h.logs.some((l) => JSON.stringify(l).includes('every representative pod')),
+    'the reason is logged',
+  );
 });

@@ -28,7 +28,10 @@ export function configGate(config: LoadedConfig): string[] {
   const names = new Set(pods.map((p) => p.name));
   for (const f of report.failures) if (names.has(f.pod) && !failed.has(f.pod)) failed.set(f.pod, f);
   if (failed.size < pods.length) {
-    return [...failed.values()].map((f) => `the default sidecar gives pod "${f.pod}" a pod the API server would refuse: ${formatFinding(f)} (sidecar-injector config check shows every finding)`);
+    return [...failed.values()].map(
+      (f) =>
+        `the default sidecar gives pod "${f.pod}" a pod the API server would refuse: ${formatFinding(f)} (sidecar-injector config check shows every finding)`,
+    );
   }
   const first = report.failures[0];
   throw new ConfigError(

@@ -36,12 +36,14 @@ export function podProblems(pod: unknown): PodProblem[] {
       const name = isPlainObject(v) && typeof v.name === 'string' ? v.name : undefined;
       const field = `spec.volumes[${name !== undefined ? `name=${name}` : i}]`;
       if (name === undefined || name === '') return void out.push({ field: `${field}.name`, message: 'Required value' });
-      if (!DNS1123_LABEL.test(name) || name.length > 63) out.push({ field: `${field}.name`, message: `Invalid value: "${name}": must be a DNS-1123 label`, item: name });
+      if (!DNS1123_LABEL.test(name) || name.length > 63)
+        out.push({ field: `${field}.name`, message: `Invalid value: "${name}": must be a DNS-1123 label`, item: name });
       if (volumes.has(name)) out.push({ field: `${field}.name`, message: `Duplicate value: "${name}"`, item: name });
       volumes.add(name);
     });
   }
-  if (!Array.isArray(spec.containers) || spec.containers.length === 0) out.push({ field: 'spec.containers', message: 'Required value: a pod needs at least one container' });
+  if (!Array.isArray(spec.containers) || spec.containers.length === 0)
+    out.push({ field: 'spec.containers', message: 'Required value: a pod needs at least one container' });
   const names = new Set<string>();
   for (const list of LISTS) {
     const items = spec[list];
@@ -56,7 +58,8 @@ export function podProblems(pod: unknown): PodProblem[] {
       else if (names.has(name)) at('name', `Duplicate value: "${name}"`);
       names.add(name);
       if (typeof c.image !== 'string' || c.image.trim() === '') at('image', 'Required value');
-      if (list === 'initContainers' && c.restartPolicy !== undefined && c.restartPolicy !== 'Always') at('restartPolicy', `Unsupported value: "${String(c.restartPolicy)}": supported values: "Always"`);
+      if (list === 'initContainers' && c.restartPolicy !== undefined && c.restartPolicy !== 'Always')
+        at('restartPolicy', `Unsupported value: "${String(c.restartPolicy)}": supported values: "Always"`);
       if (list === 'containers' && c.restartPolicy !== undefined) at('restartPolicy', 'Forbidden: may only be set for init containers');
       containerPorts(c, at);
       resources(c, at);
@@ -77,16 +80,20 @@ function containerPorts(c: Obj, at: At): void {
   c.ports.forEach((p: unknown, i) => {
     if (!isPlainObject(p)) return void at(`ports[${i}]`, 'Invalid value: not a map');
     const port = p.containerPort;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) at(`ports[${i}].containerPort`, `Invalid value: ${JSON.stringify(port ?? null)}: must be between 1 and 65535, inclusive`);
-    if (p.hostPort !== undefined && (typeof p.hostPort !== 'number' || p.hostPort < 0 || p.hostPort > 65535)) at(`ports[${i}].hostPort`, 'Invalid value: must be between 0 and 65535');
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+      at(`ports[${i}].containerPort`, `Invalid value: ${JSON.stringify(port ?? null)}: must be between 1 and 65535, inclusive`);
+    if (p.hostPort !== undefined && (typeof p.hostPort !== 'number' || p.hostPort < 0 || p.hostPort > 65535))
+      at(`ports[${i}].hostPort`, 'Invalid value: must be between 0 and 65535');
     const protocol = p.protocol ?? 'TCP';
-    if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol)) at(`ports[${i}].protocol`, `Unsupported value: ${JSON.stringify(protocol)}: supported values: "SCTP", "TCP", "UDP"`);
+    if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
+      at(`ports[${i}].protocol`, `Unsupported value: ${JSON.stringify(protocol)}: supported values: "SCTP", "TCP", "UDP"`);
     const key = `${String(port)}/${String(protocol)}`;
     if (seen.has(key)) at(`ports[${i}]`, `Duplicate value: containerPort ${key} twice in one container`);
     seen.add(key);
     if (p.name !== undefined) {
       const n = String(p.name);
-      if (n.length > 15 || !IANA_SVC_NAME.test(n) || n.includes('--')) at(`ports[${i}].name`, `Invalid value: "${n}": must be an IANA_SVC_NAME (at most 15 lower-case letters, digits and "-", with a letter)`);
+      if (n.length > 15 || !IANA_SVC_NAME.test(n) || n.includes('--'))
+        at(`ports[${i}].name`, `Invalid value: "${n}": must be an IANA_SVC_NAME (at most 15 lower-case letters, digits and "-", with a letter)`);
       else if (portNames.has(n)) at(`ports[${i}].name`, `Duplicate value: "${n}"`);
       portNames.add(n);
     }
@@ -161,5 +168,11 @@ function probe(p: unknown, field: string, at: At): void {
   if (p === undefined || p === null) return;
   if (!isPlainObject(p)) return void at(field, 'Invalid value: not a map');
   const handlers = HANDLERS.filter((h) => p[h] !== undefined && p[h] !== null);
-  if (handlers.length !== 1) at(field, handlers.length === 0 ? 'Required value: must specify a handler type (exec, httpGet, tcpSocket or grpc)' : `Forbidden: may not specify more than 1 handler type (${handlers.join(', ')})`);
+  if (handlers.length !== 1)
+    at(
+      field,
+      handlers.length === 0
+        ? 'Required value: must specify a handler type (exec, httpGet, tcpSocket or grpc)'
+        : `Forbidden: may not specify more than 1 handler type (${handlers.join(', ')})`,
+    );
 }

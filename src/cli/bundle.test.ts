@@ -83,7 +83,11 @@ test('the Kubernetes client is bundled, and only commands that need it load it: 
   assert.ok(serveRun);
   for (const entry of [BIN.slice(dir.length), serveRun]) {
     const loaded = staticGraph(entry);
-    assert.deepEqual(loaded.filter((f) => client.includes(f)), [], `${entry} loads the client before it is asked for`);
+    assert.deepEqual(
+      loaded.filter((f) => client.includes(f)),
+      [],
+      `${entry} loads the client before it is asked for`,
+    );
   }
   const status = run(['status', '--kubeconfig', '/nonexistent/kubeconfig']);
   assert.equal(status.status, 8, status.stderr);

@@ -34,7 +34,6 @@ export interface CertsOptions {
   client?: string;
 }
 
-
 function usageError(message: string): InjectorError {
   return new InjectorError('SI_USAGE', message);
 }
@@ -49,7 +48,10 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> {
-  if (!DNS1035_LABEL.test(options.service)) throw usageError(`--service "${options.service}" is not a valid Service name (lower-case letters, digits and "-", starting with a letter, at most 63 characters)`);
+  if (!DNS1035_LABEL.test(options.service))
+    throw usageError(
+      `--service "${options.service}" is not a valid Service name (lower-case letters, digits and "-", starting with a letter, at most 63 characters)`,
+    );
   if (!DNS1123_LABEL.test(options.namespace)) throw usageError(`--namespace "${options.namespace}" is not a valid namespace name`);
   const secretName = options.secretName ?? `${options.service}-tls`;
   if (!DNS1123_SUBDOMAIN.test(secretName)) throw usageError(`--secret-name "${secretName}" is not a valid Secret name`);
@@ -89,7 +91,9 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
       ? `Kept the existing CA in ${dir} ("${ca.subject}", valid until ${day(ca.notAfter)}); renewed only the serving certificate.\n`
       : `Created a new CA "${ca.subject}", valid until ${day(ca.notAfter)}: ${join(dir, CA_CERT_FILE)}, ${join(dir, CA_KEY_FILE)} (keep ca.key private; it is only needed to renew).\n`,
   );
-  io.stderr(`Issued the serving certificate for ${dnsNames.join(', ')}, valid until ${day(leaf.notAfter)}: ${join(dir, TLS_CERT_FILE)}, ${join(dir, TLS_KEY_FILE)}.\n`);
+  io.stderr(
+    `Issued the serving certificate for ${dnsNames.join(', ')}, valid until ${day(leaf.notAfter)}: ${join(dir, TLS_CERT_FILE)}, ${join(dir, TLS_KEY_FILE)}.\n`,
+  );
   if (client !== undefined) {
     io.stderr(
       `Issued the client certificate "${options.client}", valid until ${day(client.notAfter)}: ${join(dir, CLIENT_CERT_FILE)}, ${join(dir, CLIENT_KEY_FILE)}; ` +
@@ -97,7 +101,9 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
     );
   }
   if (leaf.clampedToCA) {
-    io.stderr(`Warning: the CA expires on ${day(ca.notAfter)}, so the certificate ends then too; before that date run again with --force to create a new CA.\n`);
+    io.stderr(
+      `Warning: the CA expires on ${day(ca.notAfter)}, so the certificate ends then too; before that date run again with --force to create a new CA.\n`,
+    );
   }
   if (!kept) {
     io.stderr(`The webhook's caBundle must trust ${join(dir, CA_CERT_FILE)} (base64 of that file); "serve --webhook-config" patches it in the cluster.\n`);

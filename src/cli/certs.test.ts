@@ -43,7 +43,10 @@ test('first run writes a CA and a serving certificate the apiserver would accept
     const days = (c: X509Certificate) => Math.round((new Date(c.validTo).getTime() - Date.now()) / DAY);
     assert.equal(days(ca), 3650);
     assert.equal(days(leaf), 365);
-    const probe = await tlsProbe({ certPem: await read(out, 'tls.crt'), keyPem: await read(out, 'tls.key') }, { caPem: await read(out, 'ca.crt'), servername: 'injector.mesh.svc' });
+    const probe = await tlsProbe(
+      { certPem: await read(out, 'tls.crt'), keyPem: await read(out, 'tls.key') },
+      { caPem: await read(out, 'ca.crt'), servername: 'injector.mesh.svc' },
+    );
     assert.deepEqual(probe, { ok: true });
     assert.deepEqual((await readdir(out)).sort(), ['ca.crt', 'ca.key', 'tls.crt', 'tls.key'], 'no temporary files left');
   });

@@ -25,7 +25,10 @@ export function register(program: Command, io: CliIO): void {
     .option('--secret-manifest [file]', 'also write a kubernetes.io/tls Secret manifest to FILE (stdout when FILE is omitted or -)')
     .option('--secret-name <name>', 'name of that Secret (default: <service>-tls)')
     .option('--force', 'create a new CA even if --out holds one; the webhook caBundle must then be updated')
-    .option('--client <name>', 'also issue a client certificate with this name (client.crt, client.key) for the apiserver to present to the webhook (serve --client-ca ca.crt --client-name NAME)')
+    .option(
+      '--client <name>',
+      'also issue a client certificate with this name (client.crt, client.key) for the apiserver to present to the webhook (serve --client-ca ca.crt --client-name NAME)',
+    )
     .action(async (options: CertsOptions) => {
       // X.509 code loads only when the command runs (CLI start-up time).
       const { runCerts } = await import('./certs-run.js');

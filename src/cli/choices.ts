@@ -10,7 +10,8 @@ export type ChoiceParser<T extends string> = ((value: string) => T) & { readonly
 
 export function oneOf<T extends string>(...allowed: T[]): ChoiceParser<T> {
   const parse = (value: string): T => {
-    if (!(allowed as string[]).includes(value)) throw new InvalidArgumentError(`expected ${allowed.length === 2 ? allowed.join(' or ') : allowed.join(', ')} (case matters)`);
+    if (!(allowed as string[]).includes(value))
+      throw new InvalidArgumentError(`expected ${allowed.length === 2 ? allowed.join(' or ') : allowed.join(', ')} (case matters)`);
     return value as T;
   };
   return Object.assign(parse, { choices: allowed });
@@ -18,5 +19,7 @@ export function oneOf<T extends string>(...allowed: T[]): ChoiceParser<T> {
 
 /** The choices a commander option's parser carries, if any. */
 export function parserChoices(parseArg: unknown): readonly string[] | undefined {
-  return typeof parseArg === 'function' && Array.isArray((parseArg as { choices?: unknown }).choices) ? (parseArg as unknown as ChoiceParser<string>).choices : undefined;
+  return typeof parseArg === 'function' && Array.isArray((parseArg as { choices?: unknown }).choices)
+    ? (parseArg as unknown as ChoiceParser<string>).choices
+    : undefined;
 }

@@ -44,17 +44,33 @@ describe('completion', () => {
       [['restart', '--ti'], '--timeout'],
       [['serve', '--kube'], '--kubeconfig'],
     ];
-    const body = cases.map(([words], i) => `COMP_WORDS=(sidecar-injector ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _sidecar_injector; echo "${i}=\${COMPREPLY[*]}"`).join('\n');
+    const body = cases
+      .map(
+        ([words], i) =>
+          `COMP_WORDS=(sidecar-injector ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _sidecar_injector; echo "${i}=\${COMPREPLY[*]}"`,
+      )
+      .join('\n');
     const out = run('bash', ['-c', `source ${path}\n${body}`]);
     cases.forEach(([words, want], i) => assert.match(out, new RegExp(`^${i}=${want}$`, 'm'), words.join(' ')));
     // Every command of the CLI is offered at the top level.
-    const top = run('bash', ['-c', `source ${path}; COMP_WORDS=(sidecar-injector ''); COMP_CWORD=1; _sidecar_injector; echo "\${COMPREPLY[*]}"`]).trim().split(' ');
-    assert.deepEqual(top.sort(), buildProgram(memoryIO()).commands.map((c) => c.name()).sort());
+    const top = run('bash', ['-c', `source ${path}; COMP_WORDS=(sidecar-injector ''); COMP_CWORD=1; _sidecar_injector; echo "\${COMPREPLY[*]}"`])
+      .trim()
+      .split(' ');
+    assert.deepEqual(
+      top.sort(),
+      buildProgram(memoryIO())
+        .commands.map((c) => c.name())
+        .sort(),
+    );
   });
 
   it('fish: complete -C gives the same answers', { skip: has('fish') ? false : 'fish is not installed' }, async () => {
     const path = await script('fish');
-    const ask = (line: string) => run('fish', ['-c', `source ${path}; complete -C '${line}'`]).split('\n').map((l) => l.split('\t')[0]).filter(Boolean);
+    const ask = (line: string) =>
+      run('fish', ['-c', `source ${path}; complete -C '${line}'`])
+        .split('\n')
+        .map((l) => l.split('\t')[0])
+        .filter(Boolean);
     assert.deepEqual(ask('sidecar-injector config '), ['check']);
     assert.ok(ask('sidecar-injector inject -o ').includes('json'));
     assert.deepEqual(ask('sidecar-injector inject -n config --fi'), ['--filename']);
@@ -65,7 +81,10 @@ describe('completion', () => {
     const path = await script('zsh');
     run('zsh', ['-n', path]);
     // compdef needs compinit; the specs are what matters: print what _arguments receives.
-    const specs = run('zsh', ['-c', `compdef() { :; }; source ${path}; _arguments() { print -rl -- "$@"; }; _sidecar_injector_inject; _sidecar_injector_manifests`]);
+    const specs = run('zsh', [
+      '-c',
+      `compdef() { :; }; source ${path}; _arguments() { print -rl -- "$@"; }; _sidecar_injector_inject; _sidecar_injector_manifests`,
+    ]);
     assert.match(specs, /^\(-o --output\)-o\[output format, yaml or json\]:value:\{_alternative "formats:format:\(yaml json\)" "files:file:_files"\}$/m);
     assert.match(specs, /^\(-f --filename\)-f\[manifest to inject\]:value:_files$/m);
     assert.match(specs, /^--failure-policy\[Fail - opted-in pods wait while the webhook is down\]:value:\(Fail Ignore\)$/m);

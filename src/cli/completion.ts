@@ -15,7 +15,10 @@ export function register(program: Command, io: CliIO): void {
     .command('completion')
     .description('print a shell completion script: bash, zsh or fish')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(SHELLS)))
-    .addHelpText('after', '\nExamples:\n  source <(sidecar-injector completion bash)\n  source <(sidecar-injector completion zsh)      # after compinit\n  sidecar-injector completion fish | source\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  source <(sidecar-injector completion bash)\n  source <(sidecar-injector completion zsh)      # after compinit\n  sidecar-injector completion fish | source\n',
+    )
     .action((shell: string) => {
       io.stdout(SHELLS[shell as keyof typeof SHELLS](commandModel(program)));
     });

@@ -20,7 +20,14 @@ export async function runConfigCheck(io: CliIO, opts: { config?: string; filenam
         const pod = podInput(doc.value, ref) as JsonObject;
         const owner = ownerFor(ref);
         const name = `${sourceName(file)} ${ref.owner.kind}/${ref.owner.name}`;
-        pods.push({ name, source: { file: sourceName(file), line: doc.line }, pod: owner === undefined ? pod : { apiVersion: 'v1', kind: 'Pod', metadata: { name: ref.owner.name, ...(pod.metadata as object) }, spec: pod.spec } as JsonObject });
+        pods.push({
+          name,
+          source: { file: sourceName(file), line: doc.line },
+          pod:
+            owner === undefined
+              ? pod
+              : ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: ref.owner.name, ...(pod.metadata as object) }, spec: pod.spec } as JsonObject),
+        });
       }
     }
   }
@@ -30,11 +37,17 @@ export async function runConfigCheck(io: CliIO, opts: { config?: string; filenam
   io.stdout(opts.output === 'text' ? formatReport(report) : await dataText(report, opts.output));
   const configFailures = report.failures.filter((f) => f.blame !== 'pod');
   if (configFailures.length > 0) {
-    throw new ConfigError('SI_CONFIG_INVALID', `config check: ${configFailures.length} injection(s) give a pod the API server would refuse; first: ${formatFinding(configFailures[0])}`);
+    throw new ConfigError(
+      'SI_CONFIG_INVALID',
+      `config check: ${configFailures.length} injection(s) give a pod the API server would refuse; first: ${formatFinding(configFailures[0])}`,
+    );
   }
   if (report.failures.length > 0) {
     const first = report.failures[0];
-    throw new InputError('SI_INPUT_OBJECT', `config check: the config passed, but ${report.failures.length} of the pods given with -f cannot be injected because of the pod itself; first: ${formatFinding(first)}; fix the pod`);
+    throw new InputError(
+      'SI_INPUT_OBJECT',
+      `config check: the config passed, but ${report.failures.length} of the pods given with -f cannot be injected because of the pod itself; first: ${formatFinding(first)}; fix the pod`,
+    );
   }
 }
 

@@ -29,8 +29,14 @@ async function run(argv: string[]) {
   return { code: await runCli(argv, io), out: io.out, err: io.err };
 }
 
-const APP = file('app.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    metadata:\n      annotations: {side-cpu: lots}\n    spec:\n      containers: [{name: web, image: nginx}]\n');
-const TYPO = file('typo.yaml', 'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: {{ .Values.imag }}\ndefaultTemplates: [s]\nvalues:\n  image: busybox\n');
+const APP = file(
+  'app.yaml',
+  'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    metadata:\n      annotations: {side-cpu: lots}\n    spec:\n      containers: [{name: web, image: nginx}]\n',
+);
+const TYPO = file(
+  'typo.yaml',
+  'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: {{ .Values.imag }}\ndefaultTemplates: [s]\nvalues:\n  image: busybox\n',
+);
 
 describe('the validity gate of serve, offline', () => {
   for (const argv of [['inject', '-f', APP], ['policy'], ['template', 'render', '-f', APP]]) {
@@ -38,24 +44,42 @@ describe('the validity gate of serve, offline', () => {
       const r = await run([...argv, '-c', TYPO]);
       assert.equal(r.code, 4, r.err);
       assert.equal(r.out, '');
-      assert.match(r.err, /^Error \[SI_CONFIG_INVALID\]: the config's default sidecar \(s\) gives a pod the API server would refuse for every representative pod.*spec\.containers\[name=side\]\.image: the template printed "<no value>"/);
+      assert.match(
+        r.err,
+        /^Error \[SI_CONFIG_INVALID\]: the config's default sidecar \(s\) gives a pod the API server would refuse for every representative pod.*spec\.containers\[name=side\]\.image: the template printed "<no value>"/,
+      );
     });
   }
 
   it('a config that breaks only pods with init containers warns, naming that pod, and injects', async () => {
-    const cfg = file('init.yaml', 'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: busybox\n        {{- if .Spec.InitContainers }}\n        ports: [{containerPort: 99999}]\n        {{- end }}\ndefaultTemplates: [s]\n');
-    const r = await run(['inject', '-f', file('plain.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: a}]\n'), '-c', cfg]);
+    const cfg = file(
+      'init.yaml',
+      'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: busybox\n        {{- if .Spec.InitContainers }}\n        ports: [{containerPort: 99999}]\n        {{- end }}\ndefaultTemplates: [s]\n',
+    );
+    const r = await run([
+      'inject',
+      '-f',
+      file('plain.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: a}]\n'),
+      '-c',
+      cfg,
+    ]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /^warning: config: the default sidecar gives pod "with init containers" a pod the API server would refuse: .*containerPort/m);
     assert.match(r.out, /name: side/);
   });
 
   it('an injected pod the sidecar made invalid fails with exit 4 naming the workload, and nothing is written', async () => {
-    const cfg = file('cpu.yaml', 'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: busybox\n        resources:\n          limits: {cpu: {{ annotation .ObjectMeta "side-cpu" "100m" }}}\ndefaultTemplates: [s]\n');
+    const cfg = file(
+      'cpu.yaml',
+      'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: busybox\n        resources:\n          limits: {cpu: {{ annotation .ObjectMeta "side-cpu" "100m" }}}\ndefaultTemplates: [s]\n',
+    );
     const r = await run(['inject', '-f', APP, '-c', cfg]);
     assert.equal(r.code, 4, r.err);
     assert.equal(r.out, '');
-    assert.match(r.err, /^Error \[SI_CONFIG_INVALID\]: .*app\.yaml: document 1, line \d+: Deployment "shop\/web": the injected pod would be refused by the API server: spec\.containers\[name=side\]\.resources\.limits\.cpu: .*lots/);
+    assert.match(
+      r.err,
+      /^Error \[SI_CONFIG_INVALID\]: .*app\.yaml: document 1, line \d+: Deployment "shop\/web": the injected pod would be refused by the API server: spec\.containers\[name=side\]\.resources\.limits\.cpu: .*lots/,
+    );
   });
 });
 
@@ -72,7 +96,10 @@ describe('config layouts', () => {
   it("Istio's rendered inject-config.yaml + values.json (+ mesh.yaml) is a config directory", async () => {
     const d = join(dir, 'istio');
     mkdirSync(d);
-    writeFileSync(join(d, 'inject-config.yaml'), 'policy: enabled\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: istio-proxy\n        image: "{{ .Values.global.hub }}/proxyv2:{{ .Values.global.tag }}"\n        env: [{name: DOMAIN, value: "{{ .MeshConfig.TrustDomain }}"}]\n');
+    writeFileSync(
+      join(d, 'inject-config.yaml'),
+      'policy: enabled\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: istio-proxy\n        image: "{{ .Values.global.hub }}/proxyv2:{{ .Values.global.tag }}"\n        env: [{name: DOMAIN, value: "{{ .MeshConfig.TrustDomain }}"}]\n',
+    );
     writeFileSync(join(d, 'values.json'), '{"global": {"hub": "docker.io/istio", "tag": "1.24.2"}}');
     writeFileSync(join(d, 'mesh.yaml'), 'trustDomain: example.org\n');
     const r = await run(['inject', '-f', APP, '-c', d]);
@@ -94,7 +121,10 @@ describe('config layouts', () => {
   it('a config with no values: "no values given" and where to put them, not a template error', async () => {
     const r = await run(['inject', '-f', APP, '-c', repo('defaults/config.yaml')]);
     assert.equal(r.code, 4);
-    assert.match(r.err, /no values given: the templates read \.Values but .*defaults\/config\.yaml came with none; pass the directory that holds it and its values file/);
+    assert.match(
+      r.err,
+      /no values given: the templates read \.Values but .*defaults\/config\.yaml came with none; pass the directory that holds it and its values file/,
+    );
     assert.doesNotMatch(r.err, /executing "sidecar"/);
   });
 });

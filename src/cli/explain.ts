@@ -55,7 +55,13 @@ export function register(program: Command, io: CliIO): void {
         excludedNamespaces: opts.excludeNamespace ?? [],
         matchConditions: opts.matchConditions,
       });
-      io.stdout(opts.output === 'json' ? formatExplainJson(entries) : opts.output === 'yaml' ? await dataText(JSON.parse(formatExplainJson(entries)), 'yaml') : formatExplainText(entries));
+      io.stdout(
+        opts.output === 'json'
+          ? formatExplainJson(entries)
+          : opts.output === 'yaml'
+            ? await dataText(JSON.parse(formatExplainJson(entries)), 'yaml')
+            : formatExplainText(entries),
+      );
     });
 }
 

@@ -25,8 +25,15 @@ export function addHealOptions(cmd: Command): Command {
     .option('-n, --namespace <namespace>', "namespace to look at (default: the context's namespace)")
     .option('-A, --all-namespaces', 'look at every namespace');
   return addKubeOptions(cmd)
-    .option('--webhook-config <name>', `MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: ${DEFAULT_NAME}-<revision> with --revision; else ${DEFAULT_NAME}, else the one labelled app.kubernetes.io/name=${DEFAULT_NAME}, as a Helm release names it)`)
-    .option('--revision <name>', 'judge as this revision\'s injector does (manifests --revision; give its --config too): pods another revision serves are foreign (other-revision)', parseRevisionName)
+    .option(
+      '--webhook-config <name>',
+      `MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: ${DEFAULT_NAME}-<revision> with --revision; else ${DEFAULT_NAME}, else the one labelled app.kubernetes.io/name=${DEFAULT_NAME}, as a Helm release names it)`,
+    )
+    .option(
+      '--revision <name>',
+      "judge as this revision's injector does (manifests --revision; give its --config too): pods another revision serves are foreign (other-revision)",
+      parseRevisionName,
+    )
     .option('--injector-namespace <namespace>', 'where the injector runs, when the webhook configuration cannot be read', DEFAULT_NAME);
 }
 

@@ -16,8 +16,10 @@ const file = (name: string, text: string): string => {
   return p;
 };
 
-const WEB = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n';
-const HOST = 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\n  namespace: ns\nspec:\n  template:\n    spec:\n      hostNetwork: true\n      containers:\n      - name: a\n        image: a\n';
+const WEB =
+  'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n';
+const HOST =
+  'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\n  namespace: ns\nspec:\n  template:\n    spec:\n      hostNetwork: true\n      containers:\n      - name: a\n        image: a\n';
 const SVC = '# keep\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n';
 
 async function run(argv: string[], stdin = '') {
@@ -30,7 +32,10 @@ describe('sidecar-injector inject', () => {
   it('writes the injected stream to stdout and one line per skip to stderr', async () => {
     const r = await run(['inject', '-f', file('mix.yaml', `${SVC}---\n${HOST}---\n${WEB}`)]);
     assert.equal(r.code, 0, r.err);
-    assert.equal(r.err, 'skipped DaemonSet "ns/agent" (document 2): pod has hostNetwork: true; sidecars are never injected into host-network pods (host-network)\n');
+    assert.equal(
+      r.err,
+      'skipped DaemonSet "ns/agent" (document 2): pod has hostNetwork: true; sidecars are never injected into host-network pods (host-network)\n',
+    );
     const docs = readManifest(r.out, 'out');
     assert.equal(docs[0].text, SVC);
     assert.equal(docs[1].text, HOST);
@@ -84,7 +89,8 @@ describe('sidecar-injector inject', () => {
   });
 
   it('a KRM error still writes the ResourceList (items unchanged, error result) and exits non-zero', async () => {
-    const rl = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: p, annotations: {inject.istio.io/templates: nope}}, spec: {containers: [{name: c, image: i}]}}\n';
+    const rl =
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: p, annotations: {inject.istio.io/templates: nope}}, spec: {containers: [{name: c, image: i}]}}\n';
     const r = await run(['inject', '-f', '-'], rl);
     assert.equal(r.code, 6);
     const out = readManifest(r.out, 'out')[0].value as any;
@@ -108,7 +114,10 @@ describe('sidecar-injector uninject', () => {
     const back = await run(['uninject', '-f', '-'], injected.out);
     assert.equal(back.code, 0, back.err);
     assert.equal(back.err, '', 'the Service is not a workload: no note');
-    assert.deepEqual(readManifest(back.out, 'b').map((d) => d.value), readManifest(input, 'i').map((d) => d.value));
+    assert.deepEqual(
+      readManifest(back.out, 'b').map((d) => d.value),
+      readManifest(input, 'i').map((d) => d.value),
+    );
     assert.equal(readManifest(back.out, 'b')[0].text, SVC);
   });
 

@@ -14,7 +14,8 @@ export function register(program: Command, io: CliIO): void {
     operation: 'inject',
     description: 'inject sidecars into the pod templates of a manifest (like istioctl kube-inject), offline',
     filenameHelp: 'manifest to inject (YAML or JSON, multi-document), or - for stdin',
-    configHelp: 'injector config: a directory with config and values files (a mounted ConfigMap), one YAML file, or a ConfigMap manifest; default: the built-in Istio-style proxy',
+    configHelp:
+      'injector config: a directory with config and values files (a mounted ConfigMap), one YAML file, or a ConfigMap manifest; default: the built-in Istio-style proxy',
     namespaceHelp: 'namespace for objects without metadata.namespace',
     quietHelp: 'do not print skipped pods and warnings on stderr (errors are always printed)',
   });

@@ -73,51 +73,100 @@ function keyValue(value: string, previous: Record<string, string>): Record<strin
 export function register(program: Command, io: CliIO): void {
   program
     .command('manifests')
-    .description('print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f. By default the server makes and renews its own certificate')
+    .description(
+      'print the YAML that installs the webhook (Namespace, RBAC, ConfigMap, TLS Secret, Deployment, PDB, Service, MutatingWebhookConfiguration); apply with kubectl apply -f. By default the server makes and renews its own certificate',
+    )
     .option('-n, --namespace <namespace>', 'namespace of the injector (excluded from injection)', DEFAULT_NAME)
     .option('--name <name>', 'name of the Deployment, Service, ConfigMap, RBAC and MutatingWebhookConfiguration', DEFAULT_NAME)
-    .option('-c, --config <path>', 'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)')
+    .option(
+      '-c, --config <path>',
+      'injector config to ship in the ConfigMap: a directory with "config" and "values", one YAML file, or a ConfigMap manifest (default: built-in)',
+    )
     .option('--image <image>', `server image (default: ${defaultImage()})`)
-    .option('--image-pull-policy <policy>', 'Always, IfNotPresent or Never', oneOf<'Always' | 'IfNotPresent' | 'Never'>('Always', 'IfNotPresent', 'Never'), 'IfNotPresent')
+    .option(
+      '--image-pull-policy <policy>',
+      'Always, IfNotPresent or Never',
+      oneOf<'Always' | 'IfNotPresent' | 'Never'>('Always', 'IfNotPresent', 'Never'),
+      'IfNotPresent',
+    )
     .option('--replicas <n>', 'server replicas (2+ for a PodDisruptionBudget)', integer(1, 100), 2)
-    .option('--failure-policy <policy>', 'Fail: opted-in pods wait while the webhook is down; Ignore: they start without the sidecar', oneOf('Fail', 'Ignore'), 'Fail')
+    .option(
+      '--failure-policy <policy>',
+      'Fail: opted-in pods wait while the webhook is down; Ignore: they start without the sidecar',
+      oneOf('Fail', 'Ignore'),
+      'Fail',
+    )
     .option('--timeout-seconds <n>', 'webhook timeout (1-30)', integer(1, 30), DEFAULT_TIMEOUT_SECONDS)
     .option('--reinvocation-policy <policy>', 'IfNeeded (call again if a later webhook changed the pod) or Never', oneOf('IfNeeded', 'Never'), 'IfNeeded')
     .option('--on-error <mode>', 'server answer when injection fails: deny or allow (default: deny with Fail, allow with Ignore)', oneOf(...ON_ERROR_MODES))
-    .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
+    .option('--enable-namespaces-by-default', "also inject pods in namespaces without the injection label (Istio's enableNamespacesByDefault)")
     .option('--no-match-conditions', 'omit the CEL matchConditions (skip mirror and hostNetwork pods); for Kubernetes before 1.28')
     .option('--exclude-namespace <namespace...>', 'more namespaces the webhook never sees')
-    .option('--existing-secret <name>', 'serve your own certificate from this Secret (tls.crt, tls.key, ca.crt), read through the API: until it exists the server is not ready and says why; caBundle from --ca-file or filled by the server')
+    .option(
+      '--existing-secret <name>',
+      'serve your own certificate from this Secret (tls.crt, tls.key, ca.crt), read through the API: until it exists the server is not ready and says why; caBundle from --ca-file or filled by the server',
+    )
     .option('--no-certs', 'the same as --existing-secret <name>-tls')
     .option('--cert-manager', 'let cert-manager issue <name>-tls and inject the caBundle (writes an Issuer and a Certificate)')
     .option('--ca-file <file>', 'with --existing-secret or --no-certs: the CA that signed your certificate, for the caBundle')
-    .option('--certs-dir <dir>', 'generate the certificate here instead of letting the server make its own: reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command\'s layout), creating them if absent, so reruns keep the caBundle')
-    .option('--tls-ca-validity <lifetime>', 'self-provisioned certificates (the default): lifetime of the CA, whole days or a Go duration, e.g. 3650d (serve\'s default), 2160h, 12h30m')
-    .option('--tls-cert-validity <lifetime>', 'self-provisioned certificates: lifetime of the serving certificate, e.g. 90d (serve\'s default); renewed at two thirds')
+    .option(
+      '--certs-dir <dir>',
+      "generate the certificate here instead of letting the server make its own: reuse the CA and certificate in DIR (ca.crt, ca.key, tls.crt, tls.key; the certs command's layout), creating them if absent, so reruns keep the caBundle",
+    )
+    .option(
+      '--tls-ca-validity <lifetime>',
+      "self-provisioned certificates (the default): lifetime of the CA, whole days or a Go duration, e.g. 3650d (serve's default), 2160h, 12h30m",
+    )
+    .option(
+      '--tls-cert-validity <lifetime>',
+      "self-provisioned certificates: lifetime of the serving certificate, e.g. 90d (serve's default); renewed at two thirds",
+    )
     .option('--cluster-domain <domain>', 'cluster DNS domain for the certificate', 'cluster.local')
     .option('--no-ca-bundle-reconcile', 'do not run the caBundle reconciler (no --webhook-config, no ClusterRole)')
-    .option('--reconcile', 'run serve --reconcile (self-healing: sidecar_injector_pods metrics and Events on workloads with stale or missing sidecars) with its least-privilege RBAC')
+    .option(
+      '--reconcile',
+      'run serve --reconcile (self-healing: sidecar_injector_pods metrics and Events on workloads with stale or missing sidecars) with its least-privilege RBAC',
+    )
     .option('--reconcile-restart', 'also let it restart those workloads (implies --reconcile; adds get/patch on Deployments, StatefulSets, DaemonSets)')
     .option('--priority-class-name <name>', 'priorityClassName for the server pods (e.g. system-cluster-critical)')
     .option('--port <n>', 'container HTTPS port (unprivileged)', integer(1024, 65535), DEFAULT_WEBHOOK_PORT)
     .option('--monitoring-port <n>', 'container port for /metrics, /healthz, /readyz over HTTP', integer(1024, 65535), DEFAULT_MONITORING_PORT)
     .option('--log-level <level>', 'server log level', 'info')
-    .addOption(new Option('--drain-delay <duration>', 'how long the server keeps serving, not ready, after SIGTERM (whole seconds, at most 1m)').argParser(durationFlag({ maxMs: 60_000, wholeSeconds: true })).default(5000, '5s'))
+    .addOption(
+      new Option('--drain-delay <duration>', 'how long the server keeps serving, not ready, after SIGTERM (whole seconds, at most 1m)')
+        .argParser(durationFlag({ maxMs: 60_000, wholeSeconds: true }))
+        .default(5000, '5s'),
+    )
     .option('--namespace-object', 'write the Namespace object (the default, except with --revision: the revisions share the namespace)')
     .option('--no-namespace-object', 'omit the Namespace object (it exists already; label it yourself)')
-    .option('--revision <name>', 'install a revisioned injector beside the default one (Istio\'s revisions): objects named <name>-<revision>, a webhook that selects only namespaces and pods labelled <revisionLabel>=<revision> (istio.io/rev by default); move namespaces to it with `rollout`')
-    .option('--tag <tag...>', 'revision tags pointing at this install (Istio\'s istio-revision-tag-<tag>): one webhook configuration <name>-revision-tag-<tag> each, selecting <revisionLabel>=<tag>; the tag "default" also takes over the default selectors (remove the default install\'s webhook configuration first)')
-    .option('--webhook-url <url>', 'URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL\'s host (use --certs-dir and serve --tls-dir DIR)')
-    .option('--prometheus-rule', 'also write a prometheus-operator PrometheusRule with the alerts (runbooks: docs/runbooks.md); needs the operator\'s CRDs')
-    .option('--service-monitor', 'also write a prometheus-operator ServiceMonitor scraping /metrics on the monitoring port; needs the operator\'s CRDs')
-    .option('--monitoring-label <key=value>', 'a label for the PrometheusRule and ServiceMonitor, e.g. release=kube-prometheus-stack so your Prometheus selects them (repeatable)', keyValue, {})
+    .option(
+      '--revision <name>',
+      "install a revisioned injector beside the default one (Istio's revisions): objects named <name>-<revision>, a webhook that selects only namespaces and pods labelled <revisionLabel>=<revision> (istio.io/rev by default); move namespaces to it with `rollout`",
+    )
+    .option(
+      '--tag <tag...>',
+      'revision tags pointing at this install (Istio\'s istio-revision-tag-<tag>): one webhook configuration <name>-revision-tag-<tag> each, selecting <revisionLabel>=<tag>; the tag "default" also takes over the default selectors (remove the default install\'s webhook configuration first)',
+    )
+    .option(
+      '--webhook-url <url>',
+      "URL mode: the server runs outside the cluster (e.g. serve on your laptop against a dev cluster) at this https base URL; writes only the MutatingWebhookConfiguration, calling <url>/inject, with a certificate for the URL's host (use --certs-dir and serve --tls-dir DIR)",
+    )
+    .option('--prometheus-rule', "also write a prometheus-operator PrometheusRule with the alerts (runbooks: docs/runbooks.md); needs the operator's CRDs")
+    .option('--service-monitor', "also write a prometheus-operator ServiceMonitor scraping /metrics on the monitoring port; needs the operator's CRDs")
+    .option(
+      '--monitoring-label <key=value>',
+      'a label for the PrometheusRule and ServiceMonitor, e.g. release=kube-prometheus-stack so your Prometheus selects them (repeatable)',
+      keyValue,
+      {},
+    )
     .addOption(formatOption(['yaml', 'json'] as const, 'yaml', 'json: a v1 List'))
     .addOption(outputFileOption())
     .action(async (flags: ManifestsFlags) => runManifests(io, flags));
 }
 
 async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
-  if (flags.certManager && (!flags.certs || flags.existingSecret !== undefined)) throw new InjectorError('SI_USAGE', 'use either --cert-manager or your own Secret (--no-certs, --existing-secret), not both');
+  if (flags.certManager && (!flags.certs || flags.existingSecret !== undefined))
+    throw new InjectorError('SI_USAGE', 'use either --cert-manager or your own Secret (--no-certs, --existing-secret), not both');
   // Unset: self-provisioned, or generated with --certs-dir and in URL mode (install/options decides).
   const certMode: CertMode | undefined = flags.certManager ? 'cert-manager' : !flags.certs || flags.existingSecret !== undefined ? 'none' : undefined;
   const request: InstallRequest = {

@@ -14,9 +14,7 @@ export interface KubeCliOptions {
 }
 
 export function addKubeOptions(cmd: Command, use = 'default: $KUBECONFIG, ~/.kube/config, or in-cluster credentials'): Command {
-  return cmd
-    .option('--kubeconfig <file>', `kubeconfig file (${use})`)
-    .option('--context <name>', 'kubeconfig context (default: its current context)');
+  return cmd.option('--kubeconfig <file>', `kubeconfig file (${use})`).option('--context <name>', 'kubeconfig context (default: its current context)');
 }
 
 /** `https://127.0.0.1:6443 (context "dev")`: where a cluster call went, for messages. */

@@ -57,7 +57,9 @@ export function registerManualCommand(program: Command, io: CliIO, spec: ManualC
       printNotes(io, result.notes, quiet);
       // Nothing to work on is not an error, but a silent success would hide a wrong file.
       if (!quiet && result.changed + result.unchanged === 0) {
-        const what = docs.every((d) => d.value === null) ? 'the input is empty' : 'it holds no pod or workload (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob, DeploymentConfig, List)';
+        const what = docs.every((d) => d.value === null)
+          ? 'the input is empty'
+          : 'it holds no pod or workload (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob, DeploymentConfig, List)';
         io.stderr(`notice: nothing to ${operation} in ${opts.filename === '-' ? '<stdin>' : opts.filename}: ${what}\n`);
       }
     });

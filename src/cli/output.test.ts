@@ -21,7 +21,8 @@ const file = (name: string, text: string): string => {
   return p;
 };
 
-const WEB = '# the app\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n';
+const WEB =
+  '# the app\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n';
 const SVC = 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n';
 
 async function run(argv: string[], stdin = '') {
@@ -36,7 +37,10 @@ describe('-o chooses the format', () => {
     assert.equal(r.code, 0, r.err);
     const pod = JSON.parse(r.out) as { kind: string; spec: { template: { spec: { containers: { name: string }[] } } } };
     assert.equal(pod.kind, 'Deployment');
-    assert.deepEqual(pod.spec.template.spec.containers.map((c) => c.name), ['web', 'sidecar-proxy']);
+    assert.deepEqual(
+      pod.spec.template.spec.containers.map((c) => c.name),
+      ['web', 'sidecar-proxy'],
+    );
     assert.equal(existsSync('json'), false);
   });
 
@@ -46,7 +50,10 @@ describe('-o chooses the format', () => {
     assert.equal(json.code, 0, json.err);
     const list = JSON.parse(json.out) as { kind: string; items: { kind: string }[] };
     assert.equal(list.kind, 'List');
-    assert.deepEqual(list.items.map((i) => i.kind), ['Deployment', 'Service']);
+    assert.deepEqual(
+      list.items.map((i) => i.kind),
+      ['Deployment', 'Service'],
+    );
     const yaml = await run(['inject', '-f', input, '-o', 'yaml']);
     assert.equal(yaml.out, (await run(['inject', '-f', input])).out);
     assert.match(yaml.out, /^# the app\n/);
@@ -94,10 +101,16 @@ describe('-o chooses the format', () => {
     assert.ok(list.items.some((i) => i.kind === 'MutatingWebhookConfiguration'));
     const bad = await run(['manifests', '--no-certs', '-o', 'install.yaml']);
     assert.equal(bad.code, 2);
-    assert.match(bad.err, /unknown output format "install\.yaml": expected yaml, json; -o chooses the output format, as in kubectl: write a file with --output-file install\.yaml/);
+    assert.match(
+      bad.err,
+      /unknown output format "install\.yaml": expected yaml, json; -o chooses the output format, as in kubectl: write a file with --output-file install\.yaml/,
+    );
     const p = await run(['policy', '-c', 'examples/policy-nginx-sidecar/config.yaml', '-o', 'json']);
     assert.equal(p.code, 0, p.err);
-    assert.deepEqual((JSON.parse(p.out) as { items: { kind: string }[] }).items.map((i) => i.kind), ['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding', 'MutatingAdmissionPolicyBinding']);
+    assert.deepEqual(
+      (JSON.parse(p.out) as { items: { kind: string }[] }).items.map((i) => i.kind),
+      ['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding', 'MutatingAdmissionPolicyBinding'],
+    );
   });
 
   it('explain and config check take yaml as well as json', async () => {
@@ -124,9 +137,11 @@ describe('-n is the namespace', () => {
   it('manifests -n and certs -n set the namespace', async () => {
     const m = await run(['manifests', '--no-certs', '-n', 'mesh']);
     assert.equal(m.code, 0, m.err);
-    assert.ok(parseAllDocuments(m.out).every((d) => {
-      const o = d.toJSON() as { kind: string; metadata: { namespace?: string; name: string } };
-      return o.kind === 'Namespace' ? o.metadata.name === 'mesh' : o.metadata.namespace === undefined || o.metadata.namespace === 'mesh';
-    }));
+    assert.ok(
+      parseAllDocuments(m.out).every((d) => {
+        const o = d.toJSON() as { kind: string; metadata: { namespace?: string; name: string } };
+        return o.kind === 'Namespace' ? o.metadata.name === 'mesh' : o.metadata.namespace === undefined || o.metadata.namespace === 'mesh';
+      }),
+    );
   });
 });

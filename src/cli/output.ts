@@ -31,7 +31,9 @@ export function formatOption<T extends string>(formats: readonly T[], defaultFor
     if (!(formats as readonly string[]).includes(value)) throw new InvalidArgumentError(formatProblem(value, formats));
     return value as T;
   };
-  const option = new Option('-o, --output <format>', `output format: ${formats.join(', ')}${what === '' ? '' : ` (${what})`}`).argParser(Object.assign(parse, { choices: formats }));
+  const option = new Option('-o, --output <format>', `output format: ${formats.join(', ')}${what === '' ? '' : ` (${what})`}`).argParser(
+    Object.assign(parse, { choices: formats }),
+  );
   return defaultFormat === undefined ? option : option.default(defaultFormat);
 }
 
@@ -49,11 +51,18 @@ export function manualOutputOption(): Option {
   return new Option(
     '-o, --output <format|file>',
     'output format, yaml or json (yaml: as the input is written, comments kept); a value with a "." or "/" (out.yaml, ./out) is a file to write, as with istioctl kube-inject -o',
-  ).argParser(Object.assign((value: string): ManualOutputChoice => {
-    if (value === 'yaml' || value === 'json') return { format: value };
-    if (looksLikePath(value)) return { file: value };
-    throw new InvalidArgumentError(`unknown output format "${value}": expected yaml or json; to write a file use --output-file ${value} (a value with a "." or "/", like ${value}.yaml, is also taken as a file, as istioctl kube-inject -o does)`);
-  }, { choices: ['yaml', 'json'] }));
+  ).argParser(
+    Object.assign(
+      (value: string): ManualOutputChoice => {
+        if (value === 'yaml' || value === 'json') return { format: value };
+        if (looksLikePath(value)) return { file: value };
+        throw new InvalidArgumentError(
+          `unknown output format "${value}": expected yaml or json; to write a file use --output-file ${value} (a value with a "." or "/", like ${value}.yaml, is also taken as a file, as istioctl kube-inject -o does)`,
+        );
+      },
+      { choices: ['yaml', 'json'] },
+    ),
+  );
 }
 
 /** The file to write, from `--output-file` or a path given to `-o` on inject/uninject. */
@@ -97,10 +106,16 @@ export async function streamText(text: string, format: DataFormat | undefined): 
   if (format === 'yaml' && docs.every((d) => d.format === 'yaml')) return text;
   for (const d of docs) {
     if (d.inexactIntegers.length > 0) {
-      throw new InputError('SI_INPUT_OBJECT', `-o ${format} cannot convert document ${d.index + 1}: the integer ${d.inexactIntegers[0]} has no exact number in JSON; leave out -o to keep the document as written`);
+      throw new InputError(
+        'SI_INPUT_OBJECT',
+        `-o ${format} cannot convert document ${d.index + 1}: the integer ${d.inexactIntegers[0]} has no exact number in JSON; leave out -o to keep the document as written`,
+      );
     }
   }
-  return objectsText(docs.flatMap((d) => (d.value === null ? [] : [d.value])), format);
+  return objectsText(
+    docs.flatMap((d) => (d.value === null ? [] : [d.value])),
+    format,
+  );
 }
 
 /** Write `text` to the file or stdout, after converting it to `format`. */

@@ -14,7 +14,10 @@ test('policy prints the policy and its bindings as YAML, or writes them with --o
   const io = memoryIO();
   assert.equal(await runCli(['policy', '-c', example('policy-nginx-sidecar/config.yaml'), '--name', 'web'], io), 0);
   const docs = parseAllDocuments(io.out).map((d) => d.toJSON() as { kind: string; metadata: { name: string } });
-  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name}`), ['MutatingAdmissionPolicy/web', 'MutatingAdmissionPolicyBinding/web-namespace', 'MutatingAdmissionPolicyBinding/web-object']);
+  assert.deepEqual(
+    docs.map((d) => `${d.kind}/${d.metadata.name}`),
+    ['MutatingAdmissionPolicy/web', 'MutatingAdmissionPolicyBinding/web-namespace', 'MutatingAdmissionPolicyBinding/web-object'],
+  );
   const dir = mkdtempSync(join(tmpdir(), 'si-policy-'));
   try {
     const out = join(dir, 'p.yaml');
@@ -31,7 +34,10 @@ test('policy refuses a webhook-only config with exit 4, SI_POLICY_UNSUPPORTED, t
   const io = memoryIO();
   assert.equal(await runCli(['policy', '-c', example('log-shipper/config.yaml')], io), 4);
   assert.equal(io.out, '');
-  assert.match(io.err, /^Error \[SI_POLICY_UNSUPPORTED\]: template "log-shipper", line 2: \{\{\$volume := annotation \.ObjectMeta .*use the webhook for this config\n$/);
+  assert.match(
+    io.err,
+    /^Error \[SI_POLICY_UNSUPPORTED\]: template "log-shipper", line 2: \{\{\$volume := annotation \.ObjectMeta .*use the webhook for this config\n$/,
+  );
 });
 
 test('policy rejects a bad --failure-policy as a usage error', async () => {

@@ -23,17 +23,28 @@ interface PolicyFlags {
 export function register(program: Command, io: CliIO): void {
   program
     .command('policy')
-    .description('compile the config into a MutatingAdmissionPolicy + bindings (admissionregistration.k8s.io/v1, Kubernetes 1.36+): injection by the apiserver, no webhook')
+    .description(
+      'compile the config into a MutatingAdmissionPolicy + bindings (admissionregistration.k8s.io/v1, Kubernetes 1.36+): injection by the apiserver, no webhook',
+    )
     .option('-c, --config <path>', 'injector config: a directory with "config" and "values", or one YAML file (default: built-in)')
     .option('--name <name>', 'name of the policy (bindings are <name>-namespace, <name>-object)', 'sidecar-injector')
-    .option('--failure-policy <policy>', 'Fail (default): a pod the policy cannot mutate is rejected; Ignore: it starts without the sidecar', oneOf<'Fail' | 'Ignore'>('Fail', 'Ignore'), 'Fail')
-    .option('--enable-namespaces-by-default', 'also inject pods in namespaces without the injection label (Istio\'s enableNamespacesByDefault)')
+    .option(
+      '--failure-policy <policy>',
+      'Fail (default): a pod the policy cannot mutate is rejected; Ignore: it starts without the sidecar',
+      oneOf<'Fail' | 'Ignore'>('Fail', 'Ignore'),
+      'Fail',
+    )
+    .option('--enable-namespaces-by-default', "also inject pods in namespaces without the injection label (Istio's enableNamespacesByDefault)")
     .addOption(formatOption(['yaml', 'json'] as const, 'yaml'))
     .addOption(outputFileOption())
     .action(async (flags: PolicyFlags) => {
       const config = await loadInjectorConfig(io, flags.config, false, true);
       const { compilePolicy } = await import('../policy/index.js');
-      const compiled = compilePolicy(config, { name: flags.name, failurePolicy: flags.failurePolicy, enableNamespacesByDefault: flags.enableNamespacesByDefault === true });
+      const compiled = compilePolicy(config, {
+        name: flags.name,
+        failurePolicy: flags.failurePolicy,
+        enableNamespacesByDefault: flags.enableNamespacesByDefault === true,
+      });
       await writeOutput(io, flags.outputFile, await objectsText([compiled.policy, ...compiled.bindings], flags.output));
     });
 }

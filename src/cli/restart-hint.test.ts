@@ -61,8 +61,14 @@ test('the Deployment manifests writes leads to its ConfigMap', async () => {
 test('--config other than the served one: a warning naming the Deployment, the ConfigMap and what to do', async () => {
   const { api } = await cluster({ name: 'mesh-injector', namespace: 'mesh' });
   const hint = await servedConfigHint(api, await loadConfig(newer), 'mesh-injector');
-  assert.match(hint ?? '', /^the webhook \(Deployment mesh\/mesh-injector\) serves the config in ConfigMap mesh\/mesh-injector, not the config given with --config \(.*newer\): /);
-  assert.match(hint ?? '', /pods restarted now get the served config and may still be stale\. Update the served config first \(sidecar-injector manifests -c CONFIG \| kubectl apply -f -, or helm upgrade\)/);
+  assert.match(
+    hint ?? '',
+    /^the webhook \(Deployment mesh\/mesh-injector\) serves the config in ConfigMap mesh\/mesh-injector, not the config given with --config \(.*newer\): /,
+  );
+  assert.match(
+    hint ?? '',
+    /pods restarted now get the served config and may still be stale\. Update the served config first \(sidecar-injector manifests -c CONFIG \| kubectl apply -f -, or helm upgrade\)/,
+  );
 });
 
 test('the served config given again in another layout (config.yaml/values.yaml) is no difference; the webhook found by label too', async () => {
@@ -76,11 +82,14 @@ test('the served config given again in another layout (config.yaml/values.yaml) 
   assert.match((await servedConfigHint(api, defaultConfig(), undefined)) ?? '', /not the built-in config \(no --config given\)/);
 });
 
-test('restart --revision: the revision\'s served config read as that revision is no difference; another config is', async () => {
+test("restart --revision: the revision's served config read as that revision is no difference; another config is", async () => {
   const { api } = await cluster({ name: 'sidecar-injector', config: newer, revision: 'canary' });
   // status and restart load --config as the revision (values.revision set): the served one must be read the same way.
   assert.equal(await servedConfigHint(api, await loadConfig(newer, { revision: 'canary' }), 'sidecar-injector-canary', 'canary'), undefined);
-  assert.match((await servedConfigHint(api, defaultConfig({ revision: 'canary' }), 'sidecar-injector-canary', 'canary')) ?? '', /serves the config in ConfigMap sidecar-injector\/sidecar-injector-canary, not the built-in config/);
+  assert.match(
+    (await servedConfigHint(api, defaultConfig({ revision: 'canary' }), 'sidecar-injector-canary', 'canary')) ?? '',
+    /serves the config in ConfigMap sidecar-injector\/sidecar-injector-canary, not the built-in config/,
+  );
 });
 
 test('URL mode (no Deployment in the cluster): nothing to compare, no warning', async () => {

@@ -50,7 +50,12 @@ export async function servedConfigHint(api: HealApi, local: LoadedConfig, webhoo
   let served: LoadedConfig;
   try {
     // Read as that revision's server reads it (serve --revision sets values.revision), or the hashes differ.
-    served = parseConfig(data.config, typeof data.values === 'string' ? data.values : undefined, `ConfigMap ${ns}/${name}`, revision === undefined ? {} : { revision });
+    served = parseConfig(
+      data.config,
+      typeof data.values === 'string' ? data.values : undefined,
+      `ConfigMap ${ns}/${name}`,
+      revision === undefined ? {} : { revision },
+    );
   } catch {
     return undefined;
   }

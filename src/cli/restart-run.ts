@@ -66,7 +66,10 @@ export async function runRestart(io: CliIO, opts: RestartCliOptions): Promise<vo
   else io.stdout(formatOutcomes(outcomes));
   const bad = outcomes.filter((o) => o.result !== 'progressed');
   if (bad.length > 0) {
-    throw new InjectorError('SI_HEAL_RESTART_STALLED', `${bad.length} of ${outcomes.length} workloads did not progress: ${bad.map((o) => `${o.workload.kind.toLowerCase()}/${o.workload.name}: ${o.detail}`).join('; ')}`);
+    throw new InjectorError(
+      'SI_HEAL_RESTART_STALLED',
+      `${bad.length} of ${outcomes.length} workloads did not progress: ${bad.map((o) => `${o.workload.kind.toLowerCase()}/${o.workload.name}: ${o.detail}`).join('; ')}`,
+    );
   }
 }
 

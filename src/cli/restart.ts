@@ -15,13 +15,19 @@ export function register(program: Command, io: CliIO): void {
   addHealOptions(
     program
       .command('restart')
-      .description('restart (like kubectl rollout restart) the Deployments, StatefulSets and DaemonSets whose pods have a stale or missing sidecar; a dry run unless --yes'),
+      .description(
+        'restart (like kubectl rollout restart) the Deployments, StatefulSets and DaemonSets whose pods have a stale or missing sidecar; a dry run unless --yes',
+      ),
   )
     .option('--stale', 'restart workloads with pods whose sidecar is stale')
     .option('--missing', 'restart workloads with pods that lack their sidecar')
     .option('--max-in-flight <n>', 'workloads rolling at once', parsePositive, 1)
     .addOption(new Option('--interval <duration>', 'pause between starting two restarts').argParser(durationFlag({ maxMs: 3_600_000 })).default(2000, '2s'))
-    .addOption(new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time').argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 })).default(300_000, '5m'))
+    .addOption(
+      new Option('--timeout <duration>', 'stop when a restarted workload shows no progress in this time')
+        .argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 }))
+        .default(300_000, '5m'),
+    )
     .option('--dry-run', 'only print what would be restarted and why (the default)')
     .option('--yes', 'really restart')
     .addOption(formatOption(['text', 'json', 'yaml'] as const, 'text', 'the outcome of every workload'))

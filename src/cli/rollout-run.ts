@@ -35,8 +35,10 @@ export interface RolloutCliOptions {
 export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<void> {
   if (opts.yes === true && opts.dryRun === true) throw new InjectorError('SI_USAGE', '--dry-run and --yes exclude each other');
   if (opts.allNamespaces === true && opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '--namespace and --all-namespaces exclude each other');
-  if (opts.undo === true && (opts.from !== undefined || opts.to !== undefined)) throw new InjectorError('SI_USAGE', '--undo moves namespaces back to what their last rollout replaced: drop --from and --to');
-  if (opts.undo !== true && (opts.from === undefined || opts.to === undefined)) throw new InjectorError('SI_USAGE', 'say which revisions: --from A --to B ("default" is the install without --revision), or --undo');
+  if (opts.undo === true && (opts.from !== undefined || opts.to !== undefined))
+    throw new InjectorError('SI_USAGE', '--undo moves namespaces back to what their last rollout replaced: drop --from and --to');
+  if (opts.undo !== true && (opts.from === undefined || opts.to === undefined))
+    throw new InjectorError('SI_USAGE', 'say which revisions: --from A --to B ("default" is the install without --revision), or --undo');
   const config = await loadInjectorConfig(io, opts.config, true);
   const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });
   let moves: NamespaceMove[];
@@ -55,7 +57,12 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
     throw await withClusterHint(err, opts);
   }
   const wide = opts.output === 'wide';
-  const head = { kind: 'SidecarRollout' as const, undo: opts.undo === true, ...(opts.from !== undefined ? { from: opts.from } : {}), ...(opts.to !== undefined ? { to: opts.to } : {}) };
+  const head = {
+    kind: 'SidecarRollout' as const,
+    undo: opts.undo === true,
+    ...(opts.from !== undefined ? { from: opts.from } : {}),
+    ...(opts.to !== undefined ? { to: opts.to } : {}),
+  };
   if (opts.yes !== true) {
     if (opts.output === 'json' || opts.output === 'yaml') io.stdout(await dataText({ ...head, dryRun: true, plan: moves }, opts.output));
     else io.stdout(`${formatPlan(moves, opts.batch, true, wide)}(dry run: nothing was changed; add --yes to move the namespaces)\n`);
@@ -65,7 +72,13 @@ export async function runRollout(io: CliIO, opts: RolloutCliOptions): Promise<vo
   const results = await executeRollout(
     moves,
     { batchSize: opts.batch, maxInFlight: opts.maxInFlight, intervalMs: opts.interval, timeoutMs: opts.timeout },
-    { api, statusKey: config.injectionKeys.status, now: () => new Date(), sleep: (ms) => sleep(ms), log: (line) => io.stderr(`${new Date().toISOString()} ${line}\n`) },
+    {
+      api,
+      statusKey: config.injectionKeys.status,
+      now: () => new Date(),
+      sleep: (ms) => sleep(ms),
+      log: (line) => io.stderr(`${new Date().toISOString()} ${line}\n`),
+    },
   );
   const report: RolloutReport = { ...head, dryRun: false, namespaces: results };
   io.stdout(opts.output === 'json' || opts.output === 'yaml' ? await dataText(report, opts.output) : formatResults(results, wide));

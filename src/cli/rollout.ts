@@ -16,7 +16,9 @@ import type { RolloutCliOptions } from './rollout-run.js';
 export function register(program: Command, io: CliIO): void {
   const cmd = program
     .command('rollout')
-    .description('move namespaces from one injector revision to another, a batch at a time: relabel, restart, wait until every new pod is Ready with the new sidecar; on failure move the batch back and say why; a dry run unless --yes')
+    .description(
+      'move namespaces from one injector revision to another, a batch at a time: relabel, restart, wait until every new pod is Ready with the new sidecar; on failure move the batch back and say why; a dry run unless --yes',
+    )
     .option('--from <revision>', 'the revision (or tag) the namespaces are on now; "default" is the install without --revision', parseTarget)
     .option('--to <revision>', 'the revision (or tag) to move them to', parseTarget)
     .option('--undo', 'move the namespaces back to what the last rollout replaced (recorded on each namespace)')
@@ -24,17 +26,25 @@ export function register(program: Command, io: CliIO): void {
     .option('-A, --all-namespaces', 'every namespace on --from (with --undo: every namespace a rollout moved)')
     .option('--batch <n>', 'namespaces moved together', parsePositive, 1)
     .option('--max-in-flight <n>', 'workloads restarting at once', parsePositive, 1)
-    .addOption(new Option('--interval <duration>', 'pause between starting two restarts').argParser(durationFlag({ maxMs: 24 * 3_600_000 })).default(2000, '2s'))
-    .addOption(new Option('--timeout <duration>', 'how long a restarted workload may take until every new pod is Ready with the new sidecar').argParser(durationFlag({ maxMs: 24 * 3_600_000 })).default(300_000, '5m'))
+    .addOption(
+      new Option('--interval <duration>', 'pause between starting two restarts').argParser(durationFlag({ maxMs: 24 * 3_600_000 })).default(2000, '2s'),
+    )
+    .addOption(
+      new Option('--timeout <duration>', 'how long a restarted workload may take until every new pod is Ready with the new sidecar')
+        .argParser(durationFlag({ maxMs: 24 * 3_600_000 }))
+        .default(300_000, '5m'),
+    )
     .option('--dry-run', 'only print what would happen (the default)')
     .option('--yes', 'really move the namespaces')
-    .addOption(formatOption(['table', 'wide', 'json', 'yaml'] as const, 'table', 'as kubectl: a table for people, wide adds each pod\'s reason'))
-    .option('-c, --config <path>', 'injector config whose injection keys (namespace label, revision label, status annotation) to use; default: the built-in one');
-  addKubeOptions(cmd)
-    .action(async (opts: RolloutCliOptions) => {
-      const { runRollout } = await import('./rollout-run.js');
-      await runRollout(io, opts);
-    });
+    .addOption(formatOption(['table', 'wide', 'json', 'yaml'] as const, 'table', "as kubectl: a table for people, wide adds each pod's reason"))
+    .option(
+      '-c, --config <path>',
+      'injector config whose injection keys (namespace label, revision label, status annotation) to use; default: the built-in one',
+    );
+  addKubeOptions(cmd).action(async (opts: RolloutCliOptions) => {
+    const { runRollout } = await import('./rollout-run.js');
+    await runRollout(io, opts);
+  });
 }
 
 function parseTarget(value: string): string {

@@ -22,12 +22,25 @@ test('serve --webhook-config: cabundle_in_sync is absent before the first check,
   const client = new KubeClient(await loadInClusterConfig({ dir, env: fake.env() }), { timeoutMs: 2000 });
   fake.addWebhookConfiguration({
     metadata: { name: 'inj' },
-    webhooks: [{ name: 'namespace.sidecar-injector.io', clientConfig: { service: { name: 'inj', namespace: 'mesh', path: '/inject' } }, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    webhooks: [
+      {
+        name: 'namespace.sidecar-injector.io',
+        clientConfig: { service: { name: 'inj', namespace: 'mesh', path: '/inject' } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ],
   });
   const metrics = createMetrics({ processMetrics: false });
   const reconciler = new CaBundleReconciler({
-    api: client, webhookConfigName: 'inj', service: { name: 'inj', namespace: 'mesh' }, caPems: [(await generateCA()).certPem],
-    intervalMs: 60_000, backoffInitialMs: 10, backoffMaxMs: 20, jitter: 0,
+    api: client,
+    webhookConfigName: 'inj',
+    service: { name: 'inj', namespace: 'mesh' },
+    caPems: [(await generateCA()).certPem],
+    intervalMs: 60_000,
+    backoffInitialMs: 10,
+    backoffMaxMs: 20,
+    jitter: 0,
     onEvent: caBundleEventListener('inj', metrics, silentLogger()),
   });
   try {

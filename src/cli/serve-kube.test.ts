@@ -46,13 +46,23 @@ test('serve --kubeconfig --context: the caBundle reconciler patches through the 
     assert.equal(await runCli(['certs', '--service', 'injector', '-n', 'injector-system', '--out', certs], memoryIO()), 0);
     fake.addWebhookConfiguration({
       metadata: { name: 'inj' },
-      webhooks: [{ name: 'pods.injector.example.com', clientConfig: { service: { name: 'injector', namespace: 'injector-system', path: '/inject' } }, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+      webhooks: [
+        {
+          name: 'pods.injector.example.com',
+          clientConfig: { service: { name: 'injector', namespace: 'injector-system', path: '/inject' } },
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
     });
     const kc = join(dir, 'kubeconfig');
     await writeFile(kc, kubeconfig(`https://127.0.0.1:${fake.env().KUBERNETES_SERVICE_PORT}`, fake.caPem));
     const controller = new AbortController();
     const io: MemoryIO = Object.assign(memoryIO(), { signal: controller.signal });
-    const done = runCli(['serve', '--port', '0', '--address', '127.0.0.1', '--tls-dir', certs, '--webhook-config', 'inj', '--kubeconfig', kc, '--context', 'fake'], io);
+    const done = runCli(
+      ['serve', '--port', '0', '--address', '127.0.0.1', '--tls-dir', certs, '--webhook-config', 'inj', '--kubeconfig', kc, '--context', 'fake'],
+      io,
+    );
     const want = caBundleFor(readFileSync(join(certs, 'ca.crt'), 'utf8'));
     const deadline = Date.now() + 30_000;
     const bundle = () => (fake.getWebhookConfiguration('inj')?.webhooks as { clientConfig: { caBundle?: string } }[])[0].clientConfig.caBundle;
@@ -75,7 +85,10 @@ test('serve --context that the kubeconfig lacks: SI_CLUSTER_CONFIG naming the co
     const certs = join(dir, 'certs');
     assert.equal(await runCli(['certs', '--service', 'injector', '-n', 'injector-system', '--out', certs], memoryIO()), 0);
     assert.equal(await runCli(['serve', '--port', '0', '--tls-dir', certs, '--webhook-config', 'inj', '--kubeconfig', kc, '--context', 'prod'], io), 8);
-    assert.match(io.err, /^Error \[SI_CLUSTER_CONFIG\]: context "prod" is not in the kubeconfig .*; its contexts: other, fake \(kubectl config get-contexts\)\n$/);
+    assert.match(
+      io.err,
+      /^Error \[SI_CLUSTER_CONFIG\]: context "prod" is not in the kubeconfig .*; its contexts: other, fake \(kubectl config get-contexts\)\n$/,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

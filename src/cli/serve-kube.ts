@@ -25,7 +25,11 @@ export function kubeconfigEndpoint(opts: KubeCliOptions): { endpoint: KubeEndpoi
       try {
         await kc.applyToHTTPSOptions(o);
       } catch (err) {
-        throw new ClusterError('SI_CLUSTER_CONFIG', `cannot use the credentials of context "${kc.getCurrentContext()}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new ClusterError(
+          'SI_CLUSTER_CONFIG',
+          `cannot use the credentials of context "${kc.getCurrentContext()}": ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       }
       return { agent: o.agent as Agent, headers: { ...(o.headers as Record<string, string> | undefined) } };
     },

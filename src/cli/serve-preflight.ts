@@ -11,7 +11,8 @@ import { CertError, ConfigError } from '../errors.js';
 import { validateKeyPairFiles } from '../certs/validate.js';
 import type { TlsSource } from '../admission/start.js';
 
-const TLS_HELP = 'give a certificate and its key (PEM): --tls-dir DIR holding tls.crt and tls.key (a mounted kubernetes.io/tls Secret, or what sidecar-injector certs --out DIR writes), or --tls-cert FILE --tls-key FILE';
+const TLS_HELP =
+  'give a certificate and its key (PEM): --tls-dir DIR holding tls.crt and tls.key (a mounted kubernetes.io/tls Secret, or what sidecar-injector certs --out DIR writes), or --tls-cert FILE --tls-key FILE';
 
 async function problem(path: string): Promise<string | undefined> {
   try {
@@ -29,7 +30,11 @@ export async function preflight(options: { config?: string; clientCa?: string; t
       await stat(options.config);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new ConfigError('SI_CONFIG_READ', `cannot read the injector config at ${options.config}: ${code === 'ENOENT' ? 'no such file or directory' : code}; --config takes a config directory, a YAML file or a ConfigMap manifest`, { cause: err });
+      throw new ConfigError(
+        'SI_CONFIG_READ',
+        `cannot read the injector config at ${options.config}: ${code === 'ENOENT' ? 'no such file or directory' : code}; --config takes a config directory, a YAML file or a ConfigMap manifest`,
+        { cause: err },
+      );
     }
   }
   if (tls?.kind === 'files') {
@@ -43,7 +48,10 @@ export async function preflight(options: { config?: string; clientCa?: string; t
       throw new CertError('SI_CERT_INVALID', `${tls.certFile} and ${tls.keyFile}: ${pair.reason}; ${TLS_HELP}`);
     }
   }
-  for (const [flag, file] of [['--client-ca', options.clientCa], ['--tls-ca', options.tlsCa]] as const) {
+  for (const [flag, file] of [
+    ['--client-ca', options.clientCa],
+    ['--tls-ca', options.tlsCa],
+  ] as const) {
     if (file === undefined) continue;
     const why = await problem(file);
     if (why !== undefined) throw new CertError('SI_CERT_INVALID', `cannot read ${flag} ${file}: ${why}; give a PEM file of CA certificates`);

@@ -28,7 +28,14 @@ export function addReconcileOptions(cmd: Command): Command {
     .option('--reconcile-namespace <namespace...>', 'with --reconcile: only these namespaces (default: all)')
     .option('--reconcile-lease <name>', 'the coordination.k8s.io Lease for leader election', DEFAULT_RECONCILE_LEASE)
     .option('--reconcile-lease-namespace <namespace>', "the Lease's namespace (default: the injector's own)")
-    .option('--reconcile-webhook-config <name>', 'MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: --webhook-config, else sidecar-injector)')
+    .option(
+      '--reconcile-webhook-config <name>',
+      'MutatingWebhookConfiguration whose selectors decide which pods reach the webhook (default: --webhook-config, else sidecar-injector)',
+    )
     .option('--reconcile-max-in-flight <n>', 'with --reconcile-restart: workloads rolling at once', parsePositive, 1)
-    .addOption(new Option('--reconcile-restart-timeout <duration>', 'with --reconcile-restart: stop restarting when a rollout shows no progress in this time').argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 })).default(300_000, '5m'));
+    .addOption(
+      new Option('--reconcile-restart-timeout <duration>', 'with --reconcile-restart: stop restarting when a rollout shows no progress in this time')
+        .argParser(durationFlag({ minMs: 1000, maxMs: 86_400_000 }))
+        .default(300_000, '5m'),
+    );
 }

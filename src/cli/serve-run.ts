@@ -69,7 +69,8 @@ async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?:
   const { tlsCert, tlsKey, tlsDir } = options;
   if (tlsDir !== undefined && (tlsCert !== undefined || tlsKey !== undefined)) throw usage('use either --tls-dir or --tls-cert/--tls-key, not both');
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
-  if (options.clientName !== undefined && options.clientCa === undefined) throw usage('--client-name needs --client-ca (the CA the callers\' certificates chain to)');
+  if (options.clientName !== undefined && options.clientCa === undefined)
+    throw usage("--client-name needs --client-ca (the CA the callers' certificates chain to)");
   if (options.tlsSecret !== undefined) return undefined;
   if (tlsDir !== undefined) {
     const caFile = options.tlsCa ?? (existsSync(join(tlsDir, CA_CERT_FILE)) ? join(tlsDir, CA_CERT_FILE) : undefined);
@@ -183,7 +184,14 @@ async function startReconciler(name: string, resyncMs: number, logger: Logger, m
 
 const usesKubeconfig = (o: KubeCliOptions): boolean => o.kubeconfig !== undefined || o.context !== undefined;
 
-async function secretTls(options: ServeOptions, provision: ProvisionSettings | undefined, cluster: InCluster, reconciler: CaBundleReconciler | undefined, logger: Logger, metrics: WebhookMetrics): Promise<TlsSource> {
+async function secretTls(
+  options: ServeOptions,
+  provision: ProvisionSettings | undefined,
+  cluster: InCluster,
+  reconciler: CaBundleReconciler | undefined,
+  logger: Logger,
+  metrics: WebhookMetrics,
+): Promise<TlsSource> {
   const { secretTlsSource } = await import('./serve-secret.js');
   return secretTlsSource({
     secret: options.tlsSecret!,
@@ -247,7 +255,8 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
     const provision = resolveTlsSecretOptions(options);
     const cluster = clusterAccess(options);
     const fixed = await tlsSource(options);
-    if (options.webhookConfig !== undefined && fixed?.tls.kind === 'files' && fixed.tls.caFile === undefined) throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
+    if (options.webhookConfig !== undefined && fixed?.tls.kind === 'files' && fixed.tls.caFile === undefined)
+      throw usage('--webhook-config needs the serving CA: --tls-ca FILE, or ca.crt in --tls-dir');
     await preflight(options, fixed?.tls);
 
     let reconciler: Awaited<ReturnType<typeof startReconciler>> | undefined;

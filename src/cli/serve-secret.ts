@@ -35,13 +35,21 @@ export interface SecretTlsOptions {
   metrics: WebhookMetrics;
 }
 
-const EVENT_REASONS = { missing: 'TLSSecretMissing', forbidden: 'TLSSecretForbidden', incomplete: 'TLSSecretIncomplete', invalid: 'TLSSecretInvalid', unreachable: 'TLSSecretUnreachable' } as const satisfies Record<string, EventReason>;
+const EVENT_REASONS = {
+  missing: 'TLSSecretMissing',
+  forbidden: 'TLSSecretForbidden',
+  incomplete: 'TLSSecretIncomplete',
+  invalid: 'TLSSecretInvalid',
+  unreachable: 'TLSSecretUnreachable',
+} as const satisfies Record<string, EventReason>;
 
 export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSource> {
   const pod = podFromEnv();
   const ref = parseSecretRef(o.secret, o.namespace ?? pod?.namespace);
   const where = `${ref.namespace}/${ref.name}`;
-  const recorder = pod ? podEventRecorder(o.client, pod, (err) => o.logger.warn({ subject: 'tls-secret', error: String(err) }, 'could not record an Event on the pod')) : undefined;
+  const recorder = pod
+    ? podEventRecorder(o.client, pod, (err) => o.logger.warn({ subject: 'tls-secret', error: String(err) }, 'could not record an Event on the pod'))
+    : undefined;
   const record = (reason: EventReason, message: string, type: 'Normal' | 'Warning' = 'Warning'): void => void recorder?.record(pod!, reason, message, type);
   const log = (event: SecretSourceEvent): void => {
     const fields = { subject: 'tls-secret', secret: where };
@@ -64,7 +72,14 @@ export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSo
     api: o.client,
     secret: ref,
     ...(o.provision
-      ? { provision: { dnsNames: serviceDnsNames(o.provision.service, ref.namespace, o.provision.clusterDomain), caValidityMs: o.provision.caValidityMs, certValidityMs: o.provision.certValidityMs, switchDelayMs: DEFAULT_SWITCH_DELAY_MS } }
+      ? {
+          provision: {
+            dnsNames: serviceDnsNames(o.provision.service, ref.namespace, o.provision.clusterDomain),
+            caValidityMs: o.provision.caValidityMs,
+            certValidityMs: o.provision.certValidityMs,
+            switchDelayMs: DEFAULT_SWITCH_DELAY_MS,
+          },
+        }
       : {}),
     requireCa: o.reconciler !== undefined,
     resyncMs: o.resyncMs ?? DEFAULT_TLS_SECRET_RESYNC_MS,
@@ -85,14 +100,21 @@ export async function secretTlsSource(o: SecretTlsOptions): Promise<DynamicTlsSo
       source.start((pair) => {
         const anchor = pair.caPem !== undefined ? issuerFingerprint(pair.certPem, pair.caPem) : undefined;
         // The caBundle is built from ca.crt: one that does not anchor tls.crt would never be trusted.
-        if (o.reconciler !== undefined && anchor === undefined) throw new CertError('SI_CERT_INVALID', 'ca.crt does not hold the CA that issued tls.crt, so the caBundle made from it would not trust the certificate');
+        if (o.reconciler !== undefined && anchor === undefined)
+          throw new CertError(
+            'SI_CERT_INVALID',
+            'ca.crt does not hold the CA that issued tls.crt, so the caBundle made from it would not trust the certificate',
+          );
         offer(pair);
         issuer = anchor;
         if (served++ > 0) o.metrics.reload('cert', 'success');
       });
       return {
         status() {
-          const waiting = !isTrusted() && served > 0 ? { waiting: `the caBundle of MutatingWebhookConfiguration ${o.webhookConfig} does not trust the CA of this certificate yet` } : {};
+          const waiting =
+            !isTrusted() && served > 0
+              ? { waiting: `the caBundle of MutatingWebhookConfiguration ${o.webhookConfig} does not trust the CA of this certificate yet` }
+              : {};
           return { ...source.status(), ...waiting };
         },
         ready: isTrusted,

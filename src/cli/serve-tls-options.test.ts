@@ -14,11 +14,17 @@ test('lifetimes: whole days or a Go duration, from a minute to 100 years; anythi
   assert.equal(parseLifetime('1h30m'), 90 * 60_000);
   assert.equal(parseLifetime('1.5h'), 90 * 60_000);
   for (const bad of ['30s', '59', '36501d', '876001h']) assert.throws(() => parseLifetime(bad), /expected from 1m to 36500d/, bad);
-  for (const bad of ['1.5d', 'd', '-1d', '90 days', '1w']) assert.throws(() => parseLifetime(bad), /expected a whole number of days such as 90d, or a Go duration/, bad);
+  for (const bad of ['1.5d', 'd', '-1d', '90 days', '1w'])
+    assert.throws(() => parseLifetime(bad), /expected a whole number of days such as 90d, or a Go duration/, bad);
 });
 
 test('the flags that only make sense together are refused apart, saying which is missing', () => {
-  const refuse = (o: Parameters<typeof resolveTlsSecretOptions>[0], message: RegExp) => assert.throws(() => resolveTlsSecretOptions(o), (e: Error & { code?: string }) => e.code === 'SI_USAGE' && message.test(e.message), message.source);
+  const refuse = (o: Parameters<typeof resolveTlsSecretOptions>[0], message: RegExp) =>
+    assert.throws(
+      () => resolveTlsSecretOptions(o),
+      (e: Error & { code?: string }) => e.code === 'SI_USAGE' && message.test(e.message),
+      message.source,
+    );
   refuse({ tlsProvision: 'si' }, /--tls-provision needs --tls-secret/);
   refuse({ tlsSecret: 's', tlsDir: '/d' }, /use one certificate source/);
   refuse({ tlsSecret: 's', tlsCaValidity: 86_400_000 }, /--tls-ca-validity only goes with --tls-provision/);
@@ -28,7 +34,10 @@ test('the flags that only make sense together are refused apart, saying which is
   refuse({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCertValidity: 60_000 }, /at least 1m30s with --tls-secret-resync 10s/);
   assert.equal(resolveTlsSecretOptions({ tlsSecret: 's' }), undefined);
   assert.deepEqual(resolveTlsSecretOptions({ tlsSecret: 's', tlsProvision: 'si', webhookConfig: 'si', tlsCertValidity: 60_000, tlsSecretResync: 2000 }), {
-    service: 'si', caValidityMs: 3650 * 86_400_000, certValidityMs: 60_000, clusterDomain: 'cluster.local',
+    service: 'si',
+    caValidityMs: 3650 * 86_400_000,
+    certValidityMs: 60_000,
+    clusterDomain: 'cluster.local',
   });
 });
 

@@ -43,11 +43,29 @@ export function parseLifetime(value: string): number {
 
 export function addTlsSecretOptions(cmd: Command): Command {
   return cmd
-    .option('--tls-secret <[namespace/]name>', "serve the certificate of this Secret (tls.crt, tls.key, ca.crt), read through the Kubernetes API and followed; until it is usable the server is not ready and /readyz, the log and an Event on the pod say why (in-cluster; default namespace: the pod's)")
-    .option('--tls-provision <service>', `with --tls-secret: make a CA and a certificate for this Service's DNS names, store them in the Secret and renew them at two thirds of their life (the CA with an overlap in the caBundle); needs --webhook-config`)
-    .option('--tls-ca-validity <lifetime>', `with --tls-provision: lifetime of the CA, days or a Go duration, e.g. 3650d, 12h, 1h30m (default ${DEFAULT_PROVISION_CA_VALIDITY})`, parseLifetime)
-    .option('--tls-cert-validity <lifetime>', `with --tls-provision: lifetime of the serving certificate (default ${DEFAULT_PROVISION_CERT_VALIDITY})`, parseLifetime)
-    .addOption(new Option('--tls-secret-resync <duration>', 'with --tls-secret: how often to read the Secret (default 10s)').argParser(durationFlag({ minMs: 1000, maxMs: 3_600_000 })))
+    .option(
+      '--tls-secret <[namespace/]name>',
+      "serve the certificate of this Secret (tls.crt, tls.key, ca.crt), read through the Kubernetes API and followed; until it is usable the server is not ready and /readyz, the log and an Event on the pod say why (in-cluster; default namespace: the pod's)",
+    )
+    .option(
+      '--tls-provision <service>',
+      `with --tls-secret: make a CA and a certificate for this Service's DNS names, store them in the Secret and renew them at two thirds of their life (the CA with an overlap in the caBundle); needs --webhook-config`,
+    )
+    .option(
+      '--tls-ca-validity <lifetime>',
+      `with --tls-provision: lifetime of the CA, days or a Go duration, e.g. 3650d, 12h, 1h30m (default ${DEFAULT_PROVISION_CA_VALIDITY})`,
+      parseLifetime,
+    )
+    .option(
+      '--tls-cert-validity <lifetime>',
+      `with --tls-provision: lifetime of the serving certificate (default ${DEFAULT_PROVISION_CERT_VALIDITY})`,
+      parseLifetime,
+    )
+    .addOption(
+      new Option('--tls-secret-resync <duration>', 'with --tls-secret: how often to read the Secret (default 10s)').argParser(
+        durationFlag({ minMs: 1000, maxMs: 3_600_000 }),
+      ),
+    )
     .option('--cluster-domain <domain>', 'with --tls-provision: the cluster DNS domain for the certificate (default cluster.local)');
 }
 
@@ -68,7 +86,11 @@ export function resolveTlsSecretOptions(o: TlsSecretCliOptions & { tlsDir?: stri
     throw usage('use one certificate source: --tls-secret, --tls-dir or --tls-cert/--tls-key');
   }
   if (o.tlsProvision === undefined) {
-    const stray = [o.tlsCaValidity !== undefined && '--tls-ca-validity', o.tlsCertValidity !== undefined && '--tls-cert-validity', o.clusterDomain !== undefined && '--cluster-domain'].filter(Boolean);
+    const stray = [
+      o.tlsCaValidity !== undefined && '--tls-ca-validity',
+      o.tlsCertValidity !== undefined && '--tls-cert-validity',
+      o.clusterDomain !== undefined && '--cluster-domain',
+    ].filter(Boolean);
     if (stray.length > 0) throw usage(`${stray.join(', ')} only go${stray.length === 1 ? 'es' : ''} with --tls-provision`);
     return undefined;
   }
@@ -78,7 +100,9 @@ export function resolveTlsSecretOptions(o: TlsSecretCliOptions & { tlsDir?: stri
   const resyncMs = o.tlsSecretResync ?? DEFAULT_TLS_SECRET_RESYNC_MS;
   if (caValidityMs < certValidityMs) throw usage('--tls-ca-validity must be at least --tls-cert-validity (a certificate cannot outlive its CA)');
   if (certValidityMs / 3 < RESYNCS_PER_THIRD * resyncMs) {
-    throw usage(`--tls-cert-validity must be at least ${formatDurationMs(RESYNCS_PER_THIRD * 3 * resyncMs)} with --tls-secret-resync ${formatDurationMs(resyncMs)}: after a renewal every replica must read the new certificate well before the old one expires`);
+    throw usage(
+      `--tls-cert-validity must be at least ${formatDurationMs(RESYNCS_PER_THIRD * 3 * resyncMs)} with --tls-secret-resync ${formatDurationMs(resyncMs)}: after a renewal every replica must read the new certificate well before the old one expires`,
+    );
   }
   return { service: o.tlsProvision, caValidityMs, certValidityMs, clusterDomain: o.clusterDomain ?? 'cluster.local' };
 }

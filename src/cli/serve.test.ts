@@ -44,7 +44,10 @@ test('serve with no TLS flags starts, prints a CA bundle that verifies the serve
     const res = await postReview(s.port, podReview(samplePod(), { uid: 'cli-1' }), { ca: caPem, servername: 'localhost' });
     assert.equal(res.status, 200, 'the served certificate chains to the printed CA');
     assert.equal(parseReview(res).response.uid, 'cli-1');
-    assert.ok(s.io.err.split('\n').some((l) => l.includes('"msg":"admission"')), 'JSON log lines go to stderr');
+    assert.ok(
+      s.io.err.split('\n').some((l) => l.includes('"msg":"admission"')),
+      'JSON log lines go to stderr',
+    );
   } finally {
     await s.stop();
   }
@@ -77,7 +80,11 @@ test('serve --tls-dir reads tls.crt/tls.key as a mounted kubernetes.io/tls Secre
 });
 
 test('serve refuses contradictory or incomplete TLS flags with a usage error', async () => {
-  for (const args of [['--tls-cert', 'a.crt'], ['--tls-key', 'a.key'], ['--tls-dir', '/tmp', '--tls-cert', 'a', '--tls-key', 'b']]) {
+  for (const args of [
+    ['--tls-cert', 'a.crt'],
+    ['--tls-key', 'a.key'],
+    ['--tls-dir', '/tmp', '--tls-cert', 'a', '--tls-key', 'b'],
+  ]) {
     const io = memoryIO();
     const program = new Command('sidecar-injector').exitOverride();
     register(program, io);
@@ -94,7 +101,10 @@ test('--webhook-config needs a CA to publish and in-cluster credentials, and say
     register(program, memoryIO());
     return program.parseAsync(['serve', '--port', '0', '--address', '127.0.0.1', ...args], { from: 'user' });
   };
-  await assert.rejects(run(['--webhook-config', 'injector', '--tls-cert', 'a.crt', '--tls-key', 'a.key']), (err: { code?: string; message: string }) => err.code === 'SI_USAGE' && /--tls-ca/.test(err.message));
+  await assert.rejects(
+    run(['--webhook-config', 'injector', '--tls-cert', 'a.crt', '--tls-key', 'a.key']),
+    (err: { code?: string; message: string }) => err.code === 'SI_USAGE' && /--tls-ca/.test(err.message),
+  );
   const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
   delete process.env.KUBERNETES_SERVICE_HOST;
   delete process.env.KUBERNETES_SERVICE_PORT;
@@ -110,11 +120,18 @@ test('serve exits non-zero with the catalogue code when the certificate files ar
   const io = memoryIO();
   const program = new Command('sidecar-injector').exitOverride();
   register(program, io);
-  await assert.rejects(program.parseAsync(['serve', '--port', '0', '--tls-cert', '/nonexistent/tls.crt', '--tls-key', '/nonexistent/tls.key'], { from: 'user' }), (e: { code?: string; message: string }) => e.code === 'SI_CERT_INVALID' && /\/nonexistent\/tls\.crt: no such file or directory; give a certificate/.test(e.message));
+  await assert.rejects(
+    program.parseAsync(['serve', '--port', '0', '--tls-cert', '/nonexistent/tls.crt', '--tls-key', '/nonexistent/tls.key'], { from: 'user' }),
+    (e: { code?: string; message: string }) =>
+      e.code === 'SI_CERT_INVALID' && /\/nonexistent\/tls\.crt: no such file or directory; give a certificate/.test(e.message),
+  );
 });
 
 test('a real process: SIGTERM with requests in flight -> every request answered, exit status 0, promptly', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--address', '127.0.0.1'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--address', '127.0.0.1'], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', () => undefined);

@@ -39,7 +39,6 @@ function collectLimit(value: string, into: PodLimits): PodLimits {
   return into;
 }
 
-
 /**
  * The product's runtime: the real config loader (imported when `serve` runs, so the rest of
  * the CLI does not load the template engine for nothing) and the injection core.
@@ -55,7 +54,11 @@ export async function productRuntime(revision?: string): Promise<ServeRuntime> {
   return {
     inject: injectPod,
     // A config invalid for every pod is refused at load and reload (check/serve-gate).
-    config: { load: async (path) => assertServable(await loadConfig(path, options)), builtin: () => defaultConfig(options), describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }) },
+    config: {
+      load: async (path) => assertServable(await loadConfig(path, options)),
+      builtin: () => defaultConfig(options),
+      describe: (c) => ({ hash: c.hash, warnings: c.warnings, compatibility: `${c.compatibility.mode}: ${c.compatibility.reason}` }),
+    },
   };
 }
 
@@ -63,8 +66,15 @@ export function register(program: Command, io: CliIO): void {
   const serve = program
     .command('serve')
     .description('run the admission webhook over HTTPS (POST /inject); with no TLS flags, a self-signed development certificate')
-    .option('-c, --config <path>', 'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)')
-    .option('--revision <name>', 'the revision this injector serves (manifests --revision): .Revision in templates and the status annotation\'s revision; overrides an empty values.revision', parseRevisionName)
+    .option(
+      '-c, --config <path>',
+      'injector config: a directory with "config" and "values" (a mounted ConfigMap) or one YAML file; reloaded on change (default: built-in)',
+    )
+    .option(
+      '--revision <name>',
+      "the revision this injector serves (manifests --revision): .Revision in templates and the status annotation's revision; overrides an empty values.revision",
+      parseRevisionName,
+    )
     .option('--tls-cert <file>', 'serving certificate (PEM); reloaded on change')
     .option('--tls-key <file>', 'its private key (PEM)')
     .option('--tls-dir <dir>', `directory holding ${TLS_CERT_FILE} and ${TLS_KEY_FILE} (a mounted kubernetes.io/tls Secret), and optionally ${CA_CERT_FILE}`)
@@ -72,21 +82,56 @@ export function register(program: Command, io: CliIO): void {
     .option('--port <n>', 'HTTPS port', parsePort, DEFAULT_PORT)
     .option('--address <addr>', 'listen address (default: all interfaces)')
     .option('--monitoring-port <n>', 'also serve /metrics, /healthz and /readyz over plain HTTP on this port', parsePort)
-    .option('--on-error <mode>', 'when injection was wanted but failed: deny the pod, or allow it without a sidecar (with a warning)', oneOf<OnError>(...ON_ERROR_MODES), 'deny' as OnError)
+    .option(
+      '--on-error <mode>',
+      'when injection was wanted but failed: deny the pod, or allow it without a sidecar (with a warning)',
+      oneOf<OnError>(...ON_ERROR_MODES),
+      'deny' as OnError,
+    )
     .option('--log-level <level>', `log level (${LOG_LEVELS.join(', ')}); the patch is logged at debug`, oneOf<LogLevel>(...LOG_LEVELS), 'info' as LogLevel)
     .option('--dev-host <host...>', 'extra DNS names or IPs for the development certificate (an address the apiserver can reach)')
     .option('--webhook-config <name>', 'keep the caBundle of this MutatingWebhookConfiguration in sync with the serving CA (in-cluster)')
-    .addOption(new Option('--ca-bundle-resync <duration>', 'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)').argParser(durationFlag({ minMs: 1000, maxMs: 3_600_000 })).default(60_000, '1m'))
-    .addOption(new Option('--drain-delay <duration>', 'on SIGTERM, keep serving (not ready) this long before closing the listener').argParser(durationFlag({ maxMs: 3_600_000 })).default(0, '0s'))
-    .addOption(new Option('--shutdown-timeout <duration>', 'then wait at most this long for in-flight requests').argParser(durationFlag({ maxMs: 3_600_000 })).default(DEFAULT_GRACE_MS, formatDurationMs(DEFAULT_GRACE_MS)))
-    .option('--warmup <rounds>', 'before reporting ready (and for each reloaded config), run the request path this many rounds on sample pods so the first real pods meet optimised code; 0 turns it off', parseCount, DEFAULT_WARMUP_ROUNDS)
-    .option('--client-ca <file>', 'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change')
+    .addOption(
+      new Option(
+        '--ca-bundle-resync <duration>',
+        'with --webhook-config: how often to repair a caBundle someone changed (also at start and whenever the CA changes)',
+      )
+        .argParser(durationFlag({ minMs: 1000, maxMs: 3_600_000 }))
+        .default(60_000, '1m'),
+    )
+    .addOption(
+      new Option('--drain-delay <duration>', 'on SIGTERM, keep serving (not ready) this long before closing the listener')
+        .argParser(durationFlag({ maxMs: 3_600_000 }))
+        .default(0, '0s'),
+    )
+    .addOption(
+      new Option('--shutdown-timeout <duration>', 'then wait at most this long for in-flight requests')
+        .argParser(durationFlag({ maxMs: 3_600_000 }))
+        .default(DEFAULT_GRACE_MS, formatDurationMs(DEFAULT_GRACE_MS)),
+    )
+    .option(
+      '--warmup <rounds>',
+      'before reporting ready (and for each reloaded config), run the request path this many rounds on sample pods so the first real pods meet optimised code; 0 turns it off',
+      parseCount,
+      DEFAULT_WARMUP_ROUNDS,
+    )
+    .option(
+      '--client-ca <file>',
+      'serve /inject and /metrics only to callers whose client certificate chains to this CA bundle (the apiserver, see docs/install.md); reloaded on change',
+    )
     .option('--client-name <name...>', 'with --client-ca: accept only certificates with one of these subject CNs or DNS SANs')
-    .option('--limit <NAME=N>', `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`, collectLimit, { ...DEFAULT_POD_LIMITS });
-  addKubeOptions(addReconcileOptions(addTlsSecretOptions(serve)), 'for --webhook-config, --tls-secret and --reconcile; default: the pod\'s service account')
-    .action(async (options: ServeOptions) => {
-      // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
-      const { runServe } = await import('./serve-run.js');
-      return runServe(options, io, await productRuntime(options.revision));
-    });
+    .option(
+      '--limit <NAME=N>',
+      `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`,
+      collectLimit,
+      { ...DEFAULT_POD_LIMITS },
+    );
+  addKubeOptions(
+    addReconcileOptions(addTlsSecretOptions(serve)),
+    "for --webhook-config, --tls-secret and --reconcile; default: the pod's service account",
+  ).action(async (options: ServeOptions) => {
+    // The server, TLS and telemetry modules load only when serve runs (CLI start-up time).
+    const { runServe } = await import('./serve-run.js');
+    return runServe(options, io, await productRuntime(options.revision));
+  });
 }

@@ -39,14 +39,23 @@ export async function runStatus(io: CliIO, opts: StatusCliOptions): Promise<void
   io.stdout(await formatReport(scan.report, opts.output, namespace === undefined));
   if (needsAttention(scan.report)) {
     const s = scan.report.summary;
-    throw new InjectorError('SI_HEAL_DRIFT', `${s.stale} pods with a stale sidecar, ${s.missing} without their sidecar; \`${restartCommand(opts, namespace)}\` restarts their workloads`);
+    throw new InjectorError(
+      'SI_HEAL_DRIFT',
+      `${s.stale} pods with a stale sidecar, ${s.missing} without their sidecar; \`${restartCommand(opts, namespace)}\` restarts their workloads`,
+    );
   }
 }
 
 /** The restart command for what status looked at: the same scope, config and cluster flags. */
 export function restartCommand(opts: HealCliOptions, namespace: string | undefined): string {
   const words = ['sidecar-injector', 'restart', '--stale', '--missing', '--yes', ...(namespace === undefined ? ['-A'] : ['-n', namespace])];
-  const flags: [string, string | undefined][] = [['-c', opts.config], ['--kubeconfig', opts.kubeconfig], ['--context', opts.context], ['--webhook-config', opts.webhookConfig], ['--revision', opts.revision]];
+  const flags: [string, string | undefined][] = [
+    ['-c', opts.config],
+    ['--kubeconfig', opts.kubeconfig],
+    ['--context', opts.context],
+    ['--webhook-config', opts.webhookConfig],
+    ['--revision', opts.revision],
+  ];
   for (const [flag, value] of flags) if (value !== undefined) words.push(flag, /^[\w./:@=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   return words.join(' ');
 }

@@ -12,9 +12,7 @@ import type { StatusCliOptions } from './status-run.js';
 
 export function register(program: Command, io: CliIO): void {
   addHealOptions(
-    program
-      .command('status')
-      .description('report, per workload, which pods have a current, stale or missing sidecar (exit 9 when any is stale or missing)'),
+    program.command('status').description('report, per workload, which pods have a current, stale or missing sidecar (exit 9 when any is stale or missing)'),
   )
     .addOption(formatOption(['table', 'json', 'yaml'] as const, 'table'))
     .action(async (opts: StatusCliOptions) => {

@@ -69,7 +69,9 @@ describe('template render -f POD --config CFG', () => {
     const r = await run('-c', join(dir, 'config.yaml'), '-f', podFile);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^# template: nginx\n/);
-    assert.deepEqual(parse(r.out), { spec: { containers: [{ name: 'sidecar-nginx', image: 'nginx:1.27-alpine' }], volumes: [{ name: 'nginx-conf', configMap: { name: 'my-conf' } }] } });
+    assert.deepEqual(parse(r.out), {
+      spec: { containers: [{ name: 'sidecar-nginx', image: 'nginx:1.27-alpine' }], volumes: [{ name: 'nginx-conf', configMap: { name: 'my-conf' } }] },
+    });
   });
 
   it('--merged prints what injection gives', async () => {
@@ -82,7 +84,7 @@ describe('template render -f POD --config CFG', () => {
     if (want.kind === 'injected') assert.deepEqual(parse(r.out), want.pod);
   });
 
-  it('--template picks one; a template error exits 3 with Go\'s message; an unknown name lists the known ones', async () => {
+  it("--template picks one; a template error exits 3 with Go's message; an unknown name lists the known ones", async () => {
     const broken = await run('-c', join(dir, 'config.yaml'), '-f', podFile, '--template', 'broken');
     assert.equal(broken.code, 3);
     assert.match(broken.err, /template: broken:4:\d+: executing "broken" at <fail "no image for x">: error calling fail: no image for x/);

@@ -17,7 +17,8 @@ import { loadInjectorConfig, sourceName } from './manual-io.js';
 import type { RenderOptions } from './template-render-run.js';
 
 export async function renderForPod(io: CliIO, templateFile: string | undefined, opts: RenderOptions): Promise<string> {
-  if (templateFile !== undefined) throw new InjectorError('SI_USAGE', 'give either a template file or -f POD, not both (with -f the template comes from --config; pick one with --template)');
+  if (templateFile !== undefined)
+    throw new InjectorError('SI_USAGE', 'give either a template file or -f POD, not both (with -f the template comes from --config; pick one with --template)');
   const file = opts.filename as string;
   const config = await loadInjectorConfig(io, opts.config, false, true);
   const docs = readManifest(await readInput(io, file), sourceName(file));
@@ -30,7 +31,11 @@ export async function renderForPod(io: CliIO, templateFile: string | undefined, 
       break;
     }
   }
-  if (found === undefined) throw new InputError('SI_INPUT_OBJECT', `${sourceName(file)} holds no pod or pod template (kinds: Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob, ...)`);
+  if (found === undefined)
+    throw new InputError(
+      'SI_INPUT_OBJECT',
+      `${sourceName(file)} holds no pod or pod template (kinds: Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob, ...)`,
+    );
   const pod = podInput(found.root, found.ref);
   const owner = ownerFor(found.ref);
   const namespace = found.ref.owner.namespace ?? opts.namespace ?? 'default';

@@ -30,10 +30,7 @@ export async function renderFiles(io: CliIO, templateFile: string, opts: RenderO
   // Go names a template after its file; error messages then read `template: sidecar.tpl:3:5: ...`.
   const name = templateFile === '-' ? 'stdin' : basename(templateFile);
   // Loaded on use: other commands start without the template engine.
-  const [{ parseTemplate }, { templateFuncs }] = await Promise.all([
-    import('../template/index.js'),
-    import('../template/funcs/index.js'),
-  ]);
+  const [{ parseTemplate }, { templateFuncs }] = await Promise.all([import('../template/index.js'), import('../template/funcs/index.js')]);
   const template = parseTemplate(name, text, { funcs: templateFuncs({ allowEnv: opts.allowEnv === true }) });
   if (opts.name === undefined) return template.execute(data);
   const defined = template.definedTemplates();

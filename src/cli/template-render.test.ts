@@ -83,11 +83,14 @@ test('the README example renders the sidecar overlay a user expects', async () =
   };
   const [c] = overlay.spec.containers;
   assert.equal(c?.name, 'log-shipper');
-  assert.deepEqual(c?.env.find((e) => e.name === 'LOG_LEVEL'), { name: 'LOG_LEVEL', value: 'debug' });
+  assert.deepEqual(
+    c?.env.find((e) => e.name === 'LOG_LEVEL'),
+    { name: 'LOG_LEVEL', value: 'debug' },
+  );
   assert.equal(c?.ports[0]?.containerPort, 9102);
 });
 
-test('the example without the annotation falls back to the values\' log level', async () => {
+test("the example without the annotation falls back to the values' log level", async () => {
   const values = readFileSync(EXAMPLE_VALUES, 'utf8').replace(/^ {4}logging\.example\.com\/level: debug\n/m, '');
   const r = await render([EXAMPLE_TPL, '--data', file('values-no-level.yaml', values)]);
   assert.equal(r.code, 0, r.err);
@@ -154,14 +157,14 @@ test('a template parse error is reported Go-style with the file name, exit statu
   assert.match(r.err, /template: bad\.tpl:3: unexpected EOF/);
 });
 
-test('an execution error prints nothing to stdout and Go\'s message to stderr', async () => {
+test("an execution error prints nothing to stdout and Go's message to stderr", async () => {
   const r = await render([file('exec.tpl', 'partial {{ .a.b }}'), '--data', file('exec.json', '{"a": 1}')]);
   assert.equal(r.code, errorInfo('SI_TEMPLATE_EXEC').exitCode);
   assert.equal(r.out, '');
   assert.match(r.err, /template: exec\.tpl:1:13: executing "exec\.tpl" at <\.a\.b>: can't evaluate field b in type interface \{\}/);
 });
 
-test('fail from a template is an execution error carrying the template\'s message', async () => {
+test("fail from a template is an execution error carrying the template's message", async () => {
   const r = await render([file('fail.tpl', '{{ if not .image }}{{ fail "values: image is required" }}{{ end }}'), '--data', file('fail.yaml', 'tag: x\n')]);
   assert.notEqual(r.code, 0);
   assert.match(r.err, /error calling fail: values: image is required/);
@@ -196,7 +199,7 @@ test('data with several YAML documents is refused', async () => {
   assert.match(r.err, /2 YAML documents/);
 });
 
-test('.inf in YAML data is refused, as Go\'s YAML -> JSON decode refuses it', async () => {
+test(".inf in YAML data is refused, as Go's YAML -> JSON decode refuses it", async () => {
   const r = await render([file('ok4.tpl', '{{ .x }}'), '--data', file('inf.yaml', 'x: .inf\n')]);
   assert.equal(r.code, errorInfo('SI_INPUT_YAML').exitCode);
   assert.match(r.err, /\.x is Infinity/);
@@ -248,7 +251,7 @@ test('--output-file writes the rendering to a file', async () => {
   assert.equal(readFileSync(out, 'utf8'), 'x: 2\n');
 });
 
-test('the product\'s functions are available (Sprig and injector)', async () => {
+test("the product's functions are available (Sprig and injector)", async () => {
   const r = await render([file('funcs.tpl', '{{ "a,b" | splitList "," | toJson }} {{ .x | default "d" | quote }}')]);
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, '["a","b"] "d"');
@@ -257,7 +260,12 @@ test('the product\'s functions are available (Sprig and injector)', async () => 
 test('the JSON error locator agrees with JSON.parse on what is valid (property)', () => {
   const texts = fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v, null, 1)),
-    fc.tuple(fc.jsonValue().map((v) => JSON.stringify(v)), fc.nat(), fc.constantFrom('', '}', ']', ',', '"', 'x', ':', '\\', '\n', '0', '-', '.'))
+    fc
+      .tuple(
+        fc.jsonValue().map((v) => JSON.stringify(v)),
+        fc.nat(),
+        fc.constantFrom('', '}', ']', ',', '"', 'x', ':', '\\', '\n', '0', '-', '.'),
+      )
       .map(([t, at, ch]) => {
         const k = at % (t.length + 1);
         return t.slice(0, k) + ch + t.slice(k + (ch === '' ? 1 : 0));

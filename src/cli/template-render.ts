@@ -18,17 +18,19 @@ export function register(program: Command, io: CliIO): void {
     program.command('template').description('work with Go text/template templates (Istio and Helm style)');
   parent
     .command('render')
-    .description('render a template with the injector\'s engine and functions; prints the output exactly. With -f POD: render the config\'s template for that pod exactly as injection does')
+    .description(
+      "render a template with the injector's engine and functions; prints the output exactly. With -f POD: render the config's template for that pod exactly as injection does",
+    )
     .argument('[template-file]', 'template file, or - for stdin (not with -f)')
     .option('-c, --config <path>', 'with -f: the injector config whose template to render (default: the built-in one)')
     .option('-f, --filename <file>', 'a pod or workload (YAML or JSON; its first pod template): render with the same typed data the injector uses')
-    .option('--template <name>', 'with -f: the config\'s template to render (default: those injection would select)')
+    .option('--template <name>', "with -f: the config's template to render (default: those injection would select)")
     .option('--merged', 'with -f: print the final injected pod instead of the overlay')
     .option('-n, --namespace <namespace>', 'with -f: namespace for a pod without metadata.namespace (default: default)')
-    .addOption(formatOption(['yaml', 'json'], undefined, 'with -f; a template\'s own output is printed as it is'))
+    .addOption(formatOption(['yaml', 'json'], undefined, "with -f; a template's own output is printed as it is"))
     .option('-d, --data <file>', 'data as JSON or YAML (YAML 1.1, as Kubernetes reads it), or - for stdin; none means nil data')
-    .option('--name <name>', 'execute this {{define}}d template instead of the file\'s main template')
-    .option('--allow-env', 'provide the env function (reads this process\'s environment)')
+    .option('--name <name>', "execute this {{define}}d template instead of the file's main template")
+    .option('--allow-env', "provide the env function (reads this process's environment)")
     .addOption(outputFileOption())
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
@@ -38,9 +40,15 @@ export function register(program: Command, io: CliIO): void {
         await writeStream(io, opts.outputFile, await renderForPod(io, templateFile, opts), opts.output);
         return;
       }
-      if (templateFile === undefined) throw new InjectorError('SI_USAGE', 'give a template file, or -f POD (with --config) to render a config\'s template for a pod');
-      if (opts.output !== undefined) throw new InjectorError('SI_USAGE', `-o chooses the format of -f's overlay or pod; a template's own output is printed as it is: write it to a file with --output-file FILE`);
-      if (opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '-n/--namespace goes with -f POD; to execute a {{define}}d template use --name NAME');
+      if (templateFile === undefined)
+        throw new InjectorError('SI_USAGE', "give a template file, or -f POD (with --config) to render a config's template for a pod");
+      if (opts.output !== undefined)
+        throw new InjectorError(
+          'SI_USAGE',
+          `-o chooses the format of -f's overlay or pod; a template's own output is printed as it is: write it to a file with --output-file FILE`,
+        );
+      if (opts.namespace !== undefined)
+        throw new InjectorError('SI_USAGE', '-n/--namespace goes with -f POD; to execute a {{define}}d template use --name NAME');
       // The YAML reader and the template engine load only when the command runs.
       const { renderFiles } = await import('./template-render-run.js');
       await writeOutput(io, opts.outputFile, await renderFiles(io, templateFile, opts));

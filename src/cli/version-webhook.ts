@@ -35,7 +35,13 @@ export async function installedWebhook(api: HealApi, name: string | undefined, n
   const first = Array.isArray(found.object.webhooks) ? found.object.webhooks.find(isPlainObject) : undefined;
   const client = isPlainObject(first) && isPlainObject(first.clientConfig) ? first.clientConfig : {};
   if (typeof client.url === 'string') {
-    return { build: { configuration: found.name, endpoint: client.url, note: 'URL mode: the server runs outside the cluster; ask it with sidecar-injector version there' } };
+    return {
+      build: {
+        configuration: found.name,
+        endpoint: client.url,
+        note: 'URL mode: the server runs outside the cluster; ask it with sidecar-injector version there',
+      },
+    };
   }
   const service = isPlainObject(client.service) ? client.service : {};
   const ns = typeof service.namespace === 'string' ? service.namespace : '';
@@ -62,7 +68,9 @@ export async function webhookBuild(api: HealApi, name: string | undefined, notes
 
 /** The pod template's spec and its first container (the server). */
 export function podSpec(deployment: Obj): Obj {
-  return isPlainObject(deployment.spec) && isPlainObject(deployment.spec.template) && isPlainObject(deployment.spec.template.spec) ? deployment.spec.template.spec : {};
+  return isPlainObject(deployment.spec) && isPlainObject(deployment.spec.template) && isPlainObject(deployment.spec.template.spec)
+    ? deployment.spec.template.spec
+    : {};
 }
 
 export function serverContainer(deployment: Obj): Obj | undefined {

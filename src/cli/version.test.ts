@@ -40,7 +40,9 @@ test('-v and --version print the package version', async () => {
 test('version --client -o json: client version, Node.js and platform, no cluster access', async () => {
   const r = await run(['version', '--client', '-o', 'json'], { KUBECONFIG: '/nonexistent' });
   assert.equal(r.code, 0, r.err);
-  assert.deepEqual(JSON.parse(r.out), { clientVersion: { version: pkg.version, nodeVersion: process.version, platform: `${process.platform}/${process.arch}` } });
+  assert.deepEqual(JSON.parse(r.out), {
+    clientVersion: { version: pkg.version, nodeVersion: process.version, platform: `${process.platform}/${process.arch}` },
+  });
 });
 
 test('version with no kubeconfig at all: the client version, and a note instead of an error', async () => {
@@ -52,10 +54,16 @@ test('version with no kubeconfig at all: the client version, and a note instead 
 
 test('version against a cluster that does not answer: client line, then exit 8 saying what to check', async () => {
   const kc = join(dir, 'kubeconfig');
-  writeFileSync(kc, 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: dev\n  context: {cluster: c, user: u}\ncurrent-context: dev\n');
+  writeFileSync(
+    kc,
+    'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: dev\n  context: {cluster: c, user: u}\ncurrent-context: dev\n',
+  );
   const r = await run(['version', '--kubeconfig', kc]);
   assert.equal(r.code, 8);
   assert.match(r.out, /^Client Version: /);
-  assert.match(r.err, /^Error \[SI_CLUSTER_REQUEST\]: GET \/version: .*ECONNREFUSED.*; at https:\/\/127\.0\.0\.1:1 \(context "dev"\): the cluster cannot be reached: check that it is running/);
+  assert.match(
+    r.err,
+    /^Error \[SI_CLUSTER_REQUEST\]: GET \/version: .*ECONNREFUSED.*; at https:\/\/127\.0\.0\.1:1 \(context "dev"\): the cluster cannot be reached: check that it is running/,
+  );
   assert.doesNotMatch(r.err, /\n\s+at /);
 });

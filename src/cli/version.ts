@@ -38,7 +38,10 @@ export function register(program: Command, io: CliIO): void {
       .description("print the client's version, and the cluster's and the installed webhook's when a cluster is configured")
       .option('--client', 'the client version only (no cluster access)'),
   )
-    .option('--webhook-config <name>', 'the injector\'s MutatingWebhookConfiguration (default: sidecar-injector, else the one labelled app.kubernetes.io/name=sidecar-injector)')
+    .option(
+      '--webhook-config <name>',
+      "the injector's MutatingWebhookConfiguration (default: sidecar-injector, else the one labelled app.kubernetes.io/name=sidecar-injector)",
+    )
     .addOption(formatOption(['text', 'json', 'yaml'] as const, 'text'))
     .action(async (flags: VersionFlags) => {
       const report: VersionReport = { clientVersion: clientVersion() };
@@ -80,7 +83,9 @@ export function formatVersion(r: VersionReport): string {
   const w = r.webhook;
   if (w !== undefined) {
     const build = w.version !== undefined || w.image !== undefined ? `version ${w.version ?? '?'}, image ${w.image ?? '?'}` : (w.note ?? 'build unknown');
-    lines.push(`Webhook: MutatingWebhookConfiguration ${w.configuration} -> ${w.endpoint}${w.deployment !== undefined ? ` (Deployment ${w.deployment})` : ''}: ${build}`);
+    lines.push(
+      `Webhook: MutatingWebhookConfiguration ${w.configuration} -> ${w.endpoint}${w.deployment !== undefined ? ` (Deployment ${w.deployment})` : ''}: ${build}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

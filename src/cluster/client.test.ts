@@ -31,9 +31,18 @@ test('in-cluster config: address from the environment, namespace from the servic
 });
 
 test('in-cluster config: missing pieces are SI_CLUSTER_CONFIG errors that say what to do', async () => {
-  await assert.rejects(loadInClusterConfig({ dir: join(dir, 'sa'), env: {} }), (e: unknown) => e instanceof ClusterError && e.code === 'SI_CLUSTER_CONFIG' && /not running in a Kubernetes pod/.test(e.message));
-  await assert.rejects(loadInClusterConfig({ dir: join(dir, 'sa'), env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: 'https' } }), /is not a port number/);
-  await assert.rejects(loadInClusterConfig({ dir: join(dir, 'none'), env: fake.env() }), /cannot read the service account token .*ENOENT.*automountServiceAccountToken/);
+  await assert.rejects(
+    loadInClusterConfig({ dir: join(dir, 'sa'), env: {} }),
+    (e: unknown) => e instanceof ClusterError && e.code === 'SI_CLUSTER_CONFIG' && /not running in a Kubernetes pod/.test(e.message),
+  );
+  await assert.rejects(
+    loadInClusterConfig({ dir: join(dir, 'sa'), env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: 'https' } }),
+    /is not a port number/,
+  );
+  await assert.rejects(
+    loadInClusterConfig({ dir: join(dir, 'none'), env: fake.env() }),
+    /cannot read the service account token .*ENOENT.*automountServiceAccountToken/,
+  );
   const empty = join(dir, 'empty');
   await fake.writeServiceAccount(empty, '  \n');
   await assert.rejects(loadInClusterConfig({ dir: empty, env: fake.env() }), /token .* is empty/);
@@ -71,9 +80,7 @@ test('API errors carry the status, reason and Status.message', async () => {
   assert.equal(err.reason, 'NotFound');
   assert.match(err.apiMessage ?? '', /"missing" not found/);
   assert.match(err.message, /^GET \/apis\/.*: 404 NotFound: .*not found$/);
-  const conflict = await client
-    .patch(PATH, [{ op: 'replace', path: '/metadata/resourceVersion', value: '1' }], 'json')
-    .catch((e: unknown) => e);
+  const conflict = await client.patch(PATH, [{ op: 'replace', path: '/metadata/resourceVersion', value: '1' }], 'json').catch((e: unknown) => e);
   assert.ok(isConflict(conflict));
   const failedTest = await client.patch(PATH, [{ op: 'test', path: '/metadata/name', value: 'x' }], 'json').catch((e: unknown) => e);
   assert.equal((failedTest as KubeApiError).status, 422);

@@ -202,7 +202,8 @@ export class KubeClient implements KubeApi {
 
 function hint(status: number, path: string): string {
   if (status === 401) return ' (the service account token was refused; it may have expired or been rotated)';
-  if (status === 403 && path.includes('/mutatingwebhookconfigurations/')) return ' (grant the service account get and patch on this mutatingwebhookconfiguration: see CA_BUNDLE_RBAC)';
+  if (status === 403 && path.includes('/mutatingwebhookconfigurations/'))
+    return ' (grant the service account get and patch on this mutatingwebhookconfiguration: see CA_BUNDLE_RBAC)';
   return '';
 }
 

@@ -35,7 +35,10 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const host = env.KUBERNETES_SERVICE_HOST?.trim().replace(/^\[(.*)\]$/, '$1');
   const portText = env.KUBERNETES_SERVICE_PORT?.trim();
   if (!host || !portText) {
-    throw new ClusterError('SI_CLUSTER_CONFIG', 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set: not running in a Kubernetes pod, so the caBundle (--webhook-config) and the TLS Secret (--tls-secret) cannot be reached with its service account; outside a pod, pass --kubeconfig (or --context) to reach them with a kubeconfig');
+    throw new ClusterError(
+      'SI_CLUSTER_CONFIG',
+      'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set: not running in a Kubernetes pod, so the caBundle (--webhook-config) and the TLS Secret (--tls-secret) cannot be reached with its service account; outside a pod, pass --kubeconfig (or --context) to reach them with a kubeconfig',
+    );
   }
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
@@ -71,6 +74,10 @@ export async function readCredential(path: string, what: string): Promise<string
     return await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ClusterError('SI_CLUSTER_CONFIG', `cannot read the ${what} ${path}: ${code}; mount the service account token (automountServiceAccountToken: true)`, { cause: err });
+    throw new ClusterError(
+      'SI_CLUSTER_CONFIG',
+      `cannot read the ${what} ${path}: ${code}; mount the service account token (automountServiceAccountToken: true)`,
+      { cause: err },
+    );
   }
 }

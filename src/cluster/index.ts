@@ -4,7 +4,17 @@
  * caBundle reconciler and the RBAC it needs.
  */
 export { loadInClusterConfig, readToken, SERVICE_ACCOUNT_DIR, type InClusterConfig, type InClusterOptions } from './in-cluster.js';
-export { KubeClient, KubeApiError, isConflict, inClusterEndpoint, type KubeEndpoint, type KubeApi, type KubeClientOptions, type PatchType, type RequestOptions } from './client.js';
+export {
+  KubeClient,
+  KubeApiError,
+  isConflict,
+  inClusterEndpoint,
+  type KubeEndpoint,
+  type KubeApi,
+  type KubeClientOptions,
+  type PatchType,
+  type RequestOptions,
+} from './client.js';
 export {
   CaBundleReconciler,
   type CaBundleReconcilerOptions,

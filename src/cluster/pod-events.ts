@@ -26,7 +26,9 @@ export function podFromEnv(env: Readonly<Record<string, string | undefined>> = p
 
 export function podEventRecorder(api: EventApi, pod: WorkloadRef, onError: (err: unknown) => void): EventRecorder {
   return new EventRecorder({
-    api: { createEvent: async (namespace, event) => void (await api.post(`/api/v1/namespaces/${namespace}/events`, { apiVersion: 'v1', kind: 'Event', ...event })) },
+    api: {
+      createEvent: async (namespace, event) => void (await api.post(`/api/v1/namespaces/${namespace}/events`, { apiVersion: 'v1', kind: 'Event', ...event })),
+    },
     instance: pod.name,
     onError,
   });

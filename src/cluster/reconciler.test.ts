@@ -29,7 +29,12 @@ function mwc(): JsonObject {
     metadata: { name: NAME },
     webhooks: [
       { name: 'pods.injector.example.com', clientConfig: svc('injector'), sideEffects: 'None', admissionReviewVersions: ['v1'] },
-      { name: 'other.example.com', clientConfig: { ...svc('someone-else'), caBundle: caBundleFor(foreignCA.certPem) }, sideEffects: 'None', admissionReviewVersions: ['v1'] },
+      {
+        name: 'other.example.com',
+        clientConfig: { ...svc('someone-else'), caBundle: caBundleFor(foreignCA.certPem) },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
       { name: 'ns.injector.example.com', clientConfig: { ...svc('injector'), caBundle: '' }, sideEffects: 'None', admissionReviewVersions: ['v1'] },
     ],
   };
@@ -98,8 +103,7 @@ async function harness(fn: (h: Harness) => Promise<void>): Promise<void> {
   }
 }
 
-const certsIn = (bundle: string | undefined) =>
-  bundle ? decodeCertificates(Buffer.from(bundle, 'base64').toString()).map((d) => d.toString('base64')) : [];
+const certsIn = (bundle: string | undefined) => (bundle ? decodeCertificates(Buffer.from(bundle, 'base64').toString()).map((d) => d.toString('base64')) : []);
 const der = (ca: CertificateAuthority) => decodeCertificates(ca.certPem)[0].toString('base64');
 
 test('at start it patches the caBundle of our webhooks only, with one conditional JSON patch', async () => {
@@ -118,14 +122,19 @@ test('at start it patches the caBundle of our webhooks only, with one conditiona
     assert.equal(patches[0].status, 200);
     const ops = patches[0].body as Array<{ op: string; path: string; value: unknown }>;
     assert.deepEqual(ops[0], { op: 'replace', path: '/metadata/resourceVersion', value: readVersion }, 'conditional on the version read');
-    assert.deepEqual(ops.slice(1).map((o) => `${o.op} ${o.path}`), [
-      'test /webhooks/0/name',
-      'add /webhooks/0/clientConfig/caBundle',
-      'test /webhooks/2/name',
-      'add /webhooks/2/clientConfig/caBundle',
-    ]);
+    assert.deepEqual(
+      ops.slice(1).map((o) => `${o.op} ${o.path}`),
+      ['test /webhooks/0/name', 'add /webhooks/0/clientConfig/caBundle', 'test /webhooks/2/name', 'add /webhooks/2/clientConfig/caBundle'],
+    );
     const patched = h.events.find((e) => e.type === 'patched');
-    assert.deepEqual(patched, { type: 'patched', trigger: 'start', webhooks: ['pods.injector.example.com', 'ns.injector.example.com'], caCount: 1, retained: 0, expiredRemoved: 0 });
+    assert.deepEqual(patched, {
+      type: 'patched',
+      trigger: 'start',
+      webhooks: ['pods.injector.example.com', 'ns.injector.example.com'],
+      caCount: 1,
+      retained: 0,
+      expiredRemoved: 0,
+    });
     assert.equal(r.stats.patches, 1);
   });
 });
@@ -137,7 +146,10 @@ test('when the caBundle is already right it only reads: no PATCH', async () => {
     const before = h.fake.requests.length;
     const result = await r.reconcileNow();
     assert.equal(result.outcome, 'unchanged');
-    assert.deepEqual(h.fake.requests.slice(before).map((q) => q.method), ['GET']);
+    assert.deepEqual(
+      h.fake.requests.slice(before).map((q) => q.method),
+      ['GET'],
+    );
     assert.equal(r.stats.unchanged, 1);
   });
 });
@@ -180,7 +192,10 @@ test('a 409 conflict is retried with a fresh read; a persistent conflict fails t
     const r = h.make({ conflictRetries: 3 });
     h.fake.conflictOnNextPatches(2);
     assert.equal((await r.reconcileNow()).outcome, 'patched');
-    assert.deepEqual(h.fake.requests.map((q) => `${q.method} ${q.status}`), ['GET 200', 'PATCH 409', 'GET 200', 'PATCH 409', 'GET 200', 'PATCH 200']);
+    assert.deepEqual(
+      h.fake.requests.map((q) => `${q.method} ${q.status}`),
+      ['GET 200', 'PATCH 409', 'GET 200', 'PATCH 409', 'GET 200', 'PATCH 200'],
+    );
     assert.equal(r.stats.conflicts, 2);
     assert.equal(h.bundles()['pods.injector.example.com'], caBundleFor(caA.certPem));
 
@@ -224,7 +239,10 @@ test('webhooks reordered between read and write: the name test fails (422) and t
     };
     const r = h.make({ api });
     assert.equal((await r.reconcileNow()).outcome, 'patched');
-    assert.deepEqual(h.fake.patches().map((p) => p.status), [422, 200]);
+    assert.deepEqual(
+      h.fake.patches().map((p) => p.status),
+      [422, 200],
+    );
     const bundles = h.bundles();
     assert.equal(bundles['pods.injector.example.com'], caBundleFor(caA.certPem));
     assert.equal(bundles['other.example.com'], caBundleFor(foreignCA.certPem));

@@ -93,7 +93,16 @@ export class CaBundleReconciler {
   #queued: Promise<ReconcileResult> | undefined;
   #abort = new AbortController();
   #lastWarning = '';
-  readonly #stats: ReconcilerStats = { attempts: 0, patches: 0, unchanged: 0, conflicts: 0, failures: 0, consecutiveFailures: 0, lastSuccessAt: undefined, lastError: undefined };
+  readonly #stats: ReconcilerStats = {
+    attempts: 0,
+    patches: 0,
+    unchanged: 0,
+    conflicts: 0,
+    failures: 0,
+    consecutiveFailures: 0,
+    lastSuccessAt: undefined,
+    lastError: undefined,
+  };
 
   constructor(options: CaBundleReconcilerOptions) {
     this.#api = options.api;
@@ -225,7 +234,11 @@ export class CaBundleReconciler {
           `MutatingWebhookConfiguration "${this.#name}" has none of the webhooks to manage (${describeSelector(this.#selector)}); it has ${config.webhooks.map((w) => `"${w.name}"`).join(', ') || 'no webhooks'}`,
         );
       }
-      this.#warn(missing.length > 0 ? `webhooks ${missing.map((n) => `"${n}"`).join(', ')} are not in MutatingWebhookConfiguration "${this.#name}"; patching the others` : '');
+      this.#warn(
+        missing.length > 0
+          ? `webhooks ${missing.map((n) => `"${n}"`).join(', ')} are not in MutatingWebhookConfiguration "${this.#name}"; patching the others`
+          : '',
+      );
 
       const now = this.#now();
       const changes: Array<{ index: number; name: string; caBundle: string }> = [];
@@ -235,7 +248,10 @@ export class CaBundleReconciler {
       for (const webhook of selected) {
         const plan = planCaBundle({ current: cas, existing: webhook.caBundle, now, maxCAs: this.#maxCAs });
         if (plan.certificates.length === 0) {
-          throw new CertError('SI_CERT_INVALID', `every current CA has expired; the caBundle of "${webhook.name}" is left unchanged until a valid CA is loaded`);
+          throw new CertError(
+            'SI_CERT_INVALID',
+            `every current CA has expired; the caBundle of "${webhook.name}" is left unchanged until a valid CA is loaded`,
+          );
         }
         if (plan.unchanged) continue;
         changes.push({ index: webhook.index, name: webhook.name, caBundle: plan.bundle });

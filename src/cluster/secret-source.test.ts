@@ -32,11 +32,29 @@ class FakeSecrets implements SecretApi {
 
   seed(data?: Record<string, string>, annotations?: Record<string, string>): void {
     const encoded = data && Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-    this.objects.set(PATH, { apiVersion: 'v1', kind: 'Secret', metadata: { name: ref.name, namespace: ref.namespace, resourceVersion: String(++this.#rv), labels: { app: 'x' }, ...(annotations ? { annotations } : {}) }, type: 'Opaque', ...(encoded ? { data: encoded } : {}) });
+    this.objects.set(PATH, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: ref.name,
+        namespace: ref.namespace,
+        resourceVersion: String(++this.#rv),
+        labels: { app: 'x' },
+        ...(annotations ? { annotations } : {}),
+      },
+      type: 'Opaque',
+      ...(encoded ? { data: encoded } : {}),
+    });
   }
 
   #fail(method: string, path: string, status: number, reason: string): never {
-    throw new KubeApiError(`${method} ${path}: ${status} ${reason}`, { status, reason, apiMessage: `secrets "${ref.name}" is ${reason.toLowerCase()}`, method, path });
+    throw new KubeApiError(`${method} ${path}: ${status} ${reason}`, {
+      status,
+      reason,
+      apiMessage: `secrets "${ref.name}" is ${reason.toLowerCase()}`,
+      method,
+      path,
+    });
   }
 
   async get(path: string): Promise<unknown> {

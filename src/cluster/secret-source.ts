@@ -86,7 +86,12 @@ export class SecretSource {
     this.#path = secretPath(options.secret);
     this.#where = `Secret ${options.secret.namespace}/${options.secret.name}`;
     this.#now = options.now ?? (() => new Date());
-    this.#status = { secret: `${options.secret.namespace}/${options.secret.name}`, mode: options.provision ? 'provision' : 'existing', writes: 0, conflicts: 0 };
+    this.#status = {
+      secret: `${options.secret.namespace}/${options.secret.name}`,
+      mode: options.provision ? 'provision' : 'existing',
+      writes: 0,
+      conflicts: 0,
+    };
   }
 
   /** Read now, then every `resyncMs`; each usable, changed pair goes to `offer`. */
@@ -155,7 +160,10 @@ export class SecretSource {
       this.#status.resourceVersion = live.resourceVersion;
       this.#status.lastReadAt = this.#now().toISOString();
       if (this.#o.provision === undefined) return live;
-      const plan = await planProvision({ data: live.data, managed: live.managed, now: this.#now(), trustedSince: this.#o.trustedSince ?? (() => undefined) }, this.#o.provision);
+      const plan = await planProvision(
+        { data: live.data, managed: live.managed, now: this.#now(), trustedSince: this.#o.trustedSince ?? (() => undefined) },
+        this.#o.provision,
+      );
       if (plan.action === 'foreign') {
         if (this.#foreign !== plan.reason) this.#emit({ type: 'foreign', reason: plan.reason });
         this.#foreign = plan.reason;
@@ -180,7 +188,9 @@ export class SecretSource {
     const plan = await planProvision({ data: {}, managed: false, now: this.#now(), trustedSince: () => undefined }, this.#o.provision!);
     if (plan.action !== 'write') return undefined;
     try {
-      const created = await this.#o.api.post(secretsPath(this.#o.secret.namespace), provisionedSecret(this.#o.secret, plan.data, this.#note(plan.steps)), { signal: this.#abort.signal });
+      const created = await this.#o.api.post(secretsPath(this.#o.secret.namespace), provisionedSecret(this.#o.secret, plan.data, this.#note(plan.steps)), {
+        signal: this.#abort.signal,
+      });
       this.#status.writes++;
       this.#emit({ type: 'wrote', steps: plan.steps, why: plan.why });
       return parseSecret(created, this.#o.secret);
@@ -209,12 +219,19 @@ export class SecretSource {
     const certPem = live.data[TLS_CERT_FILE] ?? '';
     const keyPem = live.data[TLS_KEY_FILE] ?? '';
     const caPem = live.data[CA_CERT_FILE];
-    const absent = [certPem.trim() === '' && TLS_CERT_FILE, keyPem.trim() === '' && TLS_KEY_FILE, this.#o.requireCa && !caPem?.trim() && CA_CERT_FILE].filter(Boolean);
+    const absent = [certPem.trim() === '' && TLS_CERT_FILE, keyPem.trim() === '' && TLS_KEY_FILE, this.#o.requireCa && !caPem?.trim() && CA_CERT_FILE].filter(
+      Boolean,
+    );
     if (absent.length > 0) {
-      this.#report({ kind: 'incomplete', message: `${this.#where} has no ${absent.join(', ')}${this.#o.requireCa && absent.includes(CA_CERT_FILE) ? ' (the caBundle is set from ca.crt)' : ''}` });
+      this.#report({
+        kind: 'incomplete',
+        message: `${this.#where} has no ${absent.join(', ')}${this.#o.requireCa && absent.includes(CA_CERT_FILE) ? ' (the caBundle is set from ca.crt)' : ''}`,
+      });
       return;
     }
-    const hash = createHash('sha256').update(`${certPem}\0${keyPem}\0${caPem ?? ''}`).digest('hex');
+    const hash = createHash('sha256')
+      .update(`${certPem}\0${keyPem}\0${caPem ?? ''}`)
+      .digest('hex');
     if (hash !== this.#offered) {
       try {
         this.#offer?.({ certPem, keyPem, ...(caPem?.trim() ? { caPem } : {}) });

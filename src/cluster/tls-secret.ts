@@ -26,7 +26,8 @@ export function parseSecretRef(text: string, defaultNamespace: string | undefine
   if (parts.length > 2 || name === undefined || !DNS1123_SUBDOMAIN.test(name)) {
     throw new ClusterError('SI_CLUSTER_CONFIG', `"${text}" is not a Secret name (NAME or NAMESPACE/NAME, lower-case DNS names)`);
   }
-  if (namespace === undefined) throw new ClusterError('SI_CLUSTER_CONFIG', `the namespace of Secret "${name}" is unknown: write NAMESPACE/${name}, or run in a pod`);
+  if (namespace === undefined)
+    throw new ClusterError('SI_CLUSTER_CONFIG', `the namespace of Secret "${name}" is unknown: write NAMESPACE/${name}, or run in a pod`);
   if (!DNS1123_LABEL.test(namespace)) throw new ClusterError('SI_CLUSTER_CONFIG', `"${namespace}" is not a namespace name`);
   return { namespace, name };
 }

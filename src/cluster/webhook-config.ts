@@ -37,8 +37,7 @@ export interface LiveWebhookConfiguration {
 }
 
 export function parseWebhookConfiguration(value: unknown, expectedName: string): LiveWebhookConfiguration {
-  const bad = (what: string) =>
-    new ClusterError('SI_CLUSTER_REQUEST', `the API returned a malformed MutatingWebhookConfiguration "${expectedName}": ${what}`);
+  const bad = (what: string) => new ClusterError('SI_CLUSTER_REQUEST', `the API returned a malformed MutatingWebhookConfiguration "${expectedName}": ${what}`);
   if (!isPlainObject(value)) throw bad('not an object');
   const metadata = getOwn(value, 'metadata');
   if (!isPlainObject(metadata)) throw bad('no metadata');
@@ -91,7 +90,6 @@ export function selectWebhooks(config: LiveWebhookConfiguration, selector: Webho
   }
   return { selected: [...config.webhooks], missing: [] };
 }
-
 
 /**
  * The patch for new caBundles. Carrying `metadata.resourceVersion` makes the apiserver refuse

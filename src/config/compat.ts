@@ -46,9 +46,14 @@ export function detectCompatibility(input: CompatibilityInput): Compatibility {
   }
   const global = input.values.global;
   if (isPlainObject(global) && isPlainObject(global.proxy)) {
-    return { mode: 'istio', source: 'detected', basis: 'values', reason: 'the values are shaped like Istio\'s (values.global.proxy is set)' };
+    return { mode: 'istio', source: 'detected', basis: 'values', reason: "the values are shaped like Istio's (values.global.proxy is set)" };
   }
-  return { mode: 'none', source: 'default', basis: 'none', reason: 'nothing in the config is Istio\'s (no istio-sidecar-injector ConfigMap, no values.global.proxy)' };
+  return {
+    mode: 'none',
+    source: 'default',
+    basis: 'none',
+    reason: "nothing in the config is Istio's (no istio-sidecar-injector ConfigMap, no values.global.proxy)",
+  };
 }
 
 /**
@@ -66,7 +71,7 @@ export function istioNativeSidecars(values: JsonObject): { value: boolean; reaso
   if (text === 'false') return { value: false, reason: 'values.pilot.env.ENABLE_NATIVE_SIDECARS is false' };
   if (text === 'true') return { value: true, reason: 'values.pilot.env.ENABLE_NATIVE_SIDECARS is true' };
   if (text === 'auto') return { value: true, reason: 'values.pilot.env.ENABLE_NATIVE_SIDECARS is auto (counted as on: Kubernetes >= 1.33 is assumed)' };
-  return { value: true, reason: 'values.pilot.env.ENABLE_NATIVE_SIDECARS is not set (Istio\'s default: on)' };
+  return { value: true, reason: "values.pilot.env.ENABLE_NATIVE_SIDECARS is not set (Istio's default: on)" };
 }
 
 /** The Helm chart's own template instead of its rendered output: `{{` at the top level. */

@@ -70,7 +70,10 @@ describe('loadConfig', () => {
     assert.equal(cfg.source.kind, 'file');
     assert.deepEqual(cfg.values, { greeting: 'hey' });
     const manifest = join(dir, 'cm.yaml');
-    await writeFile(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector}\ndata:\n  config: |\n    policy: disabled\n  values: |-\n    {"greeting": "x"}\n');
+    await writeFile(
+      manifest,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector}\ndata:\n  config: |\n    policy: disabled\n  values: |-\n    {"greeting": "x"}\n',
+    );
     const fromCm = await loadConfig(manifest);
     assert.equal(fromCm.policy, 'disabled');
     assert.deepEqual(fromCm.values, { greeting: 'x' });
@@ -89,9 +92,23 @@ describe('loadConfig', () => {
 
   it('reports a template that does not parse with the key, the file line and the template line', async () => {
     const file = join(dir, 'bad-template.yaml');
-    const text = ['policy: enabled', 'templates:', '  ok: |', '    metadata: {}', '  broken: |', '    metadata:', '      labels:', '        a: {{ .Values.x | nosuchfunc }}', ''].join('\n');
+    const text = [
+      'policy: enabled',
+      'templates:',
+      '  ok: |',
+      '    metadata: {}',
+      '  broken: |',
+      '    metadata:',
+      '      labels:',
+      '        a: {{ .Values.x | nosuchfunc }}',
+      '',
+    ].join('\n');
     await writeFile(file, text);
-    await rejects(loadConfig(file), 'SI_CONFIG_INVALID', new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:8: templates\\.broken: template: broken:3: function "nosuchfunc" not defined`));
+    await rejects(
+      loadConfig(file),
+      'SI_CONFIG_INVALID',
+      new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:8: templates\\.broken: template: broken:3: function "nosuchfunc" not defined`),
+    );
   });
 
   it('lets templates read the environment only when templateOptions.allowEnv is true', () => {
@@ -106,7 +123,7 @@ describe('loadConfig', () => {
 });
 
 describe('parseConfig with templates', () => {
-  it("replaces an empty defaultTemplates with [sidecar], as Istio does", () => {
+  it('replaces an empty defaultTemplates with [sidecar], as Istio does', () => {
     assert.deepEqual([...parseConfig('defaultTemplates: []\ntemplates:\n  sidecar: "a: 1"\n').defaultTemplates], ['sidecar']);
     const none = parseConfig('defaultTemplates: []\ntemplates:\n  other: "a: 1"\n');
     assert.deepEqual([...none.defaultTemplates], []);
@@ -116,8 +133,14 @@ describe('parseConfig with templates', () => {
   it('checks alias targets and warns when an alias hides a template', () => {
     const cfg = parseConfig('templates:\n  a: "x: 1"\n  b: "y: 2"\naliases:\n  both: [a, b]\n  a: [b]\ndefaultTemplates: [both]\n');
     assert.deepEqual({ ...cfg.aliases }, { both: ['a', 'b'], a: ['b'] });
-    assert.ok(cfg.warnings.some((w) => /aliases\.a: alias "a" hides the template of the same name/.test(w)), cfg.warnings.join('|'));
-    assert.throws(() => parseConfig('templates:\n  sidecar: "x: 1"\naliases:\n  p: [sidecr]\n'), /config:4: aliases\.p\[0\]: no template named "sidecr" \(did you mean "sidecar"\?\)/);
+    assert.ok(
+      cfg.warnings.some((w) => /aliases\.a: alias "a" hides the template of the same name/.test(w)),
+      cfg.warnings.join('|'),
+    );
+    assert.throws(
+      () => parseConfig('templates:\n  sidecar: "x: 1"\naliases:\n  p: [sidecr]\n'),
+      /config:4: aliases\.p\[0\]: no template named "sidecr" \(did you mean "sidecar"\?\)/,
+    );
   });
 
   it('rejects template names the templates annotation could never select', () => {
@@ -154,7 +177,10 @@ describe('template engine', () => {
     assert.equal(templateEngine({}), 'compiled');
     assert.equal(templateEngine({ [TEMPLATE_ENGINE_ENV]: 'compiled' }), 'compiled');
     assert.equal(templateEngine({ [TEMPLATE_ENGINE_ENV]: 'interpreter' }), 'interpreter');
-    assert.throws(() => templateEngine({ [TEMPLATE_ENGINE_ENV]: 'fast' }), (e: unknown) => e instanceof ConfigError && e.code === 'SI_CONFIG_INVALID' && /compiled \(the default\) or interpreter/.test(e.message));
+    assert.throws(
+      () => templateEngine({ [TEMPLATE_ENGINE_ENV]: 'fast' }),
+      (e: unknown) => e instanceof ConfigError && e.code === 'SI_CONFIG_INVALID' && /compiled \(the default\) or interpreter/.test(e.message),
+    );
     const config = 'policy: enabled\ntemplates:\n  t: "{{ .Values.x }}"\n';
     const compiled = parseConfig(config, 'x: 1');
     assert.equal(compiled.compiledTemplates.get('t')?.engine, 'compiled');

@@ -31,7 +31,10 @@ export function templateEngine(env: NodeJS.ProcessEnv = process.env): TemplateEn
   const value = env[TEMPLATE_ENGINE_ENV];
   if (value === undefined || value === '' || value === 'compiled') return 'compiled';
   if (value === 'interpreter') return 'interpreter';
-  throw new ConfigError('SI_CONFIG_INVALID', `${TEMPLATE_ENGINE_ENV}=${JSON.stringify(value)} is not a template engine; use compiled (the default) or interpreter`);
+  throw new ConfigError(
+    'SI_CONFIG_INVALID',
+    `${TEMPLATE_ENGINE_ENV}=${JSON.stringify(value)} is not a template engine; use compiled (the default) or interpreter`,
+  );
 }
 
 /**
@@ -60,7 +63,10 @@ export async function loadConfig(given: string, options: LoadOptions = {}): Prom
     const dir = await realpath(join(path, '..data')).catch(() => path);
     const configName = await oneOf(dir, path, 'config', CONFIG_NAMES);
     if (configName === undefined) {
-      throw new ConfigError('SI_CONFIG_READ', `${path} is a directory without a config file; --config DIR takes a directory holding ${CONFIG_NAMES.join(', ')} (and ${VALUES_NAMES.join(', ')}), or one YAML file`);
+      throw new ConfigError(
+        'SI_CONFIG_READ',
+        `${path} is a directory without a config file; --config DIR takes a directory holding ${CONFIG_NAMES.join(', ')} (and ${VALUES_NAMES.join(', ')}), or one YAML file`,
+      );
     }
     const valuesName = await oneOf(dir, path, 'values', VALUES_NAMES);
     const meshName = await oneOf(dir, path, 'mesh config', MESH_NAMES);
@@ -73,12 +79,19 @@ export async function loadConfig(given: string, options: LoadOptions = {}): Prom
     const source: ConfigSource = { kind: 'directory', path, files };
     const loaded = buildConfig({ config, configFile, values, valuesFile, mesh }, source, { ...options, compile: compileWithEngine });
     if (values !== undefined) return loaded;
-    return Object.freeze({ ...loaded, warnings: Object.freeze([...loaded.warnings, `${path}: no values file (${VALUES_NAMES.join(', ')}); .Values is empty`]) as string[] });
+    return Object.freeze({
+      ...loaded,
+      warnings: Object.freeze([...loaded.warnings, `${path}: no values file (${VALUES_NAMES.join(', ')}); .Values is empty`]) as string[],
+    });
   }
   if (!info.isFile()) throw new ConfigError('SI_CONFIG_READ', `${path} is not a regular file or a directory; --config takes a directory or a YAML file`);
   const text = (await readText(path, path, undefined)) as string;
   const selected = selectConfigDocument(text, path, pick);
-  return buildConfig({ config: selected.text, configFile: selected.name, mesh: selected.mesh }, { kind: 'file', path, files: [path] }, { ...options, compile: compileWithEngine });
+  return buildConfig(
+    { config: selected.text, configFile: selected.name, mesh: selected.mesh },
+    { kind: 'file', path, files: [path] },
+    { ...options, compile: compileWithEngine },
+  );
 }
 
 /**
@@ -87,7 +100,11 @@ export async function loadConfig(given: string, options: LoadOptions = {}): Prom
  */
 export function parseConfig(configText: string, valuesText?: string, name = 'config', options: LoadOptions = {}): LoadedConfig {
   const valuesFile = name === 'config' ? 'values' : `${name} (values)`;
-  return buildConfig({ config: configText, configFile: name, values: valuesText, valuesFile }, { kind: 'text', path: name, files: [] }, { ...options, compile: compileWithEngine });
+  return buildConfig(
+    { config: configText, configFile: name, values: valuesText, valuesFile },
+    { kind: 'text', path: name, files: [] },
+    { ...options, compile: compileWithEngine },
+  );
 }
 
 let cachedDefault: LoadedConfig | undefined;
@@ -105,7 +122,11 @@ export function defaultConfig(options: LoadOptions = {}): LoadedConfig {
     config = readPackageFile('defaults/config.yaml');
     values = readPackageFile('defaults/values.yaml');
   } catch (err) {
-    throw new ConfigError('SI_CONFIG_READ', `the built-in default config is missing from the package (${packageFilePath('defaults/config.yaml')}): ${errText(err)}; reinstall the package`, { cause: err });
+    throw new ConfigError(
+      'SI_CONFIG_READ',
+      `the built-in default config is missing from the package (${packageFilePath('defaults/config.yaml')}): ${errText(err)}; reinstall the package`,
+      { cause: err },
+    );
   }
   const files = [packageFilePath('defaults/config.yaml'), packageFilePath('defaults/values.yaml')];
   const built = buildConfig(

@@ -6,12 +6,16 @@ import { buildConfig, type ConfigTexts } from './parse.js';
 
 /** Configs without templates: the decision layer and validation need no template engine. */
 function build(texts: Partial<ConfigTexts> & { config: string }, invalidSelectors?: 'error' | 'skip') {
-  return buildConfig({ configFile: 'cfg.yaml', ...texts }, { kind: 'text', files: [] }, {
-    invalidSelectors,
-    compile: () => () => {
-      throw new Error('no templates in these tests');
+  return buildConfig(
+    { configFile: 'cfg.yaml', ...texts },
+    { kind: 'text', files: [] },
+    {
+      invalidSelectors,
+      compile: () => () => {
+        throw new Error('no templates in these tests');
+      },
     },
-  });
+  );
 }
 
 function configError(fn: () => unknown): ConfigError {
@@ -45,13 +49,25 @@ describe('config: Istio layout and defaults', () => {
     assert.deepEqual({ ...cfg.injectedAnnotations }, {});
     assert.deepEqual(cfg.values, { global: { hub: 'docker.io/istio', proxy: { statusPort: 15020 } }, revision: '' });
     assert.deepEqual(cfg.defaultTemplates, []);
-    assert.ok(cfg.warnings.some((w) => /legacy "template" key is ignored/.test(w)), cfg.warnings.join('|'));
+    assert.ok(
+      cfg.warnings.some((w) => /legacy "template" key is ignored/.test(w)),
+      cfg.warnings.join('|'),
+    );
   });
 
   it('fills our defaults: Istio keys, Istio ignored namespaces, env off, policy enabled', () => {
     const cfg = build({ config: 'neverInjectSelector: []' });
     assert.equal(cfg.policy, 'enabled');
-    assert.deepEqual({ ...cfg.injectionKeys }, { inject: 'sidecar.istio.io/inject', status: 'sidecar.istio.io/status', templates: 'inject.istio.io/templates', namespaceLabel: 'istio-injection', revisionLabel: 'istio.io/rev' });
+    assert.deepEqual(
+      { ...cfg.injectionKeys },
+      {
+        inject: 'sidecar.istio.io/inject',
+        status: 'sidecar.istio.io/status',
+        templates: 'inject.istio.io/templates',
+        namespaceLabel: 'istio-injection',
+        revisionLabel: 'istio.io/rev',
+      },
+    );
     assert.deepEqual([...cfg.ignoredNamespaces], ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage']);
     assert.equal(cfg.templateOptions.allowEnv, false);
     assert.equal(cfg.nativeSidecars, false);
@@ -70,13 +86,16 @@ describe('config: Istio layout and defaults', () => {
     assert.equal(cm.policy, 'disabled');
     assert.deepEqual(cm.values, { a: 1 });
     assert.deepEqual(build({ config: 'policy: enabled\nvalues:\n  a: 1\n' }).values, { a: 1 });
-    assert.deepEqual(build({ config: "values: '{\"a\": 1}'" }).values, { a: 1 });
+    assert.deepEqual(build({ config: 'values: \'{"a": 1}\'' }).values, { a: 1 });
   });
 
   it('hashes content, not layout: the same config as directory, single file or ConfigMap hashes equal', () => {
     const a = build({ config: 'policy: enabled\nneverInjectSelector: [{matchLabels: {a: b}}]', values: '{"x": {"p": 1, "z": [1, 2]}}' });
     const b = build({ config: 'neverInjectSelector:\n- matchLabels:\n    a: b\nvalues:\n  x: {z: [1, 2], p: 1}\n' });
-    const c = build({ config: 'kind: ConfigMap\ndata:\n  config: |\n    policy: enabled\n    neverInjectSelector: [{matchLabels: {a: b}}]\n  values: |\n    {"x": {"p": 1, "z": [1,2]}}\n' });
+    const c = build({
+      config:
+        'kind: ConfigMap\ndata:\n  config: |\n    policy: enabled\n    neverInjectSelector: [{matchLabels: {a: b}}]\n  values: |\n    {"x": {"p": 1, "z": [1,2]}}\n',
+    });
     assert.match(a.hash, /^[0-9a-f]{64}$/);
     assert.equal(a.hash, b.hash);
     assert.equal(a.hash, c.hash);
@@ -110,34 +129,63 @@ describe('config: validation errors name the file, line and key path', () => {
     const err = configError(() => build({ config: 'policy: enabled\nneverInjectSelectors: []\n' }));
     assert.equal(err.code, 'SI_CONFIG_INVALID');
     assert.match(err.message, /^cfg\.yaml:2: neverInjectSelectors: unknown key "neverInjectSelectors" \(did you mean "neverInjectSelector"\?\)/);
-    assert.match(configError(() => build({ config: 'injectionKeys: {injct: x}' })).message, /injectionKeys\.injct: unknown key "injct" \(did you mean "inject"\?\)/);
+    assert.match(
+      configError(() => build({ config: 'injectionKeys: {injct: x}' })).message,
+      /injectionKeys\.injct: unknown key "injct" \(did you mean "inject"\?\)/,
+    );
     assert.match(configError(() => build({ config: 'templateOptions: {allowenv: true}' })).message, /did you mean "allowEnv"/);
   });
 
   it('reports every problem at once, each with its line', () => {
     const err = configError(() =>
       build({
-        config: ['policy: enabled', 'defaultTemplates: [sidecar]', 'neverInjectSelector:', '- matchLabels: {a: b}', '- matchExpressions:', '  - {key: a, operator: Exist}', 'injectedAnnotations: {a: 1}'].join('\n'),
+        config: [
+          'policy: enabled',
+          'defaultTemplates: [sidecar]',
+          'neverInjectSelector:',
+          '- matchLabels: {a: b}',
+          '- matchExpressions:',
+          '  - {key: a, operator: Exist}',
+          'injectedAnnotations: {a: 1}',
+        ].join('\n'),
       }),
     );
     assert.match(err.message, /3 problems/);
     assert.match(err.message, /cfg\.yaml:2: defaultTemplates\[0\]: no template or alias named "sidecar"/);
-    assert.match(err.message, /cfg\.yaml:6: neverInjectSelector\[1\]\.matchExpressions\[0\]\.operator: "Exist" is not a valid operator \(did you mean "Exists"\?\)/);
+    assert.match(
+      err.message,
+      /cfg\.yaml:6: neverInjectSelector\[1\]\.matchExpressions\[0\]\.operator: "Exist" is not a valid operator \(did you mean "Exists"\?\)/,
+    );
     assert.match(err.message, /cfg\.yaml:7: injectedAnnotations\.a: the annotation value must be a string, got a number \(1\); quote/);
     const issues = (err.details as { issues: { path: string; line: number }[] }).issues;
-    assert.deepEqual(issues.map((i) => i.line), [2, 6, 7]);
+    assert.deepEqual(
+      issues.map((i) => i.line),
+      [2, 6, 7],
+    );
   });
 
   it('skips invalid selectors with a warning in Istio mode', () => {
     const cfg = build({ config: 'alwaysInjectSelector:\n- matchExpressions: [{key: a, operator: In, values: []}]\n- {}\n' }, 'skip');
     assert.equal(cfg.compiledSelectors.always[0].state, 'invalid');
-    assert.ok(cfg.warnings.some((w) => /alwaysInjectSelector\[0\]\.matchExpressions\[0\]\.values: operator In needs at least one value; this selector is skipped/.test(w)), cfg.warnings.join('|'));
+    assert.ok(
+      cfg.warnings.some((w) =>
+        /alwaysInjectSelector\[0\]\.matchExpressions\[0\]\.values: operator In needs at least one value; this selector is skipped/.test(w),
+      ),
+      cfg.warnings.join('|'),
+    );
     assert.ok(cfg.warnings.some((w) => /alwaysInjectSelector\[1\]: empty selector is ignored/.test(w)));
   });
 
   it('accepts any policy but warns that a non enabled/disabled one turns injection off', () => {
-    assert.ok(build({ config: 'policy: Enabled' }).warnings.some((w) => /cfg\.yaml:1: policy: "Enabled" is not "enabled" or "disabled".*did you mean "enabled"/.test(w)));
-    assert.match(configError(() => build({ config: 'policy: on' })).message, /policy: must be "enabled" or "disabled", got a boolean \(true\); quote the value/);
+    assert.ok(
+      build({ config: 'policy: Enabled' }).warnings.some((w) =>
+        /cfg\.yaml:1: policy: "Enabled" is not "enabled" or "disabled".*did you mean "enabled"/.test(w),
+      ),
+    );
+    assert.match(
+      configError(() => build({ config: 'policy: on' })).message,
+      /policy: must be "enabled" or "disabled", got a boolean \(true\); quote the value/,
+    );
   });
 
   it('checks aliases and template references', () => {
@@ -149,9 +197,15 @@ describe('config: validation errors name the file, line and key path', () => {
 
   it('checks renamed keys and injected annotation keys', () => {
     assert.match(configError(() => build({ config: 'injectionKeys: {inject: "Bad Key"}' })).message, /injectionKeys\.inject: invalid key/);
-    assert.match(configError(() => build({ config: 'injectionKeys: {status: sidecar.istio.io/inject}' })).message, /injectionKeys\.status: must differ from injectionKeys\.inject/);
+    assert.match(
+      configError(() => build({ config: 'injectionKeys: {status: sidecar.istio.io/inject}' })).message,
+      /injectionKeys\.status: must differ from injectionKeys\.inject/,
+    );
     assert.match(configError(() => build({ config: 'injectedAnnotations: {"a/b/c": x}' })).message, /injectedAnnotations\["a\/b\/c"\]: invalid annotation key/);
-    assert.match(configError(() => build({ config: 'ignoredNamespaces: [Kube_System]' })).message, /ignoredNamespaces\[0\]: namespace "Kube_System" must be lowercase/);
+    assert.match(
+      configError(() => build({ config: 'ignoredNamespaces: [Kube_System]' })).message,
+      /ignoredNamespaces\[0\]: namespace "Kube_System" must be lowercase/,
+    );
   });
 
   it('rejects bad YAML, empty or non-map configs and bad values', () => {
@@ -161,12 +215,20 @@ describe('config: validation errors name the file, line and key path', () => {
     assert.match(configError(() => build({ config: '- a' })).message, /must be a map of keys/);
     assert.match(configError(() => build({ config: 'policy: enabled', values: '', valuesFile: 'vals' })).message, /^vals: the values document is empty/);
     assert.match(configError(() => build({ config: 'policy: enabled', values: '[1]', valuesFile: 'vals' })).message, /^vals:1: values must be a map/);
-    assert.match(configError(() => build({ config: 'policy: enabled', values: 'a:\n  b: .inf\n', valuesFile: 'vals' })).message, /^vals:2: a\.b: Infinity is not a JSON number/);
+    assert.match(
+      configError(() => build({ config: 'policy: enabled', values: 'a:\n  b: .inf\n', valuesFile: 'vals' })).message,
+      /^vals:2: a\.b: Infinity is not a JSON number/,
+    );
     assert.match(configError(() => build({ config: 'values: {a: 1}', values: '{}', valuesFile: 'vals' })).message, /values are given twice/);
   });
 
   it('caps YAML aliases (billion laughs)', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]'].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
     assert.match(configError(() => build({ config: 'policy: enabled', values: bomb, valuesFile: 'vals' })).message, /vals: .*(alias|resource exhaustion)/i);
   });
 

@@ -85,7 +85,12 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
   let values: JsonObject = {};
   const inline = root.values;
   if (texts.values !== undefined && inline !== undefined) {
-    errors.push({ file: texts.configFile, path: 'values', line: configDoc.lineOf(['values']), message: `values are given twice (here and in ${texts.valuesFile ?? 'the values file'}); keep one` });
+    errors.push({
+      file: texts.configFile,
+      path: 'values',
+      line: configDoc.lineOf(['values']),
+      message: `values are given twice (here and in ${texts.valuesFile ?? 'the values file'}); keep one`,
+    });
   } else if (texts.values !== undefined) {
     const file = texts.valuesFile ?? 'values';
     const parsed = parseValues(texts.values, file);
@@ -104,7 +109,11 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
   if (options.revision !== undefined && options.revision !== '') {
     const given = values.revision;
     if (typeof given === 'string' && given !== '' && given !== options.revision) {
-      errors.push({ file: texts.valuesFile ?? texts.configFile, path: 'revision', message: `values.revision is "${given}" but this injector serves revision "${options.revision}" (--revision): make them agree, or drop one` });
+      errors.push({
+        file: texts.valuesFile ?? texts.configFile,
+        path: 'revision',
+        message: `values.revision is "${given}" but this injector serves revision "${options.revision}" (--revision): make them agree, or drop one`,
+      });
     } else {
       values = { ...values, revision: options.revision };
     }
@@ -153,7 +162,13 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
 /** The data key of the tutorial's ConfigMap (sidecar-injector-webhook-configmap). */
 export const TUTORIAL_CONFIG_KEY = 'sidecarconfig.yaml';
 
-function fromConfigMap(root: Record<string, unknown>, data: Record<string, unknown>, texts: ConfigTexts, source: ConfigSource, options: BuildOptions): LoadedConfig {
+function fromConfigMap(
+  root: Record<string, unknown>,
+  data: Record<string, unknown>,
+  texts: ConfigTexts,
+  source: ConfigSource,
+  options: BuildOptions,
+): LoadedConfig {
   const file = texts.configFile;
   // The tutorial's ConfigMap holds its sidecar under sidecarconfig.yaml: the static form.
   if (data.config === undefined && typeof data[TUTORIAL_CONFIG_KEY] === 'string') {
@@ -167,7 +182,11 @@ function fromConfigMap(root: Record<string, unknown>, data: Record<string, unkno
     throw invalid([{ file, path: 'data.values', message: `must be a string holding JSON or YAML, got ${describeValue(values)}` }]);
   }
   const name = isPlainObject(root.metadata) && typeof root.metadata.name === 'string' ? root.metadata.name : undefined;
-  return build({ config: data.config, configFile: `${file} (data.config)`, values, valuesFile: `${file} (data.values)`, configMapName: name, mesh: texts.mesh }, source, options);
+  return build(
+    { config: data.config, configFile: `${file} (data.config)`, values, valuesFile: `${file} (data.values)`, configMapName: name, mesh: texts.mesh },
+    source,
+    options,
+  );
 }
 
 function parseYamlOrThrow(text: string, file: string, what: string): ParsedYaml {
@@ -250,7 +269,9 @@ function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(obj[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';

@@ -69,7 +69,10 @@ export function selectConfigDocument(text: string, file: string, pick?: string):
   } else if (injectors.length === 1) {
     chosen = injectors[0];
   } else if (injectors.length === 0) {
-    throw new ConfigError('SI_CONFIG_INVALID', `${file} holds ${found.length} objects and no injector config (a ConfigMap with data.config, such as istio-sidecar-injector); found ${describe(found)}`);
+    throw new ConfigError(
+      'SI_CONFIG_INVALID',
+      `${file} holds ${found.length} objects and no injector config (a ConfigMap with data.config, such as istio-sidecar-injector); found ${describe(found)}`,
+    );
   } else {
     throw new ConfigError(
       'SI_CONFIG_INVALID',

@@ -10,7 +10,8 @@ const matches = (s: LabelSelector, l: Record<string, string>) => selectorMatches
 
 describe('Kubernetes label syntax', () => {
   it('accepts prefixed and plain keys, rejects the classic mistakes', () => {
-    for (const ok of ['app', 'sidecar.istio.io/inject', 'a_b.c-d', 'A1', 'x'.repeat(63), `${'a'.repeat(253)}/n`]) assert.equal(qualifiedNameError(ok), undefined, ok);
+    for (const ok of ['app', 'sidecar.istio.io/inject', 'a_b.c-d', 'A1', 'x'.repeat(63), `${'a'.repeat(253)}/n`])
+      assert.equal(qualifiedNameError(ok), undefined, ok);
     for (const bad of ['', '-app', 'app-', 'a/b/c', '/app', 'Example.com/app', 'example.com/', 'has space', 'x'.repeat(64), `${'a'.repeat(254)}/n`]) {
       assert.ok(qualifiedNameError(bad), bad);
     }
@@ -61,7 +62,13 @@ describe('selector matching', () => {
   });
 
   it('prints the Kubernetes string form, sorted by key', () => {
-    const c = compileSelector({ matchLabels: { z: '1' }, matchExpressions: [{ key: 'a', operator: 'NotIn', values: ['y', 'x'] }, { key: 'm', operator: 'DoesNotExist' }] });
+    const c = compileSelector({
+      matchLabels: { z: '1' },
+      matchExpressions: [
+        { key: 'a', operator: 'NotIn', values: ['y', 'x'] },
+        { key: 'm', operator: 'DoesNotExist' },
+      ],
+    });
     assert.equal(c.text, 'a notin (x,y),!m,z=1');
   });
 

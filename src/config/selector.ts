@@ -110,9 +110,13 @@ function parseRequirement(raw: unknown, path: string, issues: ConfigIssue[]): La
     if (!REQUIREMENT_KEYS.includes(key)) issues.push({ path: joinPath(path, key), message: unknownKeyMessage(key, REQUIREMENT_KEYS) });
   }
   const { key, operator, values } = raw;
-  if (typeof key !== 'string') issues.push({ path: joinPath(path, 'key'), message: `key is required and must be a string, got ${describeValue(key)}${quoteHint(key)}` });
+  if (typeof key !== 'string')
+    issues.push({ path: joinPath(path, 'key'), message: `key is required and must be a string, got ${describeValue(key)}${quoteHint(key)}` });
   if (typeof operator !== 'string') {
-    issues.push({ path: joinPath(path, 'operator'), message: `operator is required and must be one of ${SELECTOR_OPERATORS.join(', ')}, got ${describeValue(operator)}` });
+    issues.push({
+      path: joinPath(path, 'operator'),
+      message: `operator is required and must be one of ${SELECTOR_OPERATORS.join(', ')}, got ${describeValue(operator)}`,
+    });
   }
   let vals: string[] | undefined;
   if (values !== undefined && values !== null) {

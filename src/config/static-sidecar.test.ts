@@ -53,7 +53,13 @@ describe('static sidecar config (the tutorial form)', () => {
     assert.equal(r.kind, 'injected');
     if (r.kind !== 'injected') return;
     const spec = r.pod.spec as { containers: unknown[]; volumes: unknown[] };
-    assert.deepEqual(spec.containers[1], { name: 'sidecar-nginx', image: 'nginx:1.12.2', imagePullPolicy: 'IfNotPresent', ports: [{ containerPort: 80 }], volumeMounts: [{ name: 'nginx-conf', mountPath: '/etc/nginx' }] });
+    assert.deepEqual(spec.containers[1], {
+      name: 'sidecar-nginx',
+      image: 'nginx:1.12.2',
+      imagePullPolicy: 'IfNotPresent',
+      ports: [{ containerPort: 80 }],
+      volumeMounts: [{ name: 'nginx-conf', mountPath: '/etc/nginx' }],
+    });
     assert.deepEqual(spec.volumes, [{ name: 'nginx-conf', configMap: { name: 'nginx-configmap' } }]);
   });
 
@@ -65,7 +71,8 @@ describe('static sidecar config (the tutorial form)', () => {
       assert.equal(r.kind, 'injected', v);
       if (r.kind === 'injected') assert.deepEqual(r.status.templates, ['nginx']);
     }
-    for (const v of ['no', 'false', 'maybe']) assert.equal(injectPod(pod({ [INJECT]: v }), { namespace: 'default', mode: 'webhook' }, config).kind, 'skipped', v);
+    for (const v of ['no', 'false', 'maybe'])
+      assert.equal(injectPod(pod({ [INJECT]: v }), { namespace: 'default', mode: 'webhook' }, config).kind, 'skipped', v);
     assert.equal(injectPod(pod(), { namespace: 'default', mode: 'webhook' }, config).kind, 'skipped');
   });
 
@@ -84,7 +91,9 @@ describe('static sidecar config (the tutorial form)', () => {
   });
 
   it('initContainers and imagePullSecrets; a "{{" in the sidecar stays literal', () => {
-    const config = parseConfig(`initContainers:\n- name: init\n  image: busybox\n  command: ["sh", "-c", "echo {{ not a template }}"]\nimagePullSecrets:\n- name: regcred\ncontainers:\n- name: s\n  image: x\n`);
+    const config = parseConfig(
+      `initContainers:\n- name: init\n  image: busybox\n  command: ["sh", "-c", "echo {{ not a template }}"]\nimagePullSecrets:\n- name: regcred\ncontainers:\n- name: s\n  image: x\n`,
+    );
     const r = injectPod(pod(), { namespace: 'default', mode: 'manual' }, config);
     assert.equal(r.kind, 'injected');
     if (r.kind !== 'injected') return;
@@ -97,14 +106,23 @@ describe('static sidecar config (the tutorial form)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'si-static-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const file = join(dir, 'configmap.yaml');
-    await writeFile(file, stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sidecar-injector-webhook-configmap' }, data: { 'sidecarconfig.yaml': TUTORIAL } }, { blockQuote: 'literal' }));
+    await writeFile(
+      file,
+      stringify(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sidecar-injector-webhook-configmap' }, data: { 'sidecarconfig.yaml': TUTORIAL } },
+        { blockQuote: 'literal' },
+      ),
+    );
     const config = await loadConfig(file);
     assert.deepEqual(Object.keys(config.templates), ['sidecar']);
   });
 
   it('precise errors: keys of the other form, bad items, a name clash', () => {
     const fails = (text: string, re: RegExp) => assert.throws(() => parseConfig(text), re);
-    fails('spec:\n  containers: []\n', /unknown key "spec": "spec" is part of a pod overlay: put the overlay in a template .* or for a plain sidecar write containers:\/volumes: at the top level/);
+    fails(
+      'spec:\n  containers: []\n',
+      /unknown key "spec": "spec" is part of a pod overlay: put the overlay in a template .* or for a plain sidecar write containers:\/volumes: at the top level/,
+    );
     fails('image: nginx\n', /unknown key "image": "image" is a container field: put it under containers:/);
     fails('sidecarconfig.yaml: |\n  containers: []\n', /"sidecarconfig\.yaml" is the key of the tutorial's ConfigMap/);
     fails('annotations:\n  a: b\n', /use|injectedAnnotations/);
@@ -122,6 +140,9 @@ describe('the tutorial config and policy mode', () => {
   it('policy refuses a config with injectionValues instead of compiling match conditions that would differ from the webhook', async () => {
     const { compilePolicy } = await import('../policy/compile.js');
     const config = await loadConfig(new URL('../../examples/nginx-sidecar/config.yaml', import.meta.url).pathname);
-    assert.throws(() => compilePolicy(config, { name: 'nginx' }), (err: Error & { code?: string }) => err.code === 'SI_POLICY_UNSUPPORTED' && /injectionValues/.test(err.message));
+    assert.throws(
+      () => compilePolicy(config, { name: 'nginx' }),
+      (err: Error & { code?: string }) => err.code === 'SI_POLICY_UNSUPPORTED' && /injectionValues/.test(err.message),
+    );
   });
 });

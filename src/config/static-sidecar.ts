@@ -31,12 +31,17 @@ export function readStaticSidecar(root: Record<string, unknown>, errors: ConfigI
   const present = STATIC_SIDECAR_KEYS.filter((k) => root[k] !== undefined && root[k] !== null);
   const rawName = root[STATIC_NAME_KEY];
   if (present.length === 0) {
-    if (rawName !== undefined) errors.push({ path: STATIC_NAME_KEY, message: `"name" names a static sidecar (containers:, volumes: at the top level); this config has none. Templates are named by their key under "templates"` });
+    if (rawName !== undefined)
+      errors.push({
+        path: STATIC_NAME_KEY,
+        message: `"name" names a static sidecar (containers:, volumes: at the top level); this config has none. Templates are named by their key under "templates"`,
+      });
     return undefined;
   }
   let name = DEFAULT_STATIC_NAME;
   if (typeof rawName === 'string' && rawName.trim() !== '' && !rawName.includes(',')) name = rawName;
-  else if (rawName !== undefined) errors.push({ path: STATIC_NAME_KEY, message: `must be a template name (a non-empty string without ","), got ${describeValue(rawName)}` });
+  else if (rawName !== undefined)
+    errors.push({ path: STATIC_NAME_KEY, message: `must be a template name (a non-empty string without ","), got ${describeValue(rawName)}` });
   const spec: Record<string, unknown> = {};
   for (const key of present) {
     const list = root[key];
@@ -45,8 +50,13 @@ export function readStaticSidecar(root: Record<string, unknown>, errors: ConfigI
       continue;
     }
     list.forEach((item: unknown, i) => {
-      if (!isPlainObject(item)) errors.push({ path: joinPath(key, i), message: `must be a map (a ${key === 'imagePullSecrets' ? 'LocalObjectReference' : key.replace(/s$/, '')}), got ${describeValue(item)}` });
-      else if (typeof item.name !== 'string' || item.name === '') errors.push({ path: joinPath(key, i), message: 'needs a name (items are merged into the pod by name)' });
+      if (!isPlainObject(item))
+        errors.push({
+          path: joinPath(key, i),
+          message: `must be a map (a ${key === 'imagePullSecrets' ? 'LocalObjectReference' : key.replace(/s$/, '')}), got ${describeValue(item)}`,
+        });
+      else if (typeof item.name !== 'string' || item.name === '')
+        errors.push({ path: joinPath(key, i), message: 'needs a name (items are merged into the pod by name)' });
     });
     spec[key] = list;
   }

@@ -61,7 +61,10 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
   const templates = readStringMap(root.templates, 'templates', 'the template text', errors);
   if (staticSidecar !== undefined) {
     if (Object.hasOwn(templates, staticSidecar.name)) {
-      errors.push({ path: STATIC_NAME_KEY, message: `the static sidecar's name "${staticSidecar.name}" is also a key under templates; give one of them another name` });
+      errors.push({
+        path: STATIC_NAME_KEY,
+        message: `the static sidecar's name "${staticSidecar.name}" is also a key under templates; give one of them another name`,
+      });
     } else {
       templates[staticSidecar.name] = staticSidecar.template;
     }
@@ -81,7 +84,10 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
   if (Object.keys(templates).length === 0) {
     warnings.push(
       Object.hasOwn(root, LEGACY_TEMPLATE_KEY)
-        ? { path: LEGACY_TEMPLATE_KEY, message: 'the legacy "template" key is ignored (as istiod does); put templates under "templates" and name them in defaultTemplates' }
+        ? {
+            path: LEGACY_TEMPLATE_KEY,
+            message: 'the legacy "template" key is ignored (as istiod does); put templates under "templates" and name them in defaultTemplates',
+          }
         : { path: 'templates', message: 'no templates are defined, so injection adds nothing but the status annotation' },
     );
   }
@@ -129,7 +135,7 @@ function readPolicy(raw: unknown, errors: ConfigIssue[], warnings: ConfigIssue[]
   // Absent: we default to enabled (Istio's chart always writes the key; Istio's loader would leave it "").
   if (raw === undefined) return POLICY_ENABLED;
   if (raw === null) {
-    warnings.push({ path: 'policy', message: 'policy is empty, so no pod gets a sidecar (Istio\'s rule); set policy: enabled or disabled' });
+    warnings.push({ path: 'policy', message: "policy is empty, so no pod gets a sidecar (Istio's rule); set policy: enabled or disabled" });
     return '';
   }
   if (typeof raw !== 'string') {
@@ -225,7 +231,10 @@ function readDefaultTemplates(
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) {
     if (Object.hasOwn(templates, 'sidecar') || Object.hasOwn(aliases, 'sidecar')) return ['sidecar'];
     if (Object.keys(templates).length > 0) {
-      warnings.push({ path: 'defaultTemplates', message: 'empty and there is no "sidecar" template, so pods without the templates annotation get nothing injected' });
+      warnings.push({
+        path: 'defaultTemplates',
+        message: 'empty and there is no "sidecar" template, so pods without the templates annotation get nothing injected',
+      });
     }
     return [];
   }
@@ -234,7 +243,10 @@ function readDefaultTemplates(
   list.forEach((name, i) => {
     if (Object.hasOwn(templates, name) || Object.hasOwn(aliases, name)) return;
     const guess = closest(name, known);
-    errors.push({ path: joinPath('defaultTemplates', i), message: `no template or alias named "${name}"${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}` });
+    errors.push({
+      path: joinPath('defaultTemplates', i),
+      message: `no template or alias named "${name}"${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}`,
+    });
   });
   return list;
 }
@@ -335,7 +347,10 @@ function readCompatibility(raw: unknown, errors: ConfigIssue[]): CompatibilityMo
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === 'string' && (COMPATIBILITY_MODES as readonly string[]).includes(raw)) return raw as CompatibilityMode;
   const guess = typeof raw === 'string' ? closest(raw, COMPATIBILITY_MODES) : undefined;
-  errors.push({ path: 'compatibility', message: `must be ${COMPATIBILITY_MODES.map((m) => `"${m}"`).join(' or ')} (leave it out to detect Istio's config), got ${typeof raw === 'string' ? `"${raw}"` : describeValue(raw)}${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}` });
+  errors.push({
+    path: 'compatibility',
+    message: `must be ${COMPATIBILITY_MODES.map((m) => `"${m}"`).join(' or ')} (leave it out to detect Istio's config), got ${typeof raw === 'string' ? `"${raw}"` : describeValue(raw)}${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}`,
+  });
   return undefined;
 }
 
@@ -386,6 +401,9 @@ const MISSING_KEY_MODES = ['default', 'zero', 'error'] as const;
 function readMissingKey(raw: unknown, path: string, errors: ConfigIssue[]): TemplateOptions['missingKey'] {
   if (raw === undefined || raw === null) return 'default';
   if (typeof raw === 'string' && (MISSING_KEY_MODES as readonly string[]).includes(raw)) return raw as TemplateOptions['missingKey'];
-  errors.push({ path, message: `must be ${MISSING_KEY_MODES.map((m) => `"${m}"`).join(', ')} (Go's missingkey option), got ${typeof raw === 'string' ? `"${raw}"` : describeValue(raw)}` });
+  errors.push({
+    path,
+    message: `must be ${MISSING_KEY_MODES.map((m) => `"${m}"`).join(', ')} (Go's missingkey option), got ${typeof raw === 'string' ? `"${raw}"` : describeValue(raw)}`,
+  });
   return 'default';
 }

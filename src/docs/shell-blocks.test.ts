@@ -17,7 +17,12 @@ const block = (text: string, extra: Partial<ShellBlock> = {}): ShellBlock => ({ 
 
 describe('the sandbox', { skip }, () => {
   test('a failing command fails its block (set -e, pipefail); later blocks still run and see earlier files', () => {
-    const [a, b, c, d] = runBlocks([block('echo hi > f\nfalse\necho never'), block('cat f | grep -q hi'), block('grep nothing f | cat'), block('sidecar-injector --version')]);
+    const [a, b, c, d] = runBlocks([
+      block('echo hi > f\nfalse\necho never'),
+      block('cat f | grep -q hi'),
+      block('grep nothing f | cat'),
+      block('sidecar-injector --version'),
+    ]);
     assert.equal(a!.code, 1);
     assert.equal(b!.code, 0, b!.output);
     assert.equal(c!.code, 1, 'pipefail');
@@ -26,20 +31,42 @@ describe('the sandbox', { skip }, () => {
   });
 
   test('only loopback: the internet is out of reach', () => {
-    const [r] = runBlocks([block('node -e "require(\'dns\').lookup(\'registry.npmjs.org\', (e) => process.exit(e ? 3 : 0))"')]);
+    const [r] = runBlocks([block("node -e \"require('dns').lookup('registry.npmjs.org', (e) => process.exit(e ? 3 : 0))\"")]);
     assert.equal(r!.code, 3, r!.output);
   });
 
   test('a block that keeps running serves the blocks after it, and is stopped at the end', () => {
-    const [, r] = runBlocks([block('node -e "require(\'http\').createServer((q, s) => s.end(\'up\')).listen(9443)"', { keepsRunning: true }), block('curl -s http://127.0.0.1:9443/ | grep -qx up')]);
+    const [, r] = runBlocks([
+      block("node -e \"require('http').createServer((q, s) => s.end('up')).listen(9443)\"", { keepsRunning: true }),
+      block('curl -s http://127.0.0.1:9443/ | grep -qx up'),
+    ]);
     assert.equal(r!.code, 0, r!.output);
   });
 });
 
 test('the extractor reads fences and markers; an unknown need is refused', () => {
-  const md = ['text', '```sh', '# needs: a cluster', 'kubectl get pods', '```', '```yaml', 'a: 1', '```', '```bash', '# keeps running (Ctrl-C)', 'x', '```'].join('\n');
+  const md = [
+    'text',
+    '```sh',
+    '# needs: a cluster',
+    'kubectl get pods',
+    '```',
+    '```yaml',
+    'a: 1',
+    '```',
+    '```bash',
+    '# keeps running (Ctrl-C)',
+    'x',
+    '```',
+  ].join('\n');
   const blocks = shellBlocks('x.md', md);
-  assert.deepEqual(blocks.map((b) => [b.line, b.needs, b.keepsRunning]), [[2, 'a cluster', false], [9, undefined, true]]);
+  assert.deepEqual(
+    blocks.map((b) => [b.line, b.needs, b.keepsRunning]),
+    [
+      [2, 'a cluster', false],
+      [9, undefined, true],
+    ],
+  );
   assert.throws(() => shellBlocks('x.md', '```sh\n# needs: a miracle\n```'), /x.md:2: "# needs: a miracle" is none of/);
 });
 

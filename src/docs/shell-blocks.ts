@@ -51,7 +51,9 @@ export function docFiles(): string[] {
   const examples = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(ROOT, 'examples', d.name, 'README.md')))
     .map((d) => `examples/${d.name}/README.md`);
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   return ['README.md', ...docs.sort(), ...examples.sort()];
 }
 
@@ -68,7 +70,8 @@ export function shellBlocks(file: string, markdown = readFileSync(join(ROOT, fil
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
     const first = body[0] ?? '';
     const need = /^# needs: (.*)$/.exec(first)?.[1];
-    const known = need === undefined ? undefined : (Object.keys(NEEDS) as Need[]).find((n) => need === n || need.startsWith(`${n},`) || need.startsWith(`${n} `));
+    const known =
+      need === undefined ? undefined : (Object.keys(NEEDS) as Need[]).find((n) => need === n || need.startsWith(`${n},`) || need.startsWith(`${n} `));
     if (need !== undefined && known === undefined) throw new Error(`${file}:${start + 2}: "# needs: ${need}" is none of: ${Object.keys(NEEDS).join('; ')}`);
     out.push({ file, line: start + 1, text: body.join('\n'), needs: known, keepsRunning: /^# keeps running\b/.test(first) });
   }
@@ -102,7 +105,10 @@ export function sandbox(cli = SOURCE_CLI): { dir: string; bin: string } {
   };
   write('sidecar-injector', `exec ${cli} "$@"`);
   // `npx sidecar-injector` in a clone runs the package's own bin: the same CLI.
-  write('npx', `[ "$1" = sidecar-injector ] || { echo "npx $1: only npx sidecar-injector runs in the docs sandbox" >&2; exit 127; }\nshift\nexec sidecar-injector "$@"`);
+  write(
+    'npx',
+    `[ "$1" = sidecar-injector ] || { echo "npx $1: only npx sidecar-injector runs in the docs sandbox" >&2; exit 127; }\nshift\nexec sidecar-injector "$@"`,
+  );
   return { dir, bin };
 }
 

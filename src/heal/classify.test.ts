@@ -83,7 +83,10 @@ describe('classifyPod', () => {
       ],
     );
     // Only the image changed: apiserver defaults are not reported as changes.
-    assert.deepEqual(c.changes!.filter((ch) => ch.what === 'spec'), []);
+    assert.deepEqual(
+      c.changes!.filter((ch) => ch.what === 'spec'),
+      [],
+    );
     assert.match(c.message, /sidecar-proxy image docker\.io\/istio\/proxyv2:1\.24\.2 -> docker\.io\/istio\/proxyv2:1\.25\.0/);
   });
 
@@ -113,7 +116,10 @@ describe('classifyPod', () => {
     const t = 'spec:\n  containers:\n  - name: side\n    image: side:1\n';
     const c = classifyPod(injectedWith(templatesConfig({ side: t }, {}, { unused: 1 })), ctx(templatesConfig({ side: t }, {}, { unused: 2 })));
     assert.equal(c.state, 'stale');
-    assert.deepEqual(c.changes!.map((ch) => ch.what), ['template-or-values']);
+    assert.deepEqual(
+      c.changes!.map((ch) => ch.what),
+      ['template-or-values'],
+    );
   });
 
   it('stale: injected, but the rules now skip it (pod opted out after the config changed)', () => {
@@ -126,7 +132,10 @@ describe('classifyPod', () => {
 
   it('stale: injecting now would fail (template removed) says so', () => {
     const side = 'spec:\n  containers:\n  - name: side\n    image: side:1\n';
-    const pod = injectedWith(templatesConfig({ side, other: side.replace(/side/g, 'other') }), withAnnotation(replicaSetPod(), 'inject.istio.io/templates', 'other'));
+    const pod = injectedWith(
+      templatesConfig({ side, other: side.replace(/side/g, 'other') }),
+      withAnnotation(replicaSetPod(), 'inject.istio.io/templates', 'other'),
+    );
     const c = classifyPod(pod, ctx(templatesConfig({ side })));
     assert.equal(c.state, 'stale');
     assert.equal(c.changes![0].what, 'error');
@@ -191,7 +200,11 @@ describe('classifyPod', () => {
 
   it('agrees with the webhook on every pod of a small matrix: current exactly when injectPod would change nothing', () => {
     const configs = [BASE, defaultConfigWith({ global: { tag: '9.9.9' } }), defaultConfigWith({}, { policy: 'disabled' })];
-    const pods = [replicaSetPod(), withLabel(replicaSetPod(), 'sidecar.istio.io/inject', 'true'), withAnnotation(replicaSetPod(), 'sidecar.istio.io/inject', 'false')];
+    const pods = [
+      replicaSetPod(),
+      withLabel(replicaSetPod(), 'sidecar.istio.io/inject', 'true'),
+      withAnnotation(replicaSetPod(), 'sidecar.istio.io/inject', 'false'),
+    ];
     for (const injectWith of configs) {
       for (const pod of pods) {
         const r = injectPod(pod, { namespace: 'shop', mode: 'webhook' }, injectWith);
@@ -227,7 +240,7 @@ describe('classifyPod across revisions (issue 32)', () => {
   });
   const onCanary = { 'istio.io/rev': 'canary' };
 
-  it('records the revision that injected the pod, and judges its own revision\'s pods as current', () => {
+  it("records the revision that injected the pod, and judges its own revision's pods as current", () => {
     const c = classifyPod(injectedWith(CANARY), canaryCtx(onCanary));
     assert.deepEqual([c.state, c.revision], ['current', 'canary']);
     assert.equal(classifyPod(injectedWith(BASE), ctx()).revision, 'default');

@@ -73,11 +73,19 @@ function classifyInjected(pod: Obj, statusText: string, ctx: ClassifyContext): C
 function judgeInjected(pod: Obj, parsed: ParsedStatus, ctx: ClassifyContext): Classification {
   const key = ctx.config.injectionKeys.status;
   if (!parsed.ours) {
-    return { state: 'foreign', reason: 'other-injector', message: `annotation ${key} has no "templates": written by another injector (Istio's format), not by this one` };
+    return {
+      state: 'foreign',
+      reason: 'other-injector',
+      message: `annotation ${key} has no "templates": written by another injector (Istio's format), not by this one`,
+    };
   }
   const missingItems = injectedItemsPresent(pod, parsed.status);
   if (missingItems.length > 0) {
-    return { state: 'foreign', reason: 'edited', message: `annotation ${key} lists ${missingItems.join(', ')}, which the pod does not have: the pod was changed after injection` };
+    return {
+      state: 'foreign',
+      reason: 'edited',
+      message: `annotation ${key} lists ${missingItems.join(', ')}, which the pod does not have: the pod was changed after injection`,
+    };
   }
   let original: JsonObject;
   try {
@@ -97,7 +105,13 @@ function judgeInjected(pod: Obj, parsed: ParsedStatus, ctx: ClassifyContext): Cl
     const moved = verdict.reason === 'namespace-not-selected' ? ctx.namespaceLabels[ctx.config.injectionKeys.revisionLabel] : undefined;
     if (moved !== undefined && moved !== ours) {
       const detail = `revision ${ours} -> ${moved}: the namespace is labelled ${ctx.config.injectionKeys.revisionLabel}=${moved}`;
-      return { state: 'stale', reason: verdict.reason, message: `injected by revision ${ours}, but the namespace now selects revision ${moved}: a restart moves the pod there`, changes: [{ what: 'revision', from: ours, to: moved, detail }], hash: { pod: podHash } };
+      return {
+        state: 'stale',
+        reason: verdict.reason,
+        message: `injected by revision ${ours}, but the namespace now selects revision ${moved}: a restart moves the pod there`,
+        changes: [{ what: 'revision', from: ours, to: moved, detail }],
+        hash: { pod: podHash },
+      };
     }
     return {
       state: 'stale',
@@ -113,7 +127,8 @@ function judgeInjected(pod: Obj, parsed: ParsedStatus, ctx: ClassifyContext): Cl
   } catch (err) {
     return staleWithError(verdict.reason, err, podHash);
   }
-  if (podHash === now) return { state: 'current', reason: verdict.reason, message: `injected with the current templates and values (${now})`, hash: { pod: now, now } };
+  if (podHash === now)
+    return { state: 'current', reason: verdict.reason, message: `injected with the current templates and values (${now})`, hash: { pod: now, now } };
 
   // Stale: re-render as the webhook would now, and say what differs.
   let result;
@@ -158,10 +173,18 @@ function classifyUninjected(pod: Obj, ctx: ClassifyContext): Classification {
       const have = new Set(namesIn(spec[list]));
       const dup = (result.status[list] ?? []).find((n) => have.has(n));
       if (dup !== undefined) {
-        return { state: 'foreign', reason: 'injected-by-hand', message: `${list}/${dup} is there without a status annotation: added by hand or by another tool` };
+        return {
+          state: 'foreign',
+          reason: 'injected-by-hand',
+          message: `${list}/${dup} is there without a status annotation: added by hand or by another tool`,
+        };
       }
     }
-    return { state: 'missing', reason: verdict.reason, message: `no sidecar, but ${verdict.message}; the pod was created while the webhook was not called (down with failurePolicy Ignore, or the namespace was labelled later)` };
+    return {
+      state: 'missing',
+      reason: verdict.reason,
+      message: `no sidecar, but ${verdict.message}; the pod was created while the webhook was not called (down with failurePolicy Ignore, or the namespace was labelled later)`,
+    };
   }
   return { state: 'skipped', reason: result.decision.reason, message: result.decision.message };
 }
@@ -172,7 +195,11 @@ function classifyUninjected(pod: Obj, ctx: ClassifyContext): Classification {
  */
 function otherRevision(podRevision: string, ours: string, verdict: Verdict, podHash: string | undefined): Classification {
   if (!verdict.inject) {
-    return { state: 'foreign', reason: 'other-revision', message: `injected by revision ${podRevision}, which serves it (this is revision ${ours}'s view): judge it with status --revision ${podRevision}` };
+    return {
+      state: 'foreign',
+      reason: 'other-revision',
+      message: `injected by revision ${podRevision}, which serves it (this is revision ${ours}'s view): judge it with status --revision ${podRevision}`,
+    };
   }
   return {
     state: 'stale',
@@ -221,7 +248,8 @@ function staleWithError(reason: string, err: unknown, pod?: string, now?: string
 export function asAdmitted(pod: Obj): JsonObject {
   const meta = { ...(pod.metadata as Obj) };
   if (typeof meta.generateName === 'string' && meta.generateName !== '') delete meta.name;
-  for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete meta[k];
+  for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds'])
+    delete meta[k];
   const out: Obj = { ...pod, metadata: meta };
   delete out.status;
   return out as JsonObject;

@@ -18,14 +18,22 @@ import { classifyPod } from './classify.js';
 const LIVE = JSON.parse(readFileSync(new URL('../../testdata/heal/live-injected-pod.json', import.meta.url), 'utf8')) as unknown;
 
 function changes(config: LoadedConfig) {
-  const c = classifyPod(LIVE, { config, scopes: webhookScopes(config.injectionKeys, { injectorNamespace: 'sidecar-injector' }), namespaceLabels: { 'istio-injection': 'enabled' } });
+  const c = classifyPod(LIVE, {
+    config,
+    scopes: webhookScopes(config.injectionKeys, { injectorNamespace: 'sidecar-injector' }),
+    namespaceLabels: { 'istio-injection': 'enabled' },
+  });
   assert.equal(c.state, 'stale');
   return (c as { changes: { what: string; item?: string; fields?: string[] }[] }).changes;
 }
 
 test('the pod as the apiserver stored it is current for the config that injected it', () => {
   const config = defaultConfigWith();
-  const c = classifyPod(LIVE, { config, scopes: webhookScopes(config.injectionKeys, { injectorNamespace: 'sidecar-injector' }), namespaceLabels: { 'istio-injection': 'enabled' } });
+  const c = classifyPod(LIVE, {
+    config,
+    scopes: webhookScopes(config.injectionKeys, { injectorNamespace: 'sidecar-injector' }),
+    namespaceLabels: { 'istio-injection': 'enabled' },
+  });
   assert.equal(c.state, 'current');
 });
 
@@ -38,5 +46,8 @@ test('a tag-only change names the images and nothing else (no volumeMounts, prob
 
 test('a changed CPU limit is named as resources, on that container only', () => {
   const found = changes(defaultConfigWith({ global: { proxy: { resources: { limits: { cpu: '3' } } } } }));
-  assert.deepEqual(found.map((c) => `${c.what} ${c.item} ${c.fields?.join(',') ?? ''}`), ['spec containers/sidecar-proxy resources']);
+  assert.deepEqual(
+    found.map((c) => `${c.what} ${c.item} ${c.fields?.join(',') ?? ''}`),
+    ['spec containers/sidecar-proxy resources'],
+  );
 });

@@ -58,7 +58,7 @@ export function sidecarChanges(live: Obj, was: InjectionStatus, next: Obj, now: 
     }
   }
   if (changes.length === 0) {
-    changes.push({ what: 'template-or-values', detail: 'the templates or values changed, but this pod\'s sidecar would come out the same' });
+    changes.push({ what: 'template-or-values', detail: "the templates or values changed, but this pod's sidecar would come out the same" });
   }
   return changes;
 }
@@ -66,7 +66,13 @@ export function sidecarChanges(live: Obj, was: InjectionStatus, next: Obj, now: 
 function containerChanges(item: string, live: Obj, next: Obj): Change[] {
   const out: Change[] = [];
   if (live.image !== next.image) {
-    out.push({ what: 'image', item, from: String(live.image ?? ''), to: String(next.image ?? ''), detail: `${item} image ${String(live.image ?? '(none)')} -> ${String(next.image ?? '(none)')}` });
+    out.push({
+      what: 'image',
+      item,
+      from: String(live.image ?? ''),
+      to: String(next.image ?? ''),
+      detail: `${item} image ${String(live.image ?? '(none)')} -> ${String(next.image ?? '(none)')}`,
+    });
   }
   const fields: string[] = [];
   for (const k of Object.keys(next)) {

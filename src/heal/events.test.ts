@@ -44,7 +44,14 @@ describe('EventRecorder', () => {
     assert.deepEqual(results.filter(Boolean).length, 3);
     assert.equal(r.stats.rateLimited, 7);
     clock.t += 2_000; // two tokens
-    assert.deepEqual([r.record({ ...web, name: 'y1' }, 'SidecarMissing', 'x'), r.record({ ...web, name: 'y2' }, 'SidecarMissing', 'x'), r.record({ ...web, name: 'y3' }, 'SidecarMissing', 'x')], [true, true, false]);
+    assert.deepEqual(
+      [
+        r.record({ ...web, name: 'y1' }, 'SidecarMissing', 'x'),
+        r.record({ ...web, name: 'y2' }, 'SidecarMissing', 'x'),
+        r.record({ ...web, name: 'y3' }, 'SidecarMissing', 'x'),
+      ],
+      [true, true, false],
+    );
     await r.flush();
   });
 

@@ -119,7 +119,13 @@ export class EventRecorder {
     const suffix = createHash('sha256').update(`${reason}|${message}|${at.getTime()}|${this.#o.instance}`).digest('hex').slice(0, 10);
     const event: CoreV1Event = {
       metadata: { name: `${on.name.slice(0, 200)}.${suffix}`, namespace: on.namespace },
-      involvedObject: { kind: on.kind, name: on.name, namespace: on.namespace, ...(on.uid ? { uid: on.uid } : {}), ...(on.apiVersion ? { apiVersion: on.apiVersion } : {}) },
+      involvedObject: {
+        kind: on.kind,
+        name: on.name,
+        namespace: on.namespace,
+        ...(on.uid ? { uid: on.uid } : {}),
+        ...(on.apiVersion ? { apiVersion: on.apiVersion } : {}),
+      },
       reason,
       message,
       type,

@@ -12,7 +12,11 @@ import { Informer } from './informer.js';
 import type { HealApi, ReadOptions } from './kube.js';
 
 type Obj = Record<string, any>;
-const pod = (name: string, rv: string, extra: Obj = {}): Obj => ({ metadata: { name, namespace: 'ns', resourceVersion: rv }, spec: { big: 'x'.repeat(100) }, ...extra });
+const pod = (name: string, rv: string, extra: Obj = {}): Obj => ({
+  metadata: { name, namespace: 'ns', resourceVersion: rv },
+  spec: { big: 'x'.repeat(100) },
+  ...extra,
+});
 
 interface Watch {
   query: Record<string, string>;
@@ -40,10 +44,22 @@ function scripted(options: { pages?: Obj[][]; rv?: string; refuse?: (attempt: nu
       if (refused !== undefined) throw new ClusterError('SI_CLUSTER_REQUEST', `refused ${refused}`, { details: refused === 0 ? {} : { status: refused } });
       const w: Watch = { query, onEvent, done, aborted: false };
       watches.push(w);
-      return { abort: () => { w.aborted = true; } };
+      return {
+        abort: () => {
+          w.aborted = true;
+        },
+      };
     },
   };
-  return { api, calls, watches, set: (p: Obj[][], r: string) => { pages = p; rv = r; } };
+  return {
+    api,
+    calls,
+    watches,
+    set: (p: Obj[][], r: string) => {
+      pages = p;
+      rv = r;
+    },
+  };
 }
 
 async function until(what: string, check: () => boolean, ms = 3000): Promise<void> {
@@ -60,7 +76,10 @@ function make(api: Pick<HealApi, 'listPages' | 'watch'>, extra: Partial<Construc
   const events: string[] = [];
   const syncs: string[] = [];
   const informer = new Informer<{ rv: string }>({
-    api, path: '/api/v1/pods', backoff: { initialMs: 5, maxMs: 40 }, random: () => 1,
+    api,
+    path: '/api/v1/pods',
+    backoff: { initialMs: 5, maxMs: 40 },
+    random: () => 1,
     transform: (o) => ((o as Obj).metadata.name === 'skip' ? undefined : { rv: (o as Obj).metadata.resourceVersion }),
     onEvent: (k, b, a) => events.push(`${k} ${b?.rv ?? '-'}>${a?.rv ?? '-'}`),
     onSync: (reason) => syncs.push(reason),
@@ -75,7 +94,14 @@ describe('Informer', () => {
     const s = scripted({ pages: [[pod('a', '1'), pod('skip', '2')], [pod('c', '3')]] });
     const { informer, syncs } = make(s.api, { metadataOnly: true });
     await informer.start();
-    assert.deepEqual([...informer.items], [['ns/a', { rv: '1' }], ['ns/c', { rv: '3' }]], 'transformed records only, no spec');
+    assert.deepEqual(
+      [...informer.items],
+      [
+        ['ns/a', { rv: '1' }],
+        ['ns/c', { rv: '3' }],
+      ],
+      'transformed records only, no spec',
+    );
     assert.deepEqual(syncs, ['start']);
     await until('the watch', () => s.watches.length === 1);
     assert.deepEqual(s.calls, ['list /api/v1/pods metadata', 'watch rv=10 bookmarks=true']);
@@ -120,7 +146,10 @@ describe('Informer', () => {
     let interleaved = -1;
     setImmediate(() => (interleaved = events.length));
     await until('all applied', () => events.length === 100);
-    assert.deepEqual(events, Array.from({ length: 100 }, (_, i) => `ns/p${i} ->${100 + i}`));
+    assert.deepEqual(
+      events,
+      Array.from({ length: 100 }, (_, i) => `ns/p${i} ->${100 + i}`),
+    );
     assert.ok(interleaved >= 0 && interleaved < 100, `other work ran before the burst was through (after ${interleaved})`);
     informer.stop();
   });

@@ -117,31 +117,33 @@ export class Informer<T> {
     const next = new Map<string, T>();
     const slice = this.#o.sliceMs ?? 10;
     const overtaken = new Error('overtaken');
-    const listed = await this.#o.api.listPages(
-      this.#o.path,
-      {},
-      async (page) => {
-        let t = performance.now();
-        for (let i = 0; i < page.length; i++) {
-          if (round !== this.#round) throw overtaken;
-          const item = page[i];
-          // Let go of each object once transformed: a page outlives several slices, and
-          // what it still holds would be promoted to the old generation.
-          page[i] = undefined;
-          const k = keyOf(item);
-          const v = k === undefined ? undefined : this.#o.transform(item);
-          if (v !== undefined) next.set(k!, v);
-          if (performance.now() - t > slice) {
-            await new Promise<void>((r) => setImmediate(r));
-            t = performance.now();
+    const listed = await this.#o.api
+      .listPages(
+        this.#o.path,
+        {},
+        async (page) => {
+          let t = performance.now();
+          for (let i = 0; i < page.length; i++) {
+            if (round !== this.#round) throw overtaken;
+            const item = page[i];
+            // Let go of each object once transformed: a page outlives several slices, and
+            // what it still holds would be promoted to the old generation.
+            page[i] = undefined;
+            const k = keyOf(item);
+            const v = k === undefined ? undefined : this.#o.transform(item);
+            if (v !== undefined) next.set(k!, v);
+            if (performance.now() - t > slice) {
+              await new Promise<void>((r) => setImmediate(r));
+              t = performance.now();
+            }
           }
-        }
-      },
-      { metadataOnly: this.#o.metadataOnly === true },
-    ).catch((err: unknown) => {
-      if (err === overtaken) return undefined;
-      throw err;
-    });
+        },
+        { metadataOnly: this.#o.metadataOnly === true },
+      )
+      .catch((err: unknown) => {
+        if (err === overtaken) return undefined;
+        throw err;
+      });
     if (listed === undefined || round !== this.#round) return false;
     const previous = this.items;
     this.items = next;
@@ -162,7 +164,11 @@ export class Informer<T> {
     this.#o.api
       .watch(
         this.#o.path,
-        { resourceVersion: this.#rv, allowWatchBookmarks: 'true', timeoutSeconds: String(this.#o.watchSeconds?.() ?? Math.round(300 * (1 + (this.#o.random ?? Math.random)()))) },
+        {
+          resourceVersion: this.#rv,
+          allowWatchBookmarks: 'true',
+          timeoutSeconds: String(this.#o.watchSeconds?.() ?? Math.round(300 * (1 + (this.#o.random ?? Math.random)()))),
+        },
         (type, obj) => {
           if (!current() || expired) return;
           if (type === 'ERROR') {
@@ -192,7 +198,11 @@ export class Informer<T> {
           const quick = !delivered && Date.now() - startedAt < 1000;
           if (err === null && !quick) return this.#later(() => this.#watch(), 0);
           const inMs = this.#delay(++this.#failures);
-          this.#o.log?.('watch ended; resuming from the last resourceVersion', { path: this.#o.path, error: err === null ? 'closed at once' : String(err), inMs });
+          this.#o.log?.('watch ended; resuming from the last resourceVersion', {
+            path: this.#o.path,
+            error: err === null ? 'closed at once' : String(err),
+            inMs,
+          });
           this.#later(() => this.#watch(), inMs);
         },
         { metadataOnly: this.#o.metadataOnly === true },
@@ -245,7 +255,11 @@ export class Informer<T> {
   #relist(reason: ListReason, inMs: number, error?: unknown): void {
     if (reason !== 'resync' || error !== undefined) {
       const why = reason === 'expired' ? 'watch expired (410 Gone); relisting' : 'watch or list failed; relisting';
-      this.#o.log?.(why, { path: this.#o.path, inMs, ...(error !== undefined ? { error: error instanceof Error ? error.message : JSON.stringify(error) } : {}) });
+      this.#o.log?.(why, {
+        path: this.#o.path,
+        inMs,
+        ...(error !== undefined ? { error: error instanceof Error ? error.message : JSON.stringify(error) } : {}),
+      });
     }
     this.#later(() => {
       this.#list(reason).then(

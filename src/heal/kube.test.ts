@@ -30,13 +30,16 @@ before(async () => {
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   const kubeconfig = join(dir, 'config');
-  writeFileSync(kubeconfig, `apiVersion: v1
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {token: t}}]
 contexts: [{name: x, context: {cluster: c, user: u, namespace: shop}}]
 current-context: x
-`);
+`,
+  );
   api = connect({ kubeconfig });
 });
 
@@ -56,15 +59,26 @@ describe('KubeHealApi', () => {
     seen.length = 0;
     handler = (req, res) => {
       const q = new URL(req.url ?? '', 'http://x').searchParams;
-      if (req.url?.startsWith('/apis/apps/v1/replicasets')) return json(res, 200, { kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '7' }, items: null });
+      if (req.url?.startsWith('/apis/apps/v1/replicasets'))
+        return json(res, 200, { kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '7' }, items: null });
       const page = q.get('continue') === null ? 0 : Number(q.get('continue'));
-      json(res, 200, { kind: 'PodList', metadata: { resourceVersion: '42', ...(page < 2 ? { continue: String(page + 1) } : {}) }, items: [{ metadata: { name: `p${page}` } }] });
+      json(res, 200, {
+        kind: 'PodList',
+        metadata: { resourceVersion: '42', ...(page < 2 ? { continue: String(page + 1) } : {}) },
+        items: [{ metadata: { name: `p${page}` } }],
+      });
     };
     const pages: unknown[][] = [];
     const listed = await api.listPages('/api/v1/pods', {}, (items) => void pages.push(items));
     assert.deepEqual(listed, { resourceVersion: '42', count: 3 });
-    assert.deepEqual(pages.map((p) => (p[0] as { metadata: { name: string } }).metadata.name), ['p0', 'p1', 'p2']);
-    assert.deepEqual(seen.map((s) => s.url), ['/api/v1/pods?limit=500', '/api/v1/pods?limit=500&continue=1', '/api/v1/pods?limit=500&continue=2']);
+    assert.deepEqual(
+      pages.map((p) => (p[0] as { metadata: { name: string } }).metadata.name),
+      ['p0', 'p1', 'p2'],
+    );
+    assert.deepEqual(
+      seen.map((s) => s.url),
+      ['/api/v1/pods?limit=500', '/api/v1/pods?limit=500&continue=1', '/api/v1/pods?limit=500&continue=2'],
+    );
     assert.equal(seen[0].agent, 'sidecar-injector/heal');
     const rs = await api.listPages('/apis/apps/v1/replicasets', {}, () => undefined, { metadataOnly: true });
     assert.deepEqual(rs, { resourceVersion: '7', count: 0 });
@@ -74,7 +88,13 @@ describe('KubeHealApi', () => {
   it('watches: events split across chunks arrive whole and in order; the end of the stream is done(null)', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      const text = [{ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '1' } } }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }, { type: 'DELETED', object: { metadata: { name: 'a', resourceVersion: '3' } } }].map((e) => `${JSON.stringify(e)}\n`).join('');
+      const text = [
+        { type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '1' } } },
+        { type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } },
+        { type: 'DELETED', object: { metadata: { name: 'a', resourceVersion: '3' } } },
+      ]
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join('');
       let i = 0;
       const step = (): void => {
         if (i >= text.length) return void res.end();
@@ -85,7 +105,15 @@ describe('KubeHealApi', () => {
       step();
     };
     const events: string[] = [];
-    const ended = new Promise((resolve) => void api.watch('/api/v1/pods', { resourceVersion: '0' }, (type, obj) => events.push(`${type} ${(obj as { metadata: { resourceVersion: string } }).metadata.resourceVersion}`), resolve));
+    const ended = new Promise(
+      (resolve) =>
+        void api.watch(
+          '/api/v1/pods',
+          { resourceVersion: '0' },
+          (type, obj) => events.push(`${type} ${(obj as { metadata: { resourceVersion: string } }).metadata.resourceVersion}`),
+          resolve,
+        ),
+    );
     assert.equal(await ended, null);
     assert.deepEqual(events, ['ADDED 1', 'BOOKMARK 2', 'DELETED 3']);
     assert.match(seen.at(-1)?.url ?? '', /[?&]watch=true/);
@@ -93,7 +121,15 @@ describe('KubeHealApi', () => {
 
   it('a refused watch rejects with the HTTP status; a cut stream ends with an error; abort ends it silently', async () => {
     handler = (_req, res) => json(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (9)' });
-    await assert.rejects(api.watch('/api/v1/pods', {}, () => undefined, () => undefined), (err) => apiStatus(err) === 410 && /too old resource version/.test(String(err)));
+    await assert.rejects(
+      api.watch(
+        '/api/v1/pods',
+        {},
+        () => undefined,
+        () => undefined,
+      ),
+      (err) => apiStatus(err) === 410 && /too old resource version/.test(String(err)),
+    );
 
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -108,7 +144,12 @@ describe('KubeHealApi', () => {
       res.write('\n');
     };
     let done: unknown = 'not called';
-    const w = await api.watch('/api/v1/pods', {}, () => undefined, (err) => (done = err));
+    const w = await api.watch(
+      '/api/v1/pods',
+      {},
+      () => undefined,
+      (err) => (done = err),
+    );
     w.abort();
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(done, 'not called');

@@ -30,7 +30,12 @@ export interface HealApi {
    * Every item of a collection, one page (`limit`/`continue`) at a time: each page goes to
    * `onPage` (awaited) and is not kept, so memory holds one page, not the collection.
    */
-  listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>, options?: ReadOptions): Promise<{ resourceVersion: string; count: number }>;
+  listPages(
+    path: string,
+    query: Record<string, string>,
+    onPage: (items: unknown[]) => void | Promise<void>,
+    options?: ReadOptions,
+  ): Promise<{ resourceVersion: string; count: number }>;
   /** One object as raw JSON; undefined when it does not exist. */
   get(path: string): Promise<unknown>;
   /** Strategic-merge patch of a workload; returns the patched object. */
@@ -44,7 +49,13 @@ export interface HealApi {
    * it did not. `done` is called once when an accepted watch ends: null when the apiserver
    * closed it, an error when the connection failed. `abort` ends it without calling `done`.
    */
-  watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void, options?: ReadOptions): Promise<{ abort(): void }>;
+  watch(
+    path: string,
+    query: Record<string, string>,
+    onEvent: (type: string, obj: unknown) => void,
+    done: (err: unknown) => void,
+    options?: ReadOptions,
+  ): Promise<{ abort(): void }>;
   leases: LeaseApi;
 }
 
@@ -70,9 +81,14 @@ export interface ConnectOptions {
 
 /** Where the workload kinds live in the API. */
 export function workloadPath(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'name'>): string {
-  const group: Record<string, string> = { Deployment: 'apis/apps/v1/namespaces/%s/deployments', StatefulSet: 'apis/apps/v1/namespaces/%s/statefulsets', DaemonSet: 'apis/apps/v1/namespaces/%s/daemonsets' };
+  const group: Record<string, string> = {
+    Deployment: 'apis/apps/v1/namespaces/%s/deployments',
+    StatefulSet: 'apis/apps/v1/namespaces/%s/statefulsets',
+    DaemonSet: 'apis/apps/v1/namespaces/%s/daemonsets',
+  };
   const base = group[ref.kind];
-  if (base === undefined) throw new ClusterError('SI_CLUSTER_REQUEST', `cannot address a ${ref.kind}: only Deployments, StatefulSets and DaemonSets are restarted`);
+  if (base === undefined)
+    throw new ClusterError('SI_CLUSTER_REQUEST', `cannot address a ${ref.kind}: only Deployments, StatefulSets and DaemonSets are restarted`);
   return `/${base.replace('%s', encodeURIComponent(ref.namespace))}/${encodeURIComponent(ref.name)}`;
 }
 
@@ -91,26 +107,42 @@ export function loadKubeConfig(options: ConnectOptions = {}): k8s.KubeConfig {
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : err instanceof Error ? err.message : String(err);
     const flag = options.kubeconfig !== undefined ? '--kubeconfig' : 'KUBECONFIG';
-    throw new ClusterError('SI_CLUSTER_CONFIG', `cannot read the kubeconfig ${source ?? ''}: ${why}; point ${flag} at a kubeconfig file (kubectl config view shows the one kubectl uses)`, { cause: err });
+    throw new ClusterError(
+      'SI_CLUSTER_CONFIG',
+      `cannot read the kubeconfig ${source ?? ''}: ${why}; point ${flag} at a kubeconfig file (kubectl config view shows the one kubectl uses)`,
+      { cause: err },
+    );
   }
   // The client's last resort when it found nothing: a made-up http://localhost:8080 context.
   if (options.kubeconfig === undefined && kc.getCurrentContext() === 'loaded-context' && kc.getCurrentCluster()?.server === 'http://localhost:8080') {
-    throw new ClusterError('SI_CLUSTER_CONFIG', 'no kubeconfig: KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig FILE or set KUBECONFIG');
+    throw new ClusterError(
+      'SI_CLUSTER_CONFIG',
+      'no kubeconfig: KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod with a service account; pass --kubeconfig FILE or set KUBECONFIG',
+    );
   }
   if (options.context !== undefined) {
     if (kc.getContextObject(options.context) === null) {
       const names = kc.getContexts().map((c) => c.name);
-      throw new ClusterError('SI_CLUSTER_CONFIG', `context "${options.context}" is not in the kubeconfig${source !== undefined ? ` ${source}` : ''}; its contexts: ${names.length > 0 ? names.join(', ') : 'none'} (kubectl config get-contexts)`);
+      throw new ClusterError(
+        'SI_CLUSTER_CONFIG',
+        `context "${options.context}" is not in the kubeconfig${source !== undefined ? ` ${source}` : ''}; its contexts: ${names.length > 0 ? names.join(', ') : 'none'} (kubectl config get-contexts)`,
+      );
     }
     kc.setCurrentContext(options.context);
   }
   const cluster = kc.getCurrentCluster();
   if (cluster === null || cluster.server === '') {
     const context = kc.getCurrentContext();
-    throw new ClusterError('SI_CLUSTER_CONFIG', `the kubeconfig's current context${context ? ` "${context}"` : ''} names no cluster with a server; choose one with --context (kubectl config get-contexts)`);
+    throw new ClusterError(
+      'SI_CLUSTER_CONFIG',
+      `the kubeconfig's current context${context ? ` "${context}"` : ''} names no cluster with a server; choose one with --context (kubectl config get-contexts)`,
+    );
   }
   if (cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true) {
-    throw new ClusterError('SI_CLUSTER_CONFIG', `the cluster "${cluster.name}" has a plain-http server (${cluster.server}): use its https address in the kubeconfig`);
+    throw new ClusterError(
+      'SI_CLUSTER_CONFIG',
+      `the cluster "${cluster.name}" has a plain-http server (${cluster.server}): use its https address in the kubeconfig`,
+    );
   }
   return kc;
 }
@@ -176,7 +208,12 @@ class KubeHealApi implements HealApi {
     return { items, resourceVersion };
   }
 
-  async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>, options: ReadOptions = {}): Promise<{ resourceVersion: string; count: number }> {
+  async listPages(
+    path: string,
+    query: Record<string, string>,
+    onPage: (items: unknown[]) => void | Promise<void>,
+    options: ReadOptions = {},
+  ): Promise<{ resourceVersion: string; count: number }> {
     let cont = '';
     let resourceVersion = '';
     let count = 0;
@@ -185,7 +222,8 @@ class KubeHealApi implements HealApi {
       const q = new URLSearchParams({ ...query, limit: LIST_PAGE, ...(cont ? { continue: cont } : {}) });
       const body = await this.#json('GET', `${path}?${q}`, undefined, undefined, accept);
       // An empty PartialObjectMetadataList says `"items": null`.
-      if (!isPlainObject(body) || !(Array.isArray(body.items) || body.items === null)) throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
+      if (!isPlainObject(body) || !(Array.isArray(body.items) || body.items === null))
+        throw new ClusterError('SI_CLUSTER_REQUEST', `GET ${path}: the answer is not a list`);
       const items = Array.isArray(body.items) ? body.items : [];
       const meta = isPlainObject(body.metadata) ? body.metadata : {};
       resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : resourceVersion;
@@ -222,7 +260,13 @@ class KubeHealApi implements HealApi {
     }
   }
 
-  async watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, done: (err: unknown) => void, options: ReadOptions = {}): Promise<{ abort(): void }> {
+  async watch(
+    path: string,
+    query: Record<string, string>,
+    onEvent: (type: string, obj: unknown) => void,
+    done: (err: unknown) => void,
+    options: ReadOptions = {},
+  ): Promise<{ abort(): void }> {
     const url = this.#url(`${path}?${new URLSearchParams({ ...query, watch: 'true' })}`);
     const opts = await this.#options('GET', options.metadataOnly === true ? METADATA_OBJECT : undefined);
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
@@ -297,7 +341,11 @@ class KubeHealApi implements HealApi {
       await this.#kc.applyToHTTPSOptions(opts);
     } catch (err) {
       // Credentials the client cannot use (an exec plugin that fails, unreadable key files).
-      throw new ClusterError('SI_CLUSTER_CONFIG', `cannot use the credentials of context "${this.#kc.getCurrentContext()}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ClusterError(
+        'SI_CLUSTER_CONFIG',
+        `cannot use the credentials of context "${this.#kc.getCurrentContext()}": ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
     return opts;
   }
@@ -342,7 +390,9 @@ function apiError(method: string, url: URL, status: number, text: string, parsed
     }
   }
   const apiMessage = isPlainObject(parsed) && typeof parsed.message === 'string' ? parsed.message : text.slice(0, 200);
-  return new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: HTTP ${status}: ${apiMessage}`, { details: { status, method, path: url.pathname } });
+  return new ClusterError('SI_CLUSTER_REQUEST', `${method} ${url.pathname}: HTTP ${status}: ${apiMessage}`, {
+    details: { status, method, path: url.pathname },
+  });
 }
 
 function networkError(method: string, url: URL, err: Error): ClusterError {

@@ -58,7 +58,10 @@ describe('LeaderElector', () => {
     const a = elector(s.api, 'a', clock, events);
     const b = elector(s.api, 'b', clock, events);
     // Stopped even when an assertion fails: their timers would keep the test process alive.
-    t.after(async () => { await a.stop(); await b.stop(); });
+    t.after(async () => {
+      await a.stop();
+      await b.stop();
+    });
     a.start();
     b.start();
     for (let i = 0; i < 1000 && !a.leading && !b.leading; i++) await tick(5);
@@ -89,7 +92,13 @@ describe('LeaderElector', () => {
     assert.ok(a.leading);
     // b must have seen the lease before the clock moves: expiry counts from when it last saw it change.
     let bReads = 0;
-    const bApi: LeaseApi = { ...s.api, get: (...args) => { bReads++; return s.api.get(...args); } };
+    const bApi: LeaseApi = {
+      ...s.api,
+      get: (...args) => {
+        bReads++;
+        return s.api.get(...args);
+      },
+    };
     const b = elector(bApi, 'b', clock, events);
     t.after(() => b.stop());
     b.start();

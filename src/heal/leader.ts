@@ -87,7 +87,10 @@ export class LeaderElector {
   #setLeading(on: boolean): void {
     if (on === this.#leading) return;
     this.#leading = on;
-    this.#o.log?.('info', on ? 'became the reconcile leader' : 'stopped leading', { lease: `${this.#o.namespace}/${this.#o.name}`, identity: this.#o.identity });
+    this.#o.log?.('info', on ? 'became the reconcile leader' : 'stopped leading', {
+      lease: `${this.#o.namespace}/${this.#o.name}`,
+      identity: this.#o.identity,
+    });
     if (on) this.#o.onStartedLeading();
     else this.#o.onStoppedLeading();
   }

@@ -36,7 +36,12 @@ export function toPodRecord(pod: unknown, classify: PodClassify): PodRecord | un
   const meta = p.metadata;
   const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
   const name = typeof meta.name === 'string' ? meta.name : typeof meta.generateName === 'string' ? meta.generateName : '';
-  const record: PodRecord = { name, namespace, resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '', classification: classify(p, namespace) };
+  const record: PodRecord = {
+    name,
+    namespace,
+    resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '',
+    classification: classify(p, namespace),
+  };
   if (typeof meta.uid === 'string') record.uid = meta.uid;
   const owner = controllerOf(pod);
   if (owner !== undefined) record.owner = owner;

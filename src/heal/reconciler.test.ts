@@ -28,10 +28,19 @@ function podOf(name: string, opts: { ns?: string; rs?: string; job?: string; inj
   const ns = opts.ns ?? 'shop';
   const owner = opts.rs ?? opts.job;
   const pod: Obj = {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      name, namespace: ns, labels: { app: owner ?? name, ...(opts.optOut ? { 'sidecar.istio.io/inject': 'false' } : {}) },
-      ...(owner ? { ownerReferences: [{ apiVersion: opts.rs ? 'apps/v1' : 'batch/v1', kind: opts.rs ? 'ReplicaSet' : 'Job', name: owner, uid: `${owner}-uid`, controller: true }] } : {}),
+      name,
+      namespace: ns,
+      labels: { app: owner ?? name, ...(opts.optOut ? { 'sidecar.istio.io/inject': 'false' } : {}) },
+      ...(owner
+        ? {
+            ownerReferences: [
+              { apiVersion: opts.rs ? 'apps/v1' : 'batch/v1', kind: opts.rs ? 'ReplicaSet' : 'Job', name: owner, uid: `${owner}-uid`, controller: true },
+            ],
+          }
+        : {}),
     },
     spec: { containers: [{ name: 'app', image: 'app:1' }] },
     status: { phase: 'Pending' },
@@ -43,7 +52,11 @@ function podOf(name: string, opts: { ns?: string; rs?: string; job?: string; inj
 }
 
 const rs = (name: string, ns: string, deployment?: string): Obj => ({
-  metadata: { name, namespace: ns, ...(deployment ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment, uid: `${deployment}-uid`, controller: true }] } : {}) },
+  metadata: {
+    name,
+    namespace: ns,
+    ...(deployment ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment, uid: `${deployment}-uid`, controller: true }] } : {}),
+  },
   spec: { template: { spec: { containers: [{ name: 'app', image: 'app:1' }] } } },
 });
 
@@ -54,12 +67,36 @@ function setup(options: { namespaces?: string[]; restart?: boolean; burst?: numb
   const gauge = new Gauge({ name: 'sidecar_injector_pods', help: 'x', labelNames: ['state'] as const, registers: [registry] });
   const lists = new Counter({ name: 'lists_total', help: 'x', labelNames: ['resource', 'reason'] as const, registers: [registry] });
   let current: LoadedConfig | undefined = config;
-  const recorder = new EventRecorder({ api: cluster.api, instance: 'me', ...(options.burst !== undefined ? { burst: options.burst } : {}), ...(options.perMinute !== undefined ? { perMinute: options.perMinute } : {}) });
-  const r = new PodReconciler({
-    api: cluster.api, getConfig: () => current, webhookConfig: 'sidecar-injector', injectorNamespace: 'sidecar-injector', namespaces: options.namespaces ?? [],
-    restart: false, rollout: { maxInFlight: 1, intervalMs: 0, timeoutMs: 1000 }, recorder, gauge, lists, log: () => undefined, debounceMs: 1,
+  const recorder = new EventRecorder({
+    api: cluster.api,
+    instance: 'me',
+    ...(options.burst !== undefined ? { burst: options.burst } : {}),
+    ...(options.perMinute !== undefined ? { perMinute: options.perMinute } : {}),
   });
-  return { cluster, registry, r, recorder, setConfig: (c: LoadedConfig | undefined) => { current = c; r.configChanged(); } };
+  const r = new PodReconciler({
+    api: cluster.api,
+    getConfig: () => current,
+    webhookConfig: 'sidecar-injector',
+    injectorNamespace: 'sidecar-injector',
+    namespaces: options.namespaces ?? [],
+    restart: false,
+    rollout: { maxInFlight: 1, intervalMs: 0, timeoutMs: 1000 },
+    recorder,
+    gauge,
+    lists,
+    log: () => undefined,
+    debounceMs: 1,
+  });
+  return {
+    cluster,
+    registry,
+    r,
+    recorder,
+    setConfig: (c: LoadedConfig | undefined) => {
+      current = c;
+      r.configChanged();
+    },
+  };
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
@@ -89,7 +126,10 @@ describe('PodReconciler', () => {
     await until('the first count', async () => (await gaugeOf(registry, 'missing')) === 3);
     await recorder.flush();
     assert.equal(cluster.events.length, 1);
-    assert.deepEqual([cluster.events[0].reason, cluster.events[0].involvedObject.kind, cluster.events[0].involvedObject.name, cluster.events[0].involvedObject.uid], ['SidecarMissing', 'Deployment', 'web', 'web-uid']);
+    assert.deepEqual(
+      [cluster.events[0].reason, cluster.events[0].involvedObject.kind, cluster.events[0].involvedObject.name, cluster.events[0].involvedObject.uid],
+      ['SidecarMissing', 'Deployment', 'web', 'web-uid'],
+    );
     assert.ok(cluster.calls.includes('list /apis/apps/v1/namespaces/shop/replicasets (metadata)'));
     assert.ok(cluster.calls.includes('list /api/v1/namespaces (metadata)'));
     assert.ok(cluster.calls.includes('list /api/v1/namespaces/shop/pods'), 'pods are read whole (classification needs them) and kept as records');
@@ -102,7 +142,10 @@ describe('PodReconciler', () => {
     const before = cluster.calls.length;
     cluster.put('namespaces', { metadata: { name: 'shop', labels: {} } });
     await until('the label change to count', async () => (await gaugeOf(registry, 'skipped')) === 2);
-    assert.deepEqual(cluster.calls.slice(before).filter((c) => c.startsWith('list')), ['list /api/v1/namespaces/shop/pods']);
+    assert.deepEqual(
+      cluster.calls.slice(before).filter((c) => c.startsWith('list')),
+      ['list /api/v1/namespaces/shop/pods'],
+    );
     await r.stop();
     assert.doesNotMatch(await registry.metrics(), /sidecar_injector_pods\{/, 'a replica that stops leading exports no counts');
   });
@@ -125,10 +168,14 @@ describe('PodReconciler', () => {
     cluster.put('namespaces', { metadata: { name: 'shop', labels: ENABLED } });
     for (let i = 0; i < 30; i++) cluster.put('pods', podOf(`bare-${i}`));
     await r.start();
-    await until('30 Events', async () => {
-      await recorder.flush();
-      return cluster.events.length === 30;
-    }, 15_000);
+    await until(
+      '30 Events',
+      async () => {
+        await recorder.flush();
+        return cluster.events.length === 30;
+      },
+      15_000,
+    );
     assert.equal(new Set(cluster.events.map((e) => e.involvedObject.name)).size, 30);
     assert.equal(recorder.stats.rateLimited, 0, 'it asked the limit first instead of being refused');
     await r.stop();
@@ -141,7 +188,13 @@ describe('PodReconciler', () => {
       | { op: 'rs'; owner: number; ns: number; deployment: boolean }
       | { op: 'label'; ns: number; on: boolean };
     const op: fc.Arbitrary<Op> = fc.oneof(
-      fc.record({ op: fc.constant('pod' as const), name: fc.nat(5), ns: fc.nat(1), owner: fc.nat(3), kind: fc.constantFrom('current' as const, 'stale' as const, 'missing' as const, 'skipped' as const) }),
+      fc.record({
+        op: fc.constant('pod' as const),
+        name: fc.nat(5),
+        ns: fc.nat(1),
+        owner: fc.nat(3),
+        kind: fc.constantFrom('current' as const, 'stale' as const, 'missing' as const, 'skipped' as const),
+      }),
       fc.record({ op: fc.constant('delete' as const), name: fc.nat(5), ns: fc.nat(1) }),
       fc.record({ op: fc.constant('rs' as const), owner: fc.nat(3), ns: fc.nat(1), deployment: fc.boolean() }),
       fc.record({ op: fc.constant('label' as const), ns: fc.nat(1), on: fc.boolean() }),
@@ -167,10 +220,14 @@ describe('PodReconciler', () => {
         after.forEach(apply);
         const expected = (await scanCluster(cluster.api, config, { webhookConfig: 'sidecar-injector', injectorNamespace: 'sidecar-injector' })).report;
         let got: unknown;
-        await until('the same report as status', () => {
-          got = r.report;
-          return JSON.stringify(got) === JSON.stringify(expected);
-        }, 3000).catch(() => assert.deepEqual(got, expected));
+        await until(
+          'the same report as status',
+          () => {
+            got = r.report;
+            return JSON.stringify(got) === JSON.stringify(expected);
+          },
+          3000,
+        ).catch(() => assert.deepEqual(got, expected));
         await r.stop();
       }),
       { numRuns: 25 },

@@ -95,12 +95,17 @@ export class PodReconciler {
     const log = (m: string, f?: Record<string, unknown>): void => options.log('warn', m, f);
     const counted = (path: string) => (reason: ListReason) => options.lists?.inc({ resource: path.slice(path.lastIndexOf('/') + 1), reason });
     const scoped = (group: string, resource: string): string[] =>
-      options.namespaces.length === 0 ? [`/${group}/${resource}`] : options.namespaces.map((ns) => `/${group}/namespaces/${encodeURIComponent(ns)}/${resource}`);
+      options.namespaces.length === 0
+        ? [`/${group}/${resource}`]
+        : options.namespaces.map((ns) => `/${group}/namespaces/${encodeURIComponent(ns)}/${resource}`);
     const owners = (group: string, resource: string, kind: string): Informer<Owned>[] =>
       scoped(group, resource).map(
         (path) =>
           new Informer<Owned>({
-            api: options.api, path, log, metadataOnly: true,
+            api: options.api,
+            path,
+            log,
+            metadataOnly: true,
             transform: (obj) => ({ ...(controllerOf(obj) !== undefined ? { controller: controllerOf(obj) } : {}) }),
             onEvent: (key) => this.#tally.ownerChanged(key.slice(0, key.indexOf('/')), kind, key.slice(key.indexOf('/') + 1)),
             onSync: (reason) => {
@@ -125,7 +130,9 @@ export class PodReconciler {
     this.#pods = scoped('api/v1', 'pods').map(
       (path) =>
         new Informer<PodRecord>({
-          api: options.api, path, log,
+          api: options.api,
+          path,
+          log,
           transform: (obj) => toPodRecord(obj, (pod, ns) => this.#memo!.classify(pod, this.#labels(ns))),
           onEvent: (key, _before, after) => {
             this.#tally.set(key, after);
@@ -139,7 +146,10 @@ export class PodReconciler {
         }),
     );
     this.#namespaces = new Informer<Record<string, string>>({
-      api: options.api, path: '/api/v1/namespaces', log, metadataOnly: true,
+      api: options.api,
+      path: '/api/v1/namespaces',
+      log,
+      metadataOnly: true,
       transform: (obj) => labelsOfObject(obj),
       onEvent: (key, before, after) => {
         if (JSON.stringify(before ?? {}) !== JSON.stringify(after ?? {})) this.#namespaceChanged(key.slice(1));
@@ -163,11 +173,14 @@ export class PodReconciler {
     };
     refresh();
     const sweep = (): void => {
-      this.#sweepTimer = setTimeout(() => {
-        for (const w of this.#attention) this.#tally.markDirty(w);
-        this.#schedule();
-        sweep();
-      }, this.#o.resweepMs ?? 10 * 60_000);
+      this.#sweepTimer = setTimeout(
+        () => {
+          for (const w of this.#attention) this.#tally.markDirty(w);
+          this.#schedule();
+          sweep();
+        },
+        this.#o.resweepMs ?? 10 * 60_000,
+      );
     };
     sweep();
     await this.#startPods();
@@ -260,7 +273,8 @@ export class PodReconciler {
 
   /** A namespace's labels changed: its pods are judged again, from a list of that namespace. */
   #namespaceChanged(namespace: string): void {
-    if (!this.#podsStarted || !this.#pods.some((i) => i.path === '/api/v1/pods' || i.path === `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`)) return;
+    if (!this.#podsStarted || !this.#pods.some((i) => i.path === '/api/v1/pods' || i.path === `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`))
+      return;
     this.#passes.add(namespace);
     if (this.#passes.size > NAMESPACE_PASSES) return this.#reclassify();
     this.#passing ??= this.#runPasses().finally(() => (this.#passing = undefined));
@@ -281,7 +295,12 @@ export class PodReconciler {
             const held = key === undefined ? undefined : informer.items.get(key);
             // Only a pod the store holds at this very version: a newer event has already been
             // judged with the new labels, and an older one will be when its event arrives.
-            if (held === undefined || this.#memo !== memo || held.resourceVersion !== (pod as { metadata: { resourceVersion?: string } }).metadata.resourceVersion) continue;
+            if (
+              held === undefined ||
+              this.#memo !== memo ||
+              held.resourceVersion !== (pod as { metadata: { resourceVersion?: string } }).metadata.resourceVersion
+            )
+              continue;
             const record = toPodRecord(pod, (p, ns) => memo.classify(p, this.#labels(ns)));
             if (record === undefined) continue;
             informer.items.set(key!, record);
@@ -352,11 +371,23 @@ export class PodReconciler {
     const on = { kind: w.kind, name: w.name, namespace: w.namespace, apiVersion: w.apiVersion, uid: w.uid };
     const details = w.details.join('; ');
     if (w.counts.missing > 0) {
-      this.#o.recorder.record(on, 'SidecarMissing', `${w.counts.missing} of ${w.pods.length} pods have no sidecar although the rules say inject (${details}); restart the workload to inject them`, 'Warning', `missing|${details}`);
+      this.#o.recorder.record(
+        on,
+        'SidecarMissing',
+        `${w.counts.missing} of ${w.pods.length} pods have no sidecar although the rules say inject (${details}); restart the workload to inject them`,
+        'Warning',
+        `missing|${details}`,
+      );
     }
     if (w.counts.stale > 0) {
       const staleDetails = [...new Set(w.pods.filter((p) => p.state === 'stale').flatMap((p) => (p.changes ?? []).map((c) => c.detail)))].join('; ');
-      this.#o.recorder.record(on, 'SidecarStale', `${w.counts.stale} of ${w.pods.length} pods have a stale sidecar: ${staleDetails}`, 'Warning', `stale|${staleDetails}`);
+      this.#o.recorder.record(
+        on,
+        'SidecarStale',
+        `${w.counts.stale} of ${w.pods.length} pods have a stale sidecar: ${staleDetails}`,
+        'Warning',
+        `stale|${staleDetails}`,
+      );
     }
   }
 
@@ -369,7 +400,10 @@ export class PodReconciler {
       .map((k) => this.#tally.entry(k))
       .filter((e): e is WorkloadEntry => e !== undefined);
     if (workloads.length === 0) return;
-    const candidates = planRestart({ kind: 'SidecarStatus', summary: { ...this.#tally.counts, pods: this.#tally.size, workloads: workloads.length }, workloads }, { stale: true, missing: true }).restart;
+    const candidates = planRestart(
+      { kind: 'SidecarStatus', summary: { ...this.#tally.counts, pods: this.#tally.size, workloads: workloads.length }, workloads },
+      { stale: true, missing: true },
+    ).restart;
     if (candidates.length === 0) return;
     const memo = this.#memo ?? new ClassifyMemo({ config, scopes: this.#scopes });
     const deps = {
@@ -385,8 +419,10 @@ export class PodReconciler {
       // every other restart up for the whole timeout.
       const { ready, rolling, deleting } = await settledTargets(this.#o.api, candidates);
       for (const p of [...ready, ...rolling, ...deleting]) this.#restartedAt.set(workloadKey(p.workload), now);
-      if (rolling.length > 0) this.#o.log('info', 'not restarting workloads that are still rolling out', { workloads: rolling.map((p) => workloadKey(p.workload)) });
-      if (deleting.length > 0) this.#o.log('info', 'not restarting workloads that are being deleted', { workloads: deleting.map((p) => workloadKey(p.workload)) });
+      if (rolling.length > 0)
+        this.#o.log('info', 'not restarting workloads that are still rolling out', { workloads: rolling.map((p) => workloadKey(p.workload)) });
+      if (deleting.length > 0)
+        this.#o.log('info', 'not restarting workloads that are being deleted', { workloads: deleting.map((p) => workloadKey(p.workload)) });
       const outcomes = await rollOut(ready, deps, this.#o.rollout);
       for (const o of outcomes) {
         if (o.result === 'not-started') {

@@ -4,7 +4,9 @@ import { indexControllers, workloadOf, EMPTY_OWNER_INDEX } from './owners.js';
 import { buildReport, formatTable, needsAttention } from './report.js';
 import type { Classification } from './types.js';
 
-const ref = (kind: string, name: string) => [{ apiVersion: kind === 'Job' || kind === 'CronJob' ? 'batch/v1' : 'apps/v1', kind, name, uid: `${name}-uid`, controller: true }];
+const ref = (kind: string, name: string) => [
+  { apiVersion: kind === 'Job' || kind === 'CronJob' ? 'batch/v1' : 'apps/v1', kind, name, uid: `${name}-uid`, controller: true },
+];
 const obj = (name: string, owners?: unknown[]) => ({ metadata: { name, namespace: 'shop', ...(owners ? { ownerReferences: owners } : {}) } });
 
 describe('workloadOf', () => {
@@ -15,9 +17,21 @@ describe('workloadOf', () => {
   const pod = (owners?: unknown[]) => obj('p', owners);
 
   it('Deployment via its ReplicaSet, CronJob via its Job, the rest as themselves, bare pods as Pod', () => {
-    assert.deepEqual(workloadOf(pod(ref('ReplicaSet', 'web-5d8f')), index), { kind: 'Deployment', name: 'web', namespace: 'shop', apiVersion: 'apps/v1', uid: 'web-uid' });
+    assert.deepEqual(workloadOf(pod(ref('ReplicaSet', 'web-5d8f')), index), {
+      kind: 'Deployment',
+      name: 'web',
+      namespace: 'shop',
+      apiVersion: 'apps/v1',
+      uid: 'web-uid',
+    });
     assert.equal(workloadOf(pod(ref('ReplicaSet', 'orphan-rs')), index).kind, 'ReplicaSet');
-    assert.deepEqual(workloadOf(pod(ref('Job', 'nightly-29012345')), index), { kind: 'CronJob', name: 'nightly', namespace: 'shop', apiVersion: 'batch/v1', uid: 'nightly-uid' });
+    assert.deepEqual(workloadOf(pod(ref('Job', 'nightly-29012345')), index), {
+      kind: 'CronJob',
+      name: 'nightly',
+      namespace: 'shop',
+      apiVersion: 'batch/v1',
+      uid: 'nightly-uid',
+    });
     assert.equal(workloadOf(pod(ref('Job', 'once')), index).kind, 'Job');
     assert.equal(workloadOf(pod(ref('StatefulSet', 'db')), index).kind, 'StatefulSet');
     assert.equal(workloadOf(pod(ref('DaemonSet', 'agent')), index).kind, 'DaemonSet');
@@ -45,11 +59,14 @@ describe('buildReport and formatTable', () => {
       { name: 'debug', workload: bare, classification: c('skipped', 'explicit-disabled') },
     ]);
     assert.deepEqual(report.summary, { current: 1, stale: 2, missing: 1, skipped: 1, foreign: 0, pods: 5, workloads: 3 });
-    assert.deepEqual(report.workloads.map((w) => [w.kind, w.state, w.details]), [
-      ['Deployment', 'stale', ['containers/sidecar-proxy image a -> b']],
-      ['Pod', 'skipped', ['explicit-disabled']],
-      ['StatefulSet', 'missing', ['policy-enabled']],
-    ]);
+    assert.deepEqual(
+      report.workloads.map((w) => [w.kind, w.state, w.details]),
+      [
+        ['Deployment', 'stale', ['containers/sidecar-proxy image a -> b']],
+        ['Pod', 'skipped', ['explicit-disabled']],
+        ['StatefulSet', 'missing', ['policy-enabled']],
+      ],
+    );
     assert.equal(needsAttention(report), true);
     const table = formatTable(report, false).split('\n');
     assert.match(table[0], /^WORKLOAD\s+PODS\s+CURRENT\s+STALE\s+MISSING\s+SKIPPED\s+FOREIGN\s+REVISION\s+STATE\s+DETAIL$/);
@@ -62,7 +79,15 @@ describe('buildReport and formatTable', () => {
   });
 
   it('all current or skipped needs no attention; no pods says so', () => {
-    assert.equal(needsAttention(buildReport([{ name: 'a', workload: web, classification: c('current') }, { name: 'b', workload: bare, classification: c('skipped') }])), false);
+    assert.equal(
+      needsAttention(
+        buildReport([
+          { name: 'a', workload: web, classification: c('current') },
+          { name: 'b', workload: bare, classification: c('skipped') },
+        ]),
+      ),
+      false,
+    );
     assert.match(formatTable(buildReport([]), false), /^No pods found\./);
   });
 });

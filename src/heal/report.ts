@@ -59,7 +59,16 @@ export function buildReport(pods: readonly ClassifiedPod[]): StatusReport {
     const key = workloadKey(p.workload);
     let w = byKey.get(key);
     if (w === undefined) {
-      w = { namespace: p.workload.namespace, kind: p.workload.kind, name: p.workload.name, state: 'skipped', counts: zeroCounts(), revisions: [], details: [], pods: [] };
+      w = {
+        namespace: p.workload.namespace,
+        kind: p.workload.kind,
+        name: p.workload.name,
+        state: 'skipped',
+        counts: zeroCounts(),
+        revisions: [],
+        details: [],
+        pods: [],
+      };
       if (p.workload.apiVersion !== undefined) w.apiVersion = p.workload.apiVersion;
       if (p.workload.uid !== undefined) w.uid = p.workload.uid;
       byKey.set(key, w);
@@ -100,7 +109,19 @@ export function needsAttention(report: StatusReport): boolean {
 
 /** `kubectl get`-style table, one row per workload, then a one-line summary. */
 export function formatTable(report: StatusReport, allNamespaces: boolean): string {
-  const head = [...(allNamespaces ? ['NAMESPACE'] : []), 'WORKLOAD', 'PODS', 'CURRENT', 'STALE', 'MISSING', 'SKIPPED', 'FOREIGN', 'REVISION', 'STATE', 'DETAIL'];
+  const head = [
+    ...(allNamespaces ? ['NAMESPACE'] : []),
+    'WORKLOAD',
+    'PODS',
+    'CURRENT',
+    'STALE',
+    'MISSING',
+    'SKIPPED',
+    'FOREIGN',
+    'REVISION',
+    'STATE',
+    'DETAIL',
+  ];
   const rows = report.workloads.map((w) => [
     ...(allNamespaces ? [w.namespace] : []),
     `${w.kind.toLowerCase()}/${w.name}`,

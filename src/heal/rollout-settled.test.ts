@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { rolloutInProgress } from './rollout.js';
 
-const deployment = (status: Record<string, number>, replicas = 2) => ({ kind: 'Deployment', metadata: { name: 'web', generation: 3 }, spec: { replicas }, status: { observedGeneration: 3, ...status } });
+const deployment = (status: Record<string, number>, replicas = 2) => ({
+  kind: 'Deployment',
+  metadata: { name: 'web', generation: 3 },
+  spec: { replicas },
+  status: { observedGeneration: 3, ...status },
+});
 
 test('a restarted Deployment with its new pods created but old ones pending termination is still rolling out', () => {
   // What the controller reports after `restart` when the new pods never get ready (maxUnavailable 0, maxSurge 1 per step).
@@ -23,5 +28,8 @@ test('a Deployment whose pods are all from the current template is settled, even
 });
 
 test('a generation the controller has not observed yet is rolling out', () => {
-  assert.equal(rolloutInProgress({ ...deployment({ replicas: 2, updatedReplicas: 2 }), status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2 } }), true);
+  assert.equal(
+    rolloutInProgress({ ...deployment({ replicas: 2, updatedReplicas: 2 }), status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2 } }),
+    true,
+  );
 });

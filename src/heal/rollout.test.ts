@@ -36,7 +36,9 @@ function fakeCluster(workloads: Record<string, FakeWorkload>) {
       const name = /app=(\w+)/.exec(query?.labelSelector ?? '')![1];
       const s = state.get(name)!;
       if (s.restartedAt === undefined || s.polls < workloads[name].after) return { items: [], resourceVersion: '1' };
-      const pod = { metadata: { name: `${name}-new`, namespace: 'ns', annotations: { [RESTARTED_AT]: s.restartedAt, injected: String(workloads[name].injects) } } };
+      const pod = {
+        metadata: { name: `${name}-new`, namespace: 'ns', annotations: { [RESTARTED_AT]: s.restartedAt, injected: String(workloads[name].injects) } },
+      };
       return { items: [pod], resourceVersion: '1' };
     },
     async get(path) {
@@ -88,7 +90,10 @@ describe('rollOut', () => {
   it('rolls one at a time by default, in order, each waited for until its new pods are injected', async () => {
     const { api, stats } = fakeCluster({ a: { after: 3, injects: true }, b: { after: 2, injects: true }, c: { after: 4, injects: true } });
     const outcomes = await rollOut([target('a'), target('b'), target('c')], deps(api), { maxInFlight: 1, intervalMs: 0, timeoutMs: 10_000, pollMs: 2 });
-    assert.deepEqual(outcomes.map((o) => o.result), ['progressed', 'progressed', 'progressed']);
+    assert.deepEqual(
+      outcomes.map((o) => o.result),
+      ['progressed', 'progressed', 'progressed'],
+    );
     assert.deepEqual(stats(), { maxRolling: 1, order: ['a', 'b', 'c'] });
     assert.equal(outcomes[0].newPods, 1);
     assert.match(outcomes[0].restartedAt!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -106,7 +111,10 @@ describe('rollOut', () => {
     const { api, stats } = fakeCluster({ a: { after: 1, injects: true }, b: { after: 1, injects: false }, c: { after: 1, injects: true } });
     const log: string[] = [];
     const outcomes = await rollOut([target('a'), target('b'), target('c')], deps(api, log), { maxInFlight: 1, intervalMs: 0, timeoutMs: 100, pollMs: 5 });
-    assert.deepEqual(outcomes.map((o) => o.result), ['progressed', 'timeout', 'not-started']);
+    assert.deepEqual(
+      outcomes.map((o) => o.result),
+      ['progressed', 'timeout', 'not-started'],
+    );
     assert.match(outcomes[1].detail, /1 of 1 new pods are not current \(missing: policy-enabled\)/);
     assert.deepEqual(stats().order, ['a', 'b']);
     assert.ok(log.some((l) => l.startsWith('timeout deployment/b')));
@@ -116,7 +124,11 @@ describe('rollOut', () => {
     // Found on the node: the leader restarted as soon as it reloaded the ConfigMap; the other
     // replica reloaded 3 s later and injected the new pods with the old sidecar meanwhile.
     const { api } = fakeCluster({ a: { after: 1, injects: true } });
-    const lagging = (pod: unknown): Classification => ({ ...classify(pod), state: 'stale', changes: [{ what: 'container', item: 'containers/proxy', detail: 'containers/proxy args changed' }] });
+    const lagging = (pod: unknown): Classification => ({
+      ...classify(pod),
+      state: 'stale',
+      changes: [{ what: 'container', item: 'containers/proxy', detail: 'containers/proxy args changed' }],
+    });
     const started = Date.now();
     const [o] = await rollOut([target('a')], { ...deps(api), classify: lagging }, { maxInFlight: 1, intervalMs: 0, timeoutMs: 60_000, pollMs: 2 });
     assert.equal(o.result, 'other-config');
@@ -137,10 +149,25 @@ describe('workloads being deleted', () => {
   // being deleted; no pod could be created there, so it waited out the whole timeout (5 min)
   // while a healthy stale Deployment elsewhere waited behind it.
   const objects: Record<string, Obj | undefined> = {
-    '/apis/apps/v1/namespaces/live/deployments/ok': { metadata: { name: 'ok', generation: 2 }, spec: { replicas: 1 }, status: { observedGeneration: 2, updatedReplicas: 1 } },
-    '/apis/apps/v1/namespaces/live/deployments/rolling': { metadata: { name: 'rolling', generation: 3 }, spec: { replicas: 1 }, status: { observedGeneration: 2 } },
-    '/apis/apps/v1/namespaces/live/deployments/marked': { metadata: { name: 'marked', generation: 1, deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { observedGeneration: 1, updatedReplicas: 1 } },
-    '/apis/apps/v1/namespaces/going/deployments/web': { metadata: { name: 'web', generation: 1 }, spec: { replicas: 1 }, status: { observedGeneration: 1, updatedReplicas: 1 } },
+    '/apis/apps/v1/namespaces/live/deployments/ok': {
+      metadata: { name: 'ok', generation: 2 },
+      spec: { replicas: 1 },
+      status: { observedGeneration: 2, updatedReplicas: 1 },
+    },
+    '/apis/apps/v1/namespaces/live/deployments/rolling': {
+      metadata: { name: 'rolling', generation: 3 },
+      spec: { replicas: 1 },
+      status: { observedGeneration: 2 },
+    },
+    '/apis/apps/v1/namespaces/live/deployments/marked': {
+      metadata: { name: 'marked', generation: 1, deletionTimestamp: '2026-11-28T08:25:00Z' },
+      status: { observedGeneration: 1, updatedReplicas: 1 },
+    },
+    '/apis/apps/v1/namespaces/going/deployments/web': {
+      metadata: { name: 'web', generation: 1 },
+      spec: { replicas: 1 },
+      status: { observedGeneration: 1, updatedReplicas: 1 },
+    },
     '/api/v1/namespaces/live': { metadata: { name: 'live' }, status: { phase: 'Active' } },
     '/api/v1/namespaces/going': { metadata: { name: 'going', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } },
   };
@@ -148,10 +175,25 @@ describe('workloads being deleted', () => {
   const at = (namespace: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace }, stale: 1, missing: 0, why: [] });
 
   it('are neither restarted nor waited for: gone, marked for deletion, or in a namespace being deleted', async () => {
-    const { ready, rolling, deleting } = await settledTargets(api, [at('going', 'web'), at('live', 'ok'), at('live', 'rolling'), at('live', 'marked'), at('live', 'gone')]);
-    assert.deepEqual(ready.map((p) => p.workload.name), ['ok']);
-    assert.deepEqual(rolling.map((p) => p.workload.name), ['rolling']);
-    assert.deepEqual(deleting.map((p) => p.workload.name), ['web', 'marked', 'gone']);
+    const { ready, rolling, deleting } = await settledTargets(api, [
+      at('going', 'web'),
+      at('live', 'ok'),
+      at('live', 'rolling'),
+      at('live', 'marked'),
+      at('live', 'gone'),
+    ]);
+    assert.deepEqual(
+      ready.map((p) => p.workload.name),
+      ['ok'],
+    );
+    assert.deepEqual(
+      rolling.map((p) => p.workload.name),
+      ['rolling'],
+    );
+    assert.deepEqual(
+      deleting.map((p) => p.workload.name),
+      ['web', 'marked', 'gone'],
+    );
   });
 
   it('a workload deleted while it rolls out ends its rollout at once, not at the timeout', async () => {
@@ -172,7 +214,12 @@ describe('workloads being deleted', () => {
 
 describe('planRestart', () => {
   it('restarts Deployments, StatefulSets and DaemonSets; reports bare pods and Jobs; honours --stale/--missing', () => {
-    const c = (state: Classification['state']): Classification => ({ state, reason: 'policy-enabled', message: '', ...(state === 'stale' ? { changes: [{ what: 'image', detail: 'image a -> b' }] } : {}) });
+    const c = (state: Classification['state']): Classification => ({
+      state,
+      reason: 'policy-enabled',
+      message: '',
+      ...(state === 'stale' ? { changes: [{ what: 'image', detail: 'image a -> b' }] } : {}),
+    });
     const report = buildReport([
       { name: 'w1', workload: { kind: 'Deployment', name: 'web', namespace: 'ns' }, classification: c('stale') },
       { name: 'd0', workload: { kind: 'StatefulSet', name: 'db', namespace: 'ns' }, classification: c('missing') },
@@ -181,11 +228,23 @@ describe('planRestart', () => {
       { name: 'ok', workload: { kind: 'DaemonSet', name: 'ok', namespace: 'ns' }, classification: c('current') },
     ]);
     const both = planRestart(report, { stale: true, missing: true });
-    assert.deepEqual(both.restart.map((p) => p.workload.name), ['web', 'db']);
-    assert.deepEqual(both.reportOnly.map((p) => p.workload.kind), ['Job', 'Pod']);
+    assert.deepEqual(
+      both.restart.map((p) => p.workload.name),
+      ['web', 'db'],
+    );
+    assert.deepEqual(
+      both.reportOnly.map((p) => p.workload.kind),
+      ['Job', 'Pod'],
+    );
     assert.deepEqual(both.restart[0].why, ['stale: image a -> b']);
-    assert.deepEqual(planRestart(report, { stale: false, missing: true }).restart.map((p) => p.workload.name), ['db']);
-    assert.deepEqual(planRestart(report, { stale: true, missing: false }).restart.map((p) => p.workload.name), ['web']);
+    assert.deepEqual(
+      planRestart(report, { stale: false, missing: true }).restart.map((p) => p.workload.name),
+      ['db'],
+    );
+    assert.deepEqual(
+      planRestart(report, { stale: true, missing: false }).restart.map((p) => p.workload.name),
+      ['web'],
+    );
   });
 });
 
@@ -196,7 +255,11 @@ describe('settledTargets', () => {
     status: { observedGeneration: rolling ? 1 : 2, updatedReplicas: 1 },
   });
   // ns2 is being deleted: its workloads are neither restarted nor waited for, by either path.
-  const namespaces: Obj[] = [{ metadata: { name: 'ns0' } }, { metadata: { name: 'ns1' } }, { metadata: { name: 'ns2', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } }];
+  const namespaces: Obj[] = [
+    { metadata: { name: 'ns0' } },
+    { metadata: { name: 'ns1' } },
+    { metadata: { name: 'ns2', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } },
+  ];
   function api(objects: Obj[]) {
     const calls: string[] = [];
     const a = {
@@ -216,26 +279,49 @@ describe('settledTargets', () => {
     } as unknown as HealApi;
     return { a, calls };
   }
-  const t = (ns: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace: ns, apiVersion: 'apps/v1' }, stale: 1, missing: 0, why: [] });
+  const t = (ns: string, name: string): PlannedWorkload => ({
+    workload: { kind: 'Deployment', name, namespace: ns, apiVersion: 'apps/v1' },
+    stale: 1,
+    missing: 0,
+    why: [],
+  });
 
   it('a few targets: GETs of each and its namespace; many: one list per kind, cluster-wide, and one of namespaces, with the same split', async () => {
     const objects = Array.from({ length: 30 }, (_, i) => deployment(`ns${i % 3}`, `d${i}`, i % 4 === 0));
     const few = api(objects);
-    const small = await settledTargets(few.a, objects.slice(0, 6).map((o) => t(o.metadata.namespace, o.metadata.name)));
+    const small = await settledTargets(
+      few.a,
+      objects.slice(0, 6).map((o) => t(o.metadata.namespace, o.metadata.name)),
+    );
     assert.equal(few.calls.filter((c) => c.startsWith('get')).length, 12);
-    assert.deepEqual(small.rolling.map((p) => p.workload.name), ['d0', 'd4']);
-    assert.deepEqual(small.deleting.map((p) => p.workload.name), ['d2', 'd5']);
+    assert.deepEqual(
+      small.rolling.map((p) => p.workload.name),
+      ['d0', 'd4'],
+    );
+    assert.deepEqual(
+      small.deleting.map((p) => p.workload.name),
+      ['d2', 'd5'],
+    );
 
     const many = api(objects);
     const all = await settledTargets(many.a, [...objects.map((o) => t(o.metadata.namespace, o.metadata.name)), t('ns9', 'gone')]);
     assert.deepEqual(many.calls, ['list /apis/apps/v1/deployments', 'list /api/v1/namespaces']);
-    assert.deepEqual(all.rolling.map((p) => p.workload.name), ['d0', 'd4', 'd12', 'd16', 'd24', 'd28']);
-    assert.deepEqual(all.deleting.map((p) => p.workload.name), ['d2', 'd5', 'd8', 'd11', 'd14', 'd17', 'd20', 'd23', 'd26', 'd29', 'gone']);
+    assert.deepEqual(
+      all.rolling.map((p) => p.workload.name),
+      ['d0', 'd4', 'd12', 'd16', 'd24', 'd28'],
+    );
+    assert.deepEqual(
+      all.deleting.map((p) => p.workload.name),
+      ['d2', 'd5', 'd8', 'd11', 'd14', 'd17', 'd20', 'd23', 'd26', 'd29', 'gone'],
+    );
     assert.equal(all.ready.length, 14);
 
     const inNs1 = Array.from({ length: 25 }, (_, i) => deployment('ns1', `e${i}`, false));
     const one = api(inNs1);
-    await settledTargets(one.a, inNs1.map((o) => t('ns1', o.metadata.name)));
+    await settledTargets(
+      one.a,
+      inNs1.map((o) => t('ns1', o.metadata.name)),
+    );
     assert.deepEqual(one.calls, ['list /apis/apps/v1/namespaces/ns1/deployments', 'list /api/v1/namespaces']);
   });
 });
@@ -244,7 +330,15 @@ describe('helpers', () => {
   it("restartedAt is kubectl's RFC 3339 in whole seconds; selectors become label queries", () => {
     assert.equal(restartedAtValue(new Date('2026-11-25T12:34:56.789Z')), '2026-11-25T12:34:56Z');
     assert.equal(
-      selectorString({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'DoesNotExist' }, { key: 'y', operator: 'Exists' }, { key: 'z', operator: 'NotIn', values: ['q'] }] }),
+      selectorString({
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'tier', operator: 'In', values: ['a', 'b'] },
+          { key: 'x', operator: 'DoesNotExist' },
+          { key: 'y', operator: 'Exists' },
+          { key: 'z', operator: 'NotIn', values: ['q'] },
+        ],
+      }),
       'app=web,tier in (a,b),!x,y,z notin (q)',
     );
   });

@@ -90,7 +90,13 @@ export function selectorString(selector: unknown): string {
 }
 
 export async function rollOut(targets: readonly PlannedWorkload[], deps: RolloutDeps, options: RolloutOptions): Promise<RolloutOutcome[]> {
-  const outcomes: RolloutOutcome[] = targets.map((t) => ({ workload: t.workload, result: 'not-started', detail: 'not started: an earlier rollout did not progress', newPods: 0, injected: 0 }));
+  const outcomes: RolloutOutcome[] = targets.map((t) => ({
+    workload: t.workload,
+    result: 'not-started',
+    detail: 'not started: an earlier rollout did not progress',
+    newPods: 0,
+    injected: 0,
+  }));
   const inFlight = new Set<Promise<void>>();
   let stop = false;
   let lastStart = -Infinity;
@@ -146,11 +152,23 @@ async function restartOne(workload: WorkloadRef, deps: RolloutDeps, options: Rol
       deps.log(`warning: ${name}: ${err.message}`);
     }
     if (seen.observed && seen.newPods > 0 && seen.injected === seen.newPods && seen.pending === undefined) {
-      return done('progressed', deps.accept === undefined ? `${seen.newPods} new pods created, all with the current sidecar` : `${seen.newPods} new pods, all ready with the new sidecar`, seen.newPods, seen.injected);
+      return done(
+        'progressed',
+        deps.accept === undefined
+          ? `${seen.newPods} new pods created, all with the current sidecar`
+          : `${seen.newPods} new pods, all ready with the new sidecar`,
+        seen.newPods,
+        seen.injected,
+      );
     }
     if (seen.otherConfig !== '') {
-      return done('other-config', `a new pod was injected by a webhook serving another config (${seen.otherConfig}); ` +
-        'a replica has not reloaded it yet, or the webhook in the cluster serves another config than this one', seen.newPods, seen.injected);
+      return done(
+        'other-config',
+        `a new pod was injected by a webhook serving another config (${seen.otherConfig}); ` +
+          'a replica has not reloaded it yet, or the webhook in the cluster serves another config than this one',
+        seen.newPods,
+        seen.injected,
+      );
     }
     if (deps.now().getTime() >= deadline) break;
     await deps.sleep(Math.min(poll, Math.max(0, deadline - deps.now().getTime())));
@@ -258,7 +276,10 @@ function settledState(obj: unknown, ns: unknown): Settled {
  * being deleted: gone, marked for deletion, or in a namespace being deleted. No pod can be
  * created there, so a restart would only wait out the whole timeout and hold up the others.
  */
-export async function settledTargets(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[]; deleting: PlannedWorkload[] }> {
+export async function settledTargets(
+  api: HealApi,
+  targets: readonly PlannedWorkload[],
+): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[]; deleting: PlannedWorkload[] }> {
   const out: Record<Settled, PlannedWorkload[]> = { ready: [], rolling: [], deleting: [] };
   const listed = targets.length > GET_EACH ? await settledByList(api, targets) : undefined;
   for (const t of targets) {
@@ -302,4 +323,3 @@ async function settledByList(api: HealApi, targets: readonly PlannedWorkload[]):
   });
   return { states, terminating };
 }
-

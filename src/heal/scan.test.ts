@@ -15,8 +15,15 @@ type Obj = Record<string, any>;
 const config = defaultConfig();
 
 const pod = (name: string, extra: Obj = {}): Obj => ({
-  apiVersion: 'v1', kind: 'Pod',
-  metadata: { name, namespace: 'shop', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d8f', uid: 'rs', controller: true }], ...extra.metadata },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name,
+    namespace: 'shop',
+    labels: { app: 'web' },
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d8f', uid: 'rs', controller: true }],
+    ...extra.metadata,
+  },
   spec: { containers: [{ name: 'app', image: 'app:1' }] },
   status: { phase: 'Pending', ...extra.status },
 });
@@ -33,7 +40,19 @@ function fakeApi(objects: { mwc?: Obj; namespaces: Obj[]; pods: Obj[] }): { api:
     async list(path: string) {
       paths.push(path);
       if (path.endsWith('/pods')) return { items: objects.pods, resourceVersion: '1' };
-      if (path.endsWith('/replicasets')) return { items: [{ metadata: { name: 'web-5d8f', namespace: 'shop', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'd', controller: true }] } }], resourceVersion: '1' };
+      if (path.endsWith('/replicasets'))
+        return {
+          items: [
+            {
+              metadata: {
+                name: 'web-5d8f',
+                namespace: 'shop',
+                ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'd', controller: true }],
+              },
+            },
+          ],
+          resourceVersion: '1',
+        };
       if (path.endsWith('/namespaces')) return { items: objects.namespaces, resourceVersion: '1' };
       return { items: [], resourceVersion: '1' };
     },
@@ -83,8 +102,13 @@ describe('scanCluster', () => {
   });
 
   it('scopesFromWebhooks keeps names, selectors and match conditions, and skips junk', () => {
-    assert.deepEqual(scopesFromWebhooks([null, { name: 'a', namespaceSelector: { matchLabels: { x: 'y' } }, matchConditions: [{ name: 'c', expression: 'true' }] }, { noName: true }]), [
-      { name: 'a', namespaceSelector: { matchLabels: { x: 'y' } }, objectSelector: {}, matchConditions: [{ name: 'c', expression: 'true' }] },
-    ]);
+    assert.deepEqual(
+      scopesFromWebhooks([
+        null,
+        { name: 'a', namespaceSelector: { matchLabels: { x: 'y' } }, matchConditions: [{ name: 'c', expression: 'true' }] },
+        { noName: true },
+      ]),
+      [{ name: 'a', namespaceSelector: { matchLabels: { x: 'y' } }, objectSelector: {}, matchConditions: [{ name: 'c', expression: 'true' }] }],
+    );
   });
 });

@@ -92,7 +92,9 @@ export async function scanCluster(api: HealApi, config: LoadedConfig, options: S
   // arrives and only its record is kept, so memory holds one page of pods, not all of them.
   const [scopes, namespaces] = await Promise.all([
     readScopes(api, config, options, notes),
-    ns === undefined ? api.list('/api/v1/namespaces').then((l) => l.items) : api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}`).then((n) => (n === undefined ? [] : [n])),
+    ns === undefined
+      ? api.list('/api/v1/namespaces').then((l) => l.items)
+      : api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}`).then((n) => (n === undefined ? [] : [n])),
   ]);
   if (ns !== undefined && namespaces.length === 0) notes.push(`namespace ${ns} not found`);
   const labels = new Map(namespaces.map((n) => [nameOf(n), labelsOfObject(n)]));
@@ -112,7 +114,11 @@ export async function scanCluster(api: HealApi, config: LoadedConfig, options: S
     api.listPages(collection(ns, 'apis/batch/v1', 'jobs'), {}, (items) => addControllers(jobs, items), { metadataOnly: true }),
   ]);
   const index: OwnerIndex = { replicaSets, jobs };
-  const classified = records.map((r) => ({ name: r.name, workload: resolveWorkload(r.namespace, r.name, r.uid, r.owner, index), classification: r.classification }));
+  const classified = records.map((r) => ({
+    name: r.name,
+    workload: resolveWorkload(r.namespace, r.name, r.uid, r.owner, index),
+    classification: r.classification,
+  }));
   return { report: buildReport(classified), pods: classified, notes, env: { config, scopes, namespaceLabels: labels, index } };
 }
 

@@ -46,10 +46,24 @@ export function startReconcile(options: ReconcileServeOptions): ReconcileHandle 
   const api = options.api ?? connect();
   const identity = process.env.POD_NAME ? process.env.POD_NAME : `${hostname()}_${process.pid}`;
   const recorder = new EventRecorder({ api, instance: identity, onError: (err) => options.log('warn', 'could not record an Event', { error: String(err) }) });
-  const gauge = new Gauge({ name: 'sidecar_injector_pods', help: 'Pods by sidecar state (current, stale, missing, skipped, foreign), as seen by the reconcile leader', labelNames: ['state'] as const, registers: [options.registry] });
-  const leader = new Gauge({ name: 'sidecar_injector_reconcile_leader', help: '1 while this replica holds the reconcile Lease', registers: [options.registry] });
+  const gauge = new Gauge({
+    name: 'sidecar_injector_pods',
+    help: 'Pods by sidecar state (current, stale, missing, skipped, foreign), as seen by the reconcile leader',
+    labelNames: ['state'] as const,
+    registers: [options.registry],
+  });
+  const leader = new Gauge({
+    name: 'sidecar_injector_reconcile_leader',
+    help: '1 while this replica holds the reconcile Lease',
+    registers: [options.registry],
+  });
   leader.set(0);
-  const lists = new Counter({ name: 'sidecar_injector_reconcile_lists_total', help: 'Lists the reconcile leader made, by resource and why: start, expired (410 Gone), error, resync (new config or webhook scopes), namespace-labels', labelNames: ['resource', 'reason'] as const, registers: [options.registry] });
+  const lists = new Counter({
+    name: 'sidecar_injector_reconcile_lists_total',
+    help: 'Lists the reconcile leader made, by resource and why: start, expired (410 Gone), error, resync (new config or webhook scopes), namespace-labels',
+    labelNames: ['resource', 'reason'] as const,
+    registers: [options.registry],
+  });
   let config: LoadedConfig | undefined;
   const reconciler = new PodReconciler({
     api,
@@ -105,7 +119,13 @@ export function startReconcile(options: ReconcileServeOptions): ReconcileHandle 
     injectionFailed(failure) {
       void workloadFor(api, failure, owners).then((on) => {
         const what = failure.action === 'denied' ? 'refused' : 'admitted without its sidecar';
-        recorder.record(on, 'InjectionFailed', `a pod was ${what}: ${failure.code}: ${failure.message}`, 'Warning', `${failure.action}|${failure.code}|${failure.message}`);
+        recorder.record(
+          on,
+          'InjectionFailed',
+          `a pod was ${what}: ${failure.code}: ${failure.message}`,
+          'Warning',
+          `${failure.action}|${failure.code}|${failure.message}`,
+        );
       });
     },
     async stop() {
@@ -126,14 +146,36 @@ async function workloadFor(api: HealApi, failure: InjectionFailure, cache: Map<s
   const podName = typeof meta.name === 'string' && meta.name !== '' ? meta.name : typeof meta.generateName === 'string' ? meta.generateName : 'pod';
   const ref = controllerOf(failure.object);
   if (ref === undefined) return { kind: 'Pod', name: podName, namespace, apiVersion: 'v1' };
-  const self: WorkloadRef = { kind: ref.kind, name: ref.name, namespace, ...(ref.apiVersion ? { apiVersion: ref.apiVersion } : {}), ...(ref.uid ? { uid: ref.uid } : {}) };
-  const path = ref.kind === 'ReplicaSet' ? `/apis/apps/v1/namespaces/${namespace}/replicasets/${ref.name}` : ref.kind === 'Job' ? `/apis/batch/v1/namespaces/${namespace}/jobs/${ref.name}` : undefined;
+  const self: WorkloadRef = {
+    kind: ref.kind,
+    name: ref.name,
+    namespace,
+    ...(ref.apiVersion ? { apiVersion: ref.apiVersion } : {}),
+    ...(ref.uid ? { uid: ref.uid } : {}),
+  };
+  const path =
+    ref.kind === 'ReplicaSet'
+      ? `/apis/apps/v1/namespaces/${namespace}/replicasets/${ref.name}`
+      : ref.kind === 'Job'
+        ? `/apis/batch/v1/namespaces/${namespace}/jobs/${ref.name}`
+        : undefined;
   if (path === undefined) return self;
   const key = `${namespace}/${ref.kind}/${ref.name}`;
   if (!cache.has(key)) {
     if (cache.size > 1000) cache.clear();
     const parent = controllerOf(await api.get(path).catch(() => undefined));
-    cache.set(key, parent === undefined ? undefined : { kind: parent.kind, name: parent.name, namespace, ...(parent.apiVersion ? { apiVersion: parent.apiVersion } : {}), ...(parent.uid ? { uid: parent.uid } : {}) });
+    cache.set(
+      key,
+      parent === undefined
+        ? undefined
+        : {
+            kind: parent.kind,
+            name: parent.name,
+            namespace,
+            ...(parent.apiVersion ? { apiVersion: parent.apiVersion } : {}),
+            ...(parent.uid ? { uid: parent.uid } : {}),
+          },
+    );
   }
   return cache.get(key) ?? self;
 }

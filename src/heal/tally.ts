@@ -126,7 +126,9 @@ export class PodTally {
 
   /** The whole report (a pass over every pod: for tests and rare use, not per event). */
   report(): StatusReport {
-    return buildReport([...this.#workloads.values()].flatMap((w) => [...w.pods.values()].map((r) => ({ name: r.name, workload: w.ref, classification: r.classification }))));
+    return buildReport(
+      [...this.#workloads.values()].flatMap((w) => [...w.pods.values()].map((r) => ({ name: r.name, workload: w.ref, classification: r.classification }))),
+    );
   }
 }
 

@@ -25,7 +25,10 @@ describe('findWebhookConfiguration', () => {
     assert.equal((await findWebhookConfiguration(api([mwc('sidecar-injector'), mwc('other')]), undefined, notes))?.name, 'sidecar-injector');
     const helm = await findWebhookConfiguration(api([mwc('my-release')]), undefined, notes);
     assert.deepEqual([helm?.name, helm?.by], ['my-release', 'label']);
-    assert.match(notes.join('\n'), /using MutatingWebhookConfiguration my-release \(labelled app\.kubernetes\.io\/name=sidecar-injector; --webhook-config chooses another\)/);
+    assert.match(
+      notes.join('\n'),
+      /using MutatingWebhookConfiguration my-release \(labelled app\.kubernetes\.io\/name=sidecar-injector; --webhook-config chooses another\)/,
+    );
   });
 
   it('a name given is looked up by that name only', async () => {
@@ -35,6 +38,9 @@ describe('findWebhookConfiguration', () => {
   });
 
   it('several labelled and no name: the user chooses (SI_USAGE naming them)', async () => {
-    await assert.rejects(findWebhookConfiguration(api([mwc('a'), mwc('b')]), undefined, []), (e: Error & { code?: string }) => e.code === 'SI_USAGE' && /a, b; choose one with --webhook-config/.test(e.message));
+    await assert.rejects(
+      findWebhookConfiguration(api([mwc('a'), mwc('b')]), undefined, []),
+      (e: Error & { code?: string }) => e.code === 'SI_USAGE' && /a, b; choose one with --webhook-config/.test(e.message),
+    );
   });
 });

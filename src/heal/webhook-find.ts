@@ -39,7 +39,10 @@ export async function findWebhookConfiguration(api: HealApi, name: string | unde
     return { name: names[0], object: labelled[0], by: 'label' };
   }
   if (labelled.length > 1) {
-    throw new InjectorError('SI_USAGE', `several MutatingWebhookConfigurations are labelled ${APP_SELECTOR}: ${names.join(', ')}; choose one with --webhook-config`);
+    throw new InjectorError(
+      'SI_USAGE',
+      `several MutatingWebhookConfigurations are labelled ${APP_SELECTOR}: ${names.join(', ')}; choose one with --webhook-config`,
+    );
   }
   notes.push(`no MutatingWebhookConfiguration named ${DEFAULT_NAME} or labelled ${APP_SELECTOR}`);
   return undefined;

@@ -54,7 +54,10 @@ describe('copy on write', () => {
     const inputShop = ((pod.spec as Obj).containers as Obj[])[0];
     // The 50-entry env list is the input's own (not copied), and so are the untouched volumes' items.
     assert.equal(shop.env, inputShop.env);
-    assert.equal(((r.pod.spec as Obj).volumes as Obj[]).find((v) => v.name === 'data'), ((pod.spec as Obj).volumes as Obj[])[0]);
+    assert.equal(
+      ((r.pod.spec as Obj).volumes as Obj[]).find((v) => v.name === 'data'),
+      ((pod.spec as Obj).volumes as Obj[])[0],
+    );
     // Uninjecting the shared result gives the input back, and leaves the result as it was.
     const resultBefore = JSON.stringify(r.pod);
     const undone = uninjectPod(r.pod, defaultConfig());

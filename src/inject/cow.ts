@@ -102,4 +102,3 @@ export function hasAnnotation(pod: unknown, key: string): boolean {
   const a = pod.metadata.annotations;
   return isPlainObject(a) && Object.hasOwn(a, key);
 }
-

@@ -33,7 +33,8 @@ function expectedReasons(c: Case): DecisionReason[] {
   if (ISTIO_IGNORED_NAMESPACES.includes(c.pod.namespace)) return ['ignored-namespace'];
   if (c.config.policy !== 'enabled' && c.config.policy !== 'disabled') return ['policy-invalid'];
   const key = 'sidecar.istio.io/inject';
-  const untouched = !(key in c.pod.labels) && !(key in c.pod.annotations) && c.config.neverInjectSelector.length === 0 && c.config.alwaysInjectSelector.length === 0;
+  const untouched =
+    !(key in c.pod.labels) && !(key in c.pod.annotations) && c.config.neverInjectSelector.length === 0 && c.config.alwaysInjectSelector.length === 0;
   if (untouched) return [c.inject ? 'policy-enabled' : 'policy-disabled'];
   return c.inject ? ['explicit-enabled', 'always-inject-selector', 'policy-enabled'] : ['explicit-disabled', 'never-inject-selector', 'policy-disabled'];
 }

@@ -33,7 +33,8 @@ export function readPod(pod: Record<string, unknown>, requestNamespace: string, 
 
   const ns = meta.namespace;
   const hasNs = typeof ns === 'string' && ns !== '';
-  if (ns !== undefined && ns !== null && typeof ns !== 'string') warnings.push(`metadata.namespace is ${describe(ns)}, not a string; the request's namespace is used`);
+  if (ns !== undefined && ns !== null && typeof ns !== 'string')
+    warnings.push(`metadata.namespace is ${describe(ns)}, not a string; the request's namespace is used`);
   return {
     labels: readStringMap(meta.labels, 'metadata.labels', warnings),
     annotations: readStringMap(meta.annotations, 'metadata.annotations', warnings),

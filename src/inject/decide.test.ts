@@ -79,13 +79,19 @@ describe('decide: the pod choice', () => {
     expect(decide(pod({ labels: { [KEY]: 'false' } }), webhook, enabled), false, 'explicit-disabled');
     const d = decide(pod({ labels: { [KEY]: 'true' }, annotations: { [KEY]: 'false' } }), webhook, disabled);
     expect(d, true, 'explicit-enabled');
-    assert.ok(d.warnings.some((w) => /overrides annotation/.test(w)), 'conflict is pointed out');
+    assert.ok(
+      d.warnings.some((w) => /overrides annotation/.test(w)),
+      'conflict is pointed out',
+    );
   });
 
   it('lets an empty or invalid label hide the annotation, and says so', () => {
     const d = decide(pod({ labels: { [KEY]: '' }, annotations: { [KEY]: 'true' } }), webhook, disabled);
     expect(d, false, 'policy-disabled');
-    assert.ok(d.warnings.some((w) => /label sidecar\.istio\.io\/inject="" overrides annotation/.test(w)), d.warnings.join('|'));
+    assert.ok(
+      d.warnings.some((w) => /label sidecar\.istio\.io\/inject="" overrides annotation/.test(w)),
+      d.warnings.join('|'),
+    );
   });
 
   for (const [value, write] of [
@@ -159,7 +165,10 @@ describe('decide: selectors and policy', () => {
     const d = decide(pod({ labels: { [KEY]: 'true' } }), webhook, bad);
     expect(d, false, 'policy-invalid');
     assert.ok(d.warnings.some((w) => /policy "on" is not enabled\/disabled/.test(w)));
-    assert.ok(bad.warnings.some((w) => /policy: "on" is not "enabled" or "disabled"/.test(w)), bad.warnings.join('|'));
+    assert.ok(
+      bad.warnings.some((w) => /policy: "on" is not "enabled" or "disabled"/.test(w)),
+      bad.warnings.join('|'),
+    );
   });
 
   it('manual mode forces policy enabled and ignores selectors, like istioctl kube-inject', () => {
@@ -183,9 +192,20 @@ describe('decide: reasons and robustness', () => {
   it('produces every reason it declares, and only reasons of the DecisionReason union', () => {
     // Compile-time check: this record must list the whole union, no more, no less.
     const union = {
-      'host-network': 1, 'ignored-namespace': 1, 'mirror-pod': 1, 'explicit-enabled': 1, 'explicit-disabled': 1,
-      'never-inject-selector': 1, 'always-inject-selector': 1, 'policy-enabled': 1, 'policy-disabled': 1,
-      'policy-invalid': 1, 'already-injected': 1, 'not-a-pod': 1, 'namespace-not-selected': 1, 'object-not-selected': 1,
+      'host-network': 1,
+      'ignored-namespace': 1,
+      'mirror-pod': 1,
+      'explicit-enabled': 1,
+      'explicit-disabled': 1,
+      'never-inject-selector': 1,
+      'always-inject-selector': 1,
+      'policy-enabled': 1,
+      'policy-disabled': 1,
+      'policy-invalid': 1,
+      'already-injected': 1,
+      'not-a-pod': 1,
+      'namespace-not-selected': 1,
+      'object-not-selected': 1,
     } satisfies Record<DecisionReason, 1>;
     const sel = decisionConfig({ policy: 'enabled', neverInjectSelector: [{ matchLabels: { a: 'n' } }], alwaysInjectSelector: [{ matchLabels: { a: 'y' } }] });
     const seen = new Set<DecisionReason>([
@@ -200,7 +220,10 @@ describe('decide: reasons and robustness', () => {
       decide(pod(), webhook, enabled).reason,
       decide(pod(), webhook, disabled).reason,
       decide(pod(), webhook, decisionConfig({ policy: '' })).reason,
-      decide(pod({ annotations: { 'sidecar.istio.io/status': 'injected' } }), webhook, { ...enabled, injectionValues: { inject: null, injected: ['injected'] } }).reason,
+      decide(pod({ annotations: { 'sidecar.istio.io/status': 'injected' } }), webhook, {
+        ...enabled,
+        injectionValues: { inject: null, injected: ['injected'] },
+      }).reason,
     ]);
     assert.deepEqual([...seen].sort(), [...DECIDE_REASONS].sort());
     for (const r of DECIDE_REASONS) assert.ok(Object.hasOwn(union, r), r);
@@ -208,9 +231,18 @@ describe('decide: reasons and robustness', () => {
 
   it('never throws on arbitrary input, and its warnings are short printable ASCII', () => {
     const value = fc.oneof(fc.constantFrom('true', 'false', '', 'yes', 'TRUE'), fc.string(), fc.anything());
-    const map = fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom(KEY, 'istio-injection', 'sidecar.istio.io/injekt', '__proto__'), fc.string()), value), fc.anything());
+    const map = fc.oneof(
+      fc.dictionary(fc.oneof(fc.constantFrom(KEY, 'istio-injection', 'sidecar.istio.io/injekt', '__proto__'), fc.string()), value),
+      fc.anything(),
+    );
     const arbPod = fc.oneof(
-      fc.record({ metadata: fc.record({ labels: map, annotations: map, namespace: fc.oneof(fc.string(), fc.anything()) }, { requiredKeys: [] }), spec: fc.record({ hostNetwork: fc.anything() }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          metadata: fc.record({ labels: map, annotations: map, namespace: fc.oneof(fc.string(), fc.anything()) }, { requiredKeys: [] }),
+          spec: fc.record({ hostNetwork: fc.anything() }, { requiredKeys: [] }),
+        },
+        { requiredKeys: [] },
+      ),
       fc.anything(),
     );
     fc.assert(
@@ -227,7 +259,10 @@ describe('decide: reasons and robustness', () => {
   it('stays fast on a pod with 20,000 labels and annotations (complexity guard)', () => {
     const many: Record<string, string> = {};
     for (let i = 0; i < 20_000; i++) many[`example.com/key-${i}`] = `v${i}`;
-    const sel = decisionConfig({ policy: 'enabled', neverInjectSelector: [{ matchExpressions: [{ key: 'example.com/key-19999', operator: 'NotIn', values: ['v19999'] }] }] });
+    const sel = decisionConfig({
+      policy: 'enabled',
+      neverInjectSelector: [{ matchExpressions: [{ key: 'example.com/key-19999', operator: 'NotIn', values: ['v19999'] }] }],
+    });
     const start = process.hrtime.bigint();
     const d = decide(pod({ labels: many, annotations: many }), webhook, sel);
     assert.ok(Number(process.hrtime.bigint() - start) / 1e6 < 1000);

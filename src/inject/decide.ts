@@ -21,7 +21,8 @@ import { readPod, type PodView } from './decide-input.js';
 import type { Decision, DecisionReason, DecisionStep, InjectionContext } from './types.js';
 
 /** The parts of a loaded config the decision reads. */
-export type DecisionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'> & Partial<Pick<LoadedConfig, 'injectionValues'>>;
+export type DecisionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'> &
+  Partial<Pick<LoadedConfig, 'injectionValues'>>;
 
 /** Every reason `decide` can return (the rest of the union belongs to other layers). */
 export const DECIDE_REASONS = [
@@ -117,7 +118,11 @@ export function decide(pod: unknown, ctx: Pick<InjectionContext, 'namespace' | '
     return done(choice.inject, choice.reason, choice.why);
   }
   const enabled = policy === POLICY_ENABLED;
-  steps.push({ check: 'policy', found: manual ? 'enabled (forced by manual mode)' : policy, effect: enabled ? 'inject by default' : 'do not inject by default' });
+  steps.push({
+    check: 'policy',
+    found: manual ? 'enabled (forced by manual mode)' : policy,
+    effect: enabled ? 'inject by default' : 'do not inject by default',
+  });
   const key = config.injectionKeys.inject;
   return enabled
     ? done(true, 'policy-enabled', `no explicit choice; policy is enabled, so the sidecar is injected (opt out with ${key}: "false")`)

@@ -91,7 +91,7 @@ describe('injection properties on generated pods', () => {
           throw err;
         }
         const second = injectChecked(first.pod, ctx, EDITING, pod);
-        const names = ((second.pod.spec as { containers: { name: string }[] }).containers).map((c) => c.name);
+        const names = (second.pod.spec as { containers: { name: string }[] }).containers.map((c) => c.name);
         assert.ok(!names.includes('sidecar-proxy'), 'the old sidecar is gone');
       }),
       { numRuns: 150 },

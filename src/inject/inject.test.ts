@@ -8,15 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
-import {
-  defaultConfigWith,
-  deploymentTemplate,
-  injectChecked,
-  namesOf,
-  replicaSetPod,
-  templatesConfig,
-  WEBHOOK,
-} from '../testing/inject-fixtures.js';
+import { defaultConfigWith, deploymentTemplate, injectChecked, namesOf, replicaSetPod, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
 
@@ -38,7 +30,11 @@ function code(fn: () => unknown): string {
 
 describe('injectPod with the built-in config', () => {
   it("injects a Deployment's pod template: init container, sidecar last, volumes, workload name from the owner", () => {
-    const r = injectChecked(deploymentTemplate(), { namespace: 'shop', mode: 'manual', owner: { kind: 'Deployment', name: 'shop', apiVersion: 'apps/v1' } }, defaultConfig());
+    const r = injectChecked(
+      deploymentTemplate(),
+      { namespace: 'shop', mode: 'manual', owner: { kind: 'Deployment', name: 'shop', apiVersion: 'apps/v1' } },
+      defaultConfig(),
+    );
     assert.deepEqual(namesOf(r.pod, 'containers'), ['shop', 'cache', 'sidecar-proxy']);
     assert.deepEqual(namesOf(r.pod, 'initContainers'), ['proxy-init']);
     assert.deepEqual(namesOf(r.pod, 'volumes'), ['sidecar-proxy-workdir', 'sidecar-podinfo', 'sidecar-token']);
@@ -168,7 +164,10 @@ describe('injectPod with the built-in config', () => {
     const pod = replicaSetPod();
     (pod.metadata as Obj).annotations = { 'inject.istio.io/templates': 'sidecar,nope' };
     const msg = code(() => injectPod(pod, WEBHOOK, defaultConfig()));
-    assert.match(msg, /^SI_INJECT_TEMPLATE_MISSING: template "nope" requested by annotation inject\.istio\.io\/templates is not defined; known templates: sidecar; aliases: proxy/);
+    assert.match(
+      msg,
+      /^SI_INJECT_TEMPLATE_MISSING: template "nope" requested by annotation inject\.istio\.io\/templates is not defined; known templates: sidecar; aliases: proxy/,
+    );
   });
 
   it('a template that renders invalid YAML is SI_INJECT_RENDER_OUTPUT with the rendered lines around the error', () => {
@@ -185,7 +184,7 @@ describe('injectPod with the built-in config', () => {
     assert.match(msg, /> 1 \| containers:/);
   });
 
-  it('a template error is SI_TEMPLATE_EXEC with Go\'s message', () => {
+  it("a template error is SI_TEMPLATE_EXEC with Go's message", () => {
     const config = templatesConfig({ t: '{{ .Nope }}' });
     const msg = code(() => injectPod({ spec: { containers: [{ name: 'a' }] } }, WEBHOOK, config));
     assert.match(msg, /^SI_TEMPLATE_EXEC: template: t:1:3: executing "t" at <.Nope>: can't evaluate field Nope in type \*inject.SidecarTemplateData/);
@@ -194,7 +193,10 @@ describe('injectPod with the built-in config', () => {
   it('an injected container clashing with a user init container is SI_INJECT_CONFLICT, never a pod with duplicate names', () => {
     const pod = replicaSetPod();
     spec(pod).initContainers = [{ name: 'sidecar-proxy', image: 'x' }];
-    assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_CONFLICT: .*two containers named "sidecar-proxy"/);
+    assert.match(
+      code(() => injectPod(pod, WEBHOOK, defaultConfig())),
+      /^SI_INJECT_CONFLICT: .*two containers named "sidecar-proxy"/,
+    );
   });
 
   it('skips what the decision skips, without touching the pod', () => {
@@ -221,7 +223,9 @@ describe('injectPod with the built-in config', () => {
   });
 
   it('labels and annotations the injection overwrites are restored by uninject', () => {
-    const config = templatesConfig({ t: 'metadata:\n  labels:\n    app: overwritten\n    added: "yes"\nspec:\n  containers:\n  - name: proxy\n    image: p:1\n' });
+    const config = templatesConfig({
+      t: 'metadata:\n  labels:\n    app: overwritten\n    added: "yes"\nspec:\n  containers:\n  - name: proxy\n    image: p:1\n',
+    });
     const pod = replicaSetPod();
     const r = injectChecked(pod, WEBHOOK, config);
     assert.equal(((r.pod.metadata as Obj).labels as Obj).app, 'overwritten');
@@ -241,7 +245,10 @@ describe('injectPod with the built-in config', () => {
   it('a malformed status annotation is SI_INJECT_STATUS saying what to do', () => {
     const pod = replicaSetPod();
     (pod.metadata as Obj).annotations = { 'sidecar.istio.io/status': '{not json' };
-    assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_STATUS: annotation sidecar\.istio\.io\/status is not valid JSON; .*remove the annotation/);
+    assert.match(
+      code(() => injectPod(pod, WEBHOOK, defaultConfig())),
+      /^SI_INJECT_STATUS: annotation sidecar\.istio\.io\/status is not valid JSON; .*remove the annotation/,
+    );
   });
 
   it('rejects malformed pods with SI_INPUT_OBJECT naming the field', () => {
@@ -255,7 +262,11 @@ describe('injectPod with the built-in config', () => {
       [{ spec: { containers: [{ name: 'a' }, { name: 'a' }] } }, /container name "a" is used twice/],
       [{ spec: { containers: [{ name: 'a' }], volumes: 'x' } }, /spec\.volumes is a string/],
     ];
-    for (const [pod, want] of cases) assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), want);
+    for (const [pod, want] of cases)
+      assert.match(
+        code(() => injectPod(pod, WEBHOOK, defaultConfig())),
+        want,
+      );
   });
 
   it('a pod with 2,000 env vars injects in well under a second with a handful of patch operations', () => {
@@ -272,10 +283,13 @@ describe('injectPod with the built-in config', () => {
 });
 
 describe('injectPod on hostile pods', () => {
-  it('a user container on the sidecar\'s port is SI_INJECT_CONFLICT naming both', () => {
+  it("a user container on the sidecar's port is SI_INJECT_CONFLICT naming both", () => {
     const pod = replicaSetPod();
     containers(pod)[0].ports = [{ containerPort: 15090 }];
-    assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_CONFLICT: container "shop" declares port TCP\/15090, which the injected container "sidecar-proxy" uses/);
+    assert.match(
+      code(() => injectPod(pod, WEBHOOK, defaultConfig())),
+      /^SI_INJECT_CONFLICT: container "shop" declares port TCP\/15090, which the injected container "sidecar-proxy" uses/,
+    );
     const udp = replicaSetPod(); // the first pod is frozen by the test run's debug check (cow.ts)
     containers(udp)[0].ports = [{ containerPort: 15090, protocol: 'UDP' }];
     injectChecked(udp, WEBHOOK, defaultConfig());
@@ -285,7 +299,10 @@ describe('injectPod on hostile pods', () => {
     const pod = replicaSetPod();
     (pod.metadata as Record<string, unknown>).annotations = { 'sidecar.istio.io/nativeSidecar': 'true' };
     (pod.spec as Record<string, unknown>).containers = [{ name: 'sidecar-proxy', image: '' }];
-    assert.match(code(() => injectPod(pod, WEBHOOK, defaultConfig())), /^SI_INJECT_CONFLICT: .*no containers left.*"sidecar-proxy"/);
+    assert.match(
+      code(() => injectPod(pod, WEBHOOK, defaultConfig())),
+      /^SI_INJECT_CONFLICT: .*no containers left.*"sidecar-proxy"/,
+    );
   });
 
   it('__proto__ and constructor keys stay plain data: no prototype pollution, patch and undo exact', () => {
@@ -318,7 +335,10 @@ describe('injectPod on hostile pods', () => {
   it('200 containers and a megabyte of managedFields stay fast (generous bound)', () => {
     const pod = replicaSetPod();
     spec(pod).containers = Array.from({ length: 200 }, (_, i) => ({ name: `c${i}`, image: 'x', env: [{ name: 'A', value: String(i) }] }));
-    (pod.metadata as Obj).managedFields = Array.from({ length: 4000 }, (_, i) => ({ manager: `m${i}`, fieldsV1: { 'f:spec': { 'f:containers': { [`k:{"name":"c${i}"}`]: { '.': {} } } } } }));
+    (pod.metadata as Obj).managedFields = Array.from({ length: 4000 }, (_, i) => ({
+      manager: `m${i}`,
+      fieldsV1: { 'f:spec': { 'f:containers': { [`k:{"name":"c${i}"}`]: { '.': {} } } } },
+    }));
     const start = process.hrtime.bigint();
     const r = injectPod(pod, WEBHOOK, defaultConfig());
     const ms = Number(process.hrtime.bigint() - start) / 1e6;

@@ -46,7 +46,14 @@ export function injectPod(pod: unknown, ctx: InjectionContext, config: LoadedCon
   if (!decided.decision.inject) return { kind: 'skipped', decision: decided.decision, warnings: [] };
   const stripped = strip(decided);
   if (stripped.current !== undefined) {
-    return { kind: 'injected', decision: decided.decision, pod: cloneJson(asJson(stripped.received)), patch: [], status: stripped.current, warnings: [...decided.decision.warnings] };
+    return {
+      kind: 'injected',
+      decision: decided.decision,
+      pod: cloneJson(asJson(stripped.received)),
+      patch: [],
+      status: stripped.current,
+      warnings: [...decided.decision.warnings],
+    };
   }
   const injected = injectStripped(stripped);
   return stripped.foreign === undefined ? injected : replaceForeign(pod, stripped, stripped.foreign, injected);
@@ -117,7 +124,10 @@ export function renderPodTemplates(
   return (names ?? selected.names).map((name) => {
     const compiled = config.compiledTemplates.get(name);
     if (compiled === undefined) {
-      throw new InjectorError('SI_INJECT_TEMPLATE_MISSING', `no template named "${name}" in the config; it has: ${[...config.compiledTemplates.keys()].join(', ') || 'none'}`);
+      throw new InjectorError(
+        'SI_INJECT_TEMPLATE_MISSING',
+        `no template named "${name}" in the config; it has: ${[...config.compiledTemplates.keys()].join(', ') || 'none'}`,
+      );
     }
     return { name, overlay: renderOverlay(name, compiled, data, { missingKey }) };
   });

@@ -7,14 +7,28 @@ import type { Pod } from './pod-types.js';
 type Obj = Record<string, unknown>;
 const user = (): Pod => ({
   metadata: { labels: { a: '1' } },
-  spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'proxy', image: 'auto', args: ['mine'], resources: null }], volumes: [{ name: 'data' }] },
+  spec: {
+    containers: [
+      { name: 'app', image: 'app:1' },
+      { name: 'proxy', image: 'auto', args: ['mine'], resources: null },
+    ],
+    volumes: [{ name: 'data' }],
+  },
 });
 
 describe('mergeOverlays', () => {
   it('merges overlays in order, collects injected names, and lets the user customise an injected container', () => {
     const r = mergeOverlays(user(), [
-      { name: 'a', overlay: { spec: { containers: [{ name: 'proxy', image: 'proxy:1', args: ['default'], resources: { limits: { cpu: '1' } } }], volumes: [{ name: 'certs' }] } } },
-      { name: 'b', overlay: { metadata: { labels: { $patch: 'replace', b: '2' } as unknown as JsonObject }, spec: { initContainers: [{ name: 'init', image: 'i' }] } } },
+      {
+        name: 'a',
+        overlay: {
+          spec: { containers: [{ name: 'proxy', image: 'proxy:1', args: ['default'], resources: { limits: { cpu: '1' } } }], volumes: [{ name: 'certs' }] },
+        },
+      },
+      {
+        name: 'b',
+        overlay: { metadata: { labels: { $patch: 'replace', b: '2' } as unknown as JsonObject }, spec: { initContainers: [{ name: 'init', image: 'i' }] } },
+      },
     ]);
     assert.deepEqual(r.injected, { initContainers: ['init'], containers: ['proxy'], volumes: ['certs'], imagePullSecrets: [] });
     const proxy = ((r.pod.spec as Obj).containers as Obj[]).find((c) => c.name === 'proxy')!;
@@ -38,8 +52,16 @@ describe('mergeOverlays', () => {
       { name: 'extra', overlay: { spec: { containers: [{ name: 'proxy', volumeMounts: [{ name: 'sock', mountPath: '/s' }] }] } } },
     ]);
     const spec = r.pod.spec as Obj;
-    assert.deepEqual((spec.containers as Obj[]).map((c) => c.name), ['app']);
-    assert.deepEqual((spec.initContainers as Obj[])[0], { name: 'proxy', image: 'p', restartPolicy: 'Always', volumeMounts: [{ name: 'sock', mountPath: '/s' }] });
+    assert.deepEqual(
+      (spec.containers as Obj[]).map((c) => c.name),
+      ['app'],
+    );
+    assert.deepEqual((spec.initContainers as Obj[])[0], {
+      name: 'proxy',
+      image: 'p',
+      restartPolicy: 'Always',
+      volumeMounts: [{ name: 'sock', mountPath: '/s' }],
+    });
     assert.deepEqual(r.injected.containers, []);
   });
 
@@ -48,7 +70,10 @@ describe('mergeOverlays', () => {
       { name: 'sidecar', overlay: { spec: { initContainers: [{ name: 'proxy', image: 'p', restartPolicy: 'Always' }] } } },
     ]);
     const spec = r.pod.spec as Obj;
-    assert.deepEqual((spec.containers as Obj[]).map((c) => c.name), ['app']);
+    assert.deepEqual(
+      (spec.containers as Obj[]).map((c) => c.name),
+      ['app'],
+    );
     assert.deepEqual((spec.initContainers as Obj[])[0], { name: 'proxy', image: 'p', restartPolicy: 'Always', args: ['x'] });
   });
 

@@ -62,7 +62,7 @@ function listOf(pod: Obj, list: string): Obj[] {
   const spec = pod.spec;
   if (!isPlainObject(spec)) return [];
   const items = spec[list];
-  return Array.isArray(items) ? (items.filter(isPlainObject)) : [];
+  return Array.isArray(items) ? items.filter(isPlainObject) : [];
 }
 
 function names(pod: Obj, list: string): string[] {
@@ -232,7 +232,10 @@ export function assertUniqueNames(pod: JsonObject, templates: readonly string[])
   }
   const volumes = new Set<string>();
   for (const name of names(pod, 'volumes')) {
-    if (volumes.has(name)) throw new InjectionError('SI_INJECT_CONFLICT', `after injection the pod would have two volumes named ${quote(name)}; rename one`, { details: { volume: name } });
+    if (volumes.has(name))
+      throw new InjectionError('SI_INJECT_CONFLICT', `after injection the pod would have two volumes named ${quote(name)}; rename one`, {
+        details: { volume: name },
+      });
     volumes.add(name);
   }
 }
@@ -248,7 +251,9 @@ export function assertNoPortConflicts(pod: JsonObject, sidecars: { containers: r
   const owners = new Map<string, string>();
   for (const c of running) {
     if (typeof c.name !== 'string' || !injected.has(c.name) || !Array.isArray(c.ports)) continue;
-    for (const p of c.ports) if (isPlainObject(p) && typeof p.containerPort === 'number') owners.set(`${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${p.containerPort}`, c.name);
+    for (const p of c.ports)
+      if (isPlainObject(p) && typeof p.containerPort === 'number')
+        owners.set(`${typeof p.protocol === 'string' ? p.protocol : 'TCP'}/${p.containerPort}`, c.name);
   }
   if (owners.size === 0) return;
   for (const c of running) {

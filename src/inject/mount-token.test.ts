@@ -30,7 +30,7 @@ function injected(pod: Obj): Obj[] {
 
 const tokenMounts = (c: Obj): Obj[] => (c.volumeMounts ?? []).filter((m: Obj) => m.mountPath === TOKEN_MOUNT_PATH);
 
-test('webhook mode: every injected container mounts the pod\'s token volume, last, as the ServiceAccount plugin adds it; the app containers are untouched', () => {
+test("webhook mode: every injected container mounts the pod's token volume, last, as the ServiceAccount plugin adds it; the app containers are untouched", () => {
   const pod = samplePod();
   const out = inject(pod);
   const added = injected(out);
@@ -40,20 +40,59 @@ test('webhook mode: every injected container mounts the pod\'s token volume, las
     assert.deepEqual(c.volumeMounts.at(-1), TOKEN, `${c.name}: appended after its own mounts`);
   }
   assert.deepEqual(out.spec.containers.find((c: Obj) => c.name === 'web').volumeMounts, (pod.spec as Obj).containers[0].volumeMounts);
-  assert.equal(out.spec.containers.find((c: Obj) => c.name === 'log-shipper').volumeMounts, undefined, 'a user container the plugin did not mount stays as it is');
+  assert.equal(
+    out.spec.containers.find((c: Obj) => c.name === 'log-shipper').volumeMounts,
+    undefined,
+    'a user container the plugin did not mount stays as it is',
+  );
 });
 
 test('no mount: manual mode (inject -f), no token volume, automountServiceAccountToken false, a volume the plugin did not mount or did not make', () => {
-  const edit = (f: (p: Obj) => void): Obj => { const p = samplePod() as Obj; f(p); return p; };
+  const edit = (f: (p: Obj) => void): Obj => {
+    const p = samplePod() as Obj;
+    f(p);
+    return p;
+  };
   for (const [what, pod, mode] of [
     ['manual mode', samplePod(), 'manual'],
-    ['no token volume', edit((p) => { p.spec.volumes = []; p.spec.containers[0].volumeMounts = []; }), 'webhook'],
-    ['automount off', edit((p) => { p.spec.automountServiceAccountToken = false; }), 'webhook'],
+    [
+      'no token volume',
+      edit((p) => {
+        p.spec.volumes = [];
+        p.spec.containers[0].volumeMounts = [];
+      }),
+      'webhook',
+    ],
+    [
+      'automount off',
+      edit((p) => {
+        p.spec.automountServiceAccountToken = false;
+      }),
+      'webhook',
+    ],
     // A service account with automounting off: the plugin mounted nothing; a user's own volume
     // of that name, not mounted at the token path, is not the plugin's.
-    ['a kube-api-access volume no container mounts at the token path', edit((p) => { p.spec.containers[0].volumeMounts = []; }), 'webhook'],
-    ['mounted read-write', edit((p) => { p.spec.containers[0].volumeMounts[0].readOnly = false; }), 'webhook'],
-    ['a secret, not a projected token', edit((p) => { p.spec.volumes[0] = { name: 'kube-api-access-abcde', secret: { secretName: 'mine' } }; }), 'webhook'],
+    [
+      'a kube-api-access volume no container mounts at the token path',
+      edit((p) => {
+        p.spec.containers[0].volumeMounts = [];
+      }),
+      'webhook',
+    ],
+    [
+      'mounted read-write',
+      edit((p) => {
+        p.spec.containers[0].volumeMounts[0].readOnly = false;
+      }),
+      'webhook',
+    ],
+    [
+      'a secret, not a projected token',
+      edit((p) => {
+        p.spec.volumes[0] = { name: 'kube-api-access-abcde', secret: { secretName: 'mine' } };
+      }),
+      'webhook',
+    ],
   ] as const) {
     for (const c of injected(inject(pod as Obj, mode))) assert.deepEqual(tokenMounts(c), [], `${what}: ${c.name}`);
   }
@@ -72,26 +111,31 @@ test('a pod injected before (a reinvocation, or a re-injection) never gets the m
   assert.deepEqual((again as { patch: unknown[] }).patch, [], 'a current pod needs no patch');
   // A re-injection (the status no longer matches: strip, inject again) mounts once as well.
   const stale = structuredClone(once);
-  stale.metadata.annotations['sidecar.istio.io/status'] = stale.metadata.annotations['sidecar.istio.io/status'].replace('"revision":"default"', '"revision":"old"');
+  stale.metadata.annotations['sidecar.istio.io/status'] = stale.metadata.annotations['sidecar.istio.io/status'].replace(
+    '"revision":"default"',
+    '"revision":"old"',
+  );
   const redone = injectPod(stale, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
   assert.equal(redone.kind, 'injected');
   for (const c of injected((redone as { pod: Obj }).pod)) assert.deepEqual(tokenMounts(c), [TOKEN], c.name);
 });
 
 test('a sidecar whose template mounts something at the token path keeps its own mount only', () => {
-  const config = parseConfig([
-    'policy: enabled',
-    'templates:',
-    '  own-token: |',
-    '    spec:',
-    '      containers:',
-    '      - name: own-token',
-    '        image: registry.example/own:1',
-    '        volumeMounts:',
-    '        - name: projected-elsewhere',
-    `          mountPath: ${TOKEN_MOUNT_PATH}`,
-    'defaultTemplates: [own-token]',
-  ].join('\n'));
+  const config = parseConfig(
+    [
+      'policy: enabled',
+      'templates:',
+      '  own-token: |',
+      '    spec:',
+      '      containers:',
+      '      - name: own-token',
+      '        image: registry.example/own:1',
+      '        volumeMounts:',
+      '        - name: projected-elsewhere',
+      `          mountPath: ${TOKEN_MOUNT_PATH}`,
+      'defaultTemplates: [own-token]',
+    ].join('\n'),
+  );
   const r = injectPod(samplePod(), { namespace: 'shop', mode: 'webhook' }, config);
   assert.equal(r.kind, 'injected');
   const sidecar = (r as { pod: Obj }).pod.spec.containers.find((c: Obj) => c.name === 'own-token');

@@ -41,7 +41,6 @@ function fail(message: string, field: string): never {
   throw new InjectionError('SI_INPUT_OBJECT', message, { details: { field } });
 }
 
-
 export function readPodInput(pod: unknown, share = false): PodInput {
   if (!isPlainObject(pod)) fail(`the object to inject is ${describe(pod)}, not a pod (a map with metadata and spec)`, '');
   const meta = pod.metadata;
@@ -53,7 +52,10 @@ export function readPodInput(pod: unknown, share = false): PodInput {
       if (!isPlainObject(m)) fail(`metadata.${field} is ${describe(m)}; it must be a map of strings`, `metadata.${field}`);
       for (const k of Object.keys(m)) {
         if (typeof m[k] !== 'string') {
-          fail(`metadata.${field}[${quote(k)}] is ${describe(m[k])}; ${field} values must be strings (quote numbers and booleans in YAML)`, `metadata.${field}`);
+          fail(
+            `metadata.${field}[${quote(k)}] is ${describe(m[k])}; ${field} values must be strings (quote numbers and booleans in YAML)`,
+            `metadata.${field}`,
+          );
         }
       }
     }
@@ -85,7 +87,8 @@ export function readPodInput(pod: unknown, share = false): PodInput {
         return;
       }
       const prev = seen.get(name);
-      if (prev !== undefined) fail(`container name ${quote(name)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
+      if (prev !== undefined)
+        fail(`container name ${quote(name)} is used twice (${prev} and ${at}); names must be unique across containers and init containers`, `${at}.name`);
       seen.set(name, at);
     });
     // Volume names are compared once every volume is known to be a named map.

@@ -51,7 +51,7 @@ function recorder(calls: string[], options: { holdFirst?: boolean; refuse?: bool
   };
 }
 
-describe('the pipeline calls a profile\'s hooks at their fixed points', () => {
+describe("the pipeline calls a profile's hooks at their fixed points", () => {
   it('validate, forPod, templateFields, postProcess, in that order, with the documented inputs', () => {
     const calls: string[] = [];
     const input = pod();
@@ -63,15 +63,25 @@ describe('the pipeline calls a profile\'s hooks at their fixed points', () => {
     const annotations = (r.pod.metadata as { annotations: Record<string, string> }).annotations;
     assert.equal(annotations.seen, 'from the profile', 'a field from templateFields is template data');
     assert.equal(annotations.post, 'processed', 'postProcess changes the merged pod');
-    assert.ok(r.patch.some((op) => op.path === '/metadata/annotations/post'), 'and the patch carries it');
+    assert.ok(
+      r.patch.some((op) => op.path === '/metadata/annotations/post'),
+      'and the patch carries it',
+    );
     assert.deepEqual(input, before, 'the received pod is never changed');
-    assert.deepEqual((r.pod.spec as { containers: { name: string }[] }).containers.map((c) => c.name), ['app', 'side']);
+    assert.deepEqual(
+      (r.pod.spec as { containers: { name: string }[] }).containers.map((c) => c.name),
+      ['app', 'side'],
+    );
   });
 
   it('holdFirst from any profile puts the injected containers first', () => {
     const r = injectPod(pod(), { namespace: 'shop', mode: 'webhook' }, configWith(recorder([], { holdFirst: true })));
     assert.equal(r.kind, 'injected');
-    if (r.kind === 'injected') assert.deepEqual((r.pod.spec as { containers: { name: string }[] }).containers.map((c) => c.name), ['side', 'app']);
+    if (r.kind === 'injected')
+      assert.deepEqual(
+        (r.pod.spec as { containers: { name: string }[] }).containers.map((c) => c.name),
+        ['side', 'app'],
+      );
   });
 
   it('a validate hook that throws refuses the pod before anything is rendered', () => {
@@ -80,7 +90,7 @@ describe('the pipeline calls a profile\'s hooks at their fixed points', () => {
     assert.deepEqual(calls, ['validate keep']);
   });
 
-  it('strip runs only for a status without an undo record (another injector\'s), after its items are removed', () => {
+  it("strip runs only for a status without an undo record (another injector's), after its items are removed", () => {
     const calls: string[] = [];
     const config = configWith(recorder(calls));
     const ours = injectPod(pod(), { namespace: 'shop', mode: 'manual' }, config);
@@ -91,7 +101,13 @@ describe('the pipeline calls a profile\'s hooks at their fixed points', () => {
     assert.deepEqual(calls, [], 'our own status is undone by its record');
     const foreign = cloneJson(ours.pod);
     const meta = foreign.metadata as { annotations: Record<string, string> };
-    meta.annotations['sidecar.istio.io/status'] = JSON.stringify({ containers: ['side'], initContainers: null, volumes: null, imagePullSecrets: null, revision: 'default' });
+    meta.annotations['sidecar.istio.io/status'] = JSON.stringify({
+      containers: ['side'],
+      initContainers: null,
+      volumes: null,
+      imagePullSecrets: null,
+      revision: 'default',
+    });
     const r = uninjectPod(foreign, config);
     assert.equal(r.kind, 'uninjected');
     assert.deepEqual(calls, ['strip side from app']);

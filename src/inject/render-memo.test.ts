@@ -49,7 +49,11 @@ function onNodes(pod: JsonObject, nodes: readonly string[]): JsonObject[] {
   return nodes.map((node) => {
     const p = structuredClone(pod);
     const spec = p.spec as JsonObject;
-    spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } };
+    spec.affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
+      },
+    };
     return p;
   });
 }

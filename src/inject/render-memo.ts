@@ -85,7 +85,14 @@ export const memoCounts = { hits: 0, stored: 0, skipped: 0, large: 0 };
  * Render `name` with `data` (the template data of `pod`) as renderOverlay does, from the memo
  * when the pod's read chains were seen before.
  */
-export function renderMemoized(config: LoadedConfig, name: string, template: Template, data: TemplateData, options: ExecuteOptions | undefined, pod: unknown): JsonObject {
+export function renderMemoized(
+  config: LoadedConfig,
+  name: string,
+  template: Template,
+  data: TemplateData,
+  options: ExecuteOptions | undefined,
+  pod: unknown,
+): JsonObject {
   const chains = template.rootReads();
   const memo = chains === null ? undefined : memoOf(config, name);
   let key: string | undefined;

@@ -28,11 +28,14 @@ describe('parseOverlay', () => {
   it('a YAML error names the template and shows the rendered lines around it', () => {
     assert.throws(
       () => parseOverlay('sidecar', 'spec:\n  containers:\n  - name: a\n     image: b\n'),
-      (err: Error & { code?: string }) => err.code === 'SI_INJECT_RENDER_OUTPUT' && /template "sidecar" rendered text that is not valid YAML \(line \d\)/.test(err.message) && /\|   - name: a/.test(err.message),
+      (err: Error & { code?: string }) =>
+        err.code === 'SI_INJECT_RENDER_OUTPUT' &&
+        /template "sidecar" rendered text that is not valid YAML \(line \d\)/.test(err.message) &&
+        /\|   - name: a/.test(err.message),
     );
   });
 
-  it('a text seen before is kept after its second read: the same frozen overlay again, never another text\'s or another name\'s', () => {
+  it("a text seen before is kept after its second read: the same frozen overlay again, never another text's or another name's", () => {
     const first = parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n');
     assert.ok(!Object.isFrozen(first), 'a text seen once is not kept, so its overlay is not frozen for sharing');
     const a = parseOverlay('cache-a', 'spec:\n  hostname: aaaa\n');

@@ -113,9 +113,13 @@ function parseOverlayText(name: string, text: string): JsonObject {
     }
     if (v !== null && !isPlainObject(v)) {
       const line = lineOfTopKey(text, key);
-      throw new InjectionError('SI_INJECT_RENDER_OUTPUT', `template ${quote(name)} rendered ${key} as ${Array.isArray(v) ? 'a list' : `a ${typeof v}`}; it must be a map${excerpt(text, line)}`, {
-        details: { template: name, key, line },
-      });
+      throw new InjectionError(
+        'SI_INJECT_RENDER_OUTPUT',
+        `template ${quote(name)} rendered ${key} as ${Array.isArray(v) ? 'a list' : `a ${typeof v}`}; it must be a map${excerpt(text, line)}`,
+        {
+          details: { template: name, key, line },
+        },
+      );
     }
   }
   // `spec:` or `metadata:` with nothing under it (a conditional block that rendered nothing) is
@@ -131,7 +135,11 @@ function checkFastRead(value: unknown, text: string): void {
   try {
     library = parseYamlDocument(text).value;
   } catch (err) {
-    throw new InjectorError('SI_INTERNAL', `debug check: the one-pass YAML reader took rendered text the library refuses: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new InjectorError(
+      'SI_INTERNAL',
+      `debug check: the one-pass YAML reader took rendered text the library refuses: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
   if (!deepEqual(value, library) || JSON.stringify(value) !== JSON.stringify(library)) {
     throw new InjectorError('SI_INTERNAL', 'debug check: the one-pass YAML reader and the library read rendered text differently');

@@ -80,6 +80,9 @@ function split(list: Obj[], injectedOrder: readonly string[], userOrder: readonl
     else other.push(item);
   }
   const ours = injectedOrder.map((n) => byName.get(n)).filter((c): c is Obj => c !== undefined);
-  const mine = userOrder.filter((n) => !injectedSet.has(n)).map((n) => byName.get(n)).filter((c): c is Obj => c !== undefined);
+  const mine = userOrder
+    .filter((n) => !injectedSet.has(n))
+    .map((n) => byName.get(n))
+    .filter((c): c is Obj => c !== undefined);
   return { mine, ours, other };
 }

@@ -19,11 +19,17 @@ describe('selectTemplates', () => {
   it('expands aliases one level only, as Istio: an alias of an alias is a missing template', () => {
     // The config loader refuses such aliases; a hand-made config shows the core's own rule.
     const raw = { ...config, aliases: { ...config.aliases, loop: ['pair'] } };
-    assert.throws(() => selectTemplates({ [key]: 'loop' }, raw), (err: Error & { code?: string }) => err.code === 'SI_INJECT_TEMPLATE_MISSING' && /template "pair" \(from alias "loop"\)/.test(err.message));
+    assert.throws(
+      () => selectTemplates({ [key]: 'loop' }, raw),
+      (err: Error & { code?: string }) => err.code === 'SI_INJECT_TEMPLATE_MISSING' && /template "pair" \(from alias "loop"\)/.test(err.message),
+    );
   });
 
   it('names every known template and alias when one is missing', () => {
-    assert.throws(() => selectTemplates({ [key]: 'nope' }, config), /template "nope" requested by annotation inject\.istio\.io\/templates is not defined; known templates: a, b, c; aliases: pair/);
+    assert.throws(
+      () => selectTemplates({ [key]: 'nope' }, config),
+      /template "nope" requested by annotation inject\.istio\.io\/templates is not defined; known templates: a, b, c; aliases: pair/,
+    );
     assert.throws(() => selectTemplates({ [key]: ' , ' }, config), /names no template/);
   });
 });

@@ -27,10 +27,16 @@ export function selectTemplates(
   let requested: string[];
   let source: Selection['source'];
   if (typeof raw === 'string') {
-    requested = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    requested = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     source = 'annotation';
     if (requested.length === 0) {
-      throw new InjectionError('SI_INJECT_TEMPLATE_MISSING', `annotation ${key} names no template; write template names separated by commas (${known(config)}), or remove it to use the defaults`);
+      throw new InjectionError(
+        'SI_INJECT_TEMPLATE_MISSING',
+        `annotation ${key} names no template; write template names separated by commas (${known(config)}), or remove it to use the defaults`,
+      );
     }
   } else {
     requested = [...config.defaultTemplates];
@@ -42,7 +48,7 @@ export function selectTemplates(
     for (const n of alias ?? [name]) {
       if (!config.compiledTemplates.has(n)) {
         const via = alias !== undefined ? ` (from alias ${quote(name)})` : '';
-        const where = source === 'annotation' ? `annotation ${key}` : 'the config\'s defaultTemplates';
+        const where = source === 'annotation' ? `annotation ${key}` : "the config's defaultTemplates";
         throw new InjectionError('SI_INJECT_TEMPLATE_MISSING', `template ${quote(n)}${via} requested by ${where} is not defined; ${known(config)}`, {
           details: { template: n, known: [...config.compiledTemplates.keys()].sort() },
         });

@@ -115,9 +115,12 @@ export function strip(s: Decided): Stripped {
   const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
   const { previous, foreign } = stripPod(s.work, config, warnings, trust);
   // Only a status we signed (the webhook) is taken as proof that the pod is ours and current.
-  const current = trust !== undefined && previous?.ours === true && isCurrentInjection(s.received, s.work, previous.status, config) ? previous.status : undefined;
+  const current =
+    trust !== undefined && previous?.ours === true && isCurrentInjection(s.received, s.work, previous.status, config) ? previous.status : undefined;
   if (previous !== undefined && !previous.ours) {
-    warnings.push(`re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`);
+    warnings.push(
+      `re-injecting a pod injected by another injector (${config.injectionKeys.status} without an undo record): its listed containers and volumes were replaced`,
+    );
   }
   return advance(s, { trust, previous, foreign, current });
 }
@@ -228,7 +231,10 @@ export function mountToken(s: Annotated): Annotated {
   if (!isPlainObject(spec) || spec.automountServiceAccountToken === false || !Array.isArray(spec.volumes)) return s;
   const token = spec.volumes.find((v): v is JsonObject => isPlainObject(v) && typeof v.name === 'string' && v.name.startsWith('kube-api-access-'));
   if (token === undefined || !isProjectedToken(token) || !pluginMounted(s.received, token.name as string)) return s;
-  for (const [field, names] of [['initContainers', s.status.initContainers], ['containers', s.status.containers]] as const) {
+  for (const [field, names] of [
+    ['initContainers', s.status.initContainers],
+    ['containers', s.status.containers],
+  ] as const) {
     const list = spec[field];
     if (names === null || !Array.isArray(list)) continue;
     let copy: unknown[] | undefined;
@@ -254,9 +260,16 @@ function isProjectedToken(volume: JsonObject): boolean {
 function pluginMounted(received: Pod, volume: string): boolean {
   const spec = received.spec;
   if (!isPlainObject(spec)) return false;
-  return [spec.initContainers, spec.containers].some((list) => Array.isArray(list) && list.some((c) =>
-    isPlainObject(c) && Array.isArray(c.volumeMounts) && c.volumeMounts.some((m) =>
-      isPlainObject(m) && m.name === volume && m.mountPath === TOKEN_MOUNT_PATH && m.readOnly === true)));
+  return [spec.initContainers, spec.containers].some(
+    (list) =>
+      Array.isArray(list) &&
+      list.some(
+        (c) =>
+          isPlainObject(c) &&
+          Array.isArray(c.volumeMounts) &&
+          c.volumeMounts.some((m) => isPlainObject(m) && m.name === volume && m.mountPath === TOKEN_MOUNT_PATH && m.readOnly === true),
+      ),
+  );
 }
 
 /** The result: managedFields put back (the same reference), and the RFC 6902 patch from the pod as received. */

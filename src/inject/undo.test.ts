@@ -40,11 +40,22 @@ describe('undo', () => {
     const before: JsonObject = { spec: { containers: [{ name: 'app' }] } };
     const after: JsonObject = { metadata: { annotations: { ours: '1' } }, spec: { containers: [{ name: 'app' }], volumes: [] } };
     const entries = roundTrip(before, after);
-    assert.deepEqual(entries, [{ p: '/metadata/annotations/ours' }, { p: '/metadata/annotations', e: 1 }, { p: '/metadata', e: 1 }, { p: '/spec/volumes', e: 1 }]);
-    const later: JsonObject = { metadata: { annotations: { ours: '1', theirs: '2' } }, spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] } };
+    assert.deepEqual(entries, [
+      { p: '/metadata/annotations/ours' },
+      { p: '/metadata/annotations', e: 1 },
+      { p: '/metadata', e: 1 },
+      { p: '/spec/volumes', e: 1 },
+    ]);
+    const later: JsonObject = {
+      metadata: { annotations: { ours: '1', theirs: '2' } },
+      spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] },
+    };
     const warnings: string[] = [];
     applyUndo(later, entries, warnings);
-    assert.deepEqual(later, { metadata: { annotations: { theirs: '2' } }, spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] } });
+    assert.deepEqual(later, {
+      metadata: { annotations: { theirs: '2' } },
+      spec: { containers: [{ name: 'app' }], volumes: [{ name: 'kube-api-access-x1y2z' }] },
+    });
     assert.deepEqual(warnings, []);
   });
 
@@ -86,14 +97,20 @@ describe('undo', () => {
       spec: { containers: [{ name: 'app' }, { name: 'proxy' }], volumes: [{ name: 'v' }, { name: 'mine' }], imagePullSecrets: [{ name: 'reg' }] },
     };
     removeInjected(pod, { containers: ['proxy'], initContainers: ['absent'], volumes: ['v'], imagePullSecrets: null, revision: '' }, 's');
-    assert.deepEqual(pod, { metadata: { annotations: { keep: '1' } }, spec: { containers: [{ name: 'app' }], volumes: [{ name: 'mine' }], imagePullSecrets: [{ name: 'reg' }] } });
+    assert.deepEqual(pod, {
+      metadata: { annotations: { keep: '1' } },
+      spec: { containers: [{ name: 'app' }], volumes: [{ name: 'mine' }], imagePullSecrets: [{ name: 'reg' }] },
+    });
   });
 
   it('property: for any two pods, applying the undo to the second gives the first, with fine-grained entries', () => {
     fc.assert(
       fc.property(podArb(), podArb(), (before, after) => {
         const entries = roundTrip(before, after);
-        assert.ok(entries.every((e) => e.p !== '/spec' || e.n !== undefined || e.o !== undefined), JSON.stringify(entries));
+        assert.ok(
+          entries.every((e) => e.p !== '/spec' || e.n !== undefined || e.o !== undefined),
+          JSON.stringify(entries),
+        );
       }),
       { numRuns: 300 },
     );

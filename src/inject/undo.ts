@@ -197,7 +197,9 @@ export function applyUndo(pod: Obj, entries: readonly UndoEntry[], warnings: str
     try {
       applyEntry(pod, e);
     } catch (err) {
-      warnings.push(`could not restore ${e.p}${e.n !== undefined ? ` item ${JSON.stringify(e.n)}` : ''}${e.s ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+      warnings.push(
+        `could not restore ${e.p}${e.n !== undefined ? ` item ${JSON.stringify(e.n)}` : ''}${e.s ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 }

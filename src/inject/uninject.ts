@@ -25,7 +25,9 @@ export function uninjectPod(pod: unknown, config: LoadedConfig): UninjectResult 
   const work = input.pod;
   const { previous } = stripPod(work, config, warnings);
   if (previous !== undefined && !previous.ours) {
-    warnings.push(`annotation ${key} was written by another injector (no undo record): the listed containers and volumes were removed; labels and annotations it added are kept`);
+    warnings.push(
+      `annotation ${key} was written by another injector (no undo record): the listed containers and volumes were removed; labels and annotations it added are kept`,
+    );
   }
   if (input.hasManagedFields) {
     // managedFields were set aside unread; the pod had metadata, so it still has it.

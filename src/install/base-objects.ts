@@ -44,7 +44,12 @@ export function needsToken(ctx: InstallContext): boolean {
 
 /** Only get/patch on our own MutatingWebhookConfiguration (cluster-scoped, so a ClusterRole). */
 export function clusterRole(ctx: InstallContext): ClusterRole {
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: metadata(ctx, ctx.options.name, false), rules: caBundleRbacRules(ctx.options.name) };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: metadata(ctx, ctx.options.name, false),
+    rules: caBundleRbacRules(ctx.options.name),
+  };
 }
 
 export function clusterRoleBinding(ctx: InstallContext): ClusterRoleBinding {
@@ -58,7 +63,12 @@ export function clusterRoleBinding(ctx: InstallContext): ClusterRoleBinding {
 }
 
 export function configMap(ctx: InstallContext): ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(ctx, ctx.options.name), data: { config: ctx.configMap.config, values: ctx.configMap.values } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: metadata(ctx, ctx.options.name),
+    data: { config: ctx.configMap.config, values: ctx.configMap.values },
+  };
 }
 
 /** The generated serving certificate, with ca.crt for the reconciler. */

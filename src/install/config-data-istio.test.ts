@@ -11,7 +11,15 @@ test('manifests ships the ConfigMap picked out of a multi-document file, with th
   const dir = await mkdtemp(join(tmpdir(), 'si-cm-data-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const cm = (name: string) =>
-    stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { config: 'policy: enabled\ntemplates:\n  sidecar: |\n    metadata: {}\n', values: '{"global":{"proxy":{}}}' } }, { blockQuote: 'literal' });
+    stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name },
+        data: { config: 'policy: enabled\ntemplates:\n  sidecar: |\n    metadata: {}\n', values: '{"global":{"proxy":{}}}' },
+      },
+      { blockQuote: 'literal' },
+    );
   const mesh = stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'istio-canary' }, data: { mesh: 'enablePrometheusMerge: false\n' } });
   const file = join(dir, 'all.yaml');
   await writeFile(file, `${cm('istio-sidecar-injector')}---\n${cm('istio-sidecar-injector-canary')}---\n${mesh}`);

@@ -52,7 +52,20 @@ describe('manifests: the default install (the server provisions its certificate)
   it('lists every object in an order kubectl apply accepts in one pass', () => {
     assert.deepEqual(
       docs.map((d) => d.kind),
-      ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'MutatingWebhookConfiguration'],
+      [
+        'Namespace',
+        'ServiceAccount',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Role',
+        'RoleBinding',
+        'ConfigMap',
+        'Secret',
+        'Service',
+        'Deployment',
+        'PodDisruptionBudget',
+        'MutatingWebhookConfiguration',
+      ],
     );
     for (const d of docs) {
       const clusterScoped = ['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration'].includes(d.kind);
@@ -95,7 +108,10 @@ describe('manifests: the default install (the server provisions its certificate)
     const ownNs = find(docs, 'Namespace');
     const podLabels = find(docs, 'Deployment').spec.template.metadata.labels;
     assert.equal(evaluateScopes(scopes, { name: ownNs.metadata.name, labels: ownNs.metadata.labels }, podLabels).reached, false);
-    assert.equal(evaluateScopes(scopes, { name: ownNs.metadata.name, labels: { 'istio-injection': 'enabled' } }, { 'sidecar.istio.io/inject': 'true' }).reached, false);
+    assert.equal(
+      evaluateScopes(scopes, { name: ownNs.metadata.name, labels: { 'istio-injection': 'enabled' } }, { 'sidecar.istio.io/inject': 'true' }).reached,
+      false,
+    );
   });
 
   it('the Deployment is highly available, probed, non-root and read-only', () => {
@@ -151,7 +167,14 @@ describe('manifests: the default install (the server provisions its certificate)
     assert.equal(c.args[c.args.indexOf('--config') + 1], mount('config'));
     assert.equal(c.args[c.args.indexOf('--tls-secret') + 1], secret.metadata.name);
     assert.equal(c.args[c.args.indexOf('--tls-provision') + 1], svc.metadata.name, 'the certificate is for the Service');
-    assert.deepEqual(c.env.map((e: Obj) => [e.name, e.valueFrom.fieldRef.fieldPath]), [['POD_NAME', 'metadata.name'], ['POD_NAMESPACE', 'metadata.namespace'], ['POD_UID', 'metadata.uid']]);
+    assert.deepEqual(
+      c.env.map((e: Obj) => [e.name, e.valueFrom.fieldRef.fieldPath]),
+      [
+        ['POD_NAME', 'metadata.name'],
+        ['POD_NAMESPACE', 'metadata.namespace'],
+        ['POD_UID', 'metadata.uid'],
+      ],
+    );
     // The Role allows exactly that Secret (get, update) and Events on the pod.
     assert.deepEqual(tlsRole.rules, [
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: [secret.metadata.name] },
@@ -163,7 +186,14 @@ describe('manifests: the default install (the server provisions its certificate)
     // RBAC: the service account may get/patch exactly the webhook configuration the server reconciles.
     assert.equal(pod.serviceAccountName, sa.metadata.name);
     assert.equal(c.args[c.args.indexOf('--webhook-config') + 1], mwc.metadata.name);
-    assert.deepEqual(role.rules, [{ apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], verbs: ['get', 'patch'], resourceNames: [mwc.metadata.name] }]);
+    assert.deepEqual(role.rules, [
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations'],
+        verbs: ['get', 'patch'],
+        resourceNames: [mwc.metadata.name],
+      },
+    ]);
     assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name });
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: sa.metadata.namespace }]);
   });
@@ -200,7 +230,11 @@ describe('manifests: the default install (the server provisions its certificate)
 describe('manifests --certs-dir: certificates generated here', () => {
   it('the certificate chain verifies for every SAN, over a real TLS handshake, and the caBundle is the CA', async () => {
     const { docs } = await install({ certsDir: join(dir, 'chain-certs') });
-    assert.deepEqual(docs.map((d) => d.kind).filter((k) => k.startsWith('Role')), [], 'nothing to read through the API');
+    assert.deepEqual(
+      docs.map((d) => d.kind).filter((k) => k.startsWith('Role')),
+      [],
+      'nothing to read through the API',
+    );
     const secret = find(docs, 'Secret');
     assert.equal(secret.type, 'kubernetes.io/tls');
     const [certPem, keyPem, caPem] = ['tls.crt', 'tls.key', 'ca.crt'].map((k) => b64(secret.data[k]));
@@ -219,7 +253,6 @@ describe('manifests --certs-dir: certificates generated here', () => {
     const mwc = find(docs, 'MutatingWebhookConfiguration');
     assert.equal(b64(mwc.webhooks[0].clientConfig.caBundle), caPem);
   });
-
 });
 
 describe('manifests: options', () => {
@@ -261,7 +294,18 @@ describe('manifests: options', () => {
     const { docs } = await install({ tlsCaValidity: '365d', tlsCertValidity: '30d', clusterDomain: 'corp.local' });
     const args = find(docs, 'Deployment').spec.template.spec.containers[0].args as string[];
     const from = args.indexOf('--tls-secret');
-    assert.deepEqual(args.slice(from, from + 10), ['--tls-secret', 'sidecar-injector-certs', '--tls-provision', 'sidecar-injector', '--tls-ca-validity', '365d', '--tls-cert-validity', '30d', '--cluster-domain', 'corp.local']);
+    assert.deepEqual(args.slice(from, from + 10), [
+      '--tls-secret',
+      'sidecar-injector-certs',
+      '--tls-provision',
+      'sidecar-injector',
+      '--tls-ca-validity',
+      '365d',
+      '--tls-cert-validity',
+      '30d',
+      '--cluster-domain',
+      'corp.local',
+    ]);
     await assert.rejects(generateInstall({ caBundleReconcile: false }), /self-provisioned certificates need the caBundle reconciler/);
     await assert.rejects(generateInstall({ tlsCertValidity: '90 days' }), /not a lifetime/);
     await assert.rejects(generateInstall({ certMode: 'none', tlsCaValidity: '1d' }), /only goes with self-provisioned/);
@@ -348,24 +392,37 @@ describe('manifests: options', () => {
     await assert.rejects(generateInstall({ config: bad }), (err: Error & { code?: string }) => err.code === 'SI_CONFIG_INVALID');
     await assert.rejects(generateInstall({ serviceMonitor: true, monitoringLabels: { 'bad key': 'x' } }), /--monitoring-label bad key=x: the key must be/);
     await assert.rejects(generateInstall({ monitoringLabels: { release: 'has space' } }), /--monitoring-label release=has space: the value must be/);
-    await assert.rejects(generateInstall({ webhookUrl: 'https://127.0.0.1:9443', prometheusRule: true }), /--webhook-url and --prometheus-rule\/--service-monitor do not go together/);
+    await assert.rejects(
+      generateInstall({ webhookUrl: 'https://127.0.0.1:9443', prometheusRule: true }),
+      /--webhook-url and --prometheus-rule\/--service-monitor do not go together/,
+    );
   });
 
   it('--prometheus-rule and --service-monitor: the alerts for this install and a ServiceMonitor, before the webhook configuration; neither by default', async () => {
     const plain = await generateInstall({ certMode: 'none' });
     assert.ok(!plain.objects.some((o) => o.apiVersion.startsWith('monitoring.coreos.com/')));
-    const { objects } = await generateInstall({ certMode: 'none', name: 'hook', namespace: 'platform', prometheusRule: true, serviceMonitor: true, monitoringLabels: { 'example.com/team': 'platform', release: '' } });
+    const { objects } = await generateInstall({
+      certMode: 'none',
+      name: 'hook',
+      namespace: 'platform',
+      prometheusRule: true,
+      serviceMonitor: true,
+      monitoringLabels: { 'example.com/team': 'platform', release: '' },
+    });
     const kinds = objects.map((o) => o.kind);
     assert.ok(kinds.indexOf('PrometheusRule') < kinds.indexOf('MutatingWebhookConfiguration'));
     assert.ok(kinds.indexOf('ServiceMonitor') < kinds.indexOf('MutatingWebhookConfiguration'));
     const rule = objects.find((o) => o.kind === 'PrometheusRule') as Obj;
-    assert.deepEqual([rule.metadata.name, rule.metadata.namespace, rule.metadata.labels['example.com/team'], rule.metadata.labels.release], ['hook', 'platform', 'platform', '']);
+    assert.deepEqual(
+      [rule.metadata.name, rule.metadata.namespace, rule.metadata.labels['example.com/team'], rule.metadata.labels.release],
+      ['hook', 'platform', 'platform', ''],
+    );
     assert.match(JSON.stringify(rule.spec), /poddisruptionbudget=\\"hook\\"/);
   });
 });
 
 describe('manifests: the server it deploys', () => {
-  it('the Deployment\'s serve command line starts the real server on the mounted Secret and ConfigMap (--certs-dir)', async () => {
+  it("the Deployment's serve command line starts the real server on the mounted Secret and ConfigMap (--certs-dir)", async () => {
     const { docs } = await install({ name: 'inj', namespace: 'mesh', certsDir: join(dir, 'serve-certs') });
     const secret = find(docs, 'Secret');
     const cm = find(docs, 'ConfigMap');
@@ -433,7 +490,10 @@ describe('manifests: consumers', () => {
     await mkdir(kdir, { recursive: true });
     const { docs, yaml } = await install({ certsDir: join(dir, 'kcerts') });
     await writeFile(join(kdir, 'install.yaml'), yaml);
-    await writeFile(join(kdir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- install.yaml\ncommonAnnotations:\n  team: platform\n');
+    await writeFile(
+      join(kdir, 'kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- install.yaml\ncommonAnnotations:\n  team: platform\n',
+    );
     const run = spawnSync('kubectl', ['kustomize', kdir], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const out = parseAllDocuments(run.stdout).map((d) => d.toJS() as Obj);
@@ -450,14 +510,22 @@ describe('manifests: consumers', () => {
       assert.equal(d.metadata.annotations.team, 'platform', 'kustomize transformed every object');
       strip(d.metadata);
       strip(d.spec?.template?.metadata);
-      assert.deepEqual(d, docs.find((o) => key(o) === key(d)), `${key(d)} unchanged otherwise`);
+      assert.deepEqual(
+        d,
+        docs.find((o) => key(o) === key(d)),
+        `${key(d)} unchanged otherwise`,
+      );
     }
   });
 
   it('the CLI writes the YAML to stdout or -o FILE and the notes to stderr', async () => {
     const { runCli } = await import('../cli/program.js');
     const io = memoryIO();
-    assert.equal(await runCli(['manifests', '--namespace', 'mesh', '--name', 'inj', '--replicas', '3', '--failure-policy', 'Ignore', '--no-certs'], io), 0, io.err);
+    assert.equal(
+      await runCli(['manifests', '--namespace', 'mesh', '--name', 'inj', '--replicas', '3', '--failure-policy', 'Ignore', '--no-certs'], io),
+      0,
+      io.err,
+    );
     const docs = parseAllDocuments(io.out).map((d) => d.toJS() as Obj);
     assert.equal(find(docs, 'Deployment').spec.replicas, 3);
     assert.equal(find(docs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.service.namespace, 'mesh');

@@ -60,15 +60,22 @@ export async function generateInstall(request: InstallRequest = {}): Promise<Gen
   };
   if (options.tags.length > 0 && certs.caBundle === undefined && options.certMode !== 'cert-manager') {
     // The server's reconciler keeps only its own configuration's caBundle; a tag's would stay empty and every call would fail TLS.
-    throw new InjectorError('SI_USAGE', '--tag needs a caBundle written into the tag\'s webhook configuration, which the server does not keep in sync (it keeps only its own): use --certs-dir DIR (generated certificates), --existing-secret with --ca-file, or --cert-manager');
+    throw new InjectorError(
+      'SI_USAGE',
+      "--tag needs a caBundle written into the tag's webhook configuration, which the server does not keep in sync (it keeps only its own): use --certs-dir DIR (generated certificates), --existing-secret with --ca-file, or --cert-manager",
+    );
   }
   const objects = buildInstallObjects(context, { includeNamespace: includeNamespace ?? options.revision === '' });
   const notes = [...certs.notes, ...data.loaded.warnings.map((w) => `config warning: ${w}`)];
   if (options.revision !== '' && includeNamespace === undefined && options.webhookUrl === undefined) {
-    notes.push(`Revision ${options.revision}: no Namespace object (the revisions share ${options.namespace}; the default install writes it, or pass --namespace-object, or kubectl create namespace ${options.namespace}).`);
+    notes.push(
+      `Revision ${options.revision}: no Namespace object (the revisions share ${options.namespace}; the default install writes it, or pass --namespace-object, or kubectl create namespace ${options.namespace}).`,
+    );
   }
   if (options.replicas < 2) {
-    notes.push(`One replica${options.failurePolicy === 'Fail' ? ' with failurePolicy Fail: while it restarts, opted-in pods cannot be created' : ''}; no PodDisruptionBudget is written (it would block node drains).`);
+    notes.push(
+      `One replica${options.failurePolicy === 'Fail' ? ' with failurePolicy Fail: while it restarts, opted-in pods cannot be created' : ''}; no PodDisruptionBudget is written (it would block node drains).`,
+    );
   }
   return { context, objects, yaml: installYaml(objects, context.version), notes };
 }
@@ -86,7 +93,14 @@ export function buildInstallObjects(ctx: InstallContext, options: { includeNames
   out.push(configMap(ctx));
   if (ctx.options.certMode === 'cert-manager') out.push(...certManagerObjects(ctx));
   else out.push(tlsSecret(ctx) ?? provisionedSecret(ctx));
-  out.push(service(ctx), deployment(ctx), podDisruptionBudget(ctx), ...monitoringObjects(ctx), mutatingWebhookConfiguration(ctx), ...tagWebhookConfigurations(ctx));
+  out.push(
+    service(ctx),
+    deployment(ctx),
+    podDisruptionBudget(ctx),
+    ...monitoringObjects(ctx),
+    mutatingWebhookConfiguration(ctx),
+    ...tagWebhookConfigurations(ctx),
+  );
   return out.filter((o) => o !== undefined) as KubeObject[];
 }
 
@@ -102,7 +116,10 @@ function adoptConfigRevision(options: InstallOptions, fromValues: unknown): void
     return;
   }
   if (options.revision !== fromValues) {
-    throw new InjectorError('SI_USAGE', `--revision ${options.revision}, but the config's values.revision is "${fromValues}": make them agree (or drop --revision to install it as revision ${fromValues})`);
+    throw new InjectorError(
+      'SI_USAGE',
+      `--revision ${options.revision}, but the config's values.revision is "${fromValues}": make them agree (or drop --revision to install it as revision ${fromValues})`,
+    );
   }
 }
 

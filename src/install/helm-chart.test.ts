@@ -40,7 +40,16 @@ after(async () => {
 async function certsOf(certsDir: string): Promise<{ caCert: string; cert: string; key: string }> {
   const { installCertificates } = await import('./tls.js');
   const { resolveInstallOptions } = await import('./options.js');
-  await installCertificates(resolveInstallOptions({ name: 'inj', namespace: 'mesh', revision: 'canary', certMode: 'generate', ...(certsDir.includes('url') ? { webhookUrl: 'https://127.0.0.1:9555' } : {}) }), { certsDir });
+  await installCertificates(
+    resolveInstallOptions({
+      name: 'inj',
+      namespace: 'mesh',
+      revision: 'canary',
+      certMode: 'generate',
+      ...(certsDir.includes('url') ? { webhookUrl: 'https://127.0.0.1:9555' } : {}),
+    }),
+    { certsDir },
+  );
   const read = (f: string) => readFile(join(certsDir, f), 'utf8');
   return { caCert: await read('ca.crt'), cert: await read('tls.crt'), key: await read('tls.key') };
 }
@@ -76,7 +85,11 @@ describe('Helm chart files', () => {
   it('ships the built-in config unchanged and the package version', async () => {
     for (const name of ['config', 'values'] as const) {
       const copy = await readFile(join(CHART, 'files', `${name}.yaml`), 'utf8');
-      assert.equal(copy, await readFile(BUILTIN_CONFIG_FILES[name], 'utf8'), `files/${name}.yaml is stale: cp defaults/${name}.yaml deploy/helm/sidecar-injector/files/`);
+      assert.equal(
+        copy,
+        await readFile(BUILTIN_CONFIG_FILES[name], 'utf8'),
+        `files/${name}.yaml is stale: cp defaults/${name}.yaml deploy/helm/sidecar-injector/files/`,
+      );
     }
     const chart = parseKubeYaml(await readFile(join(CHART, 'Chart.yaml'), 'utf8')).value as Obj;
     assert.equal(chart.version, packageVersion());
@@ -118,11 +131,17 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       { createNamespace: true, tls: { caValidity: '30d', certValidity: '1h30m' }, clusterDomain: 'corp.local' },
     );
     const args = tuned.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
-    assert.ok(args.join(' ').includes('--tls-secret inj-certs --tls-provision inj --tls-ca-validity 30d --tls-cert-validity 1h30m --cluster-domain corp.local'));
+    assert.ok(
+      args.join(' ').includes('--tls-secret inj-certs --tls-provision inj --tls-ca-validity 30d --tls-cert-validity 1h30m --cluster-domain corp.local'),
+    );
   });
 
   it('agrees with manifests --existing-secret: your Secret read through the API', async () => {
-    const objects = await compare({ existingSecret: 'own', name: 'inj', namespace: 'mesh' }, { name: 'inj', namespace: 'mesh' }, { createNamespace: true, tls: { existingSecret: 'own' } });
+    const objects = await compare(
+      { existingSecret: 'own', name: 'inj', namespace: 'mesh' },
+      { name: 'inj', namespace: 'mesh' },
+      { createNamespace: true, tls: { existingSecret: 'own' } },
+    );
     assert.ok(!objects.some((o) => o.kind === 'Secret'));
     assert.deepEqual(objects.find((o) => o.kind === 'Role')!.rules[0].verbs, ['get']);
   });
@@ -148,7 +167,14 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     assert.ok(watching.some((o) => o.kind === 'Role' && o.metadata.namespace === 'mesh'));
     const restarting = await compare({ ...base, reconcileRestart: true }, release, { ...tls, reconcile: { restart: true } });
     const args = restarting.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
-    assert.deepEqual(args.slice(args.indexOf('--reconcile')), ['--reconcile', '--reconcile-restart', '--reconcile-lease', 'inj-reconcile', '--reconcile-webhook-config', 'inj']);
+    assert.deepEqual(args.slice(args.indexOf('--reconcile')), [
+      '--reconcile',
+      '--reconcile-restart',
+      '--reconcile-lease',
+      'inj-reconcile',
+      '--reconcile-webhook-config',
+      'inj',
+    ]);
   });
 
   it('agrees with manifests when every flag is changed', async () => {
@@ -198,41 +224,81 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
 
   it('agrees with manifests --prometheus-rule --service-monitor --monitoring-label (the alerts for this name, namespace and timeout)', async () => {
     const objects = await compare(
-      { certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh', timeoutSeconds: 7, prometheusRule: true, serviceMonitor: true, monitoringLabels: { release: 'kps', 'example.com/team': 'platform' } },
+      {
+        certsDir: join(dir, 'certs'),
+        name: 'inj',
+        namespace: 'mesh',
+        timeoutSeconds: 7,
+        prometheusRule: true,
+        serviceMonitor: true,
+        monitoringLabels: { release: 'kps', 'example.com/team': 'platform' },
+      },
       { name: 'inj', namespace: 'mesh' },
-      { createNamespace: true, tls: certs, timeoutSeconds: 7, monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kps', 'example.com/team': 'platform' } } },
+      {
+        createNamespace: true,
+        tls: certs,
+        timeoutSeconds: 7,
+        monitoring: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, labels: { release: 'kps', 'example.com/team': 'platform' } },
+      },
     );
     const rule = objects.find((o) => o.kind === 'PrometheusRule')!;
     assert.equal(rule.metadata.labels.release, 'kps');
     const rules = rule.spec.groups[0].rules as Obj[];
     assert.match(rules.find((r) => r.alert === 'SidecarInjectorTooFewReadyReplicas')!.expr, /namespace="mesh", poddisruptionbudget="inj"/);
     assert.match(rules.find((r) => r.alert === 'SidecarInjectorAdmissionSlow')!.expr, /> 0\.8 \* 7$/);
-    assert.match(rules.find((r) => r.alert === 'SidecarInjectorWebhookUnreachable')!.annotations.description, /\{\{ \$labels\.name \}\}/, 'Prometheus templates pass through Helm');
+    assert.match(
+      rules.find((r) => r.alert === 'SidecarInjectorWebhookUnreachable')!.annotations.description,
+      /\{\{ \$labels\.name \}\}/,
+      'Prometheus templates pass through Helm',
+    );
     const monitor = objects.find((o) => o.kind === 'ServiceMonitor')!;
     const service = objects.find((o) => o.kind === 'Service')!;
     assert.deepEqual(monitor.spec.selector.matchLabels, service.spec.selector);
-    assert.ok(service.spec.ports.some((p: Obj) => p.name === monitor.spec.endpoints[0].port), 'the ServiceMonitor scrapes a port the Service has');
-    const plain = await compare({ certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh' }, { name: 'inj', namespace: 'mesh' }, { createNamespace: true, tls: certs });
+    assert.ok(
+      service.spec.ports.some((p: Obj) => p.name === monitor.spec.endpoints[0].port),
+      'the ServiceMonitor scrapes a port the Service has',
+    );
+    const plain = await compare(
+      { certsDir: join(dir, 'certs'), name: 'inj', namespace: 'mesh' },
+      { name: 'inj', namespace: 'mesh' },
+      { createNamespace: true, tls: certs },
+    );
     assert.ok(!plain.some((o) => o.kind === 'PrometheusRule' || o.kind === 'ServiceMonitor'), 'off by default');
-    await assert.rejects(helm.template(CHART, { name: 'x', namespace: 'y' }, { webhookUrl: 'https://127.0.0.1:9443', monitoring: { prometheusRule: { enabled: true } } }), /webhookUrl and monitoring.prometheusRule\/serviceMonitor do not go together/);
+    await assert.rejects(
+      helm.template(CHART, { name: 'x', namespace: 'y' }, { webhookUrl: 'https://127.0.0.1:9443', monitoring: { prometheusRule: { enabled: true } } }),
+      /webhookUrl and monitoring.prometheusRule\/serviceMonitor do not go together/,
+    );
   });
 
   it('agrees with manifests --no-certs --ca-file, and with --cert-manager', async () => {
     const caFile = join(dir, 'ca.crt');
     await writeFile(caFile, certs.caCert);
-    await compare({ certMode: 'none', caFile }, { name: 'sidecar-injector', namespace: 'sidecar-injector' }, { createNamespace: true, tls: { caCert: certs.caCert } });
-    const objects = await compare({ certMode: 'cert-manager', clusterDomain: 'corp.local' }, { name: 'sidecar-injector', namespace: 'sidecar-injector' }, { createNamespace: true, certManager: { enabled: true }, clusterDomain: 'corp.local' });
+    await compare(
+      { certMode: 'none', caFile },
+      { name: 'sidecar-injector', namespace: 'sidecar-injector' },
+      { createNamespace: true, tls: { caCert: certs.caCert } },
+    );
+    const objects = await compare(
+      { certMode: 'cert-manager', clusterDomain: 'corp.local' },
+      { name: 'sidecar-injector', namespace: 'sidecar-injector' },
+      { createNamespace: true, certManager: { enabled: true }, clusterDomain: 'corp.local' },
+    );
     assert.ok(objects.some((o) => o.kind === 'Certificate'));
   });
 
-  it('agrees with manifests --config: the selectors follow the config\'s keys and ignored namespaces', async () => {
+  it("agrees with manifests --config: the selectors follow the config's keys and ignored namespaces", async () => {
     const cfgDir = join(dir, 'config');
     await mkdir(cfgDir, { recursive: true });
-    const config = 'policy: enabled\ninjectionKeys:\n  inject: example.com/inject\n  namespaceLabel: example-injection\n  revisionLabel: example.com/rev\nignoredNamespaces: [batch]\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: helper\n        image: "{{ .Values.image }}"\n';
+    const config =
+      'policy: enabled\ninjectionKeys:\n  inject: example.com/inject\n  namespaceLabel: example-injection\n  revisionLabel: example.com/rev\nignoredNamespaces: [batch]\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: helper\n        image: "{{ .Values.image }}"\n';
     const values = '{"image": "busybox"}\n';
     await writeFile(join(cfgDir, 'config'), config);
     await writeFile(join(cfgDir, 'values'), values);
-    const objects = await compare({ config: cfgDir }, { name: 'sidecar-injector', namespace: 'sidecar-injector' }, { createNamespace: true, injector: { config, values } });
+    const objects = await compare(
+      { config: cfgDir },
+      { name: 'sidecar-injector', namespace: 'sidecar-injector' },
+      { createNamespace: true, injector: { config, values } },
+    );
     const mwc = objects.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
     assert.equal(mwc.webhooks[0].namespaceSelector.matchExpressions[0].key, 'example-injection');
     assert.ok(mwc.webhooks[0].namespaceSelector.matchExpressions[1].values.includes('batch'));
@@ -250,7 +316,10 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       // createNamespace and a replica count are ignored: nothing but the configuration is rendered.
       { webhookUrl: 'https://127.0.0.1:9443/', tls: { caCert }, createNamespace: true, replicas: 3 },
     );
-    assert.deepEqual(objects.map((o) => o.kind), ['MutatingWebhookConfiguration']);
+    assert.deepEqual(
+      objects.map((o) => o.kind),
+      ['MutatingWebhookConfiguration'],
+    );
     for (const w of objects[0]!.webhooks) {
       assert.deepEqual(w.clientConfig, { url: 'https://127.0.0.1:9443/inject', caBundle: Buffer.from(caCert).toString('base64') });
     }
@@ -258,7 +327,15 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
 
   it('agrees with manifests --webhook-url with a DNS host, a base path, no caBundle and changed flags', async () => {
     const objects = await compare(
-      { webhookUrl: 'https://dev-box.example.test:8443/hooks', certMode: 'none', name: 'dev', namespace: 'dev-tools', failurePolicy: 'Ignore', enableNamespacesByDefault: true, timeoutSeconds: 10 },
+      {
+        webhookUrl: 'https://dev-box.example.test:8443/hooks',
+        certMode: 'none',
+        name: 'dev',
+        namespace: 'dev-tools',
+        failurePolicy: 'Ignore',
+        enableNamespacesByDefault: true,
+        timeoutSeconds: 10,
+      },
       { name: 'dev', namespace: 'dev-tools' },
       { webhookUrl: 'https://dev-box.example.test:8443/hooks//', failurePolicy: 'Ignore', enableNamespacesByDefault: true, timeoutSeconds: 10 },
     );
@@ -288,7 +365,10 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
       release,
       { name: 'inj', revision: 'canary', revisionTags: ['prod', 'default'], tls: await certsOf(join(dir, 'certs-canary')) },
     );
-    const names = objects.filter((o) => o.kind === 'MutatingWebhookConfiguration').map((o) => o.metadata.name).sort();
+    const names = objects
+      .filter((o) => o.kind === 'MutatingWebhookConfiguration')
+      .map((o) => o.metadata.name)
+      .sort();
     assert.deepEqual(names, ['inj-canary', 'inj-revision-tag-default', 'inj-revision-tag-prod']);
     assert.ok(!objects.some((o) => o.kind === 'Namespace'), 'the revisions share the namespace: not written by a revision');
     const deployment = objects.find((o) => o.kind === 'Deployment')!;
@@ -303,8 +383,12 @@ describe('Helm chart rendered by the real helm', { skip }, () => {
     assert.deepEqual(url.map((o) => o.metadata.name).sort(), ['sidecar-injector-canary', 'sidecar-injector-revision-tag-prod']);
   });
 
-  it('agrees with manifests --revision, self-provisioned: the revision\'s own certificate Secret and Role', async () => {
-    const objects = await compare({ name: 'inj', namespace: 'mesh', revision: 'canary' }, { name: 'inj-canary', namespace: 'mesh' }, { name: 'inj', revision: 'canary' });
+  it("agrees with manifests --revision, self-provisioned: the revision's own certificate Secret and Role", async () => {
+    const objects = await compare(
+      { name: 'inj', namespace: 'mesh', revision: 'canary' },
+      { name: 'inj-canary', namespace: 'mesh' },
+      { name: 'inj', revision: 'canary' },
+    );
     const secret = objects.find((o) => o.kind === 'Secret')!;
     assert.deepEqual([secret.metadata.name, secret.type], ['inj-canary-certs', 'Opaque']);
     const role = objects.find((o) => o.kind === 'Role')!;

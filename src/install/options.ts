@@ -171,7 +171,9 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   // The name is used for the Service (DNS-1035), so that is the strictest rule it must meet;
   // `-tls`, `-selfsigned` are appended, so keep room for them.
   if (!DNS1035_LABEL.test(o.name) || o.name.length > 52) {
-    throw usage(`--name "${o.name}" must be a lower-case DNS label of at most 52 characters starting with a letter (it names the Service, the Deployment and the webhook configuration)`);
+    throw usage(
+      `--name "${o.name}" must be a lower-case DNS label of at most 52 characters starting with a letter (it names the Service, the Deployment and the webhook configuration)`,
+    );
   }
   o.baseName = o.name;
   resolveRevision(o);
@@ -186,12 +188,17 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   if (!['Always', 'IfNotPresent', 'Never'].includes(o.imagePullPolicy)) throw usage(`--image-pull-policy must be Always, IfNotPresent or Never`);
   if (!Number.isInteger(o.replicas) || o.replicas < 1 || o.replicas > 100) throw usage('--replicas must be a whole number from 1 to 100');
   if (o.failurePolicy !== 'Fail' && o.failurePolicy !== 'Ignore') throw usage('--failure-policy must be Fail or Ignore');
-  if (!Number.isInteger(o.timeoutSeconds) || o.timeoutSeconds < 1 || o.timeoutSeconds > 30) throw usage('--timeout-seconds must be a whole number from 1 to 30 (the apiserver\'s range)');
+  if (!Number.isInteger(o.timeoutSeconds) || o.timeoutSeconds < 1 || o.timeoutSeconds > 30)
+    throw usage("--timeout-seconds must be a whole number from 1 to 30 (the apiserver's range)");
   if (o.reinvocationPolicy !== 'IfNeeded' && o.reinvocationPolicy !== 'Never') throw usage('--reinvocation-policy must be IfNeeded or Never');
   if (!(ON_ERROR_MODES as readonly string[]).includes(o.onError)) throw usage(`--on-error must be ${ON_ERROR_MODES.join(' or ')}`);
   if (!(LOG_LEVELS as readonly string[]).includes(o.logLevel)) throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  if (o.priorityClassName !== undefined && !DNS1123_SUBDOMAIN.test(o.priorityClassName)) throw usage(`--priority-class-name "${o.priorityClassName}" is not a valid name`);
-  for (const [flag, port] of [['--port', o.port], ['--monitoring-port', o.monitoringPort]] as const) {
+  if (o.priorityClassName !== undefined && !DNS1123_SUBDOMAIN.test(o.priorityClassName))
+    throw usage(`--priority-class-name "${o.priorityClassName}" is not a valid name`);
+  for (const [flag, port] of [
+    ['--port', o.port],
+    ['--monitoring-port', o.monitoringPort],
+  ] as const) {
     // Unprivileged only: the container runs as a non-root user without NET_BIND_SERVICE.
     if (!Number.isInteger(port) || port < 1024 || port > 65535) throw usage(`${flag} must be from 1024 to 65535 (the container runs as non-root)`);
   }
@@ -204,12 +211,21 @@ export function resolveInstallOptions(given: Partial<InstallOptions>): InstallOp
   if (o.webhookUrl !== undefined) {
     o.webhookUrl = webhookBaseUrl(o.webhookUrl);
     // Nothing runs in the cluster to reconcile the caBundle or to be issued a certificate by cert-manager.
-    if (o.certMode === 'cert-manager') throw usage('--webhook-url and --cert-manager do not go together: cert-manager cannot issue a certificate for a server outside the cluster');
-    if (o.certMode === 'provision') throw usage('--webhook-url: the server runs outside the cluster, where it cannot keep a certificate in a Secret; use --certs-dir DIR (the default in URL mode)');
-    if (o.existingSecret !== undefined) throw usage('--webhook-url and --existing-secret do not go together: the server outside the cluster reads its certificate from files (serve --tls-dir)');
+    if (o.certMode === 'cert-manager')
+      throw usage('--webhook-url and --cert-manager do not go together: cert-manager cannot issue a certificate for a server outside the cluster');
+    if (o.certMode === 'provision')
+      throw usage(
+        '--webhook-url: the server runs outside the cluster, where it cannot keep a certificate in a Secret; use --certs-dir DIR (the default in URL mode)',
+      );
+    if (o.existingSecret !== undefined)
+      throw usage('--webhook-url and --existing-secret do not go together: the server outside the cluster reads its certificate from files (serve --tls-dir)');
     o.caBundleReconcile = false;
-    if (o.reconcile) throw usage('--webhook-url and --reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not write');
-    if (o.prometheusRule || o.serviceMonitor) throw usage('--webhook-url and --prometheus-rule/--service-monitor do not go together: URL mode writes only the webhook configuration; scrape your server yourself and load deploy/monitoring/sidecar-injector.rules.yaml');
+    if (o.reconcile)
+      throw usage('--webhook-url and --reconcile do not go together: the reconciler runs in the injector Deployment, which URL mode does not write');
+    if (o.prometheusRule || o.serviceMonitor)
+      throw usage(
+        '--webhook-url and --prometheus-rule/--service-monitor do not go together: URL mode writes only the webhook configuration; scrape your server yourself and load deploy/monitoring/sidecar-injector.rules.yaml',
+      );
   }
   checkTlsOptions(o);
   return o;
@@ -222,9 +238,15 @@ function resolveRevision(o: InstallOptions): void {
     const err = revisionNameError(o.revision);
     if (err !== undefined) throw usage(`--revision: ${err}`);
     o.name = `${o.baseName}-${o.revision}`;
-    if (o.name.length > 52) throw usage(`--name and --revision make "${o.name}", longer than 52 characters (it names the Service, the Deployment and the webhook configuration): shorten one`);
+    if (o.name.length > 52)
+      throw usage(
+        `--name and --revision make "${o.name}", longer than 52 characters (it names the Service, the Deployment and the webhook configuration): shorten one`,
+      );
     // Istio's revisioned webhook has no auto. entry; only the default revision (or the default tag) injects unlabelled namespaces.
-    if (o.enableNamespacesByDefault && !o.tags.includes('default')) throw usage('--enable-namespaces-by-default belongs to the default revision: a revision injects only what is labelled with it (add --tag default to make this revision the default one)');
+    if (o.enableNamespacesByDefault && !o.tags.includes('default'))
+      throw usage(
+        '--enable-namespaces-by-default belongs to the default revision: a revision injects only what is labelled with it (add --tag default to make this revision the default one)',
+      );
   }
   for (const tag of o.tags) {
     const err = revisionNameError(tag, 'tag');
@@ -257,24 +279,32 @@ function labelError(key: string, value: string): string | undefined {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = key.slice(slash + 1);
   if (prefix !== undefined && !DNS1123_SUBDOMAIN.test(prefix)) return `the key's prefix "${prefix}" is not a DNS subdomain`;
-  if (name.length > 63 || !LABEL_NAME.test(name)) return 'the key must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
-  if (value !== '' && (value.length > 63 || !LABEL_NAME.test(value))) return 'the value must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+  if (name.length > 63 || !LABEL_NAME.test(name))
+    return 'the key must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+  if (value !== '' && (value.length > 63 || !LABEL_NAME.test(value)))
+    return 'the value must be empty or at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
   return undefined;
 }
 
 function checkTlsOptions(o: InstallOptions): void {
   if (o.existingSecret !== undefined) {
-    if (o.certMode !== 'none') throw usage('--existing-secret names your own certificate: it does not go with generated, self-provisioned or cert-manager certificates');
+    if (o.certMode !== 'none')
+      throw usage('--existing-secret names your own certificate: it does not go with generated, self-provisioned or cert-manager certificates');
     if (!DNS1123_SUBDOMAIN.test(o.existingSecret)) throw usage(`--existing-secret "${o.existingSecret}" is not a valid Secret name`);
   }
-  for (const [flag, value] of [['--tls-ca-validity', o.tlsCaValidity], ['--tls-cert-validity', o.tlsCertValidity]] as const) {
+  for (const [flag, value] of [
+    ['--tls-ca-validity', o.tlsCaValidity],
+    ['--tls-cert-validity', o.tlsCertValidity],
+  ] as const) {
     if (value === undefined) continue;
     if (o.certMode !== 'provision') throw usage(`${flag} only goes with self-provisioned certificates (the default)`);
     // serve judges the bounds; here only what serve could not read at all.
     if (lifetimeMs(value) === undefined) throw usage(`${flag} "${value}" is not a lifetime such as 3650d, 90d, 2160h or 12h30m (whole days or a Go duration)`);
   }
   if (o.certMode === 'provision' && !o.caBundleReconcile) {
-    throw usage('self-provisioned certificates need the caBundle reconciler (the server puts the CA it makes into the caBundle): drop --no-ca-bundle-reconcile, or bring a certificate (--certs-dir, --existing-secret, --cert-manager)');
+    throw usage(
+      'self-provisioned certificates need the caBundle reconciler (the server puts the CA it makes into the caBundle): drop --no-ca-bundle-reconcile, or bring a certificate (--certs-dir, --existing-secret, --cert-manager)',
+    );
   }
 }
 

@@ -29,7 +29,12 @@ describe('manifests --reconcile', () => {
     ]);
     const lease = docs.find((d) => d.kind === 'Role' && d.metadata.name === 'sidecar-injector-reconcile')!;
     assert.equal(lease.metadata.namespace, 'sidecar-injector');
-    assert.deepEqual(lease.rules[1], { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: ['sidecar-injector-reconcile'] });
+    assert.deepEqual(lease.rules[1], {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'update'],
+      resourceNames: ['sidecar-injector-reconcile'],
+    });
     for (const kind of ['ClusterRoleBinding', 'RoleBinding']) {
       const b = docs.find((d) => d.kind === kind && d.metadata.name === 'sidecar-injector-reconcile')!;
       assert.deepEqual(b.subjects, [{ kind: 'ServiceAccount', name: 'sidecar-injector', namespace: 'sidecar-injector' }]);

@@ -40,9 +40,26 @@ export function reconcileRbacObjects(ctx: InstallContext): [ClusterRole, Cluster
   const name = reconcileName(o.name);
   const subjects = [{ kind: 'ServiceAccount', name: o.name, namespace: o.namespace }];
   return [
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: metadata(ctx, name, false), rules: reconcileClusterRules(o.name, o.reconcileRestart) },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: metadata(ctx, name, false), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: metadata(ctx, name, false),
+      rules: reconcileClusterRules(o.name, o.reconcileRestart),
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: metadata(ctx, name, false),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects,
+    },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: metadata(ctx, name), rules: reconcileLeaseRules(name) },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: metadata(ctx, name), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: metadata(ctx, name),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects,
+    },
   ];
 }

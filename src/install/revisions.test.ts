@@ -43,7 +43,20 @@ const NS = 'sidecar-injector';
 describe('manifests --revision', () => {
   it('names every object <name>-<revision>, runs serve --revision, shares the namespace, and issues the certificate for its own Service', async () => {
     const { docs, notes } = await docsOf({ revision: 'canary', certsDir: join(dir, 'canary') });
-    assert.deepEqual(docs.map((d) => d.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'MutatingWebhookConfiguration']);
+    assert.deepEqual(
+      docs.map((d) => d.kind),
+      [
+        'ServiceAccount',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'ConfigMap',
+        'Secret',
+        'Service',
+        'Deployment',
+        'PodDisruptionBudget',
+        'MutatingWebhookConfiguration',
+      ],
+    );
     for (const d of docs) {
       assert.ok(d.metadata.name.startsWith('sidecar-injector-canary'), `${d.kind} ${d.metadata.name}`);
       assert.equal(d.metadata.labels['sidecar-injector.io/revision'], 'canary', d.kind);
@@ -52,9 +65,12 @@ describe('manifests --revision', () => {
     const args: string[] = deployment.spec.template.spec.containers[0].args;
     assert.deepEqual(args.slice(args.indexOf('--revision'), args.indexOf('--revision') + 2), ['--revision', 'canary']);
     assert.deepEqual(args.slice(args.indexOf('--webhook-config'), args.indexOf('--webhook-config') + 2), ['--webhook-config', 'sidecar-injector-canary']);
-    assert.equal(deployment.spec.selector.matchLabels['app.kubernetes.io/instance'], 'sidecar-injector-canary', 'never selects the default revision\'s pods');
+    assert.equal(deployment.spec.selector.matchLabels['app.kubernetes.io/instance'], 'sidecar-injector-canary', "never selects the default revision's pods");
     const mwc = docs.find((d) => d.kind === 'MutatingWebhookConfiguration')!;
-    assert.deepEqual(mwc.webhooks.map((w: Obj) => w.name), ['rev.namespace.sidecar-injector.io', 'rev.object.sidecar-injector.io']);
+    assert.deepEqual(
+      mwc.webhooks.map((w: Obj) => w.name),
+      ['rev.namespace.sidecar-injector.io', 'rev.object.sidecar-injector.io'],
+    );
     assert.ok(mwc.webhooks.every((w: Obj) => w.clientConfig.service.name === 'sidecar-injector-canary'));
     assert.match(notes.join('\n'), /Revision canary: no Namespace object \(the revisions share sidecar-injector/);
     const cert = new X509Certificate(await readFile(join(dir, 'canary', 'tls.crt')));
@@ -65,7 +81,10 @@ describe('manifests --revision', () => {
     const key = (d: Obj) => `${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`;
     const base = (await docsOf({})).docs.filter((d) => d.kind !== 'Namespace');
     const canary = (await docsOf({ revision: 'canary' })).docs;
-    assert.deepEqual(canary.map(key).filter((k) => base.map(key).includes(k)), []);
+    assert.deepEqual(
+      canary.map(key).filter((k) => base.map(key).includes(k)),
+      [],
+    );
     const secret = canary.find((d) => d.kind === 'Secret')!;
     assert.deepEqual([secret.metadata.name, secret.type], ['sidecar-injector-canary-certs', 'Opaque']);
     const role = canary.find((d) => d.kind === 'Role')!;
@@ -80,13 +99,22 @@ describe('manifests --revision', () => {
     const { docs } = await docsOf({ revision: 'canary', tags: ['prod', 'default', 'prod'], includeNamespace: true, certsDir: join(dir, 'canary') });
     assert.equal(docs[0]!.kind, 'Namespace');
     const mwcs = docs.filter((d) => d.kind === 'MutatingWebhookConfiguration');
-    assert.deepEqual(mwcs.map((m) => m.metadata.name), ['sidecar-injector-canary', 'sidecar-injector-revision-tag-prod', 'sidecar-injector-revision-tag-default']);
+    assert.deepEqual(
+      mwcs.map((m) => m.metadata.name),
+      ['sidecar-injector-canary', 'sidecar-injector-revision-tag-prod', 'sidecar-injector-revision-tag-default'],
+    );
     const prod = mwcs[1]!;
     assert.deepEqual([prod.metadata.labels['sidecar-injector.io/revision'], prod.metadata.labels['sidecar-injector.io/tag']], ['canary', 'prod']);
-    assert.deepEqual(prod.webhooks.map((w: Obj) => w.name), ['rev.namespace.sidecar-injector.io', 'rev.object.sidecar-injector.io']);
+    assert.deepEqual(
+      prod.webhooks.map((w: Obj) => w.name),
+      ['rev.namespace.sidecar-injector.io', 'rev.object.sidecar-injector.io'],
+    );
     assert.equal(prod.webhooks[0].namespaceSelector.matchExpressions[0].values[0], 'prod');
     assert.ok(prod.webhooks.every((w: Obj) => w.clientConfig.service.name === 'sidecar-injector-canary' && typeof w.clientConfig.caBundle === 'string'));
-    assert.deepEqual(mwcs[2]!.webhooks.map((w: Obj) => w.name.split('.sidecar')[0]), ['rev.namespace', 'rev.object', 'namespace', 'object']);
+    assert.deepEqual(
+      mwcs[2]!.webhooks.map((w: Obj) => w.name.split('.sidecar')[0]),
+      ['rev.namespace', 'rev.object', 'namespace', 'object'],
+    );
   });
 
   it('a tag on the default install points at the default Service and says so', async () => {
@@ -97,15 +125,21 @@ describe('manifests --revision', () => {
     assert.equal(docs.find((d) => d.kind === 'Deployment')!.spec.template.spec.containers[0].args.includes('--revision'), false);
   });
 
-  it('installs Istio\'s revisioned ConfigMap as its revision (values.revision), and refuses a --revision that contradicts it', async () => {
+  it("installs Istio's revisioned ConfigMap as its revision (values.revision), and refuses a --revision that contradicts it", async () => {
     const cfg = join(dir, 'istio-rev');
     await mkdir(cfg, { recursive: true });
-    await writeFile(join(cfg, 'config'), 'policy: enabled\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: helper\n        image: busybox\n');
+    await writeFile(
+      join(cfg, 'config'),
+      'policy: enabled\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: helper\n        image: busybox\n',
+    );
     await writeFile(join(cfg, 'values'), '{"revision": "1-25"}\n');
     const { docs } = await docsOf({ config: cfg, certsDir: join(dir, '1-25') });
     assert.equal(docs.find((d) => d.kind === 'Deployment')!.metadata.name, 'sidecar-injector-1-25');
     assert.equal(docs.find((d) => d.kind === 'MutatingWebhookConfiguration')!.webhooks[0].namespaceSelector.matchExpressions[0].values[0], '1-25');
-    await assert.rejects(generateInstall({ config: cfg, revision: 'canary', certsDir: join(dir, 'x') }), /--revision canary, but the config's values.revision is "1-25"/);
+    await assert.rejects(
+      generateInstall({ config: cfg, revision: 'canary', certsDir: join(dir, 'x') }),
+      /--revision canary, but the config's values.revision is "1-25"/,
+    );
   });
 
   it('refuses what would break: bad names, "default", a tag named like its revision, auto-injection, a tag without a caBundle', async () => {
@@ -131,7 +165,7 @@ function reaching(configs: Record<string, WebhookScope[]>, nsLabels: Record<stri
     .map(([name]) => name);
 }
 
-describe('revision selectors: Istio\'s precedence, and never two injectors for one pod', () => {
+describe("revision selectors: Istio's precedence, and never two injectors for one pod", () => {
   const opts = { injectorNamespace: NS };
   const side = {
     default: webhookScopes(keys, opts),
@@ -174,7 +208,8 @@ describe('revision selectors: Istio\'s precedence, and never two injectors for o
           for (const podRev of revValues) {
             const ns = Object.fromEntries(Object.entries({ [NSL]: nsl, [REV]: nsRev }).filter(([, v]) => v !== undefined)) as Record<string, string>;
             const pod = Object.fromEntries(Object.entries({ [INJ]: inj, [REV]: podRev }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-            for (const configs of [side, withDefaultTag]) assert.ok(reaching(configs, ns, pod).length <= 1, `${JSON.stringify(ns)} ${JSON.stringify(pod)}: ${reaching(configs, ns, pod).join(', ')}`);
+            for (const configs of [side, withDefaultTag])
+              assert.ok(reaching(configs, ns, pod).length <= 1, `${JSON.stringify(ns)} ${JSON.stringify(pod)}: ${reaching(configs, ns, pod).join(', ')}`);
             combinations++;
           }
     assert.equal(combinations, 225);
@@ -183,20 +218,30 @@ describe('revision selectors: Istio\'s precedence, and never two injectors for o
 
 describe('revision selectors against the live istioctl', () => {
   const peer = findIstioPeer();
-  it('are Istio\'s, entry for entry (ours add only the namespace exclusion and the match conditions)', { skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false }, async () => {
-    const r = spawnSync(peer!.istioctl, ['manifest', 'generate', '--set', 'revision=canary', '--set', 'values.revisionTags[0]=prod', '--set', 'values.revisionTags[1]=default'], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 120_000,
-      env: { ...process.env, KUBECONFIG: '/dev/null' },
-    });
+  it("are Istio's, entry for entry (ours add only the namespace exclusion and the match conditions)", {
+    skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false,
+  }, async () => {
+    const r = spawnSync(
+      peer!.istioctl,
+      ['manifest', 'generate', '--set', 'revision=canary', '--set', 'values.revisionTags[0]=prod', '--set', 'values.revisionTags[1]=default'],
+      {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 120_000,
+        env: { ...process.env, KUBECONFIG: '/dev/null' },
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
     const istio = parseAllDocuments(r.stdout)
       .map((d) => d.toJS() as Obj)
       .filter((d) => d?.kind === 'MutatingWebhookConfiguration');
     const { docs } = await docsOf({ revision: 'canary', tags: ['prod', 'default'], certsDir: join(dir, 'canary') });
     const ours = docs.filter((d) => d.kind === 'MutatingWebhookConfiguration');
-    const istioName: Record<string, string> = { 'sidecar-injector-canary': 'istio-sidecar-injector-canary', 'sidecar-injector-revision-tag-prod': 'istio-revision-tag-prod', 'sidecar-injector-revision-tag-default': 'istio-revision-tag-default' };
+    const istioName: Record<string, string> = {
+      'sidecar-injector-canary': 'istio-sidecar-injector-canary',
+      'sidecar-injector-revision-tag-prod': 'istio-revision-tag-prod',
+      'sidecar-injector-revision-tag-default': 'istio-revision-tag-default',
+    };
     const comparable = (webhooks: unknown[]) =>
       scopesFromWebhooks(webhooks).map((s) => ({
         entry: s.name.replace(/sidecar-injector\.(istio\.)?io$/, ''),
@@ -207,7 +252,7 @@ describe('revision selectors against the live istioctl', () => {
       const theirs = istio.find((m) => m.metadata.name === istioName[mwc.metadata.name]);
       assert.ok(theirs, `istioctl renders ${istioName[mwc.metadata.name]}`);
       assert.deepEqual(comparable(mwc.webhooks), comparable(theirs.webhooks), mwc.metadata.name);
-      assert.equal(theirs.webhooks[0].clientConfig.service.name, 'istiod-canary', 'Istio\'s tags point at the revision too');
+      assert.equal(theirs.webhooks[0].clientConfig.service.name, 'istiod-canary', "Istio's tags point at the revision too");
     }
   });
 });
@@ -222,14 +267,24 @@ describe('the revision in the status annotation and .Revision', () => {
     const annotations = (r.pod.metadata as Obj).annotations as Record<string, string>;
     assert.equal(parseStatus(annotations['sidecar.istio.io/status']!, 'sidecar.istio.io/status').status.revision, 'canary');
     const sidecar = ((r.pod.spec as Obj).containers as Obj[]).find((c) => c.name === 'sidecar-proxy')!;
-    assert.deepEqual(sidecar.env.find((e: Obj) => e.name === 'ISTIO_META_REVISION'), { name: 'ISTIO_META_REVISION', value: 'canary' });
+    assert.deepEqual(
+      sidecar.env.find((e: Obj) => e.name === 'ISTIO_META_REVISION'),
+      { name: 'ISTIO_META_REVISION', value: 'canary' },
+    );
     const plain = injectPod(pod, { namespace: 'shop', mode: 'webhook' }, defaultConfig());
-    assert.equal(plain.kind === 'injected' && parseStatus(((plain.pod.metadata as Obj).annotations as Record<string, string>)['sidecar.istio.io/status']!, 'x').status.revision, 'default');
+    assert.equal(
+      plain.kind === 'injected' &&
+        parseStatus(((plain.pod.metadata as Obj).annotations as Record<string, string>)['sidecar.istio.io/status']!, 'x').status.revision,
+      'default',
+    );
     assert.notEqual(defaultConfig({ revision: 'canary' }).hash, defaultConfig().hash, 'a revision is part of the config (its hash)');
   });
 
   it('a config that names another revision is refused, naming both', () => {
-    assert.throws(() => parseConfig('policy: enabled\n', '{"revision": "1-24"}', 'cfg', { revision: '1-25' }), /values.revision is "1-24" but this injector serves revision "1-25"/);
+    assert.throws(
+      () => parseConfig('policy: enabled\n', '{"revision": "1-24"}', 'cfg', { revision: '1-25' }),
+      /values.revision is "1-24" but this injector serves revision "1-25"/,
+    );
     assert.equal(parseConfig('policy: enabled\n', '{"revision": "1-25"}', 'cfg', { revision: '1-25' }).values.revision, '1-25');
   });
 });

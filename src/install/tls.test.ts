@@ -62,7 +62,10 @@ describe('ConfigMap data from --config', () => {
   it('takes the data keys of a ConfigMap manifest verbatim', async () => {
     const file = join(dir, 'cm.yaml');
     const config = 'policy: enabled\ntemplates:\n  sidecar: |\n    spec: {}\n';
-    await writeFile(file, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio-sidecar-injector\ndata:\n  config: |\n${config.replace(/^/gm, '    ').trimEnd()}\n  values: '{"global": {}}'\n`);
+    await writeFile(
+      file,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio-sidecar-injector\ndata:\n  config: |\n${config.replace(/^/gm, '    ').trimEnd()}\n  values: '{"global": {}}'\n`,
+    );
     const data = await configMapData(file);
     assert.equal(data.config, config);
     assert.equal(data.values, '{"global": {}}');

@@ -58,17 +58,25 @@ function usage(message: string): InjectorError {
 export async function installCertificates(o: InstallOptions, sources: CertificateSources = {}): Promise<InstallCertificates> {
   // In URL mode the apiserver dials the URL's host (an IP address or a name), not the Service.
   const dnsNames = o.webhookUrl !== undefined ? [webhookUrlHost(o.webhookUrl)] : serviceDnsNames(o.name, o.namespace, o.clusterDomain);
-  if (o.certMode !== 'generate' && sources.certsDir !== undefined) throw usage('--certs-dir only goes with generated certificates; drop it, or drop --no-certs/--existing-secret/--cert-manager');
-  if (o.certMode !== 'none' && sources.caFile !== undefined) throw usage('--ca-file goes with --no-certs or --existing-secret (your own Secret, signed by that CA)');
+  if (o.certMode !== 'generate' && sources.certsDir !== undefined)
+    throw usage('--certs-dir only goes with generated certificates; drop it, or drop --no-certs/--existing-secret/--cert-manager');
+  if (o.certMode !== 'none' && sources.caFile !== undefined)
+    throw usage('--ca-file goes with --no-certs or --existing-secret (your own Secret, signed by that CA)');
 
   if (o.certMode === 'cert-manager') {
-    return { source: 'cert-manager', dnsNames, notes: ['cert-manager issues the serving certificate and its cainjector fills the caBundle; install cert-manager first.'] };
+    return {
+      source: 'cert-manager',
+      dnsNames,
+      notes: ['cert-manager issues the serving certificate and its cainjector fills the caBundle; install cert-manager first.'],
+    };
   }
   if (o.certMode === 'provision') {
     return {
       source: 'provision',
       dnsNames,
-      notes: [`The server makes its own CA and certificate for ${dnsNames[2]} in the Secret ${provisionedSecretName(o.name)} (written empty here), renews them and sets the caBundle.`],
+      notes: [
+        `The server makes its own CA and certificate for ${dnsNames[2]} in the Secret ${provisionedSecretName(o.name)} (written empty here), renews them and sets the caBundle.`,
+      ],
     };
   }
   if (o.certMode === 'none') {
@@ -77,7 +85,9 @@ export async function installCertificates(o: InstallOptions, sources: Certificat
       return { source: 'ca-file', caPem, caBundle: caBundleFor(caPem), dnsNames, notes: [] };
     }
     const secret = servedSecretName(o) ?? `${o.name}-tls`;
-    const notes = [`No Secret written: create ${secret} (tls.crt, tls.key${o.caBundleReconcile ? ' and ca.crt' : ''}) in ${o.namespace} for ${dnsNames[2]}; until it exists the server is not ready and says so.`];
+    const notes = [
+      `No Secret written: create ${secret} (tls.crt, tls.key${o.caBundleReconcile ? ' and ca.crt' : ''}) in ${o.namespace} for ${dnsNames[2]}; until it exists the server is not ready and says so.`,
+    ];
     notes.push(
       o.caBundleReconcile
         ? 'The caBundle is left empty; the server fills it from ca.crt (serve --webhook-config). Until then the apiserver cannot call the webhook.'
@@ -90,7 +100,9 @@ export async function installCertificates(o: InstallOptions, sources: Certificat
   if (sources.certsDir === undefined && o.webhookUrl !== undefined) {
     // In URL mode no Secret is written: a CA made here and thrown away would leave a caBundle
     // that no certificate anyone holds can satisfy.
-    throw usage('--webhook-url needs --certs-dir DIR: the CA and serving certificate for the URL\'s host are kept there, for serve --tls-dir DIR (or --no-certs --ca-file CA with a certificate of your own)');
+    throw usage(
+      "--webhook-url needs --certs-dir DIR: the CA and serving certificate for the URL's host are kept there, for serve --tls-dir DIR (or --no-certs --ca-file CA with a certificate of your own)",
+    );
   }
   if (sources.certsDir === undefined) {
     const ca = await generateCA({ now });
@@ -113,7 +125,8 @@ async function fromDirectory(dir: string, dnsNames: string[], now: Date): Promis
   try {
     ca = await loadCA(dir, { now });
   } catch (err) {
-    if (err instanceof CertError) throw new CertError(err.code, `--certs-dir ${dir}: ${err.message}; fix the files or use an empty directory`, { cause: err, details: err.details });
+    if (err instanceof CertError)
+      throw new CertError(err.code, `--certs-dir ${dir}: ${err.message}; fix the files or use an empty directory`, { cause: err, details: err.details });
     throw err;
   }
   if (ca === undefined) {
@@ -179,6 +192,8 @@ async function writeFiles(dir: string, files: Array<[string, string, number]>): 
     for (const [tmp, target] of staged) await rename(tmp, target);
   } catch (err) {
     await Promise.all(staged.map(([tmp]) => unlink(tmp).catch(() => undefined)));
-    throw new InjectorError('SI_FILE_WRITE', `cannot write the certificates into ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new InjectorError('SI_FILE_WRITE', `cannot write the certificates into ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      cause: err,
+    });
   }
 }

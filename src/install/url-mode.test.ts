@@ -12,15 +12,23 @@ import { generateInstall } from './generate.js';
 type Obj = Record<string, any>;
 
 let dir: string;
-before(async () => { dir = await mkdtemp(join(tmpdir(), 'si-url-mode-')); });
-after(async () => { await rm(dir, { recursive: true, force: true }); });
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'si-url-mode-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
 
 describe('manifests --webhook-url (the server runs outside the cluster)', () => {
   it('writes only the webhook configuration, calling <url>/inject with the CA of a certificate for the URL host', async () => {
     const certsDir = join(dir, 'ip');
     const result = await generateInstall({ webhookUrl: 'https://127.0.0.1:9443/', certsDir });
     const docs = parseAllDocuments(result.yaml).map((d) => d.toJS() as Obj);
-    assert.deepEqual(docs.map((d) => d.kind), ['MutatingWebhookConfiguration'], 'nothing else runs in the cluster');
+    assert.deepEqual(
+      docs.map((d) => d.kind),
+      ['MutatingWebhookConfiguration'],
+      'nothing else runs in the cluster',
+    );
     const mwc = docs[0]!;
     assert.equal(validateObject(mwc as any), 'validated');
     for (const w of mwc.webhooks) {
@@ -48,7 +56,11 @@ describe('manifests --webhook-url (the server runs outside the cluster)', () => 
 
   it('refuses what the apiserver would refuse, naming the flag', async () => {
     for (const url of ['http://127.0.0.1:9443', 'not a url', 'https://u:p@127.0.0.1', 'https://127.0.0.1/?a=b', 'https://127.0.0.1/#x']) {
-      await assert.rejects(generateInstall({ webhookUrl: url }), (err: Error & { code?: string }) => err.code === 'SI_USAGE' && /--webhook-url/.test(err.message), url);
+      await assert.rejects(
+        generateInstall({ webhookUrl: url }),
+        (err: Error & { code?: string }) => err.code === 'SI_USAGE' && /--webhook-url/.test(err.message),
+        url,
+      );
     }
     await assert.rejects(generateInstall({ webhookUrl: 'https://127.0.0.1', certMode: 'cert-manager' }), /cert-manager/);
   });

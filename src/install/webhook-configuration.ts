@@ -35,7 +35,12 @@ export function tagWebhookConfigurations(ctx: InstallContext): MutatingWebhookCo
 
 function scopeOptions(ctx: InstallContext): WebhookScopeOptions {
   const o = ctx.options;
-  return { injectorNamespace: o.namespace, excludedNamespaces: ctx.excludedNamespaces, enableNamespacesByDefault: o.enableNamespacesByDefault, matchConditions: o.matchConditions };
+  return {
+    injectorNamespace: o.namespace,
+    excludedNamespaces: ctx.excludedNamespaces,
+    enableNamespacesByDefault: o.enableNamespacesByDefault,
+    matchConditions: o.matchConditions,
+  };
 }
 
 function configuration(ctx: InstallContext, name: string, scopes: WebhookScope[]): MutatingWebhookConfiguration {

@@ -21,15 +21,25 @@ describe('webhookScopes', () => {
     );
     for (const s of scopes) {
       const exclusion = s.namespaceSelector.matchExpressions!.find((e) => e.key === NAMESPACE_NAME_LABEL);
-      assert.deepEqual(exclusion, { key: NAMESPACE_NAME_LABEL, operator: 'NotIn', values: ['kube-node-lease', 'kube-public', 'kube-system', 'local-path-storage', 'sidecar-injector'] });
+      assert.deepEqual(exclusion, {
+        key: NAMESPACE_NAME_LABEL,
+        operator: 'NotIn',
+        values: ['kube-node-lease', 'kube-public', 'kube-system', 'local-path-storage', 'sidecar-injector'],
+      });
       assert.equal(compileSelector(s.namespaceSelector).state, 'ok', 'valid Kubernetes selector');
       assert.equal(compileSelector(s.objectSelector).state, 'ok');
-      assert.deepEqual(s.matchConditions?.map((c) => c.name), ['not-mirror-pod', 'not-host-network']);
+      assert.deepEqual(
+        s.matchConditions?.map((c) => c.name),
+        ['not-mirror-pod', 'not-host-network'],
+      );
     }
   });
   it('adds auto. only when namespaces are enabled by default, and omits matchConditions on request', () => {
     const s = webhookScopes(keys, { injectorNamespace: 'x', enableNamespacesByDefault: true, matchConditions: false, webhookDomain: 'inj.example.com' });
-    assert.deepEqual(s.map((w) => w.name), ['namespace.inj.example.com', 'object.inj.example.com', 'auto.inj.example.com']);
+    assert.deepEqual(
+      s.map((w) => w.name),
+      ['namespace.inj.example.com', 'object.inj.example.com', 'auto.inj.example.com'],
+    );
     assert.ok(s.every((w) => w.matchConditions === undefined));
   });
   it('follows renamed keys', () => {
@@ -68,7 +78,10 @@ describe('evaluateScopes', () => {
   it('a disabled namespace blocks even pods labelled inject=true (as Istio)', () => {
     const r = reached(scopes, 'shop', { [NSL]: 'disabled' }, { [INJ]: 'true' });
     assert.equal(r.reached, false);
-    assert.ok(r.steps.some((s) => s.found.includes(`${NSL}=disabled`) && s.effect.includes('not called')), JSON.stringify(r.steps));
+    assert.ok(
+      r.steps.some((s) => s.found.includes(`${NSL}=disabled`) && s.effect.includes('not called')),
+      JSON.stringify(r.steps),
+    );
   });
   it('never sends pods of system namespaces or of the injector itself, whatever their labels', () => {
     for (const ns of ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage', 'sidecar-injector']) {
@@ -107,12 +120,17 @@ describe('evaluateScopes', () => {
     const all = webhookScopes(keys, { injectorNamespace: 'inj', enableNamespacesByDefault: true, matchConditions: false });
     const nsName = fc.constantFrom('shop', 'kube-system', 'inj', 'default');
     const nsLabel = fc.record({ [NSL]: fc.constantFrom('enabled', 'disabled', ''), [REV]: fc.constantFrom('canary') }, { requiredKeys: [] });
-    const podLabel = fc.record({ [INJ]: fc.constantFrom('true', 'false', 'TRUE', ''), [REV]: fc.constantFrom('canary'), app: fc.constantFrom('web') }, { requiredKeys: [] });
+    const podLabel = fc.record(
+      { [INJ]: fc.constantFrom('true', 'false', 'TRUE', ''), [REV]: fc.constantFrom('canary'), app: fc.constantFrom('web') },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(nsName, nsLabel, podLabel, (name, nsl, pl) => {
         const nsMap = new Map(Object.entries({ ...(nsl as Record<string, string>), [NAMESPACE_NAME_LABEL]: name }));
         const podMap = new Map(Object.entries(pl as Record<string, string>));
-        const matching = all.filter((s) => selectorMatches(compileSelector(s.namespaceSelector), nsMap) && selectorMatches(compileSelector(s.objectSelector), podMap));
+        const matching = all.filter(
+          (s) => selectorMatches(compileSelector(s.namespaceSelector), nsMap) && selectorMatches(compileSelector(s.objectSelector), podMap),
+        );
         assert.ok(matching.length <= 1, `entries overlap: ${matching.map((m) => m.name).join(', ')}`);
         const r = reached(all, name, nsl as Record<string, string>, pl as Record<string, string>);
         assert.equal(r.reached, matching.length === 1);

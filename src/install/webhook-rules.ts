@@ -72,7 +72,10 @@ const KNOWN_CONDITIONS: readonly KnownCondition[] = [
       const meta = getOwn(pod, 'metadata');
       const ann = isPlainObject(meta) ? getOwn(meta, 'annotations') : undefined;
       const mirror = isPlainObject(ann) && getOwn(ann, MIRROR_POD_ANNOTATION) !== undefined;
-      return { holds: !mirror, found: mirror ? `annotation ${MIRROR_POD_ANNOTATION} present (a static pod's mirror)` : `no ${MIRROR_POD_ANNOTATION} annotation` };
+      return {
+        holds: !mirror,
+        found: mirror ? `annotation ${MIRROR_POD_ANNOTATION} present (a static pod's mirror)` : `no ${MIRROR_POD_ANNOTATION} annotation`,
+      };
     },
   },
   {
@@ -242,7 +245,11 @@ export function evaluateScopes(
       selectorSteps(scope.name, 'objectSelector', scope.objectSelector, labels, 'pod', steps) &&
       conditionSteps(scope, pod, steps);
     if (ok) {
-      steps.push({ check: `webhook ${scope.name}`, found: 'every selector term and condition holds', effect: via === undefined ? 'the webhook is called' : `also matches (already reached via ${via})` });
+      steps.push({
+        check: `webhook ${scope.name}`,
+        found: 'every selector term and condition holds',
+        effect: via === undefined ? 'the webhook is called' : `also matches (already reached via ${via})`,
+      });
       via ??= scope.name;
     }
   }

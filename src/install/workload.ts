@@ -24,7 +24,14 @@ export function serveArgs(ctx: InstallContext): string[] {
   if (o.caBundleReconcile) args.push('--webhook-config', o.name);
   args.push('--on-error', o.onError, '--log-level', o.logLevel, '--drain-delay', String(o.drainDelaySeconds));
   if (o.reconcile) {
-    args.push('--reconcile', ...(o.reconcileRestart ? ['--reconcile-restart'] : []), '--reconcile-lease', reconcileName(o.name), '--reconcile-webhook-config', o.name);
+    args.push(
+      '--reconcile',
+      ...(o.reconcileRestart ? ['--reconcile-restart'] : []),
+      '--reconcile-lease',
+      reconcileName(o.name),
+      '--reconcile-webhook-config',
+      o.name,
+    );
   }
   return args;
 }
@@ -34,7 +41,8 @@ function provisionArgs(ctx: InstallContext): string[] {
   const o = ctx.options;
   if (o.certMode !== 'provision') return [];
   return [
-    '--tls-provision', o.name,
+    '--tls-provision',
+    o.name,
     ...(o.tlsCaValidity !== undefined ? ['--tls-ca-validity', o.tlsCaValidity] : []),
     ...(o.tlsCertValidity !== undefined ? ['--tls-cert-validity', o.tlsCertValidity] : []),
     ...(o.clusterDomain !== 'cluster.local' ? ['--cluster-domain', o.clusterDomain] : []),
@@ -103,7 +111,9 @@ export function deployment(ctx: InstallContext): Deployment {
               ],
             },
           },
-          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } }],
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } },
+          ],
           containers: [
             {
               name: 'sidecar-injector',
@@ -164,5 +174,10 @@ export function service(ctx: InstallContext): Service {
 /** Only with two or more replicas: with one, minAvailable 1 would block every node drain. */
 export function podDisruptionBudget(ctx: InstallContext): PodDisruptionBudget | undefined {
   if (ctx.options.replicas < 2) return undefined;
-  return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: metadata(ctx, ctx.options.name), spec: { minAvailable: 1, selector: { matchLabels: selectorLabels(ctx) } } };
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: metadata(ctx, ctx.options.name),
+    spec: { minAvailable: 1, selector: { matchLabels: selectorLabels(ctx) } },
+  };
 }

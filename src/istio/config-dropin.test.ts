@@ -67,7 +67,7 @@ describe('compatibility detection', () => {
     assert.throws(() => parseConfig('compatibility: Istio'), /compatibility: must be "istio" or "none".*did you mean "istio"/);
   });
 
-  it('the built-in config is ours, not Istio\'s', async () => {
+  it("the built-in config is ours, not Istio's", async () => {
     const { defaultConfig } = await import('../profiles/index.js');
     assert.deepEqual([defaultConfig().compatibility.mode, defaultConfig().compatibility.source], ['none', 'explicit']);
   });
@@ -100,7 +100,12 @@ describe('--config with what an Istio user has', { skip: istioChartPresent() ? f
     const values = JSON.parse(injector.data.values) as Record<string, unknown>;
     delete values.meshConfig;
     injector.data.values = JSON.stringify(values);
-    const mesh = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'istio', namespace: 'istio-system' }, data: { mesh: 'defaultConfig:\n  statusPort: 15999\n' } };
+    const mesh = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'istio', namespace: 'istio-system' },
+      data: { mesh: 'defaultConfig:\n  statusPort: 15999\n' },
+    };
     const list = { apiVersion: 'v1', kind: 'List', items: [mesh, injector, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'istiod' } }] };
     const file = join(dir, 'list.yaml');
     await writeFile(file, stringify(list, { blockQuote: 'literal' }));
@@ -138,7 +143,10 @@ describe('--config with a multi-document file', () => {
     });
 
     await writeFile(file, `${SMALL_CM('istio-sidecar-injector')}---\n${SMALL_CM('istio-sidecar-injector-canary')}`);
-    await rejects(loadConfig(file), /holds 2 injector ConfigMaps: ConfigMap\/istio-system\/istio-sidecar-injector, ConfigMap\/istio-system\/istio-sidecar-injector-canary; pick one with --config '.*multi\.yaml#NAME'/);
+    await rejects(
+      loadConfig(file),
+      /holds 2 injector ConfigMaps: ConfigMap\/istio-system\/istio-sidecar-injector, ConfigMap\/istio-system\/istio-sidecar-injector-canary; pick one with --config '.*multi\.yaml#NAME'/,
+    );
     const canary = await loadConfig(`${file}#istio-sidecar-injector-canary`);
     assert.match(canary.compatibility.reason, /canary/);
     await rejects(loadConfig(`${file}#nope`), /no ConfigMap named "nope"; found ConfigMap\/istio-system\/istio-sidecar-injector, /);

@@ -49,7 +49,7 @@ describe("Istio's injection goldens", { skip: present ? false : 'Istio conforman
     t.diagnostic(`${s.identical} of ${s.injectedBoth} identical; ${listed.size} documented differences`);
   });
 
-  it('every injection with Istio\'s templates applies as a patch, is idempotent and uninjects to its input', () => {
+  it("every injection with Istio's templates applies as a patch, is idempotent and uninjects to its input", () => {
     let checked = 0;
     for (const c of istioCases()) {
       if (c.expectedError !== undefined) continue;

@@ -21,17 +21,23 @@ const RUNS = 300;
 const REVISION_RUNS = 100;
 
 describe('differential testing against istioctl kube-inject', () => {
-  it(`${RUNS} generated workloads: every difference is an intended deviation`, { skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false }, (t) => {
+  it(`${RUNS} generated workloads: every difference is an intended deviation`, {
+    skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false,
+  }, (t) => {
     const r = runDifferential(peer!, RUNS, 16);
     const deviating = [...r.deviations.values()].reduce((a, b) => a + b, 0);
-    t.diagnostic(`${r.runs} workloads: identical ${r.identical}, intended deviation ${deviating}, unexplained ${r.unexplained.length} (${r.seconds.toFixed(1)} s, ${r.istioctlInvocations} istioctl runs)`);
+    t.diagnostic(
+      `${r.runs} workloads: identical ${r.identical}, intended deviation ${deviating}, unexplained ${r.unexplained.length} (${r.seconds.toFixed(1)} s, ${r.istioctlInvocations} istioctl runs)`,
+    );
     assert.deepEqual(r.unexplained.map(describeComparison), []);
     // Guard against a degenerate run (everything refused or skipped would compare nothing).
     assert.ok((r.decisions['injected/injected'] ?? 0) > RUNS / 3, JSON.stringify(r.decisions));
     assert.ok(r.identical > RUNS / 2, `only ${r.identical} identical`);
   });
 
-  it(`${REVISION_RUNS} generated workloads as revision canary (istioctl -r canary, serve --revision canary)`, { skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false }, (t) => {
+  it(`${REVISION_RUNS} generated workloads as revision canary (istioctl -r canary, serve --revision canary)`, {
+    skip: peer === undefined ? `Istio peer not built (${istioPeerDir()}); run e2e/build/istio.sh` : false,
+  }, (t) => {
     const r = runDifferential(peer!, REVISION_RUNS, 32, 100, undefined, 'canary');
     const deviating = [...r.deviations.values()].reduce((a, b) => a + b, 0);
     t.diagnostic(`${r.runs} workloads as revision canary: identical ${r.identical}, intended deviation ${deviating}, unexplained ${r.unexplained.length}`);
@@ -48,13 +54,18 @@ describe('differential testing against istioctl kube-inject', () => {
   });
 });
 
-describe('intended deviations from Istio (our side pinned)', { skip: istioChartPresent() ? false : 'Istio chart not found (../shared/conformance/istio)' }, () => {
+describe('intended deviations from Istio (our side pinned)', {
+  skip: istioChartPresent() ? false : 'Istio chart not found (../shared/conformance/istio)',
+}, () => {
   const config = () => istioChartConfig();
   const deployment = (ns: string, annotations: Record<string, string> = {}, labels: Record<string, string> = {}): JsonObject => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: ns },
-    spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web', ...labels }, annotations }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web', ...labels }, annotations }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+    },
   });
 
   it('kube-inject-system-namespace: a Deployment in kube-system is skipped', () => {
@@ -81,6 +92,9 @@ describe('intended deviations from Istio (our side pinned)', { skip: istioChartP
     assert.equal(differs.verdict, 'unexplained');
     assert.match(describeComparison(differs), /\.metadata\.labels/);
     assert.equal(compare(w, true, { decision: 'injected', template }, { decision: 'skipped', template }).verdict, 'unexplained');
-    assert.equal(compare(deployment('kube-system'), true, { decision: 'injected', template }, { decision: 'skipped', template }).deviation?.id, 'kube-inject-system-namespace');
+    assert.equal(
+      compare(deployment('kube-system'), true, { decision: 'injected', template }, { decision: 'skipped', template }).deviation?.id,
+      'kube-inject-system-namespace',
+    );
   });
 });

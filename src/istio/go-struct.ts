@@ -13,15 +13,7 @@
  * - named string types (`v1.PullPolicy`) are plain strings; `resource.Quantity` and
  *   `intstr.IntOrString` are their JSON form.
  */
-import {
-  GO_OBJECT,
-  NO_FIELD,
-  GoNumber,
-  withGoType,
-  type GoFunc,
-  type GoNumberType,
-  type GoObject,
-} from '../template/value.js';
+import { GO_OBJECT, NO_FIELD, GoNumber, withGoType, type GoFunc, type GoNumberType, type GoObject } from '../template/value.js';
 import { jsonKey } from '../template/value-key.js';
 import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
@@ -216,10 +208,21 @@ function jsonPlanOf(goType: string): JsonPlan | undefined {
  * writes them even when zero or nil.
  */
 const ALWAYS_WRITTEN = new Set([
-  'v1.Container.name', 'v1.EphemeralContainer.name', 'v1.EnvVar.name', 'v1.ContainerPort.containerPort',
-  'v1.VolumeMount.name', 'v1.VolumeMount.mountPath', 'v1.HTTPGetAction.port', 'v1.TCPSocketAction.port',
-  'v1.GRPCAction.port', 'v1.GRPCAction.service', 'v1.HTTPHeader.name', 'v1.HTTPHeader.value', 'v1.Volume.name',
-  'v1.LocalObjectReference.name', 'v1.SeccompProfile.type',
+  'v1.Container.name',
+  'v1.EphemeralContainer.name',
+  'v1.EnvVar.name',
+  'v1.ContainerPort.containerPort',
+  'v1.VolumeMount.name',
+  'v1.VolumeMount.mountPath',
+  'v1.HTTPGetAction.port',
+  'v1.TCPSocketAction.port',
+  'v1.GRPCAction.port',
+  'v1.GRPCAction.service',
+  'v1.HTTPHeader.name',
+  'v1.HTTPHeader.value',
+  'v1.Volume.name',
+  'v1.LocalObjectReference.name',
+  'v1.SeccompProfile.type',
 ]);
 
 /** encoding/json's omitempty: false, 0, "", and empty slices and maps are left out; pointers and structs are not. */
@@ -235,12 +238,37 @@ function omittedWhenEmpty(goType: string, v: unknown): boolean {
 
 /** Go field name for a JSON name where Kubernetes' Go types use an initialism. */
 const INITIALISMS: Record<string, string> = {
-  apiVersion: 'APIVersion', uid: 'UID', tty: 'TTY', hostIP: 'HostIP', hostIPs: 'HostIPs', podIP: 'PodIP',
-  podIPs: 'PodIPs', hostPID: 'HostPID', hostIPC: 'HostIPC', fsGroup: 'FSGroup', fsGroupChangePolicy: 'FSGroupChangePolicy',
-  seLinuxOptions: 'SELinuxOptions', httpGet: 'HTTPGet', tcpSocket: 'TCPSocket', grpc: 'GRPC', dnsPolicy: 'DNSPolicy',
-  dnsConfig: 'DNSConfig', setHostnameAsFQDN: 'SetHostnameAsFQDN', os: 'OS', ip: 'IP', path: 'Path',
-  gmsaCredentialSpec: 'GMSACredentialSpec', gmsaCredentialSpecName: 'GMSACredentialSpecName', iscsi: 'ISCSI',
-  nfs: 'NFS', rbd: 'RBD', csi: 'CSI', fc: 'FC', cephfs: 'CephFS', hostUsers: 'HostUsers', url: 'URL',
+  apiVersion: 'APIVersion',
+  uid: 'UID',
+  tty: 'TTY',
+  hostIP: 'HostIP',
+  hostIPs: 'HostIPs',
+  podIP: 'PodIP',
+  podIPs: 'PodIPs',
+  hostPID: 'HostPID',
+  hostIPC: 'HostIPC',
+  fsGroup: 'FSGroup',
+  fsGroupChangePolicy: 'FSGroupChangePolicy',
+  seLinuxOptions: 'SELinuxOptions',
+  httpGet: 'HTTPGet',
+  tcpSocket: 'TCPSocket',
+  grpc: 'GRPC',
+  dnsPolicy: 'DNSPolicy',
+  dnsConfig: 'DNSConfig',
+  setHostnameAsFQDN: 'SetHostnameAsFQDN',
+  os: 'OS',
+  ip: 'IP',
+  path: 'Path',
+  gmsaCredentialSpec: 'GMSACredentialSpec',
+  gmsaCredentialSpecName: 'GMSACredentialSpecName',
+  iscsi: 'ISCSI',
+  nfs: 'NFS',
+  rbd: 'RBD',
+  csi: 'CSI',
+  fc: 'FC',
+  cephfs: 'CephFS',
+  hostUsers: 'HostUsers',
+  url: 'URL',
 };
 const JSON_NAME_OF = new Map(Object.entries(INITIALISMS).map(([json, go]) => [go, json]));
 

@@ -5,7 +5,7 @@ import { meshSettings, parseProxyConfigAnnotation, podProxyConfig } from './mesh
 import { formatProtoDuration, parseProtoDuration } from './proto.js';
 
 describe('mesh and proxy config', () => {
-  it('values.meshConfig overrides Istio\'s defaults; defaultConfig merges field by field, proxyMetadata key by key', () => {
+  it("values.meshConfig overrides Istio's defaults; defaultConfig merges field by field, proxyMetadata key by key", () => {
     const s = meshSettings(defaultConfigWith({ meshConfig: { trustDomain: 'corp', defaultConfig: { proxyMetadata: { A: '1' }, concurrency: 4 } } }));
     assert.equal(s.mesh.trustDomain, 'corp');
     assert.equal(s.mesh.proxyListenPort, 15001);
@@ -34,7 +34,11 @@ describe('mesh and proxy config', () => {
       ['concurrency: many', /concurrency: must be an integer/],
       ['holdApplicationUntilProxyStarts: "yes"', /holdApplicationUntilProxyStarts: must be true or false/],
     ] as const) {
-      assert.throws(() => parseProxyConfigAnnotation(text), (err: Error & { code?: string }) => err.code === 'SI_INJECT_ANNOTATION' && err.message.includes('proxy.istio.io/config') && want.test(err.message), text);
+      assert.throws(
+        () => parseProxyConfigAnnotation(text),
+        (err: Error & { code?: string }) => err.code === 'SI_INJECT_ANNOTATION' && err.message.includes('proxy.istio.io/config') && want.test(err.message),
+        text,
+      );
     }
   });
 
@@ -43,7 +47,10 @@ describe('mesh and proxy config', () => {
   });
 
   it('an invalid values.meshConfig is reported as a config problem', () => {
-    assert.throws(() => meshSettings(defaultConfigWith({ meshConfig: { proxyListenPort: 'x' } })), /values\.meshConfig is invalid: values\.meshConfig\.proxyListenPort: must be an integer/);
+    assert.throws(
+      () => meshSettings(defaultConfigWith({ meshConfig: { proxyListenPort: 'x' } })),
+      /values\.meshConfig is invalid: values\.meshConfig\.proxyListenPort: must be an integer/,
+    );
   });
 
   it('protojson durations round-trip in canonical form', () => {

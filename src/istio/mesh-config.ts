@@ -103,7 +103,10 @@ export const PROXY_CONFIG_SCHEMA: MessageSchema = {
   ],
 };
 
-const INBOUND_TRAFFIC_POLICY: MessageSchema = { goType: 'v1alpha1.MeshConfig_InboundTrafficPolicy', fields: [['Mode', 'mode', { enum: INBOUND_TRAFFIC_MODE }]] };
+const INBOUND_TRAFFIC_POLICY: MessageSchema = {
+  goType: 'v1alpha1.MeshConfig_InboundTrafficPolicy',
+  fields: [['Mode', 'mode', { enum: INBOUND_TRAFFIC_MODE }]],
+};
 
 /** Istio's meshconfig.MeshConfig: the fields templates and the injector read, plus common ones. */
 export const MESH_CONFIG_SCHEMA: MessageSchema = {
@@ -202,9 +205,21 @@ const DEFAULT_MESH_CONFIG: Readonly<Record<string, unknown>> = deepFreeze({
 
 /** Fields Istio's cleanProxyConfig drops when they equal the defaults. */
 const CLEANED_FIELDS = [
-  'configPath', 'binaryPath', 'controlPlaneAuthPolicy', 'serviceCluster', 'drainDuration', 'terminationDrainDuration',
-  'parentShutdownDuration', 'discoveryAddress', 'envoyMetricsService', 'envoyAccessLogService', 'tracing',
-  'proxyAdminPort', 'statNameLength', 'statusPort', 'concurrency',
+  'configPath',
+  'binaryPath',
+  'controlPlaneAuthPolicy',
+  'serviceCluster',
+  'drainDuration',
+  'terminationDrainDuration',
+  'parentShutdownDuration',
+  'discoveryAddress',
+  'envoyMetricsService',
+  'envoyAccessLogService',
+  'tracing',
+  'proxyAdminPort',
+  'statNameLength',
+  'statusPort',
+  'concurrency',
 ];
 
 export interface MeshSettings {
@@ -225,7 +240,7 @@ export function meshSettings(config: Pick<InjectorConfig, 'values'>): MeshSettin
   const raw = config.values.meshConfig;
   let mesh: Record<string, unknown> = { ...DEFAULT_MESH_CONFIG };
   if (raw !== undefined && raw !== null) {
-    if (!isPlainObject(raw)) throw new ConfigError('SI_CONFIG_INVALID', 'values.meshConfig must be a map (Istio\'s MeshConfig in YAML/JSON form)');
+    if (!isPlainObject(raw)) throw new ConfigError('SI_CONFIG_INVALID', "values.meshConfig must be a map (Istio's MeshConfig in YAML/JSON form)");
     const { value, problems } = normalizeProto(MESH_CONFIG_SCHEMA, raw, 'values.meshConfig');
     if (problems.length > 0) throw new ConfigError('SI_CONFIG_INVALID', `values.meshConfig is invalid: ${problems.join('; ')}`);
     // Istio's ApplyMeshConfig: every field replaces the default, except defaultConfig, which is merged.
@@ -237,7 +252,12 @@ export function meshSettings(config: Pick<InjectorConfig, 'values'>): MeshSettin
   // Go refuses anyway: these are typed proto messages) fails instead of changing later pods.
   deepFreeze(mesh);
   const proxy = mesh.defaultConfig as Record<string, unknown>;
-  return { mesh, meshObject: new ProtoMessage(MESH_CONFIG_SCHEMA, mesh, () => protoJson(MESH_CONFIG_SCHEMA, mesh)), proxy, proxyObject: proxyConfigObject(proxy) };
+  return {
+    mesh,
+    meshObject: new ProtoMessage(MESH_CONFIG_SCHEMA, mesh, () => protoJson(MESH_CONFIG_SCHEMA, mesh)),
+    proxy,
+    proxyObject: proxyConfigObject(proxy),
+  };
 }
 
 /** Field-by-field override; proxyMetadata merged key by key (Istio's MergeProxyConfig). */
@@ -276,11 +296,18 @@ export function parseProxyConfigAnnotation(text: string): Record<string, unknown
   try {
     value = parseYamlDocument(text, { file: `annotation ${PROXY_CONFIG_ANNOTATION}` }).value;
   } catch (err) {
-    throw new InjectionError('SI_INJECT_ANNOTATION', `annotation ${PROXY_CONFIG_ANNOTATION} is not valid YAML or JSON: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new InjectionError(
+      'SI_INJECT_ANNOTATION',
+      `annotation ${PROXY_CONFIG_ANNOTATION} is not valid YAML or JSON: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
   if (value === null) return {};
   if (!isPlainObject(value)) {
-    throw new InjectionError('SI_INJECT_ANNOTATION', `annotation ${PROXY_CONFIG_ANNOTATION} must hold a ProxyConfig map (e.g. '{"holdApplicationUntilProxyStarts": true}')`);
+    throw new InjectionError(
+      'SI_INJECT_ANNOTATION',
+      `annotation ${PROXY_CONFIG_ANNOTATION} must hold a ProxyConfig map (e.g. '{"holdApplicationUntilProxyStarts": true}')`,
+    );
   }
   const { value: normalized, problems } = normalizeProto(PROXY_CONFIG_SCHEMA, value);
   if (problems.length > 0) throw new InjectionError('SI_INJECT_ANNOTATION', `annotation ${PROXY_CONFIG_ANNOTATION} is invalid: ${problems.join('; ')}`);

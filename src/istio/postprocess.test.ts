@@ -89,7 +89,13 @@ describe("Istio's post-processing", () => {
   });
 
   it('records no prober already pointing at the agent, nor a named port the container does not declare', () => {
-    const atAgent = { name: 'side', image: 'x', readinessProbe: { httpGet: { path: '/', port: 15020 } }, livenessProbe: { tcpSocket: { port: 'nope' } }, startupProbe: { httpGet: { path: '/s', port: '8080' } } };
+    const atAgent = {
+      name: 'side',
+      image: 'x',
+      readinessProbe: { httpGet: { path: '/', port: 15020 } },
+      livenessProbe: { tcpSocket: { port: 'nope' } },
+      startupProbe: { httpGet: { path: '/s', port: '8080' } },
+    };
     const r = injectChecked(pod({ more: [atAgent] }), WEBHOOK, config);
     assert.doesNotMatch(envOf(proxyOf(r.pod)).ISTIO_KUBE_APP_PROBERS as string, /side/);
     // ...but the probes themselves are still pointed at the agent.
@@ -97,7 +103,7 @@ describe("Istio's post-processing", () => {
     assert.deepEqual(side.livenessProbe, { httpGet: { path: '/app-health/side/livez', port: 15020 } });
   });
 
-  it('moves the app\'s prometheus annotations into the proxy and points scraping at the agent', () => {
+  it("moves the app's prometheus annotations into the proxy and points scraping at the agent", () => {
     const r = injectChecked(pod({ annotations: { 'prometheus.io/port': '9102', 'prometheus.io/path': '/m' } }), WEBHOOK, config);
     const annotations = (r.pod.metadata as Obj).annotations as Record<string, string>;
     assert.equal(annotations['prometheus.io/port'], '15020');
@@ -108,8 +114,15 @@ describe("Istio's post-processing", () => {
     const onlyPort = injectChecked(pod({ annotations: { 'prometheus.io/port': '9102' } }), WEBHOOK, config);
     assert.equal(envOf(proxyOf(onlyPort.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"","port":"9102"}');
     // Scrape targets (current Istio): the first sets port and path, a missing path is /metrics.
-    const targets = injectChecked(pod({ annotations: { 'prometheus.io/port': '1', 'prometheus.istio.io/scrape-targets': ' 9100 , 9102:/m' } }), WEBHOOK, config);
-    assert.equal(envOf(proxyOf(targets.pod)).ISTIO_PROMETHEUS_ANNOTATIONS, '{"scrape":"","path":"/metrics","port":"9100","targets":[{"port":"9100","path":"/metrics"},{"port":"9102","path":"/m"}]}');
+    const targets = injectChecked(
+      pod({ annotations: { 'prometheus.io/port': '1', 'prometheus.istio.io/scrape-targets': ' 9100 , 9102:/m' } }),
+      WEBHOOK,
+      config,
+    );
+    assert.equal(
+      envOf(proxyOf(targets.pod)).ISTIO_PROMETHEUS_ANNOTATIONS,
+      '{"scrape":"","path":"/metrics","port":"9100","targets":[{"port":"9100","path":"/metrics"},{"port":"9102","path":"/m"}]}',
+    );
     assert.equal(((targets.pod.metadata as Obj).annotations as Record<string, string>)['prometheus.istio.io/scrape-targets'], undefined);
     // Ports Istio refuses to scrape fail the injection, naming the annotation.
     for (const [annotations, want] of [
@@ -118,7 +131,10 @@ describe("Istio's post-processing", () => {
       [{ 'prometheus.istio.io/scrape-targets': '8080,15021:/x' }, /invalid prometheus scrape targets: target port 15021 is reserved/],
       [{ 'prometheus.istio.io/scrape-targets': '70000' }, /invalid target port "70000"/],
     ] as const) {
-      assert.throws(() => injectPod(pod({ annotations: { ...annotations } }), WEBHOOK, config), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_ANNOTATION' && want.test(err.message));
+      assert.throws(
+        () => injectPod(pod({ annotations: { ...annotations } }), WEBHOOK, config),
+        (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_ANNOTATION' && want.test(err.message),
+      );
     }
     // A target without a port: Istio ignores the annotation.
     const ignored = injectChecked(pod({ annotations: { 'prometheus.istio.io/scrape-targets': ':/no-port' } }), WEBHOOK, config);
@@ -139,10 +155,21 @@ describe("Istio's post-processing", () => {
 
   it("records a customised proxy in Istio's overrides annotation (Go JSON) and makes istio-init follow its user", () => {
     // Go's omitempty: an empty env value, a false stdin and an empty args list are left out (found by the live peer).
-    const mine = { name: 'istio-proxy', image: 'auto', args: [], env: [{ name: 'EMPTY', value: '' }], stdin: false, securityContext: { runAsUser: 1234 }, resources: { limits: { cpu: '3000m' } } };
+    const mine = {
+      name: 'istio-proxy',
+      image: 'auto',
+      args: [],
+      env: [{ name: 'EMPTY', value: '' }],
+      stdin: false,
+      securityContext: { runAsUser: 1234 },
+      resources: { limits: { cpu: '3000m' } },
+    };
     const r = injectChecked(pod({ more: [mine] }), WEBHOOK, config);
     const annotations = (r.pod.metadata as Obj).annotations as Record<string, string>;
-    assert.equal(annotations['proxy.istio.io/overrides'], '{"containers":[{"name":"istio-proxy","env":[{"name":"EMPTY"}],"resources":{"limits":{"cpu":"3"}},"securityContext":{"runAsUser":1234}}]}');
+    assert.equal(
+      annotations['proxy.istio.io/overrides'],
+      '{"containers":[{"name":"istio-proxy","env":[{"name":"EMPTY"}],"resources":{"limits":{"cpu":"3"}},"securityContext":{"runAsUser":1234}}]}',
+    );
     const init = ((r.pod.spec as Obj).initContainers as Obj[])[0];
     assert.deepEqual(init.args, ['istio-iptables', '-u', '1234']);
   });

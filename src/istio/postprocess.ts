@@ -84,8 +84,23 @@ function overridesAnnotation(annotations: Record<string, string>, overrides: Pos
     if (j.resources !== undefined) return j;
     // Go always writes the (non-pointer) resources struct: put it where its field is.
     const withResources: Record<string, unknown> = {};
-    const after = new Set(['resizePolicy', 'restartPolicy', 'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle',
-      'terminationMessagePath', 'terminationMessagePolicy', 'imagePullPolicy', 'securityContext', 'stdin', 'stdinOnce', 'tty']);
+    const after = new Set([
+      'resizePolicy',
+      'restartPolicy',
+      'volumeMounts',
+      'volumeDevices',
+      'livenessProbe',
+      'readinessProbe',
+      'startupProbe',
+      'lifecycle',
+      'terminationMessagePath',
+      'terminationMessagePolicy',
+      'imagePullPolicy',
+      'securityContext',
+      'stdin',
+      'stdinOnce',
+      'tty',
+    ]);
     let placed = false;
     for (const k of Object.keys(j)) {
       if (!placed && after.has(k)) {

@@ -37,7 +37,7 @@ function rewriteEnabled(annotations: Record<string, string>, ctx: PostProcessCon
 /** The maps of a container list of the merged pod (template output: read defensively). */
 function containersOf(pod: JsonObject, list: string): Obj[] {
   const items = (pod.spec as Obj)[list];
-  return Array.isArray(items) ? (items.filter(isPlainObject)) : [];
+  return Array.isArray(items) ? items.filter(isPlainObject) : [];
 }
 
 /** Port as Go's intstr: a number, or a string (named or numeric text). */
@@ -62,7 +62,13 @@ function namedPort(c: Obj, name: string): number | undefined {
 function prober(c: Obj, handler: unknown, withTimeout: boolean, targetPort: number): Obj | undefined {
   if (!isPlainObject(handler)) return undefined;
   const timeout = withTimeout && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0 ? handler.timeoutSeconds : undefined;
-  const kind = isPlainObject(handler.httpGet) ? 'httpGet' : isPlainObject(handler.tcpSocket) ? 'tcpSocket' : withTimeout && isPlainObject(handler.grpc) ? 'grpc' : undefined;
+  const kind = isPlainObject(handler.httpGet)
+    ? 'httpGet'
+    : isPlainObject(handler.tcpSocket)
+      ? 'tcpSocket'
+      : withTimeout && isPlainObject(handler.grpc)
+        ? 'grpc'
+        : undefined;
   if (kind === undefined) return undefined;
   const withTimeoutOf = (action: Obj): Obj => (timeout !== undefined ? { [kind]: action, timeoutSeconds: timeout } : { [kind]: action });
   const action = handler[kind] as Obj;
@@ -165,7 +171,11 @@ function convertContainer(c: Obj, statusPort: number): Obj {
   if (typeof c.name !== 'string') return c;
   const u = urls(c.name);
   let out = c;
-  for (const [field, url] of [['readinessProbe', u.readyz], ['livenessProbe', u.livez], ['startupProbe', u.startupz]] as const) {
+  for (const [field, url] of [
+    ['readinessProbe', u.readyz],
+    ['livenessProbe', u.livez],
+    ['startupProbe', u.startupz],
+  ] as const) {
     const probe = c[field];
     if (!isPlainObject(probe)) continue;
     const next = convert(probe, url, statusPort, true);
@@ -173,7 +183,10 @@ function convertContainer(c: Obj, statusPort: number): Obj {
   }
   if (isPlainObject(c.lifecycle)) {
     const lifecycle: Obj = { ...c.lifecycle };
-    for (const [field, url] of [['preStop', u.prestopz], ['postStart', u.poststartz]] as const) {
+    for (const [field, url] of [
+      ['preStop', u.prestopz],
+      ['postStart', u.poststartz],
+    ] as const) {
       const hook = lifecycle[field];
       if (!isPlainObject(hook)) continue;
       const next = convert(hook, url, statusPort, false);
@@ -238,13 +251,20 @@ export function restoreAppProbes(pod: Pod, probers: string): void {
     for (const c of pod.spec[list] ?? []) {
       if (c.name === ISTIO_PROXY) continue;
       const u = urls(c.name);
-      for (const [field, url] of [['readinessProbe', u.readyz], ['livenessProbe', u.livez], ['startupProbe', u.startupz]] as const) {
+      for (const [field, url] of [
+        ['readinessProbe', u.readyz],
+        ['livenessProbe', u.livez],
+        ['startupProbe', u.startupz],
+      ] as const) {
         const next = restore(c[field], url);
         if (next !== undefined) c[field] = next;
       }
       const lifecycle = c.lifecycle;
       if (isPlainObject(lifecycle)) {
-        for (const [field, url] of [['preStop', u.prestopz], ['postStart', u.poststartz]] as const) {
+        for (const [field, url] of [
+          ['preStop', u.prestopz],
+          ['postStart', u.poststartz],
+        ] as const) {
           const next = restore(lifecycle[field], url);
           if (next !== undefined) lifecycle[field] = next;
         }

@@ -64,7 +64,14 @@ const LEADING_INIT_CONTAINERS: readonly string[] = Object.freeze(['istio-validat
 function initContainersBeforeProxy(annotations: Readonly<Record<string, unknown>>): readonly string[] {
   const v = Object.hasOwn(annotations, INIT_BEFORE_PROXY_ANNOTATION) ? annotations[INIT_BEFORE_PROXY_ANNOTATION] : undefined;
   if (typeof v !== 'string' || v === '') return [];
-  return [...new Set(v.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  return [
+    ...new Set(
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
 }
 
 /**

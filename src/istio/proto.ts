@@ -215,7 +215,13 @@ function wrapperSchema(kind: string): MessageSchema {
   return s;
 }
 
-export const DURATION_SCHEMA: MessageSchema = { goType: 'durationpb.Duration', fields: [['Seconds', 'seconds', 'int64'], ['Nanos', 'nanos', 'int32']] };
+export const DURATION_SCHEMA: MessageSchema = {
+  goType: 'durationpb.Duration',
+  fields: [
+    ['Seconds', 'seconds', 'int64'],
+    ['Nanos', 'nanos', 'int32'],
+  ],
+};
 
 /** The Go value of a field of `kind` whose protojson value is `raw` (undefined when unset). */
 export function viewProto(kind: ProtoKind, raw: unknown): unknown {
@@ -304,7 +310,10 @@ export function normalizeProto(schema: MessageSchema, raw: Record<string, unknow
   for (const f of schema.fields) {
     byJson.set(f[1], f);
     // protojson also accepts the original snake_case names
-    byJson.set(f[1].replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), f);
+    byJson.set(
+      f[1].replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      f,
+    );
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(raw)) {
@@ -392,7 +401,8 @@ export function protoJson(schema: MessageSchema, json: Record<string, unknown>):
       } else if (isPlainObject(v)) out[name] = protoJson(kind.message(), v);
       continue;
     }
-    if ((kind === 'string' && v === '') || (kind === 'bool' && v === false) || ((kind === 'int32' || kind === 'uint32' || kind === 'int64') && v === 0)) continue;
+    if ((kind === 'string' && v === '') || (kind === 'bool' && v === false) || ((kind === 'int32' || kind === 'uint32' || kind === 'int64') && v === 0))
+      continue;
     if ((kind === 'map' && isPlainObject(v) && Object.keys(v).length === 0) || (kind === 'repeated-string' && Array.isArray(v) && v.length === 0)) continue;
     if (kind === 'map' && isPlainObject(v)) {
       const sorted: Record<string, unknown> = {};

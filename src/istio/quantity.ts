@@ -28,11 +28,21 @@ export function canonicalQuantity(text: string): string {
       if (i > 0) return `${sign}${units}${['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'][i]}`;
     }
   }
-  const exps: [number, string][] = [[18, 'E'], [15, 'P'], [12, 'T'], [9, 'G'], [6, 'M'], [3, 'k'], [0, ''], [-3, 'm'], [-6, 'u'], [-9, 'n']];
+  const exps: [number, string][] = [
+    [18, 'E'],
+    [15, 'P'],
+    [12, 'T'],
+    [9, 'G'],
+    [6, 'M'],
+    [3, 'k'],
+    [0, ''],
+    [-3, 'm'],
+    [-6, 'u'],
+    [-9, 'n'],
+  ];
   for (const [e, s] of exps) {
     const unit = 10n ** BigInt(e + 9);
     if (nanos % unit === 0n) return `${sign}${nanos / unit}${s}`;
   }
   return text;
 }
-

@@ -53,7 +53,10 @@ function portProblem(port: string, agentPort: string): string | undefined {
 /** Throws SI_INJECT_ANNOTATION as Istio refuses the pod; `targets` win over `prometheus.io/port`. */
 export function checkScrapePorts(targets: readonly ScrapeTarget[], port: string | undefined, agentPort: string): void {
   const fail = (what: string, annotation: string, p: string, problem: string) => {
-    const message = problem === 'invalid' ? `${what}: invalid ${annotation === 'prometheus.io/port' ? 'port' : 'target port'} "${p}"` : `${what}: ${annotation === 'prometheus.io/port' ? 'port' : 'target port'} ${p} ${problem}`;
+    const message =
+      problem === 'invalid'
+        ? `${what}: invalid ${annotation === 'prometheus.io/port' ? 'port' : 'target port'} "${p}"`
+        : `${what}: ${annotation === 'prometheus.io/port' ? 'port' : 'target port'} ${p} ${problem}`;
     throw new InjectionError('SI_INJECT_ANNOTATION', `${message} (annotation ${annotation})`, { details: { annotations: [annotation] } });
   };
   if (targets.length > 0) {

@@ -36,13 +36,19 @@ function removedProxyProbers(removed: RemovedItems): string | undefined {
 /** Istio's reinsertOverrides: append saved user containers the pod no longer has. */
 function reinsertIstioOverrides(pod: Pod): void {
   const annotations = pod.metadata?.annotations;
-  const text = annotations !== null && annotations !== undefined && Object.hasOwn(annotations, ISTIO_OVERRIDES_ANNOTATION) ? annotations[ISTIO_OVERRIDES_ANNOTATION] : undefined;
+  const text =
+    annotations !== null && annotations !== undefined && Object.hasOwn(annotations, ISTIO_OVERRIDES_ANNOTATION)
+      ? annotations[ISTIO_OVERRIDES_ANNOTATION]
+      : undefined;
   if (typeof text !== 'string') return;
   let saved: unknown;
   try {
     saved = JSON.parse(text);
   } catch {
-    throw new InjectionError('SI_INJECT_STATUS', `annotation ${ISTIO_OVERRIDES_ANNOTATION} is not valid JSON; remove it (it only records sidecar customisations for re-injection)`);
+    throw new InjectionError(
+      'SI_INJECT_STATUS',
+      `annotation ${ISTIO_OVERRIDES_ANNOTATION} is not valid JSON; remove it (it only records sidecar customisations for re-injection)`,
+    );
   }
   if (!isPlainObject(saved)) return;
   const spec = pod.spec;

@@ -17,7 +17,12 @@ import type { Pod } from '../inject/pod-types.js';
 import { proxyImage } from './template-data.js';
 
 /** The template data exactly as the pipeline builds it: the core's fields and the config's profiles' hooks. */
-function render(text: string, pod: JsonObject, config: LoadedConfig = defaultConfig(), options: { namespace?: string; owner?: { kind: string; name: string; apiVersion?: string } } = {}): string {
+function render(
+  text: string,
+  pod: JsonObject,
+  config: LoadedConfig = defaultConfig(),
+  options: { namespace?: string; owner?: { kind: string; name: string; apiVersion?: string } } = {},
+): string {
   const typed = pod as unknown as Pod;
   const annotations = typed.metadata?.annotations ?? {};
   const input = { pod: typed, annotations, namespace: options.namespace ?? 'shop', owner: options.owner, pathParams: {} };
@@ -27,7 +32,12 @@ function render(text: string, pod: JsonObject, config: LoadedConfig = defaultCon
 
 const POD: JsonObject = {
   metadata: { name: 'web-1', labels: { app: 'web' }, annotations: { team: 'a' } },
-  spec: { containers: [{ name: 'web', image: 'web:1', ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }] }, { name: 'log', image: 'log:1' }] },
+  spec: {
+    containers: [
+      { name: 'web', image: 'web:1', ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }] },
+      { name: 'log', image: 'log:1' },
+    ],
+  },
 };
 
 describe('template data', () => {
@@ -41,11 +51,17 @@ describe('template data', () => {
 
   it('structToJSON of a container port is Go-ordered JSON', () => {
     const pod: JsonObject = { spec: { containers: [{ name: 'a', ports: [{ protocol: 'TCP', containerPort: 80, name: 'http' }] }] } };
-    assert.equal(render('{{ range (index .Spec.Containers 0).Ports }}{{ structToJSON . }}{{ end }}', pod), '{"name":"http","containerPort":80,"protocol":"TCP"}');
+    assert.equal(
+      render('{{ range (index .Spec.Containers 0).Ports }}{{ structToJSON . }}{{ end }}', pod),
+      '{"name":"http","containerPort":80,"protocol":"TCP"}',
+    );
   });
 
   it('annotation and isset read the pod annotations', () => {
-    assert.equal(render('{{ annotation .ObjectMeta "team" "none" }}/{{ annotation .ObjectMeta "x" "none" }}/{{ isset .ObjectMeta.Annotations "team" }}', POD), 'a/none/true');
+    assert.equal(
+      render('{{ annotation .ObjectMeta "team" "none" }}/{{ annotation .ObjectMeta "x" "none" }}/{{ isset .ObjectMeta.Annotations "team" }}', POD),
+      'a/none/true',
+    );
   });
 
   it('ProxyConfig: enums print their names, wrappers answer GetValue, nil messages answer getters', () => {
@@ -53,15 +69,31 @@ describe('template data', () => {
     assert.equal(render('{{ annotation .ObjectMeta "sidecar.istio.io/interceptionMode" .ProxyConfig.InterceptionMode }}', POD), 'REDIRECT');
     assert.equal(render('{{ .ProxyConfig.HoldApplicationUntilProxyStarts.GetValue }}', POD), 'false');
     assert.equal(render('[{{ .ProxyConfig.GetTracing.GetTlsSettings.GetCaCertificates }}]', POD), '[]');
-    assert.equal(render('{{ .ProxyConfig.StatusPort }} {{ .ProxyConfig.Concurrency.GetValue }} {{ formatDuration .ProxyConfig.DrainDuration }}', POD), '15020 0 45s');
-    const annotated: JsonObject = { metadata: { annotations: { 'proxy.istio.io/config': 'holdApplicationUntilProxyStarts: true\ninterceptionMode: TPROXY\ndrainDuration: 23s' } }, spec: { containers: [] } };
-    assert.equal(render('{{ .ProxyConfig.HoldApplicationUntilProxyStarts.GetValue }} {{ .ProxyConfig.InterceptionMode }} {{ formatDuration .ProxyConfig.DrainDuration }}', annotated), 'true TPROXY 23s');
+    assert.equal(
+      render('{{ .ProxyConfig.StatusPort }} {{ .ProxyConfig.Concurrency.GetValue }} {{ formatDuration .ProxyConfig.DrainDuration }}', POD),
+      '15020 0 45s',
+    );
+    const annotated: JsonObject = {
+      metadata: { annotations: { 'proxy.istio.io/config': 'holdApplicationUntilProxyStarts: true\ninterceptionMode: TPROXY\ndrainDuration: 23s' } },
+      spec: { containers: [] },
+    };
+    assert.equal(
+      render(
+        '{{ .ProxyConfig.HoldApplicationUntilProxyStarts.GetValue }} {{ .ProxyConfig.InterceptionMode }} {{ formatDuration .ProxyConfig.DrainDuration }}',
+        annotated,
+      ),
+      'true TPROXY 23s',
+    );
   });
 
-  it('protoToJSON prints only what differs from Istio\'s defaults, in proto field order', () => {
+  it("protoToJSON prints only what differs from Istio's defaults, in proto field order", () => {
     assert.equal(render('{{ protoToJSON .ProxyConfig }}', POD), '{}');
     const annotated: JsonObject = {
-      metadata: { annotations: { 'proxy.istio.io/config': '{"proxyMetadata": {"B": "2", "A": "1"}, "concurrency": 0, "discoveryAddress": "foo:123", "statusPort": 15020}' } },
+      metadata: {
+        annotations: {
+          'proxy.istio.io/config': '{"proxyMetadata": {"B": "2", "A": "1"}, "concurrency": 0, "discoveryAddress": "foo:123", "statusPort": 15020}',
+        },
+      },
       spec: { containers: [] },
     };
     assert.equal(render('{{ protoToJSON .ProxyConfig }}', annotated), '{"discoveryAddress":"foo:123","concurrency":0,"proxyMetadata":{"A":"1","B":"2"}}');
@@ -84,20 +116,33 @@ describe('template data', () => {
   });
 
   it('MeshConfig: Istio defaults, overridden by values.meshConfig', () => {
-    assert.equal(render('{{ .MeshConfig.ProxyListenPort }} {{ .MeshConfig.ProxyInboundListenPort }} {{ .MeshConfig.TrustDomain }} {{ .InboundTrafficPolicyMode }}', POD), '15001 15006 cluster.local passthrough');
-    const config = defaultConfigWith({ meshConfig: { trustDomain: 'example.org', inboundTrafficPolicy: { mode: 'LOCALHOST' }, defaultConfig: { interceptionMode: 'TPROXY' } } });
-    assert.equal(render('{{ .MeshConfig.TrustDomain }} {{ .InboundTrafficPolicyMode }} {{ .ProxyConfig.InterceptionMode }} {{ .ProxyConfig.StatusPort }}', POD, config), 'example.org localhost TPROXY 15020');
+    assert.equal(
+      render('{{ .MeshConfig.ProxyListenPort }} {{ .MeshConfig.ProxyInboundListenPort }} {{ .MeshConfig.TrustDomain }} {{ .InboundTrafficPolicyMode }}', POD),
+      '15001 15006 cluster.local passthrough',
+    );
+    const config = defaultConfigWith({
+      meshConfig: { trustDomain: 'example.org', inboundTrafficPolicy: { mode: 'LOCALHOST' }, defaultConfig: { interceptionMode: 'TPROXY' } },
+    });
+    assert.equal(
+      render('{{ .MeshConfig.TrustDomain }} {{ .InboundTrafficPolicyMode }} {{ .ProxyConfig.InterceptionMode }} {{ .ProxyConfig.StatusPort }}', POD, config),
+      'example.org localhost TPROXY 15020',
+    );
   });
 
   it('TypeMeta and DeploymentMeta come from the owner, else from the pod', () => {
     const owner = { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' };
-    assert.equal(render('{{ .TypeMeta.Kind }} {{ .TypeMeta.APIVersion }} {{ .DeploymentMeta.Name }} {{ .DeploymentMeta.Namespace }}', POD, defaultConfig(), { owner }), 'Deployment apps/v1 web shop');
+    assert.equal(
+      render('{{ .TypeMeta.Kind }} {{ .TypeMeta.APIVersion }} {{ .DeploymentMeta.Name }} {{ .DeploymentMeta.Namespace }}', POD, defaultConfig(), { owner }),
+      'Deployment apps/v1 web shop',
+    );
     assert.equal(render('{{ .TypeMeta.Kind }} {{ .TypeMeta.APIVersion }} {{ .DeploymentMeta.Name }}', POD), 'Pod v1 web-1');
   });
 
   it('Values: a template may set into it without changing the config (its own copy per pod)', () => {
     const config = templatesConfig(
-      { t: '{{ $_ := set .Values "extra" (printf "%v-%v" .Values.extra .ObjectMeta.Name) }}metadata: {annotations: {x: {{ .Values.extra | quote }}}}\nspec: {containers: [{name: p, image: p}]}' },
+      {
+        t: '{{ $_ := set .Values "extra" (printf "%v-%v" .Values.extra .ObjectMeta.Name) }}metadata: {annotations: {x: {{ .Values.extra | quote }}}}\nspec: {containers: [{name: p, image: p}]}',
+      },
       {},
       { extra: 'base' },
     );
@@ -111,7 +156,9 @@ describe('template data', () => {
   });
 
   it('Values: a mutating function named only in a comment or text shares the values (no copy per pod)', () => {
-    const config = templatesConfig({ t: '{{/* must be set by user; merge later */}}metadata: {annotations: {x: "set"}}\nspec: {containers: [{name: p, image: p}]}' });
+    const config = templatesConfig({
+      t: '{{/* must be set by user; merge later */}}metadata: {annotations: {x: "set"}}\nspec: {containers: [{name: p, image: p}]}',
+    });
     assert.equal(templatesMayMutate(config), false);
     const calls = templatesConfig({ t: '{{ $_ := unset (dict "a" 1) "a" }}spec: {containers: [{name: p, image: p}]}' });
     assert.equal(templatesMayMutate(calls), true);
@@ -120,7 +167,9 @@ describe('template data', () => {
   it('Values: mustMerge and mustMergeOverwrite into .Values work too (their own copy per pod)', () => {
     for (const fn of ['mustMerge', 'mustMergeOverwrite', 'merge', 'mergeOverwrite']) {
       const config = templatesConfig(
-        { t: `{{ $_ := ${fn} .Values (dict "extra" .ObjectMeta.Name "more" "m") }}metadata: {annotations: {x: {{ printf "%v-%v" .Values.extra .Values.more | quote }}}}\nspec: {containers: [{name: p, image: p}]}` },
+        {
+          t: `{{ $_ := ${fn} .Values (dict "extra" .ObjectMeta.Name "more" "m") }}metadata: {annotations: {x: {{ printf "%v-%v" .Values.extra .Values.more | quote }}}}\nspec: {containers: [{name: p, image: p}]}`,
+        },
         {},
         { other: 'base' },
       );
@@ -139,6 +188,9 @@ describe('template data', () => {
     assert.equal(proxyImage(values, { image: { imageType: 'debug' } }, {}, 'proxy'), 'reg.io/istio/proxyv2:1.20-debug');
     assert.equal(proxyImage(values, {}, { 'sidecar.istio.io/proxyImageType': 'default' }, 'proxy'), 'reg.io/istio/proxyv2:1.20');
     assert.equal(proxyImage({ global: { hub: 'h', tag: 1.12 } }, {}, {}, 'proxy_init'), 'h/proxyv2:1.12');
-    assert.equal(render('{{ .ProxyImage }} {{ .ProxyUID }} {{ .NativeSidecars }} [{{ .CompliancePolicy }}] [{{ .Revision }}]', POD), 'docker.io/istio/proxyv2:1.24.2 1337 false [] []');
+    assert.equal(
+      render('{{ .ProxyImage }} {{ .ProxyUID }} {{ .NativeSidecars }} [{{ .CompliancePolicy }}] [{{ .Revision }}]', POD),
+      'docker.io/istio/proxyv2:1.24.2 1337 false [] []',
+    );
   });
 });

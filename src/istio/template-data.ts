@@ -81,7 +81,12 @@ const KNOWN_IMAGE_TYPES = ['distroless', 'debug'];
  * `-debug` tag suffix; type `default` means no suffix. `which` picks global.proxy.image (default
  * proxyv2) or global.proxy_init.image (default proxyv2).
  */
-export function proxyImage(values: JsonObject, proxyConfig: Readonly<Record<string, unknown>>, podAnnotations: Readonly<Record<string, unknown>>, which: 'proxy' | 'proxy_init'): string {
+export function proxyImage(
+  values: JsonObject,
+  proxyConfig: Readonly<Record<string, unknown>>,
+  podAnnotations: Readonly<Record<string, unknown>>,
+  which: 'proxy' | 'proxy_init',
+): string {
   const global = isPlainObject(values.global) ? values.global : {};
   const hub = typeof global.hub === 'string' ? global.hub : '';
   const tag = global.tag === undefined || global.tag === null ? '' : sprint([global.tag]);

@@ -31,7 +31,7 @@ describe("Istio's annotation validation", () => {
     );
   });
 
-  it("names the annotation and the problem as Istio does", () => {
+  it('names the annotation and the problem as Istio does', () => {
     assert.equal(
       problem({ 'traffic.sidecar.istio.io/includeOutboundIPRanges': '1.1.1.1/33' }),
       `invalid value '1.1.1.1/33' for annotation 'traffic.sidecar.istio.io/includeOutboundIPRanges': includeIPRanges invalid: failed parsing cidr '1.1.1.1/33': netip.ParsePrefix("1.1.1.1/33"): bad bits after slash: "33"`,
@@ -44,7 +44,13 @@ describe("Istio's annotation validation", () => {
   });
 
   it('checks the proxy resource and interface annotations as current Istio does (found by the live peer)', () => {
-    const ok = { 'sidecar.istio.io/proxyCPU': '100m', 'sidecar.istio.io/proxyMemory': '1.5Gi', 'sidecar.istio.io/proxyCPULimit': '2', 'sidecar.istio.io/proxyMemoryLimit': '1e9', 'traffic.sidecar.istio.io/kubevirtInterfaces': 'net1, net-2' };
+    const ok = {
+      'sidecar.istio.io/proxyCPU': '100m',
+      'sidecar.istio.io/proxyMemory': '1.5Gi',
+      'sidecar.istio.io/proxyCPULimit': '2',
+      'sidecar.istio.io/proxyMemoryLimit': '1e9',
+      'traffic.sidecar.istio.io/kubevirtInterfaces': 'net1, net-2',
+    };
     assert.equal(problem(ok), undefined);
     assert.equal(
       problem({ 'sidecar.istio.io/proxyMemory': 'lots' }),

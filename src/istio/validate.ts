@@ -14,7 +14,10 @@ type Check = (value: string) => string | undefined;
 
 const uint32: Check = (v) => (/^\d+$/.test(v) && Number(v) <= 0xffffffff ? undefined : `strconv.ParseUint: parsing "${v}": invalid syntax`);
 
-const bool: Check = (v) => (['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v) ? undefined : `strconv.ParseBool: parsing "${v}": invalid syntax`);
+const bool: Check = (v) =>
+  ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)
+    ? undefined
+    : `strconv.ParseBool: parsing "${v}": invalid syntax`;
 
 function parsePort(text: string): string | undefined {
   const t = text.trim();
@@ -88,7 +91,8 @@ const CHECKS: Record<string, Check> = {
   'traffic.sidecar.istio.io/excludeInterfaces': interfaces,
   'traffic.sidecar.istio.io/kubevirtInterfaces': interfaces,
   'istio.io/reroute-virtual-interfaces': interfaces,
-  'sidecar.istio.io/interceptionMode': (v) => (['REDIRECT', 'TPROXY', 'NONE'].includes(v) ? undefined : `interceptionMode invalid, use REDIRECT,TPROXY,NONE: ${v}`),
+  'sidecar.istio.io/interceptionMode': (v) =>
+    ['REDIRECT', 'TPROXY', 'NONE'].includes(v) ? undefined : `interceptionMode invalid, use REDIRECT,TPROXY,NONE: ${v}`,
   'status.sidecar.istio.io/port': (v) => {
     const e = parsePort(v);
     return e === undefined ? undefined : `excludeInboundPorts invalid: ${e}`;
@@ -134,7 +138,11 @@ export function validateIstioAnnotations(annotations: Readonly<Record<string, un
     }
   }
   if (problems.length === 0) return;
-  throw new InjectionError('SI_INJECT_ANNOTATION', problems.length === 1 ? problems[0] : `${problems.length} annotations are invalid:\n  ${problems.join('\n  ')}`, {
-    details: { annotations: names },
-  });
+  throw new InjectionError(
+    'SI_INJECT_ANNOTATION',
+    problems.length === 1 ? problems[0] : `${problems.length} annotations are invalid:\n  ${problems.join('\n  ')}`,
+    {
+      details: { annotations: names },
+    },
+  );
 }

@@ -33,7 +33,10 @@ describe('readManifest: splitting as kubectl does', () => {
       docs.map((d) => d.line),
       [1, 3, 13, 14, 16, 37],
     );
-    assert.deepEqual(docs.map((d) => d.index), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      docs.map((d) => d.index),
+      [0, 1, 2, 3, 4, 5],
+    );
   });
 
   it('reads values as Kubernetes does (0644 -> 420, "on" stays a string) and keeps `---` inside block scalars', () => {
@@ -53,9 +56,15 @@ describe('readManifest: splitting as kubectl does', () => {
 
   it('handles a leading ---, a trailing ---, and a separator without a final line break', () => {
     const docs = readManifest('---\na: 1\n---\nb: 2\n---', 'f');
-    assert.deepEqual(docs.map((d) => d.value), [{ a: 1 }, { b: 2 }, null]);
+    assert.deepEqual(
+      docs.map((d) => d.value),
+      [{ a: 1 }, { b: 2 }, null],
+    );
     assert.equal(writeManifest(docs), '---\na: 1\n---\nb: 2\n---');
-    assert.deepEqual(docs.map((d) => d.line), [2, 4, 6]);
+    assert.deepEqual(
+      docs.map((d) => d.line),
+      [2, 4, 6],
+    );
   });
 
   it('reads CRLF files, reports their lines, and writes them back unchanged', () => {
@@ -66,7 +75,10 @@ describe('readManifest: splitting as kubectl does', () => {
     const ok = text.replace('b: [1,\r\n', 'b: [1]\r\n');
     const docs = readManifest(ok, 'f');
     assert.equal(docs[0].eol, '\r\n');
-    assert.deepEqual(docs.map((d) => d.value), [{ a: 1 }, { kind: 'Service', metadata: { name: 'x' } }, { b: [1] }]);
+    assert.deepEqual(
+      docs.map((d) => d.value),
+      [{ a: 1 }, { kind: 'Service', metadata: { name: 'x' } }, { b: [1] }],
+    );
     assert.equal(writeManifest(docs), ok);
   });
 
@@ -88,7 +100,10 @@ describe('readManifest: splitting as kubectl does', () => {
 
   it('ends a document at `...`; only comments may follow it, since kubectl would ignore the rest', () => {
     const docs = readManifest('a: 1\n...\n# fine\n---\nb: 2\n', 'f');
-    assert.deepEqual(docs.map((d) => d.value), [{ a: 1 }, { b: 2 }]);
+    assert.deepEqual(
+      docs.map((d) => d.value),
+      [{ a: 1 }, { b: 2 }],
+    );
     const err = readError('a: 1\n...\nb: 2\n');
     assert.match(err.message, /after the document end marker/);
     assert.equal(err.location?.line, 3);
@@ -136,7 +151,10 @@ describe('readManifest: JSON streams', () => {
     assert.deepEqual(kinds(docs), ['Pod', 'Service', 'List']);
     assert.ok(docs.every((d) => d.format === 'json'));
     assert.equal(writeManifest(docs), text);
-    assert.deepEqual(docs.map((d) => d.line), [1, 1, 2]);
+    assert.deepEqual(
+      docs.map((d) => d.line),
+      [1, 1, 2],
+    );
   });
 
   it('keeps JSON strings JSON: "0644" and "yes" stay strings, 0644-like YAML rules do not apply', () => {
@@ -157,7 +175,10 @@ describe('readManifest: JSON streams', () => {
 
   it('reads JSON inside a YAML stream as YAML (as kubectl does)', () => {
     const docs = readManifest('kind: A\n---\n{"kind": "B", "mode": 0644}\n', 'f');
-    assert.deepEqual(docs.map((d) => d.value), [{ kind: 'A' }, { kind: 'B', mode: 420 }]);
+    assert.deepEqual(
+      docs.map((d) => d.value),
+      [{ kind: 'A' }, { kind: 'B', mode: 420 }],
+    );
     assert.equal(docs[1].format, 'yaml');
   });
 });

@@ -131,7 +131,10 @@ function readYamlStream(text: string, source: string, eol: '\n' | '\r\n', option
   for (const sep of findSeparators(text)) {
     push(sep.start);
     separator = text.slice(sep.start, sep.end);
-    const rest = separator.replace(/^\ufeff/, '').slice(3).trim();
+    const rest = separator
+      .replace(/^\ufeff/, '')
+      .slice(3)
+      .trim();
     if (rest !== '' && !rest.startsWith('#')) {
       throw new InputError(
         'SI_INPUT_YAML',
@@ -172,11 +175,9 @@ function parseYamlChunk(
     const after = docText.slice(end.index + 3);
     const stray = firstContentLine(after);
     if (stray !== -1) {
-      throw new InputError(
-        'SI_INPUT_YAML',
-        'content after the document end marker "..." is ignored by kubectl; start the next document with "---" instead',
-        { location: { file: source, document: index, line: line + countLines(docText, 0, end.index) + stray } },
-      );
+      throw new InputError('SI_INPUT_YAML', 'content after the document end marker "..." is ignored by kubectl; start the next document with "---" instead', {
+        location: { file: source, document: index, line: line + countLines(docText, 0, end.index) + stray },
+      });
     }
   }
   const base = { source, index, separator, text: docText, line, format: 'yaml' as const, eol };

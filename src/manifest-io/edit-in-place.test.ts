@@ -57,7 +57,13 @@ function podTemplateLines(text: string): [number, number][] {
       continue;
     }
     for (const ref of refs) {
-      const paths = ref.path.length === ref.owner.path.length && ref.owner.kind === 'Pod' ? [[...ref.path, 'metadata'], [...ref.path, 'spec']] : [ref.path];
+      const paths =
+        ref.path.length === ref.owner.path.length && ref.owner.kind === 'Pod'
+          ? [
+              [...ref.path, 'metadata'],
+              [...ref.path, 'spec'],
+            ]
+          : [ref.path];
       for (const p of paths) {
         const node = doc.getIn(p, true) as Node | undefined;
         if (node?.range) out.push([lineOf(node.range[0]), lineOf(Math.max(node.range[0], node.range[2] - 1))]);
@@ -78,7 +84,9 @@ async function cli(args: string[], stdin = '') {
 }
 
 describe('inject keeps the formatting of hand-written manifests', () => {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   it('has a corpus', () => assert.ok(files.length >= 6));
   for (const file of files) {
     it(file, async () => {
@@ -97,7 +105,14 @@ describe('inject keeps the formatting of hand-written manifests', () => {
 
       const back = await cli(['uninject', '-f', '-'], output);
       if (removed.length === 0) assert.equal(back, input, `${file}: only lines were added, so uninject restores the bytes`);
-      else assert.ok(deepEqual(readManifest(back, 'back').map((d) => d.value), readManifest(input, 'in').map((d) => d.value)), `${file}: uninject restores the data`);
+      else
+        assert.ok(
+          deepEqual(
+            readManifest(back, 'back').map((d) => d.value),
+            readManifest(input, 'in').map((d) => d.value),
+          ),
+          `${file}: uninject restores the data`,
+        );
     });
   }
 });
@@ -105,14 +120,20 @@ describe('inject keeps the formatting of hand-written manifests', () => {
 describe('editInPlace', () => {
   it('keeps untouched lines, edits inside flow-free blocks, rewrites only a changed flow line', () => {
     const text = 'a: 1 # keep\nb:\n  c: "0"\n  d: [1, 2]  # flow\n';
-    assert.equal(editInPlace(text, { a: 1, b: { c: '0', d: [1, 2] } }, { a: 1, b: { c: '0', d: [1, 2, 3] } }, '\n'), 'a: 1 # keep\nb:\n  c: "0"\n  d:\n  - 1\n  - 2\n  - 3\n');
+    assert.equal(
+      editInPlace(text, { a: 1, b: { c: '0', d: [1, 2] } }, { a: 1, b: { c: '0', d: [1, 2, 3] } }, '\n'),
+      'a: 1 # keep\nb:\n  c: "0"\n  d:\n  - 1\n  - 2\n  - 3\n',
+    );
     assert.equal(editInPlace(text, { a: 1, b: { c: '0', d: [1, 2] } }, { a: 1, b: { c: '0', d: [1, 2] }, e: 'x' }, '\n'), `${text}e: x\n`);
     assert.equal(editInPlace(text, { a: 1, b: { c: '0', d: [1, 2] } }, { b: { c: '0', d: [1, 2] } }, '\n'), 'b:\n  c: "0"\n  d: [1, 2]  # flow\n');
   });
 
   it('inserts sequence items where they belong, and gives up (undefined) on what it cannot edit', () => {
     const text = 'l:\n  - name: a\n  - name: b # b\n';
-    assert.equal(editInPlace(text, { l: [{ name: 'a' }, { name: 'b' }] }, { l: [{ name: 'x' }, { name: 'a' }, { name: 'b' }] }, '\n'), 'l:\n  - name: x\n  - name: a\n  - name: b # b\n');
+    assert.equal(
+      editInPlace(text, { l: [{ name: 'a' }, { name: 'b' }] }, { l: [{ name: 'x' }, { name: 'a' }, { name: 'b' }] }, '\n'),
+      'l:\n  - name: x\n  - name: a\n  - name: b # b\n',
+    );
     assert.equal(editInPlace('a: &x 1\nb: *x\n', { a: 1, b: 1 }, { a: 2, b: 1 }, '\n'), undefined);
     assert.equal(editInPlace('[1]\n', [1], [2], '\n'), undefined);
   });

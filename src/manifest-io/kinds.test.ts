@@ -78,10 +78,19 @@ describe('podTemplates: where each workload keeps its pod template', () => {
     assert.equal(err.code, 'SI_INPUT_OBJECT');
     assert.equal(err.message, 'Deployment "shop/web": spec.template must be an object (the pod template), found a string ("oops")');
     assert.deepEqual(err.location, { file: 'f.yaml', document: 3, line: 12 });
-    assert.match(shapeError({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' }, spec: {} }).message, /CronJob "c": spec\.jobTemplate must be an object/);
+    assert.match(
+      shapeError({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' }, spec: {} }).message,
+      /CronJob "c": spec\.jobTemplate must be an object/,
+    );
     assert.match(shapeError({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }).message, /Pod "p": spec must be an object, found nothing/);
-    assert.match(shapeError({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: [] } } }).message, /spec\.template\.spec must be an object \(the pod spec\), found a list/);
-    assert.match(shapeError({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Pod', metadata: 'x', spec: {} }] }).message, /metadata must be an object/);
+    assert.match(
+      shapeError({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: [] } } }).message,
+      /spec\.template\.spec must be an object \(the pod spec\), found a list/,
+    );
+    assert.match(
+      shapeError({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Pod', metadata: 'x', spec: {} }] }).message,
+      /metadata must be an object/,
+    );
     assert.match(shapeError({ apiVersion: 'v1', kind: 'List', items: ['x'] }).message, /at items\[0\]: a List item must be an object/);
   });
 
@@ -106,7 +115,10 @@ describe('withPodTemplate', () => {
 
   it('returns a new document with the template replaced, keeping key order and not touching the input', () => {
     const before = JSON.stringify(deployment);
-    const out = withPodTemplate(deployment, ['spec', 'template'], { metadata: { labels: { app: 'web', injected: 'yes' } }, spec: { containers: [{ name: 'sidecar' }] } }) as any;
+    const out = withPodTemplate(deployment, ['spec', 'template'], {
+      metadata: { labels: { app: 'web', injected: 'yes' } },
+      spec: { containers: [{ name: 'sidecar' }] },
+    }) as any;
     assert.equal(JSON.stringify(deployment), before);
     assert.deepEqual(Object.keys(out.spec), ['replicas', 'template', 'strategy']);
     assert.deepEqual(out.spec.template.spec.containers, [{ name: 'sidecar' }]);

@@ -25,7 +25,10 @@ describe('KRM function mode: ResourceList in, ResourceList out', () => {
     const rl = findResourceList(docs);
     assert.ok(rl);
     assert.equal(rl.apiVersion, 'config.kubernetes.io/v1');
-    assert.deepEqual(rl.items.map((i) => i.kind), ['Deployment', 'Service']);
+    assert.deepEqual(
+      rl.items.map((i) => i.kind),
+      ['Deployment', 'Service'],
+    );
     assert.deepEqual(rl.functionConfig?.data, { revision: 'canary' });
   });
 
@@ -50,7 +53,8 @@ describe('KRM function mode: ResourceList in, ResourceList out', () => {
     const rl = findResourceList(docs)!;
     const items = rl.items.map((item) => {
       let out = item;
-      for (const ref of podTemplates(item)) out = withPodTemplate(out, ref.path, { ...ref.template, metadata: { labels: { app: 'web', injected: 'true' } } }) as JsonObject;
+      for (const ref of podTemplates(item))
+        out = withPodTemplate(out, ref.path, { ...ref.template, metadata: { labels: { app: 'web', injected: 'true' } } }) as JsonObject;
       return out;
     });
     const text = writeResourceList(rl, items, [resultFor(rl.items[1], 'info', 'not a workload')]);
@@ -62,13 +66,20 @@ describe('KRM function mode: ResourceList in, ResourceList out', () => {
     assert.deepEqual(out.items[0].spec.template.metadata.labels, { app: 'web', injected: 'true' });
     assert.deepEqual(out.items[1], rl.items[1]);
     assert.deepEqual(out.functionConfig, rl.functionConfig);
-    assert.deepEqual(out.results, [{ message: 'not a workload', severity: 'info', resourceRef: { apiVersion: 'v1', kind: 'Service', name: 'web' }, file: { path: 'deploy.yaml', index: 1 } }]);
+    assert.deepEqual(out.results, [
+      { message: 'not a workload', severity: 'info', resourceRef: { apiVersion: 'v1', kind: 'Service', name: 'web' }, file: { path: 'deploy.yaml', index: 1 } },
+    ]);
   });
 
   it('answers JSON with JSON', () => {
     const rl = findResourceList(readManifest('{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[]}', 'f'))!;
     const text = writeResourceList(rl, [], [{ message: 'x', severity: 'error' }]);
-    assert.deepEqual(JSON.parse(text), { apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], results: [{ message: 'x', severity: 'error' }] });
+    assert.deepEqual(JSON.parse(text), {
+      apiVersion: 'config.kubernetes.io/v1',
+      kind: 'ResourceList',
+      items: [],
+      results: [{ message: 'x', severity: 'error' }],
+    });
   });
 
   it('exits non-zero only when a result is an error', () => {
@@ -78,7 +89,10 @@ describe('KRM function mode: ResourceList in, ResourceList out', () => {
 
   it('rejects a ResourceList whose items are not resources', () => {
     const [doc] = readManifest('apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [1]\n', 'stdin');
-    assert.throws(() => readResourceList(doc), (e: unknown) => e instanceof InputError && e.code === 'SI_INPUT_OBJECT');
+    assert.throws(
+      () => readResourceList(doc),
+      (e: unknown) => e instanceof InputError && e.code === 'SI_INPUT_OBJECT',
+    );
   });
 
   it('is accepted by `kpt fn eval --exec`: items round-trip, comments survive, results are shown', { skip: !hasKpt() && 'kpt not installed' }, () => {
@@ -122,7 +136,10 @@ process.stdout.write(writeResourceList(rl, items, results));
       assert.match(after, /example\.com\/touched: 'yes'/);
       assert.doesNotMatch(after, /config\.kubernetes\.io/); // kpt strips its bookkeeping again
       const docsAfter = readManifest(after, 'app.yaml');
-      assert.deepEqual(docsAfter.map((d) => (d.value as JsonObject).kind), ['Deployment', 'Service']);
+      assert.deepEqual(
+        docsAfter.map((d) => (d.value as JsonObject).kind),
+        ['Deployment', 'Service'],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

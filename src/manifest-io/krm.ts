@@ -47,10 +47,7 @@ export interface ResourceList {
 
 export function isResourceList(value: unknown): boolean {
   return (
-    isPlainObject(value) &&
-    value.kind === RESOURCE_LIST_KIND &&
-    typeof value.apiVersion === 'string' &&
-    RESOURCE_LIST_API_VERSIONS.includes(value.apiVersion)
+    isPlainObject(value) && value.kind === RESOURCE_LIST_KIND && typeof value.apiVersion === 'string' && RESOURCE_LIST_API_VERSIONS.includes(value.apiVersion)
   );
 }
 

@@ -66,7 +66,10 @@ describe('writeManifest', () => {
     const docs = readManifest(input, 'f.json');
     const out = writeManifest([docs[0], replaceDocument(docs[1], { kind: 'B', n: [1] })]);
     assert.equal(out, '{"kind": "A"}\n  {\n  "kind": "B",\n  "n": [\n    1\n  ]\n}\n');
-    assert.deepEqual(readManifest(out, 'f').map((d) => d.value), [{ kind: 'A' }, { kind: 'B', n: [1] }]);
+    assert.deepEqual(
+      readManifest(out, 'f').map((d) => d.value),
+      [{ kind: 'A' }, { kind: 'B', n: [1] }],
+    );
   });
 
   it('refuses to rewrite a document holding an integer it cannot keep exactly (it may still pass through)', () => {
@@ -81,7 +84,10 @@ describe('writeManifest', () => {
   it('round-trips: replacing every document with its own value gives the same data', () => {
     const docs = readManifest(fixture('all-kinds.yaml'), 'f');
     const again = readManifest(writeManifest(docs.map((d) => replaceDocument(d, d.value))), 'f');
-    assert.deepEqual(again.map((d) => d.value), docs.map((d) => d.value));
+    assert.deepEqual(
+      again.map((d) => d.value),
+      docs.map((d) => d.value),
+    );
   });
 
   it('re-serialises 500 Deployments of a 1,000-document manifest in well under 10 s (complexity guard)', () => {

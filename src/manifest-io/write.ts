@@ -40,10 +40,7 @@ export function documentText(doc: ManifestDocument): string {
     if (edited !== undefined) return edited;
   }
   const { lead, trail } = doc.format === 'json' ? jsonTrivia(doc.text) : yamlTrivia(doc.text);
-  const body =
-    doc.format === 'json'
-      ? JSON.stringify(doc.replacement, null, 2).replaceAll('\n', doc.eol)
-      : stringifyObject(doc.replacement, { eol: doc.eol });
+  const body = doc.format === 'json' ? JSON.stringify(doc.replacement, null, 2).replaceAll('\n', doc.eol) : stringifyObject(doc.replacement, { eol: doc.eol });
   return lead + body + trail;
 }
 

@@ -10,7 +10,8 @@ export function formatExplainJson(entries: readonly ExplainEntry[]): string {
 }
 
 export function formatExplainText(entries: readonly ExplainEntry[]): string {
-  if (entries.length === 0) return 'no pods or pod templates found (kinds: Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob, DeploymentConfig, List)\n';
+  if (entries.length === 0)
+    return 'no pods or pod templates found (kinds: Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob, DeploymentConfig, List)\n';
   return entries.map(formatEntry).join('\n');
 }
 
@@ -20,7 +21,10 @@ function formatEntry(e: ExplainEntry): string {
   const verdict = e.outcome === 'rejected' ? 'REJECTED' : e.injected ? 'INJECTED' : 'NOT INJECTED';
   lines.push(`${e.kind} "${e.namespace}/${e.name}" (${where}): ${verdict} (${e.outcome === 'rejected' ? e.error?.code : e.reason})`);
   lines.push(`  ${e.message}`);
-  const labels = Object.entries(e.namespaceLabels).map(([k, v]) => `${k}=${v}`).join(',') || 'none';
+  const labels =
+    Object.entries(e.namespaceLabels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',') || 'none';
   const via = e.reached ? `reached via ${e.via ?? '?'}` : 'not reached';
   lines.push(`  webhook configuration (namespace ${e.namespace}, labels ${labels}${e.namespaceLabelsAssumed ? ' (assumed)' : ''}): ${via}`);
   for (const s of e.steps.filter((x) => x.layer === 'webhook')) lines.push(step(s));

@@ -49,7 +49,9 @@ export function manifestLints(ref: PodTemplateRef, config: LoadedConfig, ctx: Li
         );
       }
       if (Object.hasOwn(map, keys.namespaceLabel)) {
-        out.push(`${where} ${keys.namespaceLabel} on a ${ref.owner.kind} does nothing: it is a namespace label (kubectl label namespace NS ${keys.namespaceLabel}=enabled)`);
+        out.push(
+          `${where} ${keys.namespaceLabel} on a ${ref.owner.kind} does nothing: it is a namespace label (kubectl label namespace NS ${keys.namespaceLabel}=enabled)`,
+        );
       }
       if (Object.hasOwn(map, keys.templates)) {
         out.push(`${where} ${keys.templates} on the ${ref.owner.kind}'s own metadata is not read; put it in ${templatePath}.metadata.annotations`);
@@ -109,5 +111,5 @@ export function manifestLints(ref: PodTemplateRef, config: LoadedConfig, ctx: Li
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? quote(v) : JSON.stringify(v) ?? String(v);
+  return typeof v === 'string' ? quote(v) : (JSON.stringify(v) ?? String(v));
 }

@@ -57,7 +57,9 @@ describe('explain: the webhook layer', () => {
   });
 
   it('a namespace labelled disabled is never reached, whatever the pod says', () => {
-    const e = one(deployment().replace('        app: web\n', '        app: web\n        sidecar.istio.io/inject: "true"\n'), { namespaceLabels: { 'istio-injection': 'disabled' } });
+    const e = one(deployment().replace('        app: web\n', '        app: web\n        sidecar.istio.io/inject: "true"\n'), {
+      namespaceLabels: { 'istio-injection': 'disabled' },
+    });
     assert.equal(e.reached, false);
     assert.equal(e.reason, 'namespace-not-selected');
     assert.match(e.message, /has istio-injection=disabled, so no webhook entry selects it/);
@@ -116,7 +118,9 @@ describe('explain: misplacement lints', () => {
   it('the inject annotation on the Deployment metadata instead of the template', () => {
     const e = one(deployment({ meta: '  annotations:\n    sidecar.istio.io/inject: "true"\n' }));
     assert.ok(
-      e.warnings.some((w) => w.includes("annotation sidecar.istio.io/inject=\"true\" is on the Deployment's own metadata") && w.includes('spec.template.metadata.labels')),
+      e.warnings.some(
+        (w) => w.includes('annotation sidecar.istio.io/inject="true" is on the Deployment\'s own metadata') && w.includes('spec.template.metadata.labels'),
+      ),
       e.warnings.join('\n'),
     );
   });
@@ -135,7 +139,10 @@ spec:
           containers: [{name: c, image: i}]
 `;
     const e = one(cron);
-    assert.ok(e.warnings.some((w) => w.includes('move it to spec.jobTemplate.spec.template.metadata.labels')), e.warnings.join('\n'));
+    assert.ok(
+      e.warnings.some((w) => w.includes('move it to spec.jobTemplate.spec.template.metadata.labels')),
+      e.warnings.join('\n'),
+    );
     assert.equal(e.injected, true, 'the misplaced opt-out does nothing');
   });
 
@@ -143,7 +150,10 @@ spec:
     const yaml = deployment({ templateMeta: '      annotations:\n        sidecar.istio.io/inject: "true"\n' });
     const unlabelled = one(yaml, { namespaceLabels: {} });
     assert.equal(unlabelled.reached, false);
-    assert.ok(unlabelled.warnings.some((w) => w.includes('invisible to the webhook\'s objectSelector') && w.includes('never reaches the injector')), unlabelled.warnings.join('\n'));
+    assert.ok(
+      unlabelled.warnings.some((w) => w.includes("invisible to the webhook's objectSelector") && w.includes('never reaches the injector')),
+      unlabelled.warnings.join('\n'),
+    );
     const labelled = one(yaml, { namespaceLabels: { 'istio-injection': 'enabled' } });
     assert.equal(labelled.injected, true);
     assert.ok(labelled.warnings.some((w) => w.includes('only gets a sidecar in namespaces labelled istio-injection=enabled')));
@@ -151,9 +161,15 @@ spec:
 
   it('values like "yes": on the pod (from the decision) and on the workload', () => {
     const pod = one(deployment().replace('        app: web\n', '        app: web\n        sidecar.istio.io/inject: "yes"\n'));
-    assert.ok(pod.warnings.some((w) => w.includes('"yes"') && w.includes('Write "true"')), pod.warnings.join('\n'));
+    assert.ok(
+      pod.warnings.some((w) => w.includes('"yes"') && w.includes('Write "true"')),
+      pod.warnings.join('\n'),
+    );
     const workload = one(deployment({ meta: '  labels:\n    sidecar.istio.io/inject: enabled\n' }));
-    assert.ok(workload.warnings.some((w) => w.includes('label sidecar.istio.io/inject="enabled" ignored') && w.includes('Write "true"')), workload.warnings.join('\n'));
+    assert.ok(
+      workload.warnings.some((w) => w.includes('label sidecar.istio.io/inject="enabled" ignored') && w.includes('Write "true"')),
+      workload.warnings.join('\n'),
+    );
   });
 
   it('a namespace label value other than enabled/disabled', () => {
@@ -164,14 +180,23 @@ spec:
 
   it('the namespace label put on the pod or on the workload', () => {
     const pod = one(deployment().replace('        app: web\n', '        app: web\n        istio-injection: enabled\n'));
-    assert.ok(pod.warnings.some((w) => w.includes('istio-injection does nothing on a pod')), pod.warnings.join('\n'));
+    assert.ok(
+      pod.warnings.some((w) => w.includes('istio-injection does nothing on a pod')),
+      pod.warnings.join('\n'),
+    );
     const workload = one(deployment({ meta: '  labels:\n    istio-injection: enabled\n' }));
-    assert.ok(workload.warnings.some((w) => w.includes('istio-injection on a Deployment does nothing')), workload.warnings.join('\n'));
+    assert.ok(
+      workload.warnings.some((w) => w.includes('istio-injection on a Deployment does nothing')),
+      workload.warnings.join('\n'),
+    );
   });
 
   it('a templates annotation naming a template the config lacks', () => {
     const e = one(deployment({ templateMeta: '      annotations:\n        inject.istio.io/templates: sidecar, nope\n' }));
-    assert.ok(e.warnings.some((w) => w.includes('"nope"') && w.includes('known: proxy, sidecar') && w.includes('rejects')), e.warnings.join('\n'));
+    assert.ok(
+      e.warnings.some((w) => w.includes('"nope"') && w.includes('known: proxy, sidecar') && w.includes('rejects')),
+      e.warnings.join('\n'),
+    );
     const ok = one(deployment({ templateMeta: '      annotations:\n        inject.istio.io/templates: proxy\n' }));
     assert.ok(!ok.warnings.some((w) => w.includes('does not define')), 'an alias is a known name');
   });
@@ -209,7 +234,10 @@ kind: ResourceList
 items:
 - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i}]}}
 `;
-    assert.deepEqual(explainManifest(rl, 'f', config).map((e) => [e.document, e.name]), [[1, 'p']]);
+    assert.deepEqual(
+      explainManifest(rl, 'f', config).map((e) => [e.document, e.name]),
+      [[1, 'p']],
+    );
   });
 
   it('malformed input is an error with the document and line', () => {
@@ -227,7 +255,9 @@ items:
   });
 
   it('text output: verdict line, both layers, warnings', () => {
-    const text = formatExplainText(explainManifest(deployment({ meta: '  annotations:\n    sidecar.istio.io/inject: "true"\n' }), 'f', config, { namespaceLabels: {} }));
+    const text = formatExplainText(
+      explainManifest(deployment({ meta: '  annotations:\n    sidecar.istio.io/inject: "true"\n' }), 'f', config, { namespaceLabels: {} }),
+    );
     assert.match(text, /^Deployment "default\/web" \(document 1\): NOT INJECTED \(object-not-selected\)\n/);
     assert.match(text, /\n {2}webhook configuration \(namespace default, labels none\): not reached\n/);
     assert.match(text, /\n {2}injector rules \(what it would decide if called\):\n/);

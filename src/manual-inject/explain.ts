@@ -105,7 +105,14 @@ export function explainManifest(input: string | Uint8Array, source: string, conf
   return entries;
 }
 
-function explainTemplate(root: JsonValue, ref: PodTemplateRef, index: number, scopes: WebhookScope[], config: LoadedConfig, options: ExplainOptions): ExplainEntry {
+function explainTemplate(
+  root: JsonValue,
+  ref: PodTemplateRef,
+  index: number,
+  scopes: WebhookScope[],
+  config: LoadedConfig,
+  options: ExplainOptions,
+): ExplainEntry {
   const subject = subjectOf(ref, index, options);
   const keys = config.injectionKeys;
   const assumed = options.namespaceLabels === undefined;
@@ -117,7 +124,12 @@ function explainTemplate(root: JsonValue, ref: PodTemplateRef, index: number, sc
   const webhook = evaluateScopes(scopes, ns, podLabels, pod);
   const steps: ExplainStep[] = [];
   if (assumed) {
-    steps.push({ layer: 'webhook', check: 'namespace labels', found: `not given; assumed ${keys.namespaceLabel}=enabled`, effect: 'pass --namespace-labels to use the real ones' });
+    steps.push({
+      layer: 'webhook',
+      check: 'namespace labels',
+      found: `not given; assumed ${keys.namespaceLabel}=enabled`,
+      effect: 'pass --namespace-labels to use the real ones',
+    });
   }
   for (const s of webhook.steps) steps.push({ layer: 'webhook', ...s });
 
@@ -173,7 +185,12 @@ function explainTemplate(root: JsonValue, ref: PodTemplateRef, index: number, sc
   return { ...base, injected: false, outcome: 'not-injected', reason: decision.reason, message: `the webhook is not called: ${decision.message}` };
 }
 
-function injectionError(pod: JsonValue, namespace: string, owner: ReturnType<typeof ownerFor>, config: LoadedConfig): { code: string; message: string } | undefined {
+function injectionError(
+  pod: JsonValue,
+  namespace: string,
+  owner: ReturnType<typeof ownerFor>,
+  config: LoadedConfig,
+): { code: string; message: string } | undefined {
   try {
     injectPod(pod, { namespace, mode: 'webhook', ...(owner !== undefined ? { owner } : {}) }, config);
     return undefined;
@@ -206,9 +223,14 @@ function whyNotReached(
   const labels = new Map(Object.entries(podLabels));
   const nsScopes = scopes.filter((s) => selectorMatches(compileSelector(s.namespaceSelector), nsLabels));
   if (nsScopes.length === 0) {
-    const excluded = scopes.every((s) => (s.namespaceSelector.matchExpressions ?? []).some((e) => e.key === NAMESPACE_NAME_LABEL && e.operator === 'NotIn' && e.values?.includes(ns.name)));
+    const excluded = scopes.every((s) =>
+      (s.namespaceSelector.matchExpressions ?? []).some((e) => e.key === NAMESPACE_NAME_LABEL && e.operator === 'NotIn' && e.values?.includes(ns.name)),
+    );
     if (excluded) {
-      return { reason: 'namespace-not-selected', message: `namespace ${ns.name} is excluded from the webhook (system namespaces and the injector's own are never injected)` };
+      return {
+        reason: 'namespace-not-selected',
+        message: `namespace ${ns.name} is excluded from the webhook (system namespaces and the injector's own are never injected)`,
+      };
     }
     const value = ns.labels[keys.namespaceLabel];
     const has = value === undefined ? `has no ${keys.namespaceLabel} label` : `has ${keys.namespaceLabel}=${value}`;

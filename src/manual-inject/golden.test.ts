@@ -67,7 +67,25 @@ async function inject(c: GoldenCase, extra: string[] = [], stdin?: string) {
 describe('manual injection goldens', () => {
   it('has a case for every kind and every example', () => {
     const names = new Set(cases.map((c) => c.name));
-    for (const n of ['pod', 'deployment', 'statefulset', 'daemonset', 'replicaset', 'replicationcontroller', 'job', 'cronjob', 'deploymentconfig', 'list', 'multi-document', 'host-network', 'opt-out', 'already-injected', 'yaml11', 'crlf', 'error-malformed']) {
+    for (const n of [
+      'pod',
+      'deployment',
+      'statefulset',
+      'daemonset',
+      'replicaset',
+      'replicationcontroller',
+      'job',
+      'cronjob',
+      'deploymentconfig',
+      'list',
+      'multi-document',
+      'host-network',
+      'opt-out',
+      'already-injected',
+      'yaml11',
+      'crlf',
+      'error-malformed',
+    ]) {
       assert.ok(names.has(n), `missing golden case ${n}`);
     }
     for (const e of ['istio-proxy', 'nginx-sidecar', 'log-shipper']) assert.ok(names.has(`example-${e}`), `missing example ${e}`);
@@ -204,7 +222,11 @@ function compareWebhookLeg(orig: ManifestDocument, out: ManifestDocument, config
     const what = `document ${orig.index + 1} ${ref.owner.kind} ${ref.owner.name}`;
     if (result.kind === 'skipped') {
       // Manual mode forces the policy to enabled and ignores the selectors; nothing else may differ.
-      if (manualInjected) assert.ok(['policy-disabled', 'never-inject-selector', 'policy-invalid'].includes(result.decision.reason), `${what}: webhook skipped (${result.decision.reason}) but inject -f injected`);
+      if (manualInjected)
+        assert.ok(
+          ['policy-disabled', 'never-inject-selector', 'policy-invalid'].includes(result.decision.reason),
+          `${what}: webhook skipped (${result.decision.reason}) but inject -f injected`,
+        );
       return;
     }
     assert.ok(manualInjected, `${what}: the webhook injects but inject -f did not`);

@@ -97,14 +97,22 @@ describe('injectManifest', () => {
     const [list] = values(injectManifest(input, 'f', tiny).text);
     const items = list.items as JsonObject[];
     assert.deepEqual(items[0], { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
-    assert.deepEqual(((items[1].spec as JsonObject).containers as JsonObject[]).map((c) => c.name), ['app', 'helper']);
+    assert.deepEqual(
+      ((items[1].spec as JsonObject).containers as JsonObject[]).map((c) => c.name),
+      ['app', 'helper'],
+    );
   });
 
   it('is all or nothing: a failing template throws with its document and line, after earlier documents succeeded', () => {
     const bad = deployment('bad').replace('      labels: {app: bad}\n', '      labels: {app: bad}\n      annotations: {inject.istio.io/templates: missing}\n');
     assert.throws(
       () => injectManifest(`${deployment('ok')}---\n${bad}`, 'two.yaml', config),
-      (e: unknown) => e instanceof InjectorError && e.location?.document === 1 && e.location.line === 20 && e.location.file === 'two.yaml' && /^Deployment "default\/bad": template "missing"/.test(e.message),
+      (e: unknown) =>
+        e instanceof InjectorError &&
+        e.location?.document === 1 &&
+        e.location.line === 20 &&
+        e.location.file === 'two.yaml' &&
+        /^Deployment "default\/bad": template "missing"/.test(e.message),
     );
   });
 
@@ -157,7 +165,9 @@ spec:
   });
 
   it('stays linear: 400 documents inject quickly', () => {
-    const input = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? deployment(`w${i}`) : `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${i}}\n`)).join('---\n');
+    const input = Array.from({ length: 400 }, (_, i) =>
+      i % 2 === 0 ? deployment(`w${i}`) : `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${i}}\n`,
+    ).join('---\n');
     const start = performance.now();
     const out = injectManifest(input, 'f', config);
     assert.equal(out.changed, 200);

@@ -10,16 +10,21 @@
 import { injectPod } from '../inject/index.js';
 import type { InjectionContext } from '../inject/types.js';
 import type { LoadedConfig } from '../config/types.js';
-import {
-  podTemplates,
-  readManifest,
-  withPodTemplate,
-  type ManifestDocument,
-} from '../manifest-io/index.js';
+import { podTemplates, readManifest, withPodTemplate, type ManifestDocument } from '../manifest-io/index.js';
 import { ConfigError, type SourceLocation } from '../errors.js';
 import { injectionProblems } from '../check/check.js';
 import type { JsonValue } from '../util/json.js';
-import { describeWorkload, locatedError, mapDocuments, ownerFor, podInput, subjectOf, templateFromPod, templateLocation, type ObjectResult } from './pod-templates.js';
+import {
+  describeWorkload,
+  locatedError,
+  mapDocuments,
+  ownerFor,
+  podInput,
+  subjectOf,
+  templateFromPod,
+  templateLocation,
+  type ObjectResult,
+} from './pod-templates.js';
 import type { ManualOptions, ManualOutput } from './types.js';
 
 /** Inject every pod template in a manifest stream. Throws InjectorError (with location) on bad input or a failed injection. */
@@ -74,9 +79,13 @@ export function injectObject(
       const problems = injectionProblems(podInput(value, ref), injected);
       if (problems.length > 0) {
         const p = problems[0];
-        throw new ConfigError('SI_CONFIG_INVALID', `${describeWorkload(subject)}: the injected pod would be refused by the API server: ${p.field}: ${p.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}; the config's template made it (sidecar-injector config check -c CONFIG -f FILE lists every finding)`, {
-          location: templateLocation(where, doc, ref.path),
-        });
+        throw new ConfigError(
+          'SI_CONFIG_INVALID',
+          `${describeWorkload(subject)}: the injected pod would be refused by the API server: ${p.field}: ${p.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}; the config's template made it (sidecar-injector config check -c CONFIG -f FILE lists every finding)`,
+          {
+            location: templateLocation(where, doc, ref.path),
+          },
+        );
       }
     }
     result.changed++;

@@ -56,7 +56,10 @@ describe('KRM function mode', () => {
     assert.deepEqual(Object.keys(back), ['apiVersion', 'kind', 'items', 'results']);
     const [dep, svc, pod] = back.items;
     assert.deepEqual(dep.metadata, rl.items[0].metadata, 'workload metadata with kpt annotations unchanged');
-    assert.deepEqual(dep.spec.template.spec.containers.map((c: JsonObject) => c.name), ['web', 'sidecar-proxy']);
+    assert.deepEqual(
+      dep.spec.template.spec.containers.map((c: JsonObject) => c.name),
+      ['web', 'sidecar-proxy'],
+    );
     assert.deepEqual(svc, rl.items[1]);
     assert.deepEqual(pod, rl.items[2]);
     assert.deepEqual(out.results, [
@@ -106,7 +109,10 @@ describe('KRM function mode', () => {
 
   it('an invalid data.config is a ConfigError naming the functionConfig', () => {
     const rl = resourceList(' []\n', 'functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: fn}, data: {config: "policy: [", values: "{}"}}\n');
-    assert.throws(() => krmSettings(rl), (e: unknown) => e instanceof ConfigError && /functionConfig ConfigMap "fn"/.test(e.message));
+    assert.throws(
+      () => krmSettings(rl),
+      (e: unknown) => e instanceof ConfigError && /functionConfig ConfigMap "fn"/.test(e.message),
+    );
   });
 
   it('all or nothing: an error in one item returns every item unchanged, an error result and exit 1', () => {
@@ -143,7 +149,10 @@ function makePackage(dir: string): string {
   const pkg = join(dir, 'pkg');
   mkdirSync(pkg, { recursive: true });
   cpSync(join(REPO, 'examples/istio-proxy/app.yaml'), join(pkg, 'app.yaml'));
-  writeFileSync(join(pkg, 'settings.yaml'), '# settings, untouched\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings   # keep me\ndata:\n  mode: "on"\n');
+  writeFileSync(
+    join(pkg, 'settings.yaml'),
+    '# settings, untouched\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings   # keep me\ndata:\n  mode: "on"\n',
+  );
   return pkg;
 }
 
@@ -185,7 +194,10 @@ describe('with the real kpt', { skip: !hasKpt() && 'kpt not installed' }, () => 
       const pkg = join(dir, 'pkg');
       mkdirSync(pkg);
       cpSync(join(REPO, 'examples/log-shipper/app.yaml'), join(pkg, 'app.yaml'));
-      writeFileSync(join(pkg, 'host.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: host\nspec:\n  hostNetwork: true\n  containers:\n  - name: c\n    image: i\n');
+      writeFileSync(
+        join(pkg, 'host.yaml'),
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: host\nspec:\n  hostNetwork: true\n  containers:\n  - name: c\n    image: i\n',
+      );
       const configText = readFileSync(join(REPO, 'examples/log-shipper/config.yaml'), 'utf8');
       const fnConfig = join(dir, 'fn-config.yaml');
       writeFileSync(fnConfig, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: log-shipper\ndata:\n  config: |\n${configText.replace(/^/gm, '    ')}\n`);
@@ -222,7 +234,8 @@ describe('with the real kpt', { skip: !hasKpt() && 'kpt not installed' }, () => 
     const dir = mkdtempSync(join(tmpdir(), 'krm-fail-'));
     try {
       const pkg = makePackage(dir);
-      const bad = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad\n  annotations:\n    inject.istio.io/templates: nope\nspec:\n  containers:\n  - name: c\n    image: i\n';
+      const bad =
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad\n  annotations:\n    inject.istio.io/templates: nope\nspec:\n  containers:\n  - name: c\n    image: i\n';
       writeFileSync(join(pkg, 'bad.yaml'), bad);
       const before = readFileSync(join(pkg, 'app.yaml'), 'utf8');
       const run = spawnSync('kpt', ['fn', 'eval', pkg, '--exec', makeWrapper(dir)], { encoding: 'utf8', timeout: 120_000 });
@@ -241,7 +254,9 @@ function hasStandaloneKustomize(): boolean {
 }
 
 describe('with kustomize', () => {
-  it('kustomize build --enable-exec runs the transformer of examples/krm-function/kustomize', { skip: !hasStandaloneKustomize() && 'no standalone kustomize (kubectl kustomize cannot run exec functions)' }, () => {
+  it('kustomize build --enable-exec runs the transformer of examples/krm-function/kustomize', {
+    skip: !hasStandaloneKustomize() && 'no standalone kustomize (kubectl kustomize cannot run exec functions)',
+  }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'krm-kustomize-'));
     try {
       const kdir = join(dir, 'kustomize');
@@ -255,8 +270,13 @@ describe('with kustomize', () => {
     }
   });
 
-  it('kubectl kustomize leaves exec transformers out (documented in the example README)', { skip: spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status !== 0 && 'kubectl not installed' }, () => {
-    const run = spawnSync('kubectl', ['kustomize', '--enable-alpha-plugins', join(REPO, 'examples/krm-function/kustomize')], { encoding: 'utf8', timeout: 60_000 });
+  it('kubectl kustomize leaves exec transformers out (documented in the example README)', {
+    skip: spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status !== 0 && 'kubectl not installed',
+  }, () => {
+    const run = spawnSync('kubectl', ['kustomize', '--enable-alpha-plugins', join(REPO, 'examples/krm-function/kustomize')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.doesNotMatch(run.stdout, /sidecar-proxy/);
     assert.match(readFileSync(join(REPO, 'examples/krm-function/README.md'), 'utf8'), /`kubectl kustomize` has no\s+`--enable-exec` flag/);

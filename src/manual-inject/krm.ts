@@ -49,7 +49,10 @@ export function krmSettings(rl: ResourceList): KrmSettings {
   if (fc === undefined) return settings;
   const name = isPlainObject(fc.metadata) && typeof fc.metadata.name === 'string' ? fc.metadata.name : '';
   if (fc.kind !== 'ConfigMap' || !(fc.apiVersion === 'v1' || fc.apiVersion === undefined)) {
-    settings.results.push({ severity: 'warning', message: `functionConfig ${String(fc.kind)} "${name}" is not used; give a ConfigMap with data.config (and data.values, data.namespace)` });
+    settings.results.push({
+      severity: 'warning',
+      message: `functionConfig ${String(fc.kind)} "${name}" is not used; give a ConfigMap with data.config (and data.values, data.namespace)`,
+    });
     return settings;
   }
   const data = isPlainObject(fc.data) ? fc.data : {};

@@ -36,7 +36,9 @@ export function describeWorkload(s: TemplateSubject): string {
 
 /** The workload that owns a template, as the core's `ctx.owner` (none for a bare Pod). */
 export function ownerFor(ref: PodTemplateRef): { kind: string; name: string; apiVersion: string } | undefined {
-  return ref.owner.kind === 'Pod' && ref.path.length === ref.owner.path.length ? undefined : { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion };
+  return ref.owner.kind === 'Pod' && ref.path.length === ref.owner.path.length
+    ? undefined
+    : { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion };
 }
 
 /** What the core gets: a bare Pod whole (so it sees its TypeMeta), a workload's template as `{metadata, spec}`. */

@@ -75,7 +75,8 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
       for: '1m',
       severity: 'critical',
       summary: 'The apiserver cannot call the sidecar injector: pods that opt in are not created.',
-      description: 'The apiserver failed to call webhook {{ $labels.name }} ({{ $labels.error_type }}, {{ $value | humanize }}/s) and, under failurePolicy Fail, refused the pods it was creating.',
+      description:
+        'The apiserver failed to call webhook {{ $labels.name }} ({{ $labels.error_type }}, {{ $value | humanize }}/s) and, under failurePolicy Fail, refused the pods it was creating.',
       runbook: 'sidecarinjectorwebhookunreachable',
     },
     {
@@ -105,7 +106,8 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
       for: '5m',
       severity: 'warning',
       summary: 'The sidecar injector answers admission requests with errors.',
-      description: 'HTTP {{ $labels.code }} answers to admission requests ({{ $value | humanize }}/s); the apiserver sends only valid reviews, so these are bugs, refused callers or something else calling.',
+      description:
+        'HTTP {{ $labels.code }} answers to admission requests ({{ $value | humanize }}/s); the apiserver sends only valid reviews, so these are bugs, refused callers or something else calling.',
       runbook: 'sidecarinjectorrequesterrors',
     },
     {
@@ -115,7 +117,10 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
       for: '5m',
       severity: 'warning',
       summary: 'Admission through the sidecar injector is close to the webhook timeout.',
-      description: 'The apiserver waits {{ $value | humanizeDuration }} (p99) for webhook {{ $labels.name }}; at the timeout of ' + p.timeoutSeconds + ' s pod creations fail.',
+      description:
+        'The apiserver waits {{ $value | humanizeDuration }} (p99) for webhook {{ $labels.name }}; at the timeout of ' +
+        p.timeoutSeconds +
+        ' s pod creations fail.',
       runbook: 'sidecarinjectoradmissionslow',
     },
     {
@@ -125,7 +130,7 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
       for: '5m',
       severity: 'warning',
       summary: 'The sidecar injector takes more than half the webhook timeout to answer.',
-      description: 'p99 of the injector\'s own answer time is {{ $value | humanizeDuration }} (timeout ' + p.timeoutSeconds + ' s).',
+      description: "p99 of the injector's own answer time is {{ $value | humanizeDuration }} (timeout " + p.timeoutSeconds + ' s).',
       runbook: 'sidecarinjectorresponsesslow',
     },
     {
@@ -135,7 +140,8 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
       for: '10m',
       severity: 'warning',
       summary: 'Fewer sidecar injector replicas are ready than its PodDisruptionBudget requires.',
-      description: 'Only {{ $value }} pods of {{ $labels.namespace }}/{{ $labels.poddisruptionbudget }} are healthy, fewer than the PodDisruptionBudget requires: node drains are blocked and one more lost pod stops injection.',
+      description:
+        'Only {{ $value }} pods of {{ $labels.namespace }}/{{ $labels.poddisruptionbudget }} are healthy, fewer than the PodDisruptionBudget requires: node drains are blocked and one more lost pod stops injection.',
       runbook: 'sidecarinjectortoofewreadyreplicas',
     },
     {
@@ -154,7 +160,7 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
       condition: '== 0',
       for: '10m',
       severity: 'warning',
-      summary: 'The webhook\'s caBundle may not trust the serving CA, and the injector cannot fix it.',
+      summary: "The webhook's caBundle may not trust the serving CA, and the injector cannot fix it.",
       description: 'The caBundle check of MutatingWebhookConfiguration {{ $labels.webhook_configuration }} keeps failing.',
       runbook: 'sidecarinjectorcabundleoutofsync',
     },
@@ -202,14 +208,16 @@ export function alertSpecs(p: Pick<AlertParams, 'namespace' | 'name' | 'timeoutS
 }
 
 export function alertRules(p: AlertParams): RuleGroup[] {
-  return [{
-    name: RULE_GROUP,
-    rules: alertSpecs(p).map((s) => ({
-      alert: s.alert,
-      expr: `${s.signal} ${s.condition}`,
-      for: p.forOverride ?? s.for,
-      labels: { severity: s.severity },
-      annotations: { summary: s.summary, description: s.description, runbook_url: `${p.runbookBaseUrl}#${s.runbook}` },
-    })),
-  }];
+  return [
+    {
+      name: RULE_GROUP,
+      rules: alertSpecs(p).map((s) => ({
+        alert: s.alert,
+        expr: `${s.signal} ${s.condition}`,
+        for: p.forOverride ?? s.for,
+        labels: { severity: s.severity },
+        annotations: { summary: s.summary, description: s.description, runbook_url: `${p.runbookBaseUrl}#${s.runbook}` },
+      })),
+    },
+  ];
 }

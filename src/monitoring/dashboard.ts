@@ -36,7 +36,8 @@ export function dashboardPanels(): PanelSpec[] {
     },
     {
       title: 'Latency: the injector and the apiserver',
-      answers: 'How long one admission takes: the injector\'s own answer time (p50, p99) and what the apiserver waits for the webhook, network and TLS included (p50, p99). Compare with the webhook\'s timeoutSeconds.',
+      answers:
+        "How long one admission takes: the injector's own answer time (p50, p99) and what the apiserver waits for the webhook, network and TLS included (p50, p99). Compare with the webhook's timeoutSeconds.",
       kind: 'timeseries',
       unit: 's',
       queries: [
@@ -48,13 +49,17 @@ export function dashboardPanels(): PanelSpec[] {
     },
     {
       title: 'Denials and errors',
-      answers: 'Which pods are refused or admitted without their sidecar, and why: failed injections by error code and answer, error responses by HTTP status, and the apiserver\'s rejections by webhook and error type and its fail-open admissions.',
+      answers:
+        "Which pods are refused or admitted without their sidecar, and why: failed injections by error code and answer, error responses by HTTP status, and the apiserver's rejections by webhook and error type and its fail-open admissions.",
       kind: 'timeseries',
       unit: 'reqps',
       queries: [
         { expr: 'sum by (code, action) (rate(sidecar_injector_failures_total[5m])) > 0', legend: 'failed {{code}} ({{action}})' },
         { expr: 'sum by (code) (rate(sidecar_injector_requests_total{code!="200"}[5m])) > 0', legend: 'HTTP {{code}}' },
-        { expr: `sum by (name, error_type) (rate(apiserver_admission_webhook_rejection_count{${APISERVER}}[5m]))`, legend: 'apiserver rejected: {{name}} {{error_type}}' },
+        {
+          expr: `sum by (name, error_type) (rate(apiserver_admission_webhook_rejection_count{${APISERVER}}[5m]))`,
+          legend: 'apiserver rejected: {{name}} {{error_type}}',
+        },
         { expr: `sum by (name) (rate(apiserver_admission_webhook_fail_open_count{${APISERVER}}[5m]))`, legend: 'apiserver failed open: {{name}}' },
       ],
     },
@@ -64,19 +69,24 @@ export function dashboardPanels(): PanelSpec[] {
       kind: 'timeseries',
       unit: 'percentunit',
       queries: [
-        { expr: 'sum(rate(sidecar_injector_render_memo_total{result="hit"}[5m])) / sum(rate(sidecar_injector_render_memo_total[5m]))', legend: 'render memo hit ratio' },
+        {
+          expr: 'sum(rate(sidecar_injector_render_memo_total{result="hit"}[5m])) / sum(rate(sidecar_injector_render_memo_total[5m]))',
+          legend: 'render memo hit ratio',
+        },
       ],
     },
     {
       title: 'Certificate expiry',
-      answers: 'Days until each certificate expires: the serving certificate, its CA (what the caBundle holds) and the client CA; the soonest over all replicas. The alert fires below 14 days.',
+      answers:
+        'Days until each certificate expires: the serving certificate, its CA (what the caBundle holds) and the client CA; the soonest over all replicas. The alert fires below 14 days.',
       kind: 'stat',
       unit: 'd',
       queries: [{ expr: 'min by (certificate) (sidecar_injector_certificate_expiry_timestamp_seconds - time()) / 86400', legend: '{{certificate}}' }],
     },
     {
       title: 'Pods by sidecar state',
-      answers: 'How many pods carry the current sidecar, a stale one, none although they should (missing), are skipped or belong to another injector, as the reconcile leader sees them (serve --reconcile).',
+      answers:
+        'How many pods carry the current sidecar, a stale one, none although they should (missing), are skipped or belong to another injector, as the reconcile leader sees them (serve --reconcile).',
       kind: 'timeseries',
       unit: 'short',
       queries: [{ expr: 'sum by (state) (sidecar_injector_pods)', legend: '{{state}}' }],
@@ -93,7 +103,8 @@ export function dashboardPanels(): PanelSpec[] {
     },
     {
       title: 'caBundle and reconcile leader',
-      answers: 'Whether every replica\'s last caBundle check found the webhook trusting the serving CA (1), and how many replicas hold the reconcile Lease (exactly 1 with serve --reconcile).',
+      answers:
+        "Whether every replica's last caBundle check found the webhook trusting the serving CA (1), and how many replicas hold the reconcile Lease (exactly 1 with serve --reconcile).",
       kind: 'timeseries',
       unit: 'short',
       queries: [
@@ -113,7 +124,14 @@ export function dashboardPanels(): PanelSpec[] {
 
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 /** Days left: red under the alert's 14, orange under 30. */
-const EXPIRY_THRESHOLDS = { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 14 }, { color: 'green', value: 30 }] };
+const EXPIRY_THRESHOLDS = {
+  mode: 'absolute',
+  steps: [
+    { color: 'red', value: null },
+    { color: 'orange', value: 14 },
+    { color: 'green', value: 30 },
+  ],
+};
 
 /** The dashboard in Grafana's JSON model (schemaVersion 39: Grafana 10 and 11 import it as is). */
 export function grafanaDashboard(): Record<string, unknown> {
@@ -125,13 +143,17 @@ export function grafanaDashboard(): Record<string, unknown> {
     datasource: DATASOURCE,
     gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: Math.floor(i / 2) * 8 },
     fieldConfig: { defaults: { unit: p.unit, ...(p.kind === 'stat' ? { thresholds: EXPIRY_THRESHOLDS } : {}) }, overrides: [] },
-    options: p.kind === 'stat' ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'background' } : { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'none' } },
+    options:
+      p.kind === 'stat'
+        ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'background' }
+        : { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'none' } },
     targets: p.queries.map((q, j) => ({ refId: String.fromCharCode(65 + j), datasource: DATASOURCE, expr: q.expr, legendFormat: q.legend })),
   }));
   return {
     title: 'Sidecar injector',
     uid: 'sidecar-injector',
-    description: 'The sidecar injector webhook: admissions, latency, failures, render memo, certificates, sidecar states, reloads. Panels are explained in docs/monitoring.md.',
+    description:
+      'The sidecar injector webhook: admissions, latency, failures, render memo, certificates, sidecar states, reloads. Panels are explained in docs/monitoring.md.',
     tags: ['sidecar-injector', 'admission-webhook'],
     editable: true,
     schemaVersion: 39,

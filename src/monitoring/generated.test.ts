@@ -18,7 +18,15 @@ const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, im
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchors(markdown: string): Set<string> {
-  return new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
+  return new Set(
+    [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\- ]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
 }
 
 describe('generated monitoring files', () => {
@@ -52,7 +60,10 @@ describe('generated monitoring files', () => {
     const short = ruleGroups({ forOverride: '5s' })[0]!.rules;
     const normal = ruleGroups()[0]!.rules;
     assert.ok(short.every((r) => r.for === '5s'));
-    assert.deepEqual(short.map((r) => ({ ...r, for: '' })), normal.map((r) => ({ ...r, for: '' })));
+    assert.deepEqual(
+      short.map((r) => ({ ...r, for: '' })),
+      normal.map((r) => ({ ...r, for: '' })),
+    );
   });
 
   it('the dashboard has every panel the issue lists, each explained in docs/monitoring.md, with unique ids and no overlap', () => {
@@ -60,19 +71,28 @@ describe('generated monitoring files', () => {
     const panels = dashboardPanels();
     for (const p of panels) assert.ok(doc.includes(`### ${p.title}`), `docs/monitoring.md explains the panel "${p.title}"`);
     const all = panels.flatMap((p) => p.queries.map((q) => q.expr)).join('\n');
-    for (const metric of ['sidecar_injector_request_duration_seconds_count', 'sidecar_injector_request_duration_seconds_bucket', 'apiserver_admission_webhook_admission_duration_seconds_bucket',
-      'sidecar_injector_failures_total', 'apiserver_admission_webhook_rejection_count', 'sidecar_injector_render_memo_total', 'sidecar_injector_certificate_expiry_timestamp_seconds',
-      'sidecar_injector_pods', 'sidecar_injector_reloads_total']) {
+    for (const metric of [
+      'sidecar_injector_request_duration_seconds_count',
+      'sidecar_injector_request_duration_seconds_bucket',
+      'apiserver_admission_webhook_admission_duration_seconds_bucket',
+      'sidecar_injector_failures_total',
+      'apiserver_admission_webhook_rejection_count',
+      'sidecar_injector_render_memo_total',
+      'sidecar_injector_certificate_expiry_timestamp_seconds',
+      'sidecar_injector_pods',
+      'sidecar_injector_reloads_total',
+    ]) {
       assert.ok(all.includes(metric), `a panel queries ${metric}`);
     }
     const json = grafanaDashboard() as { panels: Array<{ id: number; gridPos: { x: number; y: number; w: number; h: number } }> };
     assert.equal(new Set(json.panels.map((p) => p.id)).size, json.panels.length);
     const cells = new Set<string>();
     for (const { gridPos: g } of json.panels) {
-      for (let x = g.x; x < g.x + g.w; x++) for (let y = g.y; y < g.y + g.h; y++) {
-        assert.ok(!cells.has(`${x},${y}`), 'panels do not overlap');
-        cells.add(`${x},${y}`);
-      }
+      for (let x = g.x; x < g.x + g.w; x++)
+        for (let y = g.y; y < g.y + g.h; y++) {
+          assert.ok(!cells.has(`${x},${y}`), 'panels do not overlap');
+          cells.add(`${x},${y}`);
+        }
       assert.ok(g.x + g.w <= 24, 'inside the 24-column grid');
     }
   });

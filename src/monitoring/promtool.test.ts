@@ -32,7 +32,10 @@ function promtool(...args: string[]): { code: number; out: string } {
   return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
 }
 
-interface PromtoolCase { name: string; alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }> }
+interface PromtoolCase {
+  name: string;
+  alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }>;
+}
 const cases = (parse(readFileSync(TESTS, 'utf8')) as { tests: PromtoolCase[] }).tests;
 
 /** The unit tests run against a copy of the rules with every expression replaced. */
@@ -49,7 +52,7 @@ function runWithEvery(expr: string): string {
 const failedNames = (out: string): Set<string> => new Set([...out.matchAll(/^\s+name: (.+),$/gm)].map((m) => m[1]!));
 
 describe('alerting rules under the real promtool', { skip }, () => {
-  it('promtool check rules accepts the rules file and the PrometheusRule\'s groups', () => {
+  it("promtool check rules accepts the rules file and the PrometheusRule's groups", () => {
     const plain = promtool('check', 'rules', repo(RULES_FILE));
     assert.equal(plain.code, 0, plain.out);
     assert.match(plain.out, new RegExp(`SUCCESS: ${ruleGroups()[0]!.rules.length} rules found`));
@@ -68,19 +71,33 @@ describe('alerting rules under the real promtool', { skip }, () => {
   it('every alert has a case where it fires and one where it stays silent', () => {
     for (const rule of ruleGroups()[0]!.rules) {
       const checks = cases.flatMap((c) => (c.alert_rule_test ?? []).filter((t) => t.alertname === rule.alert));
-      assert.ok(checks.some((t) => (t.exp_alerts ?? []).length > 0), `${rule.alert} has a firing case`);
-      assert.ok(checks.some((t) => (t.exp_alerts ?? []).length === 0), `${rule.alert} has a silent case`);
+      assert.ok(
+        checks.some((t) => (t.exp_alerts ?? []).length > 0),
+        `${rule.alert} has a firing case`,
+      );
+      assert.ok(
+        checks.some((t) => (t.exp_alerts ?? []).length === 0),
+        `${rule.alert} has a silent case`,
+      );
     }
   });
 
   it('the cases can fail: an alert that never fires fails its firing case; one that always fires fails its silent case', () => {
-    const firing = (alert: string) => cases.filter((c) => c.alert_rule_test?.some((t) => t.alertname === alert && (t.exp_alerts ?? []).length > 0)).map((c) => c.name);
-    const silent = (alert: string) => cases.filter((c) => c.alert_rule_test?.some((t) => t.alertname === alert && (t.exp_alerts ?? []).length === 0)).map((c) => c.name);
+    const firing = (alert: string) =>
+      cases.filter((c) => c.alert_rule_test?.some((t) => t.alertname === alert && (t.exp_alerts ?? []).length > 0)).map((c) => c.name);
+    const silent = (alert: string) =>
+      cases.filter((c) => c.alert_rule_test?.some((t) => t.alertname === alert && (t.exp_alerts ?? []).length === 0)).map((c) => c.name);
     const never = failedNames(runWithEvery('vector(1) > 2'));
     const always = failedNames(runWithEvery('vector(1)'));
     for (const rule of ruleGroups()[0]!.rules) {
-      assert.ok(firing(rule.alert).every((n) => never.has(n)), `${rule.alert}: a firing case fails when it never fires`);
-      assert.ok(silent(rule.alert).some((n) => always.has(n)), `${rule.alert}: a silent case fails when it always fires`);
+      assert.ok(
+        firing(rule.alert).every((n) => never.has(n)),
+        `${rule.alert}: a firing case fails when it never fires`,
+      );
+      assert.ok(
+        silent(rule.alert).some((n) => always.has(n)),
+        `${rule.alert}: a silent case fails when it always fires`,
+      );
     }
   });
 

@@ -12,7 +12,12 @@ import { alertRules, RUNBOOK_BASE_URL, type AlertParams, type RuleGroup } from '
 import { grafanaDashboard } from './dashboard.js';
 
 /** What the shipped files assume: the defaults of `manifests` (and of the chart with release name sidecar-injector). */
-export const DEFAULT_ALERT_PARAMS: AlertParams = { namespace: 'sidecar-injector', name: 'sidecar-injector', timeoutSeconds: '3', runbookBaseUrl: RUNBOOK_BASE_URL };
+export const DEFAULT_ALERT_PARAMS: AlertParams = {
+  namespace: 'sidecar-injector',
+  name: 'sidecar-injector',
+  timeoutSeconds: '3',
+  runbookBaseUrl: RUNBOOK_BASE_URL,
+};
 
 export const RULES_FILE = 'deploy/monitoring/sidecar-injector.rules.yaml';
 export const PROMETHEUS_RULE_FILE = 'deploy/monitoring/prometheusrule.yaml';
@@ -28,9 +33,11 @@ export function ruleGroups(params: Partial<AlertParams> = {}): RuleGroup[] {
 /** The plain rules file for Prometheus' `rule_files` (and promtool). */
 export function rulesFileYaml(params: Partial<AlertParams> = {}): string {
   const p = { ...DEFAULT_ALERT_PARAMS, ...params };
-  return `# The sidecar injector's alerts, for Prometheus' rule_files. ${GENERATED}\n` +
+  return (
+    `# The sidecar injector's alerts, for Prometheus' rule_files. ${GENERATED}\n` +
     `# Install-specific: namespace ${p.namespace}, name ${p.name}, webhook timeoutSeconds ${p.timeoutSeconds}; runbooks: docs/runbooks.md.\n` +
-    stringifyObject({ groups: ruleGroups(p) } as unknown as JsonValue);
+    stringifyObject({ groups: ruleGroups(p) } as unknown as JsonValue)
+  );
 }
 
 export interface PrometheusRuleMeta {
@@ -51,10 +58,16 @@ export function prometheusRule(meta: PrometheusRuleMeta, params: Partial<AlertPa
 
 export function prometheusRuleYaml(): string {
   const p = DEFAULT_ALERT_PARAMS;
-  const object = prometheusRule({ name: p.name, namespace: p.namespace, labels: { 'app.kubernetes.io/name': 'sidecar-injector', 'app.kubernetes.io/instance': p.name } });
-  return `# The sidecar injector's alerts as a prometheus-operator PrometheusRule. ${GENERATED}\n` +
+  const object = prometheusRule({
+    name: p.name,
+    namespace: p.namespace,
+    labels: { 'app.kubernetes.io/name': 'sidecar-injector', 'app.kubernetes.io/instance': p.name },
+  });
+  return (
+    `# The sidecar injector's alerts as a prometheus-operator PrometheusRule. ${GENERATED}\n` +
     '# For another name or namespace use `sidecar-injector manifests --prometheus-rule` or the chart (monitoring.prometheusRule.enabled).\n' +
-    stringifyObject(object as unknown as JsonValue);
+    stringifyObject(object as unknown as JsonValue)
+  );
 }
 
 // Stand-ins rendered into the spec, then replaced by the Helm expressions that give the same values.

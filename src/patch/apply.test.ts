@@ -43,7 +43,15 @@ test('failures name the operation and leave the input as it was (all or nothing)
   const doc = { metadata: { name: 'p' }, list: [1] };
   fails(() => applyPatch(doc, [{ op: 'add', path: '/metadata/annotations/x', value: '1' }]), 0, 'nothing at /metadata/annotations');
   fails(() => applyPatch(doc, [{ op: 'replace', path: '/metadata/missing', value: 1 }]), 0, 'no "missing"');
-  fails(() => applyPatch(doc, [{ op: 'add', path: '/a', value: 1 }, { op: 'remove', path: '/list/1' }]), 1, 'out of range');
+  fails(
+    () =>
+      applyPatch(doc, [
+        { op: 'add', path: '/a', value: 1 },
+        { op: 'remove', path: '/list/1' },
+      ]),
+    1,
+    'out of range',
+  );
   fails(() => applyPatch(doc, [{ op: 'add', path: '/list/01', value: 1 }]), 0, 'not a valid list index');
   fails(() => applyPatch(doc, [{ op: 'test', path: '/list/0', value: 2 }]), 0, 'different');
   fails(() => applyPatch(doc, [{ op: 'move', from: '/metadata', path: '/metadata/inner' }]), 0, 'own children');
@@ -52,7 +60,10 @@ test('failures name the operation and leave the input as it was (all or nothing)
   fails(() => applyPatch(doc, [{ op: 'add', path: 'x', value: 1 }]), 0, 'start with "/"');
   fails(() => applyPatch(doc, [{ op: 'add', path: '/metadata/name/x', value: 1 }]), 0, 'not a map or a list');
   fails(() => applyPatch(doc, ['nope']), 0, 'must be a map');
-  assert.throws(() => applyPatch(doc, { op: 'add' }), (err: unknown) => err instanceof InjectorError && err.code === 'SI_PATCH');
+  assert.throws(
+    () => applyPatch(doc, { op: 'add' }),
+    (err: unknown) => err instanceof InjectorError && err.code === 'SI_PATCH',
+  );
   assert.deepEqual(doc, { metadata: { name: 'p' }, list: [1] });
 });
 

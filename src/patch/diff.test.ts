@@ -103,7 +103,13 @@ test('removals run from the highest index down so earlier indexes stay valid', (
 });
 
 test('a changed container is patched inside, matched by name even when others move', () => {
-  const original = { c: [{ name: 'a', image: '1' }, { name: 'b', image: '1' }, { name: 'c', image: '1' }] };
+  const original = {
+    c: [
+      { name: 'a', image: '1' },
+      { name: 'b', image: '1' },
+      { name: 'c', image: '1' },
+    ],
+  };
   const modified = { c: [{ name: 'x', image: '9' }, { name: 'b', image: '2' }, { name: 'c', image: '1' }, { name: 'y' }] };
   const ops = createPatch(original, modified);
   assert.deepEqual(ops, [
@@ -183,7 +189,16 @@ test('values that JSON cannot carry are an SI_PATCH error naming the path, not a
   }
   // An undefined member is simply absent, as it would be once serialized.
   assert.deepEqual(createPatch({ a: 1 }, { a: 1, b: undefined }), []);
-  assert.deepEqual(createPatch({ a: 1, b: 2 }, objectOf([['a', 1], ['b', undefined]])), [{ op: 'remove', path: '/b' }]);
+  assert.deepEqual(
+    createPatch(
+      { a: 1, b: 2 },
+      objectOf([
+        ['a', 1],
+        ['b', undefined],
+      ]),
+    ),
+    [{ op: 'remove', path: '/b' }],
+  );
 });
 
 test('complexity guard: 2,000 env vars plus an appended sidecar diff fast and in few ops', () => {
@@ -225,12 +240,17 @@ test('createPatch refuses an added value that is not JSON data, naming where it 
     );
   }
   // Valid data of the same shapes passes, and so do undefined entries in maps (JSON drops them).
-  assert.deepEqual(createPatch({}, { spec: { containers: [{ name: 'a', ports: [80, 81] }] }, x: undefined }), [{ op: 'add', path: '/spec', value: { containers: [{ name: 'a', ports: [80, 81] }] } }]);
+  assert.deepEqual(createPatch({}, { spec: { containers: [{ name: 'a', ports: [80, 81] }] }, x: undefined }), [
+    { op: 'add', path: '/spec', value: { containers: [{ name: 'a', ports: [80, 81] }] } },
+  ]);
 });
 
 test('createPatch refuses an added value nested past the depth limit', () => {
   const deep: Record<string, unknown> = {};
   let at = deep;
   for (let i = 0; i < 2000; i++) at = (at.n = {}) as Record<string, unknown>;
-  assert.throws(() => createPatch({}, { spec: deep }), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT');
+  assert.throws(
+    () => createPatch({}, { spec: deep }),
+    (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT',
+  );
 });

@@ -45,7 +45,17 @@ test('property: takeNew (copy without paths first) gives exactly the reference w
 });
 
 test('takeNew: a bad value deep in a big overlay is reported at its path', () => {
-  const overlay = { containers: [{ name: 'a', env: [{ name: 'X', value: 'ok' }, { name: 'Y', value: Number.NaN }] }] };
+  const overlay = {
+    containers: [
+      {
+        name: 'a',
+        env: [
+          { name: 'X', value: 'ok' },
+          { name: 'Y', value: Number.NaN },
+        ],
+      },
+    ],
+  };
   assert.throws(
     () => takeNew(overlay, 'spec', 1),
     (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_MERGE' && err.message.includes('spec.containers[0].env[1].value'),
@@ -53,5 +63,8 @@ test('takeNew: a bad value deep in a big overlay is reported at its path', () =>
   const tooDeep: Record<string, unknown> = {};
   let at = tooDeep;
   for (let i = 0; i < 1100; i++) at = (at.x = {}) as Record<string, unknown>;
-  assert.throws(() => takeNew(tooDeep, 'spec', 1), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT');
+  assert.throws(
+    () => takeNew(tooDeep, 'spec', 1),
+    (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT',
+  );
 });

@@ -113,8 +113,14 @@ test('env merges by name and volumeMounts by mountPath, in place', () => {
       containers: [
         {
           name: 'web',
-          env: [{ name: 'PORT', value: '9999' }, { name: 'NEW', value: 'n' }],
-          volumeMounts: [{ mountPath: '/cache', readOnly: true }, { name: 'istio-envoy', mountPath: '/etc/istio/proxy' }],
+          env: [
+            { name: 'PORT', value: '9999' },
+            { name: 'NEW', value: 'n' },
+          ],
+          volumeMounts: [
+            { mountPath: '/cache', readOnly: true },
+            { name: 'istio-envoy', mountPath: '/etc/istio/proxy' },
+          ],
         },
       ],
     },
@@ -158,7 +164,12 @@ test('a "- $patch: replace" list item makes the overlay\'s items the whole list'
 
 test('replacing one container: $patch: delete plus a new item (a replace item that carries data is an error)', () => {
   const merged = strategicMerge(userPod(), {
-    spec: { containers: [{ name: 'web', $patch: 'delete' }, { name: 'web', image: 'fresh' }] },
+    spec: {
+      containers: [
+        { name: 'web', $patch: 'delete' },
+        { name: 'web', image: 'fresh' },
+      ],
+    },
   });
   assert.deepEqual((merged.spec as JsonObject).containers, [{ name: 'web', image: 'fresh' }]);
   mergeFails(userPod(), { spec: { containers: [{ name: 'web', $patch: 'replace', image: 'x' }] } }, 'spec.containers[0]', 'replaces the whole list');
@@ -166,7 +177,12 @@ test('replacing one container: $patch: delete plus a new item (a replace item th
 
 test('$patch: delete removes a list item by key, or empties a whole map', () => {
   const merged = strategicMerge(userPod(), {
-    spec: { volumes: [{ name: 'cache', $patch: 'delete' }, { name: 'nope', $patch: 'delete' }] },
+    spec: {
+      volumes: [
+        { name: 'cache', $patch: 'delete' },
+        { name: 'nope', $patch: 'delete' },
+      ],
+    },
     metadata: { labels: { $patch: 'delete' } },
   });
   assert.deepEqual((merged.spec as JsonObject).volumes, []);
@@ -198,8 +214,14 @@ test('an overlay list item without its merge key is an error naming the path (Ku
 });
 
 test('the overlay must be a map; null means no change', () => {
-  assert.throws(() => strategicMerge(userPod(), ['x']), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_MERGE');
-  assert.throws(() => strategicMerge(userPod(), 'spec: {}'), (err: unknown) => err instanceof InjectorError && /must be a map/.test(err.message));
+  assert.throws(
+    () => strategicMerge(userPod(), ['x']),
+    (err: unknown) => err instanceof InjectorError && err.code === 'SI_INJECT_MERGE',
+  );
+  assert.throws(
+    () => strategicMerge(userPod(), 'spec: {}'),
+    (err: unknown) => err instanceof InjectorError && /must be a map/.test(err.message),
+  );
   assert.deepEqual(strategicMerge(userPod(), null), userPod());
 });
 
@@ -243,8 +265,22 @@ test('hostAliases merge by ip: an alias of the pod that the overlay does not nam
   // Replacing the list instead would drop 10.0.0.2; merging by another key would duplicate 10.0.0.1.
   // Order as in Kubernetes: the overlay's items in its order, then the pod's other items.
   const merged = strategicMerge(
-    { spec: { hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }, { ip: '10.0.0.2', hostnames: ['b'] }] } },
-    { spec: { hostAliases: [{ ip: '10.0.0.1', hostnames: ['a2'] }, { ip: '10.0.0.3', hostnames: ['c'] }] } },
+    {
+      spec: {
+        hostAliases: [
+          { ip: '10.0.0.1', hostnames: ['a'] },
+          { ip: '10.0.0.2', hostnames: ['b'] },
+        ],
+      },
+    },
+    {
+      spec: {
+        hostAliases: [
+          { ip: '10.0.0.1', hostnames: ['a2'] },
+          { ip: '10.0.0.3', hostnames: ['c'] },
+        ],
+      },
+    },
   );
   assert.deepEqual(merged, {
     spec: {
@@ -266,12 +302,44 @@ const TEST_SCHEMA: SmpSchema = {
 test('Kubernetes order: patch order wins for named items, server-only items keep their place', () => {
   const original: JsonObject = { mergingList: [{ name: 1 }, { name: 2, value: 'b' }, { name: 3 }] };
   assert.deepEqual(
-    strategicMerge(original, { mergingList: [{ name: 3, value: 'c' }, { name: 1, value: 'a' }, { name: 2, other: 'x' }] }, TEST_SCHEMA),
-    { mergingList: [{ name: 3, value: 'c' }, { name: 1, value: 'a' }, { name: 2, value: 'b', other: 'x' }] },
+    strategicMerge(
+      original,
+      {
+        mergingList: [
+          { name: 3, value: 'c' },
+          { name: 1, value: 'a' },
+          { name: 2, other: 'x' },
+        ],
+      },
+      TEST_SCHEMA,
+    ),
+    {
+      mergingList: [
+        { name: 3, value: 'c' },
+        { name: 1, value: 'a' },
+        { name: 2, value: 'b', other: 'x' },
+      ],
+    },
   );
-  assert.deepEqual(strategicMerge(original, { mergingList: [{ name: 3, value: 'c' }, { name: 1, value: 'a' }] }, TEST_SCHEMA), {
-    mergingList: [{ name: 2, value: 'b' }, { name: 3, value: 'c' }, { name: 1, value: 'a' }],
-  });
+  assert.deepEqual(
+    strategicMerge(
+      original,
+      {
+        mergingList: [
+          { name: 3, value: 'c' },
+          { name: 1, value: 'a' },
+        ],
+      },
+      TEST_SCHEMA,
+    ),
+    {
+      mergingList: [
+        { name: 2, value: 'b' },
+        { name: 3, value: 'c' },
+        { name: 1, value: 'a' },
+      ],
+    },
+  );
   assert.deepEqual(strategicMerge({ mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1] }, TEST_SCHEMA), { mergingIntList: [2, 3, 1] });
   assert.deepEqual(strategicMerge({ mergingIntList: [1, 2] }, { mergingIntList: [2, 3] }, TEST_SCHEMA), { mergingIntList: [1, 2, 3] });
 });
@@ -280,7 +348,13 @@ test('Kubernetes order with $setElementOrder, and its consistency check', () => 
   assert.deepEqual(
     strategicMerge(
       { mergingList: [{ name: 1 }, { name: 2, value: 2 }] },
-      { '$setElementOrder/mergingList': [{ name: 4 }, { name: 1 }, { name: 2 }, { name: 3 }], mergingList: [{ name: 4, value: 4 }, { name: 3, value: 3 }] },
+      {
+        '$setElementOrder/mergingList': [{ name: 4 }, { name: 1 }, { name: 2 }, { name: 3 }],
+        mergingList: [
+          { name: 4, value: 4 },
+          { name: 3, value: 3 },
+        ],
+      },
       TEST_SCHEMA,
     ),
     { mergingList: [{ name: 4, value: 4 }, { name: 1 }, { name: 2, value: 2 }, { name: 3, value: 3 }] },
@@ -290,7 +364,13 @@ test('Kubernetes order with $setElementOrder, and its consistency check', () => 
   });
   mergeFails(
     { mergingList: [{ name: 1 }, { name: 3 }, { name: 2 }] },
-    { '$setElementOrder/mergingList': [{ name: 1 }, { name: 2 }, { name: 3 }], mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] },
+    {
+      '$setElementOrder/mergingList': [{ name: 1 }, { name: 2 }, { name: 3 }],
+      mergingList: [
+        { name: 3, value: 3 },
+        { name: 1, value: 1 },
+      ],
+    },
     'mergingList',
     'does not match',
     TEST_SCHEMA,
@@ -308,7 +388,12 @@ test('$deleteFromPrimitiveList and $retainKeys', () => {
     { spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'configMap'], configMap: { name: 'cm' } }] } },
   );
   assert.deepEqual(vol, { spec: { volumes: [{ name: 'v', configMap: { name: 'cm' } }] } });
-  mergeFails({ spec: { volumes: [{ name: 'v' }] } }, { spec: { volumes: [{ name: 'v', $retainKeys: ['name'], secret: {} }] } }, 'spec.volumes[name="v"]', '"$retainKeys" does not list it');
+  mergeFails(
+    { spec: { volumes: [{ name: 'v' }] } },
+    { spec: { volumes: [{ name: 'v', $retainKeys: ['name'], secret: {} }] } },
+    'spec.volumes[name="v"]',
+    '"$retainKeys" does not list it',
+  );
   mergeFails({ metadata: {} }, { metadata: { $deleteFromPrimitiveListfinalizers: [] } }, 'metadata', 'malformed');
 });
 
@@ -397,7 +482,10 @@ test('property: {share: true} gives the same result, shares only untouched pod s
     { numRuns: 400 },
   );
   // It does share: a pod subtree the overlay does not touch is the same object.
-  const pod = { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'app', env: [{ name: 'X', value: '1' }] }], volumes: [{ name: 'v', emptyDir: {} }] } };
+  const pod = {
+    metadata: { labels: { a: 'b' } },
+    spec: { containers: [{ name: 'app', env: [{ name: 'X', value: '1' }] }], volumes: [{ name: 'v', emptyDir: {} }] },
+  };
   const merged = strategicMerge(pod, { spec: { containers: [{ name: 'proxy' }] } }, undefined, { share: true });
   assert.equal(merged.metadata, pod.metadata);
   assert.equal((merged.spec as JsonObject).volumes, pod.spec.volumes);
@@ -425,5 +513,8 @@ test('absurd nesting is a clear SI_INPUT_LIMIT error, not a stack overflow', () 
     deep.x = next;
     deep = next;
   }
-  assert.throws(() => strategicMerge({ metadata: {} }, overlay), (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT');
+  assert.throws(
+    () => strategicMerge({ metadata: {} }, overlay),
+    (err: unknown) => err instanceof InjectorError && err.code === 'SI_INPUT_LIMIT',
+  );
 });

@@ -27,14 +27,7 @@
  */
 import { InjectionError } from '../errors.js';
 import { cloneJson, getOwn, isPlainObject, type JsonObject } from '../util/json.js';
-import {
-  DELETE_FROM_PRIMITIVE_LIST,
-  DIRECTIVE,
-  mergeError,
-  RETAIN_KEYS,
-  SET_ELEMENT_ORDER,
-  takeNew,
-} from './smp-directives.js';
+import { DELETE_FROM_PRIMITIVE_LIST, DIRECTIVE, mergeError, RETAIN_KEYS, SET_ELEMENT_ORDER, takeNew } from './smp-directives.js';
 import { applyElementOrder, deleteFromScalarList, mergeKeyedList, mergeScalarSet, validateElementOrder } from './smp-list.js';
 import { fieldOf, OPAQUE_SCHEMA, POD_SCHEMA, type SmpField, type SmpSchema } from './smp-schema.js';
 import { joinKey, kindOf, MAX_DEPTH, tooDeep } from './values.js';

@@ -66,4 +66,3 @@ export function tooDeep(path: string, what: string): InjectionError {
     details: { path },
   });
 }
-

@@ -140,7 +140,10 @@ class Analyzer {
         let argCtx: Ctx = 'config';
         if (n.pipe !== null) {
           const only = n.pipe.cmds.length === 1 && n.pipe.decl.length === 0 && n.pipe.cmds[0].args.length === 1 ? n.pipe.cmds[0].args[0] : undefined;
-          const passesRoot = only !== undefined && ctx === 'root' && (only.type === NodeType.Dot || (only.type === NodeType.Variable && only.ident.length === 1 && this.lookup(only.ident[0]) === 'root'));
+          const passesRoot =
+            only !== undefined &&
+            ctx === 'root' &&
+            (only.type === NodeType.Dot || (only.type === NodeType.Variable && only.ident.length === 1 && this.lookup(only.ident[0]) === 'root'));
           if (passesRoot) argCtx = 'root';
           else this.pipe(n.pipe, ctx, n);
         }
@@ -180,7 +183,11 @@ class Analyzer {
   private arg(a: Node, ctx: Ctx, at: Node): void {
     switch (a.type) {
       case NodeType.Field:
-        if (ctx === 'root' && !CONFIG_ROOTS.has(a.ident[0])) this.refuse(at, `reads ${nodeString(a)} from the pod, which the policy cannot use here (only .ObjectMeta.Name, .ObjectMeta.Namespace, .Spec.ServiceAccountName, one label or one annotation, printed as they are)`);
+        if (ctx === 'root' && !CONFIG_ROOTS.has(a.ident[0]))
+          this.refuse(
+            at,
+            `reads ${nodeString(a)} from the pod, which the policy cannot use here (only .ObjectMeta.Name, .ObjectMeta.Namespace, .Spec.ServiceAccountName, one label or one annotation, printed as they are)`,
+          );
         return;
       case NodeType.Variable: {
         const base = this.lookup(a.ident[0]);

@@ -20,7 +20,8 @@ export function celString(s: string): string {
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
     else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c >= 0xd800 && c <= 0xdfff) throw new InjectorError('SI_POLICY_UNSUPPORTED', 'a string holds a lone UTF-16 surrogate, which CEL cannot represent; use the webhook for this config');
+    else if (c >= 0xd800 && c <= 0xdfff)
+      throw new InjectorError('SI_POLICY_UNSUPPORTED', 'a string holds a lone UTF-16 surrogate, which CEL cannot represent; use the webhook for this config');
     else out += ch;
   }
   return out + '"';
@@ -45,13 +46,35 @@ const MAP_FIELDS = new Set(['labels', 'annotations', 'nodeSelector', 'limits', '
 
 /** CEL reserved words: Kubernetes escapes a property with such a name as `__word__`. */
 const RESERVED = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package',
-  'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
 function fieldName(name: string, where: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new InjectorError('SI_POLICY_UNSUPPORTED', `${where}: field name ${JSON.stringify(name)} is not a Pod field CEL can write; use the webhook for this config`);
+    throw new InjectorError(
+      'SI_POLICY_UNSUPPORTED',
+      `${where}: field name ${JSON.stringify(name)} is not a Pod field CEL can write; use the webhook for this config`,
+    );
   }
   const escaped = name.replace(/__/g, '__underscores__');
   return RESERVED.has(escaped) ? `__${escaped}__` : escaped;
@@ -67,7 +90,11 @@ export function celValue(value: unknown, path: readonly string[], str: (s: strin
   if (typeof value === 'string') return str(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new InjectorError('SI_POLICY_UNSUPPORTED', `${where}: the number ${value} is not an integer, which a Pod field never is; use the webhook for this config`);
+    if (!Number.isSafeInteger(value))
+      throw new InjectorError(
+        'SI_POLICY_UNSUPPORTED',
+        `${where}: the number ${value} is not an integer, which a Pod field never is; use the webhook for this config`,
+      );
     return String(value);
   }
   if (Array.isArray(value)) return celList(value.map((v) => celValue(v, path, str)));

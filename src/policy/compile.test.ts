@@ -33,14 +33,20 @@ describe('compilePolicy', () => {
     assert.equal(spec.reinvocationPolicy, 'IfNeeded');
     assert.equal(spec.failurePolicy, 'Fail');
     assert.deepEqual(spec.matchConstraints.resourceRules, [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }]);
-    assert.deepEqual(spec.mutations.map((m: any) => m.patchType), ['JSONPatch']);
+    assert.deepEqual(
+      spec.mutations.map((m: any) => m.patchType),
+      ['JSONPatch'],
+    );
     const names = spec.matchConditions.map((m: any) => m.name);
     assert.deepEqual(names, ['not-mirror-pod', 'not-host-network', 'not-ignored-namespace', 'not-yet-injected', 'injection-decision']);
     assert.match(spec.matchConditions[3].expression, /sidecar-injector-webhook\.morven\.me\/status/);
-    assert.deepEqual(c.bindings.map((b) => [b.kind, b.metadata && (b.metadata as any).name, (b.spec as any).policyName]), [
-      ['MutatingAdmissionPolicyBinding', 'nginx-namespace', 'nginx'],
-      ['MutatingAdmissionPolicyBinding', 'nginx-object', 'nginx'],
-    ]);
+    assert.deepEqual(
+      c.bindings.map((b) => [b.kind, b.metadata && (b.metadata as any).name, (b.spec as any).policyName]),
+      [
+        ['MutatingAdmissionPolicyBinding', 'nginx-namespace', 'nginx'],
+        ['MutatingAdmissionPolicyBinding', 'nginx-object', 'nginx'],
+      ],
+    );
     const ns = (c.bindings[0].spec as any).matchResources.namespaceSelector.matchExpressions;
     assert.deepEqual(ns[0], { key: 'sidecar-injection', operator: 'In', values: ['enabled'] });
     const e = expr(c);
@@ -55,7 +61,12 @@ describe('compilePolicy', () => {
   it('writes the status annotation with the template hash the webhook writes', async () => {
     const cfg = await loadConfig(example('policy-nginx-sidecar/config.yaml'));
     const c = compilePolicy(cfg, { name: 'nginx' });
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'n', labels: { 'sidecar-injector-webhook.morven.me/inject': 'true' }, annotations: { a: 'b' } }, spec: { containers: [{ name: 'app', image: 'x' }], volumes: [{ name: 'v', emptyDir: {} }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'n', labels: { 'sidecar-injector-webhook.morven.me/inject': 'true' }, annotations: { a: 'b' } },
+      spec: { containers: [{ name: 'app', image: 'x' }], volumes: [{ name: 'v', emptyDir: {} }] },
+    };
     const r = injectPod(pod, { namespace: 'n', mode: 'webhook' }, cfg);
     assert.equal(r.kind, 'injected');
     const status = (r.pod.metadata as any).annotations['sidecar-injector-webhook.morven.me/status'] as string;
@@ -67,7 +78,11 @@ describe('compilePolicy', () => {
 
   it('refuses the webhook-only log shipper naming template, line and construct', async () => {
     const cfg = await loadConfig(example('log-shipper/config.yaml'));
-    refused(() => compilePolicy(cfg, { name: 'x' }), 'template "log-shipper", line 2', '{{$volume := annotation .ObjectMeta "logging.example.com/volume" .Values.volume}}');
+    refused(
+      () => compilePolicy(cfg, { name: 'x' }),
+      'template "log-shipper", line 2',
+      '{{$volume := annotation .ObjectMeta "logging.example.com/volume" .Values.volume}}',
+    );
   });
 
   it('refuses the built-in Istio-style config', async () => {
@@ -76,15 +91,40 @@ describe('compilePolicy', () => {
   });
 
   it('refuses ranges over containers, toYaml of pod data, conditions on pod fields', () => {
-    refused(() => compilePolicy(config({ t: 'spec:\n  containers:\n{{- range .Spec.Containers }}\n  - name: {{ .Name }}-copy\n{{- end }}\n' }), { name: 'x' }), 'line 3', '{{range .Spec.Containers}}', 'reads .Spec.Containers');
-    refused(() => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n    args: [{{ toYaml .ObjectMeta.Labels }}]\n' }), { name: 'x' }), 'line 5', 'toYaml .ObjectMeta.Labels');
-    refused(() => compilePolicy(config({ t: '{{ if eq .ObjectMeta.Namespace "prod" }}spec:\n  containers:\n  - name: s\n    image: x\n{{ end }}' }), { name: 'x' }), 'line 1', 'if eq .ObjectMeta.Namespace');
-    refused(() => compilePolicy(config({ t: '{{ template "h" . }}{{ define "h" }}spec:\n  containers:\n  - name: s\n    image: {{ .DeploymentMeta.Name }}\n{{ end }}' }), { name: 'x' }), 'reads .DeploymentMeta.Name');
+    refused(
+      () => compilePolicy(config({ t: 'spec:\n  containers:\n{{- range .Spec.Containers }}\n  - name: {{ .Name }}-copy\n{{- end }}\n' }), { name: 'x' }),
+      'line 3',
+      '{{range .Spec.Containers}}',
+      'reads .Spec.Containers',
+    );
+    refused(
+      () => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n    args: [{{ toYaml .ObjectMeta.Labels }}]\n' }), { name: 'x' }),
+      'line 5',
+      'toYaml .ObjectMeta.Labels',
+    );
+    refused(
+      () => compilePolicy(config({ t: '{{ if eq .ObjectMeta.Namespace "prod" }}spec:\n  containers:\n  - name: s\n    image: x\n{{ end }}' }), { name: 'x' }),
+      'line 1',
+      'if eq .ObjectMeta.Namespace',
+    );
+    refused(
+      () =>
+        compilePolicy(
+          config({ t: '{{ template "h" . }}{{ define "h" }}spec:\n  containers:\n  - name: s\n    image: {{ .DeploymentMeta.Name }}\n{{ end }}' }),
+          { name: 'x' },
+        ),
+      'reads .DeploymentMeta.Name',
+    );
   });
 
   it('compiles .Values-only templates with control flow, rendered once', () => {
     const c = compilePolicy(
-      config({ t: '{{ $n := .Values.names }}spec:\n  initContainers:\n{{- range $i, $e := $n }}\n  - name: init-{{ $e }}\n    image: {{ $.Values.image | quote }}\n    restartPolicy: Always\n{{- end }}\n' }, { values: { names: [0, 1], image: 'img:1' } }),
+      config(
+        {
+          t: '{{ $n := .Values.names }}spec:\n  initContainers:\n{{- range $i, $e := $n }}\n  - name: init-{{ $e }}\n    image: {{ $.Values.image | quote }}\n    restartPolicy: Always\n{{- end }}\n',
+        },
+        { values: { names: [0, 1], image: 'img:1' } },
+      ),
       { name: 'x' },
     );
     const e = expr(c);
@@ -113,23 +153,49 @@ describe('compilePolicy', () => {
   });
 
   it('refuses item names made from pod fields, changes to the pod, Istio post-processing and injectedAnnotations', () => {
-    refused(() => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: {{ .ObjectMeta.Name | quote }}\n    image: x\n' }), { name: 'x' }), 'item names must be fixed');
-    refused(() => compilePolicy(config({ t: 'spec:\n  dnsPolicy: None\n  containers:\n  - name: s\n    image: x\n' }), { name: 'x' }), 'changes the pod', '/spec/dnsPolicy');
-    refused(() => compilePolicy(config({ t: 'metadata:\n  labels:\n    a: b\nspec:\n  containers:\n  - name: s\n    image: x\n' }), { name: 'x' }), 'changes the pod', '/metadata/labels');
-    refused(() => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n' }, { values: { istioPostProcessing: true } }), { name: 'x' }), 'istioPostProcessing');
-    refused(() => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n' }, { injectedAnnotations: { a: 'b' } }), { name: 'x' }), 'injectedAnnotations');
+    refused(
+      () => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: {{ .ObjectMeta.Name | quote }}\n    image: x\n' }), { name: 'x' }),
+      'item names must be fixed',
+    );
+    refused(
+      () => compilePolicy(config({ t: 'spec:\n  dnsPolicy: None\n  containers:\n  - name: s\n    image: x\n' }), { name: 'x' }),
+      'changes the pod',
+      '/spec/dnsPolicy',
+    );
+    refused(
+      () => compilePolicy(config({ t: 'metadata:\n  labels:\n    a: b\nspec:\n  containers:\n  - name: s\n    image: x\n' }), { name: 'x' }),
+      'changes the pod',
+      '/metadata/labels',
+    );
+    refused(
+      () => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n' }, { values: { istioPostProcessing: true } }), { name: 'x' }),
+      'istioPostProcessing',
+    );
+    refused(
+      () => compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n' }, { injectedAnnotations: { a: 'b' } }), { name: 'x' }),
+      'injectedAnnotations',
+    );
   });
 
   it('models the undo record per pod shape (lists the injection creates)', () => {
-    const t = 'spec:\n  initContainers:\n  - name: i\n    image: x\n  containers:\n  - name: s\n    image: x\n  volumes:\n  - name: v\n    emptyDir: {}\n  imagePullSecrets:\n  - name: reg\n';
+    const t =
+      'spec:\n  initContainers:\n  - name: i\n    image: x\n  containers:\n  - name: s\n    image: x\n  volumes:\n  - name: v\n    emptyDir: {}\n  imagePullSecrets:\n  - name: reg\n';
     const c = compilePolicy(config({ t }), { name: 'x' });
     const undo = ((c.policy.spec as any).variables as { name: string; expression: string }[]).find((v) => v.name === 'undo')!.expression;
-    for (const p of ['/metadata/annotations', '/spec/initContainers', '/spec/volumes', '/spec/imagePullSecrets']) assert.ok(undo.includes(`\\"p\\":\\"${p}\\"`), `${undo} lacks ${p}`);
+    for (const p of ['/metadata/annotations', '/spec/initContainers', '/spec/volumes', '/spec/imagePullSecrets'])
+      assert.ok(undo.includes(`\\"p\\":\\"${p}\\"`), `${undo} lacks ${p}`);
   });
 
   it('binds unlabelled namespaces too with enableNamespacesByDefault', () => {
-    const c = compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n' }), { name: 'x', enableNamespacesByDefault: true, failurePolicy: 'Ignore' });
-    assert.deepEqual(c.bindings.map((b) => (b.metadata as any).name), ['x-namespace', 'x-object', 'x-auto']);
+    const c = compilePolicy(config({ t: 'spec:\n  containers:\n  - name: s\n    image: x\n' }), {
+      name: 'x',
+      enableNamespacesByDefault: true,
+      failurePolicy: 'Ignore',
+    });
+    assert.deepEqual(
+      c.bindings.map((b) => (b.metadata as any).name),
+      ['x-namespace', 'x-object', 'x-auto'],
+    );
     assert.equal((c.policy.spec as any).failurePolicy, 'Ignore');
   });
 });
@@ -144,7 +210,11 @@ describe('policy examples', () => {
     ]) {
       const c = compilePolicy(await loadConfig(example(cfg)), { name });
       const text = [c.policy, ...c.bindings].map((d) => stringifyObject(d)).join('---\n');
-      assert.equal(readFileSync(example(out), 'utf8'), text, `${out} is stale: sidecar-injector policy -c examples/${cfg} --name ${name} --output-file examples/${out}`);
+      assert.equal(
+        readFileSync(example(out), 'utf8'),
+        text,
+        `${out} is stale: sidecar-injector policy -c examples/${cfg} --name ${name} --output-file examples/${out}`,
+      );
     }
   });
 });

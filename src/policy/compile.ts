@@ -55,11 +55,17 @@ export const DEFAULT_POLICY_NAME = 'sidecar-injector';
  */
 export function planPolicy(config: LoadedConfig): { plan: Probe; templates: string[] } {
   if (istioPostProcessingEnabled(config)) {
-    throw new InjectorError('SI_POLICY_UNSUPPORTED', "values.istioPostProcessing is on: Istio's post-processing reads the whole pod; use the webhook for this config");
+    throw new InjectorError(
+      'SI_POLICY_UNSUPPORTED',
+      "values.istioPostProcessing is on: Istio's post-processing reads the whole pod; use the webhook for this config",
+    );
   }
   const injected = Object.keys(config.injectedAnnotations);
   if (injected.length > 0) {
-    throw new InjectorError('SI_POLICY_UNSUPPORTED', `injectedAnnotations (${injected.join(', ')}): the policy adds no annotations but the status; use the webhook for this config`);
+    throw new InjectorError(
+      'SI_POLICY_UNSUPPORTED',
+      `injectedAnnotations (${injected.join(', ')}): the policy adds no annotations but the status; use the webhook for this config`,
+    );
   }
   const names = selectTemplates({}, config).names;
   const uses: FieldUse[] = [];
@@ -75,7 +81,10 @@ export function planPolicy(config: LoadedConfig): { plan: Probe; templates: stri
 export function compilePolicy(config: LoadedConfig, options: PolicyOptions): CompiledPolicy {
   // The match conditions encode decide's exact "true"/"false"; the tutorial's value lists are not in them yet.
   if (config.injectionValues.inject !== null || config.injectionValues.injected.length > 0) {
-    throw new InjectorError('SI_POLICY_UNSUPPORTED', 'the config sets injectionValues (opt-in values other than "true", or status markers), which the policy\'s match conditions do not express yet; use the webhook for this config');
+    throw new InjectorError(
+      'SI_POLICY_UNSUPPORTED',
+      'the config sets injectionValues (opt-in values other than "true", or status markers), which the policy\'s match conditions do not express yet; use the webhook for this config',
+    );
   }
   const { plan: p, templates: names } = planPolicy(config);
   const policy = {
@@ -186,4 +195,3 @@ function statusVariables(p: Probe): { name: string; expression: string }[] {
     { name: 'status', expression: status },
   ];
 }
-

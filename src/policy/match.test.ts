@@ -29,7 +29,9 @@ function policyInjects(config: LoadedConfig, pod: Pod, nsLabels: Record<string, 
   const podLabels = new Map(Object.entries(pod.labels));
   const nsMap = new Map(Object.entries({ ...nsLabels, 'kubernetes.io/metadata.name': pod.namespace }));
   const scopes = webhookScopes(config.injectionKeys, { injectorNamespace: '', excludedNamespaces: config.ignoredNamespaces, matchConditions: false });
-  const bound = scopes.some((s) => selectorMatches(compileSelector(s.namespaceSelector), nsMap) && selectorMatches(compileSelector(s.objectSelector), podLabels));
+  const bound = scopes.some(
+    (s) => selectorMatches(compileSelector(s.namespaceSelector), nsMap) && selectorMatches(compileSelector(s.objectSelector), podLabels),
+  );
   if (!bound) return false;
   // The apiserver omits empty maps and false booleans from the object CEL sees.
   const metadata: Record<string, unknown> = { namespace: pod.namespace };
@@ -64,10 +66,21 @@ describe('policy selection == decide, Istio decision table', { skip: existsSync(
 });
 
 describe('policy selection == webhook scopes + decide, our table', () => {
-  const keys = { inject: 'x.example.com/inject', status: 'x.example.com/status', templates: 'x.example.com/t', namespaceLabel: 'x-injection', revisionLabel: 'x.example.com/rev' };
+  const keys = {
+    inject: 'x.example.com/inject',
+    status: 'x.example.com/status',
+    templates: 'x.example.com/t',
+    namespaceLabel: 'x-injection',
+    revisionLabel: 'x.example.com/rev',
+  };
   const configs = {
     enabled: decisionConfig({ policy: 'enabled', injectionKeys: keys, ignoredNamespaces: ['infra'] }),
-    disabled: decisionConfig({ policy: 'disabled', injectionKeys: keys, alwaysInjectSelector: [{ matchLabels: { tier: 'web' } }], neverInjectSelector: [{ matchExpressions: [{ key: 'legacy', operator: 'Exists' }] }] }),
+    disabled: decisionConfig({
+      policy: 'disabled',
+      injectionKeys: keys,
+      alwaysInjectSelector: [{ matchLabels: { tier: 'web' } }],
+      neverInjectSelector: [{ matchExpressions: [{ key: 'legacy', operator: 'Exists' }] }],
+    }),
     off: decisionConfig({ policy: 'off', injectionKeys: keys }),
   };
   const nsOn = { 'x-injection': 'enabled' };
@@ -96,7 +109,9 @@ describe('policy selection == webhook scopes + decide, our table', () => {
       assert.equal(policyInjects(config, pod, ns), expected);
       // Where the webhook would be called, the core must agree (the already-injected pod is the core's re-injection case).
       const reached = webhookScopes(config.injectionKeys, { injectorNamespace: '', excludedNamespaces: config.ignoredNamespaces, matchConditions: false }).some(
-        (s) => selectorMatches(compileSelector(s.namespaceSelector), new Map(Object.entries({ ...ns, 'kubernetes.io/metadata.name': pod.namespace }))) && selectorMatches(compileSelector(s.objectSelector), new Map(Object.entries(pod.labels))),
+        (s) =>
+          selectorMatches(compileSelector(s.namespaceSelector), new Map(Object.entries({ ...ns, 'kubernetes.io/metadata.name': pod.namespace }))) &&
+          selectorMatches(compileSelector(s.objectSelector), new Map(Object.entries(pod.labels))),
       );
       if (!('x.example.com/status' in pod.annotations)) assert.equal(reached && coreInjects(config, pod), expected);
     });

@@ -53,18 +53,27 @@ function applyPlan(plan: Probe, statusKey: string, pod: Obj, namespace: string):
   return out;
 }
 
-const labelValue = fc.oneof(fc.constantFrom('', 'yes', '1e3', 'true', 'null', 'web', '012', 'a_b'), fc.stringMatching(/^[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?$/));
+const labelValue = fc.oneof(
+  fc.constantFrom('', 'yes', '1e3', 'true', 'null', 'web', '012', 'a_b'),
+  fc.stringMatching(/^[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?$/),
+);
 const anyText = fc.oneof(fc.constantFrom('a: b', '"q"', 'l1\nl2', '#x', ' ', 'ü €', '{{x}}'), fc.string({ maxLength: 12 }));
 const dns = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
 
 function podArb(printedLabels: string[], printedAnnotations: string[]): fc.Arbitrary<Obj> {
   const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
   const keyed = (keys: string[], v: fc.Arbitrary<string>) =>
-    fc.record(Object.fromEntries([...keys, 'other'].map((k) => [k, maybe(v)]))).map((r) => Object.fromEntries(Object.entries(r).filter(([, x]) => x !== undefined)) as Record<string, string>);
-  const items = (prefix: string, make: (n: string) => Obj) => maybe(fc.integer({ min: 1, max: 2 }).map((n) => Array.from({ length: n }, (_, i) => make(`${prefix}-${i}`))));
+    fc
+      .record(Object.fromEntries([...keys, 'other'].map((k) => [k, maybe(v)])))
+      .map((r) => Object.fromEntries(Object.entries(r).filter(([, x]) => x !== undefined)) as Record<string, string>);
+  const items = (prefix: string, make: (n: string) => Obj) =>
+    maybe(fc.integer({ min: 1, max: 2 }).map((n) => Array.from({ length: n }, (_, i) => make(`${prefix}-${i}`))));
   return fc
     .record({
-      name: fc.oneof(dns.map((n) => ({ name: n })), fc.constant({ generateName: 'gen-' })),
+      name: fc.oneof(
+        dns.map((n) => ({ name: n })),
+        fc.constant({ generateName: 'gen-' }),
+      ),
       labels: keyed(printedLabels, labelValue),
       annotations: keyed(printedAnnotations, anyText),
       serviceAccountName: maybe(dns),
@@ -126,14 +135,20 @@ function check(config: LoadedConfig, labels: string[], annotations: string[], op
 describe('the policy plan applied to random pods == the webhook injection', () => {
   it('a sidecar printing every supported pod field, every list', () => {
     const config = parseConfig(AGENT);
-    assert.deepEqual(planPolicy(config).plan.fields.map((f) => fieldKey(f.field)).sort(), ['annotation:example.com/team', 'label:app', 'name', 'namespace', 'serviceAccountName']);
+    assert.deepEqual(
+      planPolicy(config)
+        .plan.fields.map((f) => fieldKey(f.field))
+        .sort(),
+      ['annotation:example.com/team', 'label:app', 'name', 'namespace', 'serviceAccountName'],
+    );
     check(config, ['app'], ['example.com/team']);
   });
   it('the tutorial nginx sidecar as a template (examples/policy-nginx-sidecar)', async () => {
-    check(await loadConfig(example('policy-nginx-sidecar/config.yaml')), [], ['sidecar-injector-webhook.morven.me/nginx-config'], { 'sidecar-injector-webhook.morven.me/inject': 'true' });
+    check(await loadConfig(example('policy-nginx-sidecar/config.yaml')), [], ['sidecar-injector-webhook.morven.me/nginx-config'], {
+      'sidecar-injector-webhook.morven.me/inject': 'true',
+    });
   });
   it('the policy log shipper (examples/policy-log-shipper)', async () => {
     check(await loadConfig(example('policy-log-shipper/config.yaml')), ['app'], [], { 'logging.example.com/ship-logs': 'true' });
   });
 });
-

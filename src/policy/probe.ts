@@ -92,7 +92,8 @@ interface Outcome {
 function run(config: LoadedConfig, pod: JsonObject, namespace: string): Outcome {
   // Manual mode: the decision is the policy's match conditions' job; here only what is added matters.
   const result = injectPod(pod, { namespace, mode: 'manual' }, config);
-  if (result.kind !== 'injected') throw new InjectorError('SI_POLICY_UNSUPPORTED', `the core does not inject the probe pod (${result.decision.message}); use the webhook for this config`);
+  if (result.kind !== 'injected')
+    throw new InjectorError('SI_POLICY_UNSUPPORTED', `the core does not inject the probe pod (${result.decision.message}); use the webhook for this config`);
   const out = cloneJson(result.pod);
   const statusKey = config.injectionKeys.status;
   const meta = out.metadata as Obj;
@@ -101,7 +102,7 @@ function run(config: LoadedConfig, pod: JsonObject, namespace: string): Outcome 
   delete annotations[statusKey];
   if (Object.keys(annotations).length === 0 && !isPlainObject((pod.metadata as Obj).annotations)) delete meta.annotations;
   const spec = out.spec as Obj;
-  const inSpec = (pod.spec as Obj);
+  const inSpec = pod.spec as Obj;
   const items = {} as Record<ListName, ListPlan>;
   const names: Record<ListName, readonly string[]> = {
     containers: result.status.containers ?? [],
@@ -121,7 +122,10 @@ function run(config: LoadedConfig, pod: JsonObject, namespace: string): Outcome 
       if (firstOwn < 0 || i > lastOwn) plan.after.push(it);
       else if (i < firstOwn) plan.before.push(it);
       else {
-        throw new InjectorError('SI_POLICY_UNSUPPORTED', `the sidecar puts ${l} item ${JSON.stringify(it.name)} between the pod's own items; the policy can only add items before or after them; use the webhook for this config`);
+        throw new InjectorError(
+          'SI_POLICY_UNSUPPORTED',
+          `the sidecar puts ${l} item ${JSON.stringify(it.name)} between the pod's own items; the policy can only add items before or after them; use the webhook for this config`,
+        );
       }
     });
     items[l] = plan;
@@ -158,7 +162,31 @@ function substitute(v: unknown, fields: Probe['fields'], values: Values): unknow
 const DNS_VALUES = ['1', '1e3', '0x1f', '012', 'yes', 'no', 'on', 'off', 'y', 'n', 'null', 'true', 'false', 'nan', '1.5', 'a-b.c'];
 const LABEL_VALUES = [...DNS_VALUES, '', '1_0', '0b1', 'Yes', 'NULL', 'True', 'a_b', '1.'];
 const ANNOTATION_VALUES = [
-  ...LABEL_VALUES, 'a: b', '"q"', "'s'", '#x', 'x #y', 'l1\nl2', '[x]', '{x: y}', '\\', ' lead', 'trail ', '@x', '%x', '*x', '&x', '!x', '|', '>', '- x', '---', '\t', 'ü €', '{{x}}', '~',
+  ...LABEL_VALUES,
+  'a: b',
+  '"q"',
+  "'s'",
+  '#x',
+  'x #y',
+  'l1\nl2',
+  '[x]',
+  '{x: y}',
+  '\\',
+  ' lead',
+  'trail ',
+  '@x',
+  '%x',
+  '*x',
+  '&x',
+  '!x',
+  '|',
+  '>',
+  '- x',
+  '---',
+  '\t',
+  'ü €',
+  '{{x}}',
+  '~',
 ];
 
 function variantValues(kind: PodField['kind']): string[] {
@@ -190,7 +218,12 @@ export function probe(config: LoadedConfig, uses: readonly FieldUse[]): Probe {
     for (const it of [...base.items[l].before, ...base.items[l].after]) {
       if (fields.some((f) => JSON.stringify(it.name).includes(f.sentinel))) {
         const f = fields.find((x) => JSON.stringify(it.name).includes(x.sentinel))!;
-        throw refusal(f.use.template, f.use.line, f.use.construct, `names a ${l} item after ${fieldText(f.field)}; item names must be fixed (they are merge keys and go into the status annotation)`);
+        throw refusal(
+          f.use.template,
+          f.use.line,
+          f.use.construct,
+          `names a ${l} item after ${fieldText(f.field)}; item names must be fixed (they are merge keys and go into the status annotation)`,
+        );
       }
     }
   }
@@ -213,7 +246,13 @@ export function probe(config: LoadedConfig, uses: readonly FieldUse[]): Probe {
     values.set(fieldKey(f.field), undefined);
     const got = run(config, syntheticPod(fields, values, full), nsOf(values));
     f.missing = missingText(base.items, got.items, f.sentinel);
-    if (f.missing === undefined) throw refusal(f.use.template, f.use.line, f.use.construct, `prints ${fieldText(f.field)} where the rendered YAML changes shape when it is missing (quote it, e.g. with | quote)`);
+    if (f.missing === undefined)
+      throw refusal(
+        f.use.template,
+        f.use.line,
+        f.use.construct,
+        `prints ${fieldText(f.field)} where the rendered YAML changes shape when it is missing (quote it, e.g. with | quote)`,
+      );
     expectSame(got, values, f, undefined);
   }
   // Every field stays text, whatever its value.
@@ -226,7 +265,12 @@ export function probe(config: LoadedConfig, uses: readonly FieldUse[]): Probe {
         got = run(config, syntheticPod(fields, values, full), nsOf(values));
       } catch (err) {
         if (!(err instanceof InjectorError) || err.code === 'SI_POLICY_UNSUPPORTED') throw err;
-        throw refusal(f.use.template, f.use.line, f.use.construct, `prints ${fieldText(f.field)} where the value ${JSON.stringify(v)} breaks the rendered YAML (${err.message.split('\n')[0]}) (quote it, e.g. with | quote)`);
+        throw refusal(
+          f.use.template,
+          f.use.line,
+          f.use.construct,
+          `prints ${fieldText(f.field)} where the value ${JSON.stringify(v)} breaks the rendered YAML (${err.message.split('\n')[0]}) (quote it, e.g. with | quote)`,
+        );
       }
       expectSame(got, values, f, v);
     }
@@ -285,7 +329,10 @@ function statusModel(config: LoadedConfig, fields: Probe['fields'], values: Valu
   const full = base.status;
   const undoAt = full.endsWith('}') ? full.length - 1 : -1;
   if (undoAt < 0 || full.includes('"undo":')) {
-    throw new InjectorError('SI_POLICY_UNSUPPORTED', `the status annotation of a pod that has every list records an undo (${full}); the policy cannot reproduce it; use the webhook for this config`);
+    throw new InjectorError(
+      'SI_POLICY_UNSUPPORTED',
+      `the status annotation of a pod that has every list records an undo (${full}); the policy cannot reproduce it; use the webhook for this config`,
+    );
   }
   const head = full.slice(0, undoAt);
   const fragments: Probe['status']['fragments'] = [];
@@ -296,7 +343,11 @@ function statusModel(config: LoadedConfig, fields: Probe['fields'], values: Valu
   for (const entry of undo) {
     const p = (JSON.parse(entry) as { p?: string }).p;
     const flag = flags.find((f) => (f === 'annotations' ? p === '/metadata/annotations' : p === `/spec/${f}`));
-    if (flag === undefined) throw new InjectorError('SI_POLICY_UNSUPPORTED', `the status annotation records an undo the policy cannot reproduce (${entry}); use the webhook for this config`);
+    if (flag === undefined)
+      throw new InjectorError(
+        'SI_POLICY_UNSUPPORTED',
+        `the status annotation records an undo the policy cannot reproduce (${entry}); use the webhook for this config`,
+      );
     fragments.push({ absent: flag, text: entry });
   }
   const model: Probe['status'] = { head, fragments, tail: ']}', noUndoTail: '}' };
@@ -309,7 +360,8 @@ function statusModel(config: LoadedConfig, fields: Probe['fields'], values: Valu
 }
 
 function parseUndo(status: string, head: string): string[] {
-  if (!status.startsWith(head)) throw new InjectorError('SI_POLICY_UNSUPPORTED', 'the status annotation differs between pods beyond its undo record; use the webhook for this config');
+  if (!status.startsWith(head))
+    throw new InjectorError('SI_POLICY_UNSUPPORTED', 'the status annotation differs between pods beyond its undo record; use the webhook for this config');
   const rest = status.slice(head.length);
   if (rest === '}') return [];
   if (!rest.startsWith(',"undo":') || !rest.endsWith('}')) throw new InjectorError('SI_INTERNAL', `internal: unexpected status annotation ${status}`);

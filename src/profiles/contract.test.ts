@@ -42,54 +42,72 @@ function configs() {
   const text = (name: string) => readFileSync(new URL(`../../defaults/${name}`, import.meta.url), 'utf8');
   const istio = parseConfig(text('config.yaml').replace(/^compatibility: none$/m, 'compatibility: istio'), text('values.yaml'));
   assert.equal(istio.compatibility.mode, 'istio');
-  return [['built-in', bareDefaultConfig()], ['built-in, compatibility: istio', istio]] as const;
+  return [
+    ['built-in', bareDefaultConfig()],
+    ['built-in, compatibility: istio', istio],
+  ] as const;
 }
 
-for (const bind of DEFAULT_PROFILES) for (const [label, config] of configs()) {
-  const profile = bind(config);
+for (const bind of DEFAULT_PROFILES)
+  for (const [label, config] of configs()) {
+    const profile = bind(config);
 
-  describe(`profile ${profile.name} (${label} config): the hook contract`, () => {
-    it('has a name and only the hooks the pipeline knows', () => {
-      assert.match(profile.name, /^[a-z][a-z0-9-]*$/);
-      for (const key of Object.keys(profile)) assert.ok(['name', 'strip', 'validate', 'forPod'].includes(key), `unknown hook ${key}`);
-    });
+    describe(`profile ${profile.name} (${label} config): the hook contract`, () => {
+      it('has a name and only the hooks the pipeline knows', () => {
+        assert.match(profile.name, /^[a-z][a-z0-9-]*$/);
+        for (const key of Object.keys(profile)) assert.ok(['name', 'strip', 'validate', 'forPod'].includes(key), `unknown hook ${key}`);
+      });
 
-    it('validate and forPod only read the pod and its annotations', () => {
-      const p = deepFreeze(pod());
-      profile.validate?.(p.metadata!.annotations!);
-      const hooks = profile.forPod?.(deepFreeze({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} }));
-      if (hooks === undefined) return;
-      for (const key of Object.keys(hooks)) assert.ok(['templateFields', 'holdFirst', 'initBeforeSidecar', 'leadingInitContainers', 'postProcess'].includes(key), `unknown pod hook ${key}`);
-      if (hooks.holdFirst !== undefined) assert.equal(typeof hooks.holdFirst, 'boolean');
-      const isNames = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
-      if (hooks.leadingInitContainers !== undefined) assert.ok(isNames(hooks.leadingInitContainers));
-      if (hooks.initBeforeSidecar !== undefined) assert.ok(isNames(hooks.initBeforeSidecar(p.metadata!.annotations!)), 'initBeforeSidecar reads the annotations and gives names');
-    });
+      it('validate and forPod only read the pod and its annotations', () => {
+        const p = deepFreeze(pod());
+        profile.validate?.(p.metadata!.annotations!);
+        const hooks = profile.forPod?.(deepFreeze({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} }));
+        if (hooks === undefined) return;
+        for (const key of Object.keys(hooks))
+          assert.ok(['templateFields', 'holdFirst', 'initBeforeSidecar', 'leadingInitContainers', 'postProcess'].includes(key), `unknown pod hook ${key}`);
+        if (hooks.holdFirst !== undefined) assert.equal(typeof hooks.holdFirst, 'boolean');
+        const isNames = (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string');
+        if (hooks.leadingInitContainers !== undefined) assert.ok(isNames(hooks.leadingInitContainers));
+        if (hooks.initBeforeSidecar !== undefined)
+          assert.ok(isNames(hooks.initBeforeSidecar(p.metadata!.annotations!)), 'initBeforeSidecar reads the annotations and gives names');
+      });
 
-    it('templateFields keeps every field it is given, in order, and adds only new names', () => {
-      const p = deepFreeze(pod());
-      const hooks = profile.forPod?.({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} });
-      if (hooks?.templateFields === undefined) return;
-      const fields = hooks.templateFields(deepFreeze([...CORE]));
-      const names = fields.map((f) => f.name);
-      assert.deepEqual(names.filter((n) => CORE.some((c) => c.name === n)), CORE.map((c) => c.name), 'the given fields stay, in their order');
-      for (const c of CORE) assert.equal(fields.find((f) => f.name === c.name), c, `field ${c.name} is passed on unchanged`);
-      assert.equal(new Set(names).size, names.length, 'no name twice');
-      for (const f of fields) f.get(); // every field can be computed for a plain pod
-    });
+      it('templateFields keeps every field it is given, in order, and adds only new names', () => {
+        const p = deepFreeze(pod());
+        const hooks = profile.forPod?.({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} });
+        if (hooks?.templateFields === undefined) return;
+        const fields = hooks.templateFields(deepFreeze([...CORE]));
+        const names = fields.map((f) => f.name);
+        assert.deepEqual(
+          names.filter((n) => CORE.some((c) => c.name === n)),
+          CORE.map((c) => c.name),
+          'the given fields stay, in their order',
+        );
+        for (const c of CORE)
+          assert.equal(
+            fields.find((f) => f.name === c.name),
+            c,
+            `field ${c.name} is passed on unchanged`,
+          );
+        assert.equal(new Set(names).size, names.length, 'no name twice');
+        for (const f of fields) f.get(); // every field can be computed for a plain pod
+      });
 
-    it('postProcess changes only the merged pod it is given', () => {
-      const p = deepFreeze(pod());
-      const hooks = profile.forPod?.({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} });
-      if (hooks?.postProcess === undefined) return;
-      const merged = cloneJson(p) as unknown as JsonObject;
-      hooks.postProcess(merged, p, deepFreeze({ containers: [], initContainers: [] }));
-    });
+      it('postProcess changes only the merged pod it is given', () => {
+        const p = deepFreeze(pod());
+        const hooks = profile.forPod?.({ pod: p, annotations: p.metadata!.annotations!, namespace: 'shop', owner: undefined, pathParams: {} });
+        if (hooks?.postProcess === undefined) return;
+        const merged = cloneJson(p) as unknown as JsonObject;
+        hooks.postProcess(merged, p, deepFreeze({ containers: [], initContainers: [] }));
+      });
 
-    it('strip changes only the pod it is given', () => {
-      if (profile.strip === undefined) return;
-      const p = pod();
-      profile.strip(p, deepFreeze({ containers: [{ name: 'istio-proxy', image: 'proxy', env: [{ name: 'ISTIO_KUBE_APP_PROBERS', value: '{}' }] }], initContainers: [] }));
+      it('strip changes only the pod it is given', () => {
+        if (profile.strip === undefined) return;
+        const p = pod();
+        profile.strip(
+          p,
+          deepFreeze({ containers: [{ name: 'istio-proxy', image: 'proxy', env: [{ name: 'ISTIO_KUBE_APP_PROBERS', value: '{}' }] }], initContainers: [] }),
+        );
+      });
     });
-  });
-}
+  }

@@ -30,7 +30,12 @@ function render(annotations: Record<string, string> = {}, values?: Record<string
   const cfg = defaultConfig();
   const pod = {
     metadata: { name: 'web-1', namespace: 'shop', annotations },
-    spec: { containers: [{ name: 'web', image: 'nginx' }, { name: 'worker', image: 'w' }] },
+    spec: {
+      containers: [
+        { name: 'web', image: 'nginx' },
+        { name: 'worker', image: 'w' },
+      ],
+    },
   };
   const data = {
     TypeMeta: viewAs('v1.TypeMeta', { kind: 'Pod', apiVersion: 'v1' }),

@@ -11,20 +11,32 @@ import { defaultConfig, DEFAULT_PROFILES, parseConfig, withProfiles } from './in
 
 describe('values.meshConfig is checked when the config loads', () => {
   it('a meshConfig that is not a map, or has a bad field, is a load error, not a failure at the first pod', () => {
-    assert.throws(() => parseConfig('policy: enabled\n', '{"meshConfig": "oops"}'), (e: unknown) => e instanceof ConfigError && /values\.meshConfig must be a map/.test(e.message));
-    assert.throws(() => parseConfig('policy: enabled\n', '{"meshConfig": {"defaultConfig": {"holdApplicationUntilProxyStarts": "sometimes"}}}'), (e: unknown) => e instanceof ConfigError && /values\.meshConfig is invalid/.test(e.message));
+    assert.throws(
+      () => parseConfig('policy: enabled\n', '{"meshConfig": "oops"}'),
+      (e: unknown) => e instanceof ConfigError && /values\.meshConfig must be a map/.test(e.message),
+    );
+    assert.throws(
+      () => parseConfig('policy: enabled\n', '{"meshConfig": {"defaultConfig": {"holdApplicationUntilProxyStarts": "sometimes"}}}'),
+      (e: unknown) => e instanceof ConfigError && /values\.meshConfig is invalid/.test(e.message),
+    );
     assert.doesNotThrow(() => parseConfig('policy: enabled\n', '{"meshConfig": {"defaultConfig": {"holdApplicationUntilProxyStarts": true}}}'));
   });
 });
 
 describe('profiles are bound at load', () => {
   it('the loaders give configs with the default profiles; config/load alone gives none', () => {
-    assert.deepEqual(defaultConfig().profiles.map((p) => p.name), ['istio']);
+    assert.deepEqual(
+      defaultConfig().profiles.map((p) => p.name),
+      ['istio'],
+    );
     assert.equal(DEFAULT_PROFILES.length, 1);
     const bare = parseWithoutProfiles('policy: enabled\n');
     assert.deepEqual(bare.profiles, []);
     const bound = withProfiles(bare);
-    assert.deepEqual(bound.profiles.map((p) => p.name), ['istio']);
+    assert.deepEqual(
+      bound.profiles.map((p) => p.name),
+      ['istio'],
+    );
     assert.ok(Object.isFrozen(bound), 'a bound config is frozen like any loaded config');
     assert.deepEqual(bare.profiles, [], 'binding leaves the given config alone');
     assert.equal(defaultConfig(), defaultConfig(), 'the built-in config is bound once');

@@ -53,22 +53,32 @@ function labels(args: string): Record<string, string> {
 }
 
 test('the parser joins continuations and drops comments', () => {
-  assert.deepEqual(parseDockerfile('# c\nFROM a AS b\nRUN x \\\n  y\n'), [{ op: 'FROM', args: 'a AS b' }, { op: 'RUN', args: 'x    y' }]);
+  assert.deepEqual(parseDockerfile('# c\nFROM a AS b\nRUN x \\\n  y\n'), [
+    { op: 'FROM', args: 'a AS b' },
+    { op: 'RUN', args: 'x    y' },
+  ]);
 });
 
 test('the Dockerfile final stage is an empty image holding only the assembled root filesystem', () => {
   assert.equal(final[0].args, 'scratch');
   const copies = final.filter((i) => i.op === 'COPY' || i.op === 'ADD');
   assert.deepEqual(copies, [{ op: 'COPY', args: '--from=build /rootfs/ /' }]);
-  assert.deepEqual(final.filter((i) => i.op === 'RUN'), [], 'a RUN in the final stage would need a shell the image does not have');
+  assert.deepEqual(
+    final.filter((i) => i.op === 'RUN'),
+    [],
+    'a RUN in the final stage would need a shell the image does not have',
+  );
   assert.match(build[0].args, /^node:20\S* AS build$/);
   const runs = build.filter((i) => i.op === 'RUN').map((i) => i.args);
-  assert.ok(runs.some((r) => r.includes('npm run build:exe') && r.includes('src/release/rootfs-cli.ts /rootfs')), 'the build stage does not assemble /rootfs with release/rootfs-cli.ts');
+  assert.ok(
+    runs.some((r) => r.includes('npm run build:exe') && r.includes('src/release/rootfs-cli.ts /rootfs')),
+    'the build stage does not assemble /rootfs with release/rootfs-cli.ts',
+  );
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   assert.match(pkg.scripts['build:exe'], /scripts\/build-exe\.mjs/);
 });
 
-test('the Dockerfile has the image\'s user, entrypoint, cmd, ports and working directory', () => {
+test("the Dockerfile has the image's user, entrypoint, cmd, ports and working directory", () => {
   assert.equal(one('USER'), IMAGE_USER);
   assert.deepEqual(JSON.parse(one('ENTRYPOINT')), [...IMAGE_ENTRYPOINT]);
   assert.deepEqual(JSON.parse(one('CMD')), [...IMAGE_CMD]);
@@ -76,7 +86,7 @@ test('the Dockerfile has the image\'s user, entrypoint, cmd, ports and working d
   assert.equal(one('WORKDIR'), IMAGE_WORKDIR);
 });
 
-test('the Dockerfile has the image\'s labels (version and revision from build arguments)', () => {
+test("the Dockerfile has the image's labels (version and revision from build arguments)", () => {
   const expected = imageLabels('REVISION', 'CREATED');
   // Docker records the creation time itself (config.created).
   delete expected['org.opencontainers.image.created'];

@@ -93,7 +93,10 @@ test('the embedded script requires only built-in modules, so Node prints no sing
   const script = readFileSync(join(dir, 'out', 'sea', 'sidecar-injector.cjs'), 'utf8');
   const required = [...new Set([...script.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!))];
   assert.ok(required.length > 10, `only ${required.length} require() calls found`);
-  assert.deepEqual(required.filter((id) => !id.startsWith('node:') && !builtinModules.includes(id)), []);
+  assert.deepEqual(
+    required.filter((id) => !id.startsWith('node:') && !builtinModules.includes(id)),
+    [],
+  );
   const r = runExe(['status', '--kubeconfig', join(dir, 'no-such-kubeconfig')]);
   assert.match(r.stderr, /SI_CLUSTER_CONFIG/, 'status did not get as far as reading the kubeconfig');
   assert.doesNotMatch(r.stderr, /Warning|single-executable/);

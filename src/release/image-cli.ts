@@ -23,7 +23,8 @@ function git(args: string[]): string | undefined {
 function sourceEpoch(): number {
   const raw = process.env.SOURCE_DATE_EPOCH ?? git(['log', '-1', '--format=%ct']);
   const epoch = Number(raw);
-  if (raw === undefined || raw === '' || !Number.isInteger(epoch) || epoch < 0) throw new Error('no timestamp for the image: set SOURCE_DATE_EPOCH (this is not a git checkout)');
+  if (raw === undefined || raw === '' || !Number.isInteger(epoch) || epoch < 0)
+    throw new Error('no timestamp for the image: set SOURCE_DATE_EPOCH (this is not a git checkout)');
   return epoch;
 }
 

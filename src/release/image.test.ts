@@ -41,7 +41,15 @@ let pristine = '';
 before(() => {
   if (skip !== false) return;
   const exe = buildExe(join(dir, 'out'));
-  const build = (name: string) => buildImage({ exe, layout: join(dir, name), archive: join(dir, `${name}.oci.tar`), dockerArchive: join(dir, `${name}.docker.tar`), epoch: EPOCH, revision: 'test-revision' });
+  const build = (name: string) =>
+    buildImage({
+      exe,
+      layout: join(dir, name),
+      archive: join(dir, `${name}.oci.tar`),
+      dockerArchive: join(dir, `${name}.docker.tar`),
+      epoch: EPOCH,
+      revision: 'test-revision',
+    });
   a = build('a');
   b = build('b');
   const r = spawnSync('umoci', ['unpack', '--image', `${a.layout}:${a.tag}`, bundle], { encoding: 'utf8' });
@@ -85,7 +93,10 @@ test('the image config: entrypoint `sidecar-injector serve`, user 65532, ports, 
   const index = JSON.parse(readFileSync(join(a.layout, 'index.json'), 'utf8')) as { manifests: { digest: string }[] };
   const manifest = blob(a.layout, index.manifests[0].digest) as { config: { digest: string }; layers: unknown[]; annotations: Record<string, string> };
   assert.equal(manifest.layers.length, 1);
-  const config = blob(a.layout, manifest.config.digest) as { created: string; config: { Entrypoint: string[]; Cmd: string[]; User: string; ExposedPorts: Record<string, unknown>; Labels: Record<string, string> } };
+  const config = blob(a.layout, manifest.config.digest) as {
+    created: string;
+    config: { Entrypoint: string[]; Cmd: string[]; User: string; ExposedPorts: Record<string, unknown>; Labels: Record<string, string> };
+  };
   assert.deepEqual([...config.config.Entrypoint, ...config.config.Cmd], ['/usr/local/bin/sidecar-injector', 'serve']);
   assert.deepEqual(config.config.Entrypoint, [...IMAGE_ENTRYPOINT]);
   assert.deepEqual(config.config.Cmd, [...IMAGE_CMD]);
@@ -130,9 +141,17 @@ test('the image holds nothing outside the allow-list: no shell, no package manag
   walk('');
   const stray = files.filter((f) => !ALLOWED_FILES.some((re) => re.test(f)));
   assert.deepEqual(stray, [], 'files outside the allow-list');
-  for (const d of dirs) assert.ok(files.some((f) => f.startsWith(`${d}/`)), `empty directory ${d}`);
-  for (const needed of ['usr/local/bin/sidecar-injector', 'etc/passwd', 'etc/group', 'etc/ssl/certs/ca-certificates.crt']) assert.ok(files.includes(needed), `${needed} missing`);
-  assert.ok(files.some((f) => /\/libc\.so\.6$/.test(f)), 'libc missing');
+  for (const d of dirs)
+    assert.ok(
+      files.some((f) => f.startsWith(`${d}/`)),
+      `empty directory ${d}`,
+    );
+  for (const needed of ['usr/local/bin/sidecar-injector', 'etc/passwd', 'etc/group', 'etc/ssl/certs/ca-certificates.crt'])
+    assert.ok(files.includes(needed), `${needed} missing`);
+  assert.ok(
+    files.some((f) => /\/libc\.so\.6$/.test(f)),
+    'libc missing',
+  );
   assert.match(readFileSync(join(rootfs, 'etc/passwd'), 'utf8'), /^nonroot:x:65532:65532:/m);
 });
 

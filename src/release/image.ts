@@ -65,13 +65,25 @@ export function buildImage(o: BuildImageOptions): BuiltImage {
     run(['repack', '--image', image, '--history.created', created, '--history.created_by', 'sidecar-injector release/rootfs.ts', bundle]);
     const labels = Object.entries(imageLabels(o.revision, created)).map(([k, v]) => `${k}=${v}`);
     run([
-      'config', '--image', image,
-      '--created', created, '--history.created', created, '--history.created_by', 'sidecar-injector release/image.ts',
-      '--os', 'linux', '--architecture', ociArchitecture(),
+      'config',
+      '--image',
+      image,
+      '--created',
+      created,
+      '--history.created',
+      created,
+      '--history.created_by',
+      'sidecar-injector release/image.ts',
+      '--os',
+      'linux',
+      '--architecture',
+      ociArchitecture(),
       ...IMAGE_ENTRYPOINT.flatMap((e) => ['--config.entrypoint', e]),
       ...IMAGE_CMD.flatMap((c) => ['--config.cmd', c]),
-      '--config.user', IMAGE_USER,
-      '--config.workingdir', IMAGE_WORKDIR,
+      '--config.user',
+      IMAGE_USER,
+      '--config.workingdir',
+      IMAGE_WORKDIR,
       ...IMAGE_PORTS.flatMap((p) => ['--config.exposedports', `${p}/tcp`]),
       ...labels.flatMap((l) => ['--config.label', l, '--manifest.annotation', l]),
     ]);
@@ -80,10 +92,25 @@ export function buildImage(o: BuildImageOptions): BuiltImage {
     rmSync(work, { recursive: true, force: true });
   }
   mkdirSync(dirname(o.archive), { recursive: true });
-  execFileSync('tar', ['--sort=name', `--mtime=@${o.epoch}`, '--owner=0', '--group=0', '--numeric-owner', '--mode=u=rwX,go=rX', '--format=gnu', '-C', o.layout, '-cf', o.archive, '.']);
+  execFileSync('tar', [
+    '--sort=name',
+    `--mtime=@${o.epoch}`,
+    '--owner=0',
+    '--group=0',
+    '--numeric-owner',
+    '--mode=u=rwX,go=rX',
+    '--format=gnu',
+    '-C',
+    o.layout,
+    '-cf',
+    o.archive,
+    '.',
+  ]);
   if (o.dockerArchive !== undefined) {
     rmSync(o.dockerArchive, { force: true });
-    execFileSync('skopeo', ['copy', '--quiet', `oci:${o.layout}:${tag}`, `docker-archive:${o.dockerArchive}:${reference}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('skopeo', ['copy', '--quiet', `oci:${o.layout}:${tag}`, `docker-archive:${o.dockerArchive}:${reference}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   }
   return { layout: o.layout, archive: o.archive, dockerArchive: o.dockerArchive, tag, reference, digest: manifestDigest(o.layout, tag) };
 }

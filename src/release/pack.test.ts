@@ -55,7 +55,10 @@ after(async () => {
 /** `npm install` of the tarball from `cwd` (stdout and stderr: npm's warnings go to stderr). */
 function npmInstall(cwd: string, flags: string[]): Promise<{ stdout: string; stderr: string }> {
   const url = (registry as LockfileRegistry).url;
-  return run('npm', ['install', ...flags, '--registry', url, '--cache', mkdtempSync(join(dir, 'npm-cache-')), '--no-audit', '--no-fund', tarball], { cwd, encoding: 'utf8' });
+  return run('npm', ['install', ...flags, '--registry', url, '--cache', mkdtempSync(join(dir, 'npm-cache-')), '--no-audit', '--no-fund', tarball], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 /** The packages npm installed for the package, by name (scoped ones as @scope/name). */
@@ -73,8 +76,20 @@ test('the package ships the CLI bundle, the library, the default config and the 
 });
 
 test('the package ships nothing from the tests, the sources, the release tooling or the build outputs', { skip }, () => {
-  const forbidden = [/\.test\.[cm]?[jt]s$/, /(^|\/)testing\//, /^testdata\//, /^src\//, /^(examples|bench|e2e|scripts|deploy|out)\//, /^dist\/release\//, /sidecar-injector-linux/, /\.oci\.tar$/];
-  assert.deepEqual(files.filter((f) => forbidden.some((re) => re.test(f))), []);
+  const forbidden = [
+    /\.test\.[cm]?[jt]s$/,
+    /(^|\/)testing\//,
+    /^testdata\//,
+    /^src\//,
+    /^(examples|bench|e2e|scripts|deploy|out)\//,
+    /^dist\/release\//,
+    /sidecar-injector-linux/,
+    /\.oci\.tar$/,
+  ];
+  assert.deepEqual(
+    files.filter((f) => forbidden.some((re) => re.test(f))),
+    [],
+  );
 });
 
 /**
@@ -89,7 +104,9 @@ function moduleGraph(entry: string): { files: Set<string>; bare: Set<string> } {
     files.add(file);
     // Comment lines dropped: bundled JSDoc names types as {import('./index.js').X}.
     const text = readFileSync(join(ROOT, file), 'utf8').replace(/^\s*(?:\*|\/\/).*$/gm, '');
-    for (const m of text.matchAll(/(?:^|[^\w.$'"`])(?:import|export)\s*(?:[\w*{}\s,$]+from\s*)?\(?\s*['"]([^'"\s]+)['"]|(?:^|[^\w.])(?:__)?require\(\s*"([^"]+)"\s*\)/gm)) {
+    for (const m of text.matchAll(
+      /(?:^|[^\w.$'"`])(?:import|export)\s*(?:[\w*{}\s,$]+from\s*)?\(?\s*['"]([^'"\s]+)['"]|(?:^|[^\w.])(?:__)?require\(\s*"([^"]+)"\s*\)/gm,
+    )) {
       const spec = m[1] ?? m[2];
       if (spec.startsWith('.')) visit(posix.join(posix.dirname(file), spec));
       else bare.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
@@ -104,16 +121,22 @@ const isBuiltin = (spec: string): boolean => builtinModules.includes(spec.replac
 test('every bundle file the package ships is reachable from the bin (no chunks left over from earlier builds)', { skip }, () => {
   const shipped = files.filter((f) => f.startsWith('dist/bin/'));
   const reached = moduleGraph('dist/bin/sidecar-injector.mjs').files;
-  assert.deepEqual(shipped.filter((f) => !reached.has(f)), []);
+  assert.deepEqual(
+    shipped.filter((f) => !reached.has(f)),
+    [],
+  );
   assert.ok(reached.size > 3, `only ${reached.size} bundle files reached: the import pattern no longer matches esbuild's output`);
 });
 
-test('the CLI bundle loads only Node built-ins, the library entry only the package\'s dependencies', { skip }, () => {
+test("the CLI bundle loads only Node built-ins, the library entry only the package's dependencies", { skip }, () => {
   // require()s of optional packages esbuild leaves in place, each inside a try/catch with a
   // fallback: node-fetch's `encoding`, ws's native `bufferutil` and `utf-8-validate`.
   const optional = ['bufferutil', 'encoding', 'utf-8-validate'];
   const bundle = moduleGraph('dist/bin/sidecar-injector.mjs').bare;
-  assert.deepEqual([...bundle].filter((s) => !isBuiltin(s) && !optional.includes(s)), []);
+  assert.deepEqual(
+    [...bundle].filter((s) => !isBuiltin(s) && !optional.includes(s)),
+    [],
+  );
   const library = moduleGraph('dist/index.js');
   assert.ok(library.files.size > 50, `only ${library.files.size} library files reached: the import pattern no longer matches tsc's output`);
   assert.deepEqual([...library.bare].filter((s) => !isBuiltin(s)).sort(), Object.keys(rootPackage.dependencies).sort());
@@ -127,7 +150,10 @@ test('`npm pack` in the repository is refused with the way that works, and leave
   );
   assert.ok(refused !== undefined, '`npm pack` succeeded: it ships the `prepare` script, and writes into the work tree');
   assert.match(refused.stderr ?? '', /use `npm run pack`/);
-  assert.deepEqual(readdirSync(ROOT).filter((f) => f.endsWith('.tgz')), before);
+  assert.deepEqual(
+    readdirSync(ROOT).filter((f) => f.endsWith('.tgz')),
+    before,
+  );
 });
 
 test('the prepack hook lets `npm run pack` through (npm runs pre<script> for `npm run <script>` too)', { skip }, async () => {
@@ -154,7 +180,11 @@ test('npm install -g of the tarball: no install-scripts warning, only the runtim
   const injected = await run(bin, ['inject', '-f', EXAMPLE], { cwd: clean, env, encoding: 'utf8' });
   assert.equal(injected.stdout, readFileSync(EXAMPLE_GOLDEN, 'utf8'));
   // certs (@peculiar/x509, bundled): a CA and a serving certificate on disk.
-  await run(bin, ['certs', '--service', 'sidecar-injector', '--namespace', 'sidecar-injector', '--out', join(dir, 'certs')], { cwd: clean, env, encoding: 'utf8' });
+  await run(bin, ['certs', '--service', 'sidecar-injector', '--namespace', 'sidecar-injector', '--out', join(dir, 'certs')], {
+    cwd: clean,
+    env,
+    encoding: 'utf8',
+  });
   assert.match(readFileSync(join(dir, 'certs', 'tls.crt'), 'utf8'), /^-----BEGIN CERTIFICATE-----/);
 
   // status reads the cluster through @kubernetes/client-node, bundled in its own chunk: against a

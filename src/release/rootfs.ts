@@ -61,7 +61,11 @@ export function assembleRootfs(dir: string, options: RootfsOptions): string[] {
   for (const lib of linkedLibraries(options.exe)) put(lib, { file: lib }, 0o755);
   put(CA_CERTIFICATES, { file: options.caCertificates ?? CA_CERTIFICATES }, 0o644);
   // No login shell exists in the image; nologin is the conventional placeholder.
-  put('/etc/passwd', { text: `root:x:0:0:root:/root:/sbin/nologin\n${IMAGE_ACCOUNT}:x:${RUN_AS_USER}:${RUN_AS_USER}:${IMAGE_ACCOUNT}:/nonexistent:/sbin/nologin\n` }, 0o644);
+  put(
+    '/etc/passwd',
+    { text: `root:x:0:0:root:/root:/sbin/nologin\n${IMAGE_ACCOUNT}:x:${RUN_AS_USER}:${RUN_AS_USER}:${IMAGE_ACCOUNT}:/nonexistent:/sbin/nologin\n` },
+    0o644,
+  );
   put('/etc/group', { text: `root:x:0:\n${IMAGE_ACCOUNT}:x:${RUN_AS_USER}:\n` }, 0o644);
   return normalise(dir, options.epoch);
 }

@@ -49,7 +49,15 @@ export function postReview(port: number): Promise<ReviewAnswer> {
   const body = readFileSync(REVIEW_FILE);
   return new Promise((resolve, reject) => {
     const r = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/inject', agent: false, rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/inject',
+        agent: false,
+        rejectUnauthorized: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -96,7 +104,10 @@ export async function serveOneReview(spawn: SpawnOptions & { port: number; timeo
     assert.equal(answer.status, 200);
     assert.equal(answer.review.response?.uid, reviewUid());
     assert.equal(answer.review.response?.allowed, true);
-    assert.ok(decodedPatch(answer).some((op) => op.path.startsWith('/spec/containers')), 'the patch adds no container');
+    assert.ok(
+      decodedPatch(answer).some((op) => op.path.startsWith('/spec/containers')),
+      'the patch adds no container',
+    );
     whileServing();
   } finally {
     // A container runtime forwards SIGTERM too: the webhook drains and exits 0.

@@ -45,7 +45,9 @@ test(`${RUNS} generated reviews: no crash, well-formed answers, patches apply wi
   const details = fc.check(fuzzProperty(targets, stats), { numRuns: RUNS, seed: SEED, ...(PATH ? { path: PATH } : {}) });
   t.diagnostic(`answers: ${JSON.stringify(stats)}`);
   if (details.failed) {
-    assert.fail(`${fc.defaultReportMessage(details) ?? 'property failed'}\nreplay: FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} node --import tsx --test src/reliability/fuzz-handler.test.ts`);
+    assert.fail(
+      `${fc.defaultReportMessage(details) ?? 'property failed'}\nreplay: FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} node --import tsx --test src/reliability/fuzz-handler.test.ts`,
+    );
   }
   // The fuzzer must reach every outcome, or it is not testing what it claims to.
   assert.ok(stats.patched > RUNS / 20, `patched cases: ${stats.patched}`);

@@ -43,13 +43,22 @@ test('reload storm (bounded): bad configs and certificates never serve, good one
     uid,
     noticeTimeoutMs: 10_000,
   });
-  t.diagnostic(`${report.requests.ok} requests; good versions live after at most ${report.maxLiveMs.config.toFixed(0)} ms (config), ${report.maxLiveMs.cert.toFixed(0)} ms (certificate); not asserted`);
+  t.diagnostic(
+    `${report.requests.ok} requests; good versions live after at most ${report.maxLiveMs.config.toFixed(0)} ms (config), ${report.maxLiveMs.cert.toFixed(0)} ms (certificate); not asserted`,
+  );
   assert.deepEqual(report.failures, []);
   assert.equal(report.requests.failed, 0);
   assert.ok(report.requests.ok > 50, `${report.requests.ok} requests answered`);
   assert.deepEqual(report.countedFailures, { config: 8, cert: 6 }, 'every bad version counted once');
   const variants = new Set(report.events.filter((e) => !e.good).map((e) => `${e.kind}: ${e.variant}`));
-  for (const v of ['config: invalid YAML', 'config: YAML bomb', 'config: config file deleted', 'cert: expired', 'cert: key mismatch', 'cert: cert file missing']) {
+  for (const v of [
+    'config: invalid YAML',
+    'config: YAML bomb',
+    'config: config file deleted',
+    'cert: expired',
+    'cert: key mismatch',
+    'cert: cert file missing',
+  ]) {
     assert.ok(variants.has(v), `${v} was tried`);
   }
   assert.ok(report.servedCerts >= 4, `clients saw ${report.servedCerts} certificates: rotations reached new connections`);

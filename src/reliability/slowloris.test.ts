@@ -30,7 +30,9 @@ test('slowloris (bounded): idle and slow sockets are cut by the server timeouts;
     startAttack: () => startAttack(h.port, 120, 200),
     maxP99Ratio: Number.POSITIVE_INFINITY, // latency is not a CI assertion
   });
-  t.diagnostic(`p99 ${report.baseline.latencyMs.p99.toFixed(1)} ms alone, ${report.attack.latencyMs.p99.toFixed(1)} ms under attack (not asserted); attacker ${JSON.stringify(report.attacker)}`);
+  t.diagnostic(
+    `p99 ${report.baseline.latencyMs.p99.toFixed(1)} ms alone, ${report.attack.latencyMs.p99.toFixed(1)} ms under attack (not asserted); attacker ${JSON.stringify(report.attacker)}`,
+  );
   assert.deepEqual(report.problems, []);
   assert.equal(report.baseline.failed + report.attack.failed, 0, 'no normal request failed');
   assert.ok(report.attack.ok > 200, `${report.attack.ok} normal requests answered under attack`);

@@ -17,7 +17,6 @@ import { uniqueUidRequests } from '../testing/soak-requests.js';
 import { runSoak } from '../testing/soak-driver.js';
 import { startHarness } from '../testing/webhook-harness.js';
 
-
 /** The review bodies; the already-injected pod is the webhook's own output (its status is signed by it). */
 async function bodies(port: number): Promise<{ injected: Buffer; skipped: Buffer; already: Buffer }> {
   const pod = samplePod();
@@ -56,7 +55,11 @@ test('soak (bounded): valid requests never fail among hostile ones; hostile ones
   assert.equal(report.hostile.failed, 0);
   assert.ok(report.valid.ok > 300, `${report.valid.ok} valid requests answered`);
   const classes = HOSTILE.filter((x) => x.weight >= 1).map((x) => x.label);
-  assert.deepEqual(classes.filter((c) => report.byLabel[c] === undefined), [], 'every regular hostile class was sent');
+  assert.deepEqual(
+    classes.filter((c) => report.byLabel[c] === undefined),
+    [],
+    'every regular hostile class was sent',
+  );
   await new Promise((r) => setTimeout(r, 300));
   const fdsAfter = procSample(process.pid)?.fds;
   if (fdsBefore !== undefined && fdsAfter !== undefined) assert.ok(fdsAfter <= fdsBefore + 10, `descriptors ${fdsBefore} before, ${fdsAfter} after`);

@@ -124,10 +124,18 @@ function swappingReloader(swapsDuringLoad: number) {
       }
       return seen;
     },
-    apply: (v: number) => { current = v; },
+    apply: (v: number) => {
+      current = v;
+    },
     logger,
   });
-  return { reloader, write: () => { version++; }, get: () => current };
+  return {
+    reloader,
+    write: () => {
+      version++;
+    },
+    get: () => current,
+  };
 }
 
 test('a load that failed because its inputs changed meanwhile is not counted: the newer version is judged', async () => {

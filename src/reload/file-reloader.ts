@@ -111,7 +111,7 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
         // mix of two versions, not a version: judge the newer one instead of refusing, logging
         // and counting a version nobody wrote. Bounded, so a directory that never settles is
         // still judged.
-        if (tries < MAX_UNSETTLED_TRIES && await changedSince(snap.hash)) continue;
+        if (tries < MAX_UNSETTLED_TRIES && (await changedSince(snap.hash))) continue;
         return refuse(snap.hash, err, trigger, initial);
       }
     }
@@ -144,7 +144,10 @@ export function createReloader<R, T>(options: ReloaderOptions<R, T>): Reloader {
     state.failures++;
     state.lastError = { message, at: clock().toISOString() };
     metrics?.reload(kind, 'failure');
-    logger.error({ subject: kind, trigger, error: message, code: (err as { code?: unknown }).code }, `${kind} reload refused; the last good ${kind} keeps serving`);
+    logger.error(
+      { subject: kind, trigger, error: message, code: (err as { code?: unknown }).code },
+      `${kind} reload refused; the last good ${kind} keeps serving`,
+    );
     return 'failed';
   }
 

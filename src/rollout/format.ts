@@ -21,7 +21,7 @@ export function formatPlan(moves: readonly NamespaceMove[], batchSize: number, d
       if (wide) lines.push(`    labels now: ${labelsNow(m)}`);
       lines.push(`    served by ${m.from.via}`);
       lines.push(`           -> ${m.to.via}`);
-      if (m.restart.length === 0) lines.push('    restart: nothing (no pod has another revision\'s sidecar)');
+      if (m.restart.length === 0) lines.push("    restart: nothing (no pod has another revision's sidecar)");
       for (const w of m.restart) lines.push(`    ${dryRun ? 'would restart' : 'restart'} ${ref(w.workload)}: ${w.pods} pods on ${w.revisions.join(', ')}`);
       for (const w of m.notRestarted) lines.push(`    not restarted ${ref(w.workload)}: ${w.pods} pods on ${w.revisions.join(', ')}; ${w.advice}`);
     }
@@ -45,7 +45,9 @@ export function formatResults(results: readonly NamespaceResult[], wide = false)
 
 /** The labels the move replaces, as the namespace has them now (the keys it removes included only when set). */
 function labelsNow(m: NamespaceMove): string {
-  const set = Object.entries(m.labels.before).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${v}`);
+  const set = Object.entries(m.labels.before)
+    .filter(([, v]) => v !== null)
+    .map(([k, v]) => `${k}=${v}`);
   return set.length === 0 ? 'none of the injection labels' : set.join(', ');
 }
 

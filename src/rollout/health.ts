@@ -60,7 +60,8 @@ export function rolloutPending(workload: unknown): string | undefined {
     return undefined;
   }
   if (num(status.replicas) > num(status.updatedReplicas)) return `${num(status.replicas) - num(status.updatedReplicas)} old replicas are pending termination`;
-  if (num(status.availableReplicas) < num(status.updatedReplicas)) return `${num(status.availableReplicas)} of ${num(status.updatedReplicas)} updated replicas available`;
+  if (num(status.availableReplicas) < num(status.updatedReplicas))
+    return `${num(status.availableReplicas)} of ${num(status.updatedReplicas)} updated replicas available`;
   return undefined;
 }
 
@@ -82,7 +83,8 @@ function describeContainer(c: Obj): string {
   const lastText = last.reason !== undefined || last.exitCode !== undefined ? `, last exit ${String(last.exitCode ?? '?')} (${String(last.reason ?? '')})` : '';
   let now = 'no state';
   if (isPlainObject(state.running)) now = c.ready === true ? 'running, ready' : 'running, not ready';
-  else if (isPlainObject(state.waiting)) now = `waiting: ${[state.waiting.reason, state.waiting.message].filter((x) => typeof x === 'string' && x !== '').join(': ')}`;
+  else if (isPlainObject(state.waiting))
+    now = `waiting: ${[state.waiting.reason, state.waiting.message].filter((x) => typeof x === 'string' && x !== '').join(': ')}`;
   else if (isPlainObject(state.terminated)) now = `terminated: ${String(state.terminated.reason ?? '')} (exit ${String(state.terminated.exitCode ?? '?')})`;
   return `${String(c.name)}: ${now}${restarts}${lastText}`;
 }
@@ -106,11 +108,21 @@ export interface WorkloadDiagnosis {
 const MAX_EVENTS = 6;
 
 /** The new pods (from the restart stamped `restartedAt`) and the Events around them. */
-export async function diagnose(api: HealApi, workload: WorkloadRef, restartedAt: string, startedAt: string, statusKey: string, revision: string): Promise<WorkloadDiagnosis> {
+export async function diagnose(
+  api: HealApi,
+  workload: WorkloadRef,
+  restartedAt: string,
+  startedAt: string,
+  statusKey: string,
+  revision: string,
+): Promise<WorkloadDiagnosis> {
   const current = await api.get(workloadPath(workload));
   const selector = selectorString(obj(obj(current).spec).selector);
   const ns = encodeURIComponent(workload.namespace);
-  const [pods, events] = await Promise.all([api.list(`/api/v1/namespaces/${ns}/pods`, selector ? { labelSelector: selector } : {}), api.list(`/api/v1/namespaces/${ns}/events`)]);
+  const [pods, events] = await Promise.all([
+    api.list(`/api/v1/namespaces/${ns}/pods`, selector ? { labelSelector: selector } : {}),
+    api.list(`/api/v1/namespaces/${ns}/events`),
+  ]);
   const fresh = pods.items.filter((p) => isLive(p) && obj(obj(obj(p).metadata).annotations)[RESTARTED_AT] === restartedAt);
   const since = Date.parse(startedAt) - 1000;
   const eventsOf = (match: (involved: Obj) => boolean) =>
@@ -131,7 +143,11 @@ export async function diagnose(api: HealApi, workload: WorkloadRef, restartedAt:
         events: eventsOf((i) => i.kind === 'Pod' && i.name === name),
       };
     }),
-    events: eventsOf((i) => (i.kind === workload.kind && i.name === workload.name) || (i.kind === 'ReplicaSet' && typeof i.name === 'string' && i.name.startsWith(`${workload.name}-`))),
+    events: eventsOf(
+      (i) =>
+        (i.kind === workload.kind && i.name === workload.name) ||
+        (i.kind === 'ReplicaSet' && typeof i.name === 'string' && i.name.startsWith(`${workload.name}-`)),
+    ),
   };
 }
 

@@ -77,7 +77,10 @@ export async function planRollout(api: HealApi, req: RolloutRequest): Promise<Na
   if (!req.undo && (req.from === undefined || req.to === undefined)) throw refused('say which revisions: --from A --to B (or --undo)');
   if (!req.undo && req.from === req.to) throw refused(`--from and --to are both ${req.from}: nothing to move`);
   const injectors = await readInjectors(api);
-  if (injectors.length === 0) throw refused('no sidecar-injector webhook configuration in the cluster (none labelled app.kubernetes.io/name=sidecar-injector): install the revisions first (manifests --revision NAME)');
+  if (injectors.length === 0)
+    throw refused(
+      'no sidecar-injector webhook configuration in the cluster (none labelled app.kubernetes.io/name=sidecar-injector): install the revisions first (manifests --revision NAME)',
+    );
   const namespaces = await candidates(api, req);
   const moves: NamespaceMove[] = [];
   for (const ns of namespaces) moves.push(await planNamespace(api, req, injectors, ns));
@@ -87,18 +90,29 @@ export async function planRollout(api: HealApi, req: RolloutRequest): Promise<Na
 async function candidates(api: HealApi, req: RolloutRequest): Promise<unknown[]> {
   if (req.all) {
     const { items } = await api.list('/api/v1/namespaces');
-    const on = items.filter((n) => (req.undo ? recordOf(n) !== undefined : labelledFor(req.keys, labelsOfObject(n), req.from!))).sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
-    if (on.length === 0) throw refused(req.undo ? `no namespace carries a move record (${MOVE_ANNOTATION}): nothing to undo` : `no namespace is on ${req.from} (${describeLabels(labelsFor(req.keys, req.from!))})`);
+    const on = items
+      .filter((n) => (req.undo ? recordOf(n) !== undefined : labelledFor(req.keys, labelsOfObject(n), req.from!)))
+      .sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
+    if (on.length === 0)
+      throw refused(
+        req.undo
+          ? `no namespace carries a move record (${MOVE_ANNOTATION}): nothing to undo`
+          : `no namespace is on ${req.from} (${describeLabels(labelsFor(req.keys, req.from!))})`,
+      );
     return on;
   }
-  if (req.namespaces === undefined || req.namespaces.length === 0) throw refused('say which namespaces: -n NS[,NS...] (moved in that order), or -A for every one on the source revision');
+  if (req.namespaces === undefined || req.namespaces.length === 0)
+    throw refused('say which namespaces: -n NS[,NS...] (moved in that order), or -A for every one on the source revision');
   const out: unknown[] = [];
   for (const name of new Set(req.namespaces)) {
     const ns = await api.get(`/api/v1/namespaces/${encodeURIComponent(name)}`);
     if (ns === undefined) throw refused(`namespace ${name} not found`);
-    if (req.undo && recordOf(ns) === undefined) throw refused(`namespace ${name} has no move record (${MOVE_ANNOTATION}): no rollout moved it, nothing to undo`);
+    if (req.undo && recordOf(ns) === undefined)
+      throw refused(`namespace ${name} has no move record (${MOVE_ANNOTATION}): no rollout moved it, nothing to undo`);
     if (!req.undo && !labelledFor(req.keys, labelsOfObject(ns), req.from!)) {
-      throw refused(`namespace ${name} is not on ${req.from}: it has ${describeLabels(currentMoveLabels(req.keys, labelsOfObject(ns)))}, and ${req.from} means ${describeLabels(labelsFor(req.keys, req.from!))}`);
+      throw refused(
+        `namespace ${name} is not on ${req.from}: it has ${describeLabels(currentMoveLabels(req.keys, labelsOfObject(ns)))}, and ${req.from} means ${describeLabels(labelsFor(req.keys, req.from!))}`,
+      );
     }
     out.push(ns);
   }
@@ -121,12 +135,18 @@ async function planNamespace(api: HealApi, req: RolloutRequest, injectors: Injec
   const labels = labelsOfObject(ns);
   const record = recordOf(ns);
   const before = currentMoveLabels(req.keys, labels);
-  const now = onlyInjector(servingInjectors(injectors, name, labels), () => `namespace ${name} (${describeLabels(before)})`, 'no installed injector serves it now, so a failed move would have nothing to go back to');
+  const now = onlyInjector(
+    servingInjectors(injectors, name, labels),
+    () => `namespace ${name} (${describeLabels(before)})`,
+    'no installed injector serves it now, so a failed move would have nothing to go back to',
+  );
   const change = req.undo ? record!.labels : labelsFor(req.keys, req.to!);
   const target = onlyInjector(
     servingInjectors(injectors, name, applyLabels(labels, change)),
     () => `namespace ${name} labelled ${describeLabels(change)}`,
-    req.undo ? 'no installed injector would serve it (the revision it came from is gone)' : `no installed injector would serve it: install ${req.to} first (manifests --revision ${req.to}, or --tag ${req.to})`,
+    req.undo
+      ? 'no installed injector would serve it (the revision it came from is gone)'
+      : `no installed injector would serve it: install ${req.to} first (manifests --revision ${req.to}, or --tag ${req.to})`,
   );
   const meta = isPlainObject(ns) && isPlainObject(ns.metadata) ? ns.metadata : {};
   const annotations = isPlainObject(meta.annotations) ? meta.annotations : {};
@@ -150,7 +170,12 @@ function labelName(keys: InjectionKeys, labels: MoveLabels): string {
 }
 
 /** The workloads of a namespace with live pods injected by another revision than `revision`. */
-export async function workloadsOff(api: HealApi, namespace: string, statusKey: string, revision: string): Promise<{ restart: WorkloadPlan[]; notRestarted: (WorkloadPlan & { advice: string })[] }> {
+export async function workloadsOff(
+  api: HealApi,
+  namespace: string,
+  statusKey: string,
+  revision: string,
+): Promise<{ restart: WorkloadPlan[]; notRestarted: (WorkloadPlan & { advice: string })[] }> {
   const ns = encodeURIComponent(namespace);
   const [pods, replicaSets, jobs] = await Promise.all([
     api.list(`/api/v1/namespaces/${ns}/pods`),

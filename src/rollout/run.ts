@@ -82,7 +82,15 @@ export async function executeRollout(moves: readonly NamespaceMove[], options: R
   const batches = batchesOf(moves, options.batchSize);
   const results: NamespaceResult[] = [];
   batches.forEach((batch, b) => {
-    for (const plan of batch) results.push({ namespace: plan.namespace, batch: b + 1, result: 'not-started', detail: 'not started: an earlier batch was rolled back', plan, workloads: [] });
+    for (const plan of batch)
+      results.push({
+        namespace: plan.namespace,
+        batch: b + 1,
+        result: 'not-started',
+        detail: 'not started: an earlier batch was rolled back',
+        plan,
+        workloads: [],
+      });
   });
   for (const [b, batch] of batches.entries()) {
     const mine = results.filter((r) => r.batch === b + 1);
@@ -138,7 +146,12 @@ async function rollBack(batch: readonly NamespaceMove[], mine: NamespaceResult[]
   }
 }
 
-async function restartOnto(targets: PlannedWorkload[], revisionOf: ReadonlyMap<string, string>, options: RolloutOptions, deps: RolloutRunDeps): Promise<WorkloadResult[]> {
+async function restartOnto(
+  targets: PlannedWorkload[],
+  revisionOf: ReadonlyMap<string, string>,
+  options: RolloutOptions,
+  deps: RolloutRunDeps,
+): Promise<WorkloadResult[]> {
   await pastLastRestart(targets, deps);
   const outcomes = await rollOut(
     targets,
@@ -150,10 +163,19 @@ async function restartOnto(targets: PlannedWorkload[], revisionOf: ReadonlyMap<s
       sleep: deps.sleep,
       log: deps.log,
     },
-    { maxInFlight: options.maxInFlight, intervalMs: options.intervalMs, timeoutMs: options.timeoutMs, ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) },
+    {
+      maxInFlight: options.maxInFlight,
+      intervalMs: options.intervalMs,
+      timeoutMs: options.timeoutMs,
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    },
   );
   return outcomes.map((o) => ({
-    workload: o.workload, result: o.result, detail: o.detail, newPods: o.newPods, ready: o.injected,
+    workload: o.workload,
+    result: o.result,
+    detail: o.detail,
+    newPods: o.newPods,
+    ready: o.injected,
     ...(o.restartedAt !== undefined ? { restartedAt: o.restartedAt } : {}),
     ...(o.startedAt !== undefined ? { startedAt: o.startedAt } : {}),
     ...(o.finishedAt !== undefined ? { finishedAt: o.finishedAt } : {}),
@@ -192,7 +214,9 @@ function planned(workload: WorkloadRef, pods: number): PlannedWorkload {
 
 /** One merge patch: the two labels and the move record (null removes either). */
 export async function relabel(api: HealApi, namespace: string, labels: MoveLabels, record: string | null): Promise<unknown> {
-  const patched = await api.patchMerge(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, { metadata: { labels, annotations: { [MOVE_ANNOTATION]: record } } });
+  const patched = await api.patchMerge(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, {
+    metadata: { labels, annotations: { [MOVE_ANNOTATION]: record } },
+  });
   if (!isPlainObject(patched)) throw new TypeError(`patching namespace ${namespace} returned no object`);
   return patched;
 }

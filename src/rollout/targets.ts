@@ -44,7 +44,9 @@ export interface MoveRecord {
 
 /** Our webhook configurations (manifests and the chart label them app.kubernetes.io/name=sidecar-injector). */
 export async function readInjectors(api: HealApi): Promise<Injector[]> {
-  const { items } = await api.list('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { labelSelector: `app.kubernetes.io/name=${APP_NAME}` });
+  const { items } = await api.list('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+    labelSelector: `app.kubernetes.io/name=${APP_NAME}`,
+  });
   const out: Injector[] = [];
   for (const mwc of items) {
     if (!isPlainObject(mwc) || !isPlainObject(mwc.metadata) || !Array.isArray(mwc.webhooks)) continue;
@@ -88,7 +90,8 @@ export function applyLabels(labels: Readonly<Record<string, string>>, change: Mo
 
 /** Is the namespace labelled for `name` (the default revision: `<namespaceLabel>=enabled`)? */
 export function labelledFor(keys: InjectionKeys, labels: Readonly<Record<string, string>>, name: string): boolean {
-  if (name === 'default') return labels[keys.namespaceLabel] === 'enabled' || (labels[keys.namespaceLabel] === undefined && labels[keys.revisionLabel] === 'default');
+  if (name === 'default')
+    return labels[keys.namespaceLabel] === 'enabled' || (labels[keys.namespaceLabel] === undefined && labels[keys.revisionLabel] === 'default');
   return labels[keys.namespaceLabel] === undefined && labels[keys.revisionLabel] === name;
 }
 
@@ -115,7 +118,10 @@ export function readRecord(namespace: string, annotations: Readonly<Record<strin
   }
   const labelsOk = (v: unknown): v is MoveLabels => isPlainObject(v) && Object.values(v).every((x) => x === null || typeof x === 'string');
   if (!isPlainObject(raw) || !labelsOk(raw.labels) || typeof raw.revision !== 'string' || typeof raw.to !== 'string') {
-    throw new InjectorError('SI_ROLLOUT_REFUSED', `namespace ${namespace}: annotation ${MOVE_ANNOTATION} is not a record this tool wrote; remove it (kubectl annotate namespace ${namespace} ${MOVE_ANNOTATION}-) and label the namespace yourself`);
+    throw new InjectorError(
+      'SI_ROLLOUT_REFUSED',
+      `namespace ${namespace}: annotation ${MOVE_ANNOTATION} is not a record this tool wrote; remove it (kubectl annotate namespace ${namespace} ${MOVE_ANNOTATION}-) and label the namespace yourself`,
+    );
   }
   return { labels: raw.labels, revision: raw.revision, to: raw.to, at: typeof raw.at === 'string' ? raw.at : '' };
 }

@@ -72,7 +72,14 @@ test('render memo: hits, stored and skipped renders are exported as the core cou
   const config = defaultConfig();
   const pod = (node: string) => ({
     metadata: { generateName: 'agent-' },
-    spec: { containers: [{ name: 'agent', image: 'agent:1' }], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } } },
+    spec: {
+      containers: [{ name: 'agent', image: 'agent:1' }],
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
+        },
+      },
+    },
   });
   const before = { ...memoCounts };
   for (const node of ['n1', 'n2', 'n3']) injectPod(pod(node), { namespace: 'ops', mode: 'webhook' }, config);

@@ -53,9 +53,7 @@ const SKIP_REASONS: readonly SkipReason[] = [
 const OUTCOMES: readonly Outcome[] = ['injected', 'skipped', 'failed', 'invalid', 'error'];
 const WEBHOOK_STATUS_CODES = [200, 400, 405, 413, 415, 500] as const;
 /** Codes an injection failure can carry (the admission-edge codes become HTTP statuses instead). */
-const FAILURE_CODES: readonly ErrorCode[] = allErrorCodes().filter(
-  (c) => !c.startsWith('SI_ADMISSION_') || c === 'SI_ADMISSION_TIMEOUT',
-);
+const FAILURE_CODES: readonly ErrorCode[] = allErrorCodes().filter((c) => !c.startsWith('SI_ADMISSION_') || c === 'SI_ADMISSION_TIMEOUT');
 
 /**
  * Sub-millisecond to seconds; includes the apiserver's own 5 ms and 25 ms bucket bounds

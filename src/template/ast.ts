@@ -45,13 +45,35 @@ interface Base {
   readonly src: Source;
 }
 
-export interface TextNode extends Base { readonly type: NodeType.Text; readonly text: string }
-export interface ActionNode extends Base { readonly type: NodeType.Action; readonly line: number; readonly pipe: PipeNode }
-export interface BoolNode extends Base { readonly type: NodeType.Bool; readonly value: boolean }
-export interface ChainNode extends Base { readonly type: NodeType.Chain; readonly node: Node; readonly fields: string[] }
-export interface CommandNode extends Base { readonly type: NodeType.Command; readonly args: Node[] }
-export interface DotNode extends Base { readonly type: NodeType.Dot }
-export interface FieldNode extends Base { readonly type: NodeType.Field; readonly ident: string[] }
+export interface TextNode extends Base {
+  readonly type: NodeType.Text;
+  readonly text: string;
+}
+export interface ActionNode extends Base {
+  readonly type: NodeType.Action;
+  readonly line: number;
+  readonly pipe: PipeNode;
+}
+export interface BoolNode extends Base {
+  readonly type: NodeType.Bool;
+  readonly value: boolean;
+}
+export interface ChainNode extends Base {
+  readonly type: NodeType.Chain;
+  readonly node: Node;
+  readonly fields: string[];
+}
+export interface CommandNode extends Base {
+  readonly type: NodeType.Command;
+  readonly args: Node[];
+}
+export interface DotNode extends Base {
+  readonly type: NodeType.Dot;
+}
+export interface FieldNode extends Base {
+  readonly type: NodeType.Field;
+  readonly ident: string[];
+}
 export interface IdentifierNode extends Base {
   readonly type: NodeType.Identifier;
   readonly ident: string;
@@ -61,8 +83,13 @@ export interface IdentifierNode extends Base {
   /** The built-in `and` (1) or `or` (2), which short-circuit; 0 for any other function. */
   readonly shortCircuit: 0 | 1 | 2;
 }
-export interface ListNode extends Base { readonly type: NodeType.List; readonly nodes: Node[] }
-export interface NilNode extends Base { readonly type: NodeType.Nil }
+export interface ListNode extends Base {
+  readonly type: NodeType.List;
+  readonly nodes: Node[];
+}
+export interface NilNode extends Base {
+  readonly type: NodeType.Nil;
+}
 export interface NumberNode extends Base {
   readonly type: NodeType.Number;
   readonly text: string;
@@ -82,7 +109,11 @@ export interface PipeNode extends Base {
   readonly decl: VariableNode[];
   readonly cmds: CommandNode[];
 }
-export interface StringNode extends Base { readonly type: NodeType.String; readonly quoted: string; readonly text: string }
+export interface StringNode extends Base {
+  readonly type: NodeType.String;
+  readonly quoted: string;
+  readonly text: string;
+}
 export interface VariableNode extends Base {
   readonly type: NodeType.Variable;
   /** `$x.a.b` is ['$x', 'a', 'b']. */
@@ -103,15 +134,43 @@ export interface TemplateNode extends Base {
   readonly name: string;
   readonly pipe: PipeNode | null;
 }
-export interface BreakNode extends Base { readonly type: NodeType.Break; readonly line: number }
-export interface ContinueNode extends Base { readonly type: NodeType.Continue; readonly line: number }
-export interface ElseNode extends Base { readonly type: NodeType.Else; readonly line: number }
-export interface EndNode extends Base { readonly type: NodeType.End }
+export interface BreakNode extends Base {
+  readonly type: NodeType.Break;
+  readonly line: number;
+}
+export interface ContinueNode extends Base {
+  readonly type: NodeType.Continue;
+  readonly line: number;
+}
+export interface ElseNode extends Base {
+  readonly type: NodeType.Else;
+  readonly line: number;
+}
+export interface EndNode extends Base {
+  readonly type: NodeType.End;
+}
 
 export type Node =
-  | TextNode | ActionNode | BoolNode | ChainNode | CommandNode | DotNode | FieldNode | IdentifierNode
-  | ListNode | NilNode | NumberNode | PipeNode | StringNode | VariableNode | BranchNode | TemplateNode
-  | BreakNode | ContinueNode | ElseNode | EndNode;
+  | TextNode
+  | ActionNode
+  | BoolNode
+  | ChainNode
+  | CommandNode
+  | DotNode
+  | FieldNode
+  | IdentifierNode
+  | ListNode
+  | NilNode
+  | NumberNode
+  | PipeNode
+  | StringNode
+  | VariableNode
+  | BranchNode
+  | TemplateNode
+  | BreakNode
+  | ContinueNode
+  | ElseNode
+  | EndNode;
 
 /** A parsed template: Go's parse.Tree. */
 export interface Tree {
@@ -157,7 +216,9 @@ export function nodeString(n: Node): string {
       return n.quoted;
     case NodeType.Variable:
       return n.ident.join('.');
-    case NodeType.If: case NodeType.Range: case NodeType.With: {
+    case NodeType.If:
+    case NodeType.Range:
+    case NodeType.With: {
       const word = n.type === NodeType.If ? 'if' : n.type === NodeType.Range ? 'range' : 'with';
       let s = `{{${word} ${nodeString(n.pipe)}}}${nodeString(n.list)}`;
       if (n.elseList !== null) s += `{{else}}${nodeString(n.elseList)}`;
@@ -219,7 +280,9 @@ export function callsAny(root: Node, names: ReadonlySet<string>): boolean {
       case NodeType.Chain:
         stack.push(n.node);
         break;
-      case NodeType.If: case NodeType.Range: case NodeType.With:
+      case NodeType.If:
+      case NodeType.Range:
+      case NodeType.With:
         stack.push(n.pipe, n.list);
         if (n.elseList !== null) stack.push(n.elseList);
         break;

@@ -9,12 +9,19 @@
 import { isTrue } from './truth.js';
 import { sprint, sprintf, sprintln } from './format.js';
 import { byteLength, fromUtf8, isAscii, isPrint, utf8Bytes } from './quote.js';
+import { Kind, REFLECT_VALUE, floatValue, indirectTypeName, intValue, kindOf, mapElemType, prepareArg, uintValue } from './kinds.js';
 import {
-  Kind, REFLECT_VALUE, floatValue, indirectTypeName, intValue, kindOf, mapElemType, prepareArg, uintValue,
-} from './kinds.js';
-import {
-  GoComplex, GoFuncError, GoNumber, INTERFACE, goTypeName, isGoFuncValue, taggedGoType, withGoType, zeroValue,
-  type FuncMap, type GoFunc,
+  GoComplex,
+  GoFuncError,
+  GoNumber,
+  INTERFACE,
+  goTypeName,
+  isGoFuncValue,
+  taggedGoType,
+  withGoType,
+  zeroValue,
+  type FuncMap,
+  type GoFunc,
 } from './value.js';
 
 const RV = REFLECT_VALUE;
@@ -149,17 +156,32 @@ function slice(item: unknown, ...indexes: unknown[]): unknown {
 
 // ---- comparisons ------------------------------------------------------------------------
 
-const enum Basic { Invalid, Bool, Int, Uint, Float, String, Complex }
+const enum Basic {
+  Invalid,
+  Bool,
+  Int,
+  Uint,
+  Float,
+  String,
+  Complex,
+}
 
 function basicKind(v: unknown): Basic {
   switch (kindOf(v)) {
-    case Kind.Bool: return Basic.Bool;
-    case Kind.Int: return Basic.Int;
-    case Kind.Uint: return Basic.Uint;
-    case Kind.Float: return Basic.Float;
-    case Kind.String: return Basic.String;
-    case Kind.Complex: return Basic.Complex;
-    default: return Basic.Invalid;
+    case Kind.Bool:
+      return Basic.Bool;
+    case Kind.Int:
+      return Basic.Int;
+    case Kind.Uint:
+      return Basic.Uint;
+    case Kind.Float:
+      return Basic.Float;
+    case Kind.String:
+      return Basic.String;
+    case Kind.Complex:
+      return Basic.Complex;
+    default:
+      return Basic.Invalid;
   }
 }
 
@@ -203,11 +225,21 @@ function eq(arg1: unknown, ...arg2: unknown[]): boolean {
       else if (arg1 !== undefined && arg !== undefined) fail(BAD_COMPARISON);
     } else {
       switch (k1) {
-        case Basic.Bool: truth = arg1 === arg; break;
-        case Basic.Float: truth = floatValue(arg1) === floatValue(arg); break;
-        case Basic.Int: truth = intValue(arg1) === intValue(arg); break;
-        case Basic.Uint: truth = uintValue(arg1) === uintValue(arg); break;
-        case Basic.String: truth = arg1 === arg; break;
+        case Basic.Bool:
+          truth = arg1 === arg;
+          break;
+        case Basic.Float:
+          truth = floatValue(arg1) === floatValue(arg);
+          break;
+        case Basic.Int:
+          truth = intValue(arg1) === intValue(arg);
+          break;
+        case Basic.Uint:
+          truth = uintValue(arg1) === uintValue(arg);
+          break;
+        case Basic.String:
+          truth = arg1 === arg;
+          break;
         case Basic.Complex: {
           const a = arg1 as GoComplex;
           const b = arg as GoComplex;
@@ -248,11 +280,16 @@ function lt(arg1: unknown, arg2: unknown): boolean {
     fail(BAD_COMPARISON);
   }
   switch (k1) {
-    case Basic.Float: return floatValue(arg1) < floatValue(arg2);
-    case Basic.Int: return intValue(arg1) < intValue(arg2);
-    case Basic.Uint: return uintValue(arg1) < uintValue(arg2);
-    case Basic.String: return lessString(arg1 as string, arg2 as string);
-    default: fail(BAD_COMPARISON_TYPE);
+    case Basic.Float:
+      return floatValue(arg1) < floatValue(arg2);
+    case Basic.Int:
+      return intValue(arg1) < intValue(arg2);
+    case Basic.Uint:
+      return uintValue(arg1) < uintValue(arg2);
+    case Basic.String:
+      return lessString(arg1 as string, arg2 as string);
+    default:
+      fail(BAD_COMPARISON_TYPE);
   }
 }
 
@@ -298,7 +335,13 @@ export function htmlEscape(s: string): string {
 }
 
 const JS_ESCAPES: Record<string, string> = {
-  '\\': '\\\\', "'": "\\'", '"': '\\"', '<': '\\u003C', '>': '\\u003E', '&': '\\u0026', '=': '\\u003D',
+  '\\': '\\\\',
+  "'": "\\'",
+  '"': '\\"',
+  '<': '\\u003C',
+  '>': '\\u003E',
+  '&': '\\u0026',
+  '=': '\\u003D',
 };
 
 export function jsEscape(s: string): string {

@@ -48,9 +48,7 @@ const funcs = sprigFuncs();
 const topics = listTopics();
 const corpus = topics.map((topic) => ({ topic, cases: loadCases(topic), expected: loadExpected(topic) }));
 
-type Outcome =
-  | { kind: 'output'; output: string }
-  | { kind: 'error'; phase: 'parse' | 'exec'; error: unknown };
+type Outcome = { kind: 'output'; output: string } | { kind: 'error'; phase: 'parse' | 'exec'; error: unknown };
 
 function render(c: ConformanceCase): Outcome {
   const data: unknown = JSON.parse(c.dataJson);
@@ -88,7 +86,9 @@ function check(c: ConformanceCase, want: Expectation): void {
   }
   if (want.error === undefined) {
     if (got.kind === 'error') {
-      assert.fail(`Go renders ${JSON.stringify(want.output)} but our ${got.phase === 'parse' ? 'parse' : 'execute'} failed: ${describeError(got.error)}\n${where}`);
+      assert.fail(
+        `Go renders ${JSON.stringify(want.output)} but our ${got.phase === 'parse' ? 'parse' : 'execute'} failed: ${describeError(got.error)}\n${where}`,
+      );
     }
     assert.equal(got.output, want.output, `output differs from Go's\n${where}`);
     return;
@@ -145,7 +145,9 @@ test('the corpus is large enough to mean something', () => {
 const FUNCTIONS_DOC = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance/template-functions.md');
 const NOT_IN_SPRIG = new Set(['required']);
 
-test('every Go built-in and Sprig function in template-functions.md has a case', { skip: !existsSync(FUNCTIONS_DOC) && 'shared conformance checkout absent' }, () => {
+test('every Go built-in and Sprig function in template-functions.md has a case', {
+  skip: !existsSync(FUNCTIONS_DOC) && 'shared conformance checkout absent',
+}, () => {
   const doc = readFileSync(FUNCTIONS_DOC, 'utf8');
   const names: string[] = [];
   for (const para of doc.split(/\n\s*\n/)) {

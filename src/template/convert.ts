@@ -63,11 +63,15 @@ export function constantArg(n: Node, typ: string | null): unknown {
     case Kind.String:
       if (n.type === NodeType.String) return n.text;
       return new ArgProblem(`expected string; found ${nodeString(n)}`);
-    case 'interface': case 'reflect':
+    case 'interface':
+    case 'reflect':
       switch (n.type) {
-        case NodeType.Bool: return n.value;
-        case NodeType.Number: return idealConstant(n);
-        case NodeType.String: return n.text;
+        case NodeType.Bool:
+          return n.value;
+        case NodeType.Number:
+          return idealConstant(n);
+        case NodeType.String:
+          return n.text;
       }
       return new ArgProblem(`can't handle assignment of ${nodeString(n)} to empty interface argument`);
   }

@@ -88,9 +88,7 @@ export class ExecState {
   errorf(message: string, cause?: unknown): never {
     const name = this.tmplName;
     const n = this.node;
-    const text = n === null
-      ? `template: ${name}: ${message}`
-      : `template: ${location(n)}: executing ${quote(name)} at <${nodeString(n)}>: ${message}`;
+    const text = n === null ? `template: ${name}: ${message}` : `template: ${location(n)}: executing ${quote(name)} at <${nodeString(n)}>: ${message}`;
     throw new TemplateError('SI_TEMPLATE_EXEC', text, cause === undefined ? undefined : { cause });
   }
 
@@ -244,7 +242,9 @@ export class ExecState {
       case 'undefined':
         this.out += '<no value>';
         return;
-      case 'number': case 'boolean': case 'bigint':
+      case 'number':
+      case 'boolean':
+      case 'bigint':
         this.out += formatValue(v);
         return;
     }

@@ -8,84 +8,96 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderOutcome } from '../testing/template-outcome.js';
 const CASES: ReadonlyArray<readonly [string, string, string]> = [
-  ["{{.a.b}}", "{\"a\":\"str\"}", "exec: template: t:1:4: executing \"t\" at <.a.b>: can't evaluate field b in type interface {}"],
-  ["{{.a.b}}", "{\"a\":null}", "exec: template: t:1:4: executing \"t\" at <.a.b>: nil pointer evaluating interface {}.b"],
-  ["{{.x.b}}", "{}", "<no value>"],
-  ["x{{.a.b.c}}", "{\"a\":{\"b\":3}}", "exec: template: t:1:5: executing \"t\" at <.a.b.c>: can't evaluate field c in type interface {}"],
-  ["{{.a}} {{.x}} {{.l}}", "{\"a\":null,\"l\":[null,1]}", "<no value> <no value> [<nil> 1]"],
-  ["{{printf \"%v %v\" .a .x}}", "{\"a\":null}", "<nil> <nil>"],
-  ["{{.a}} {{.b}} {{.c}} {{.d}} {{.e}} {{.f}} {{.g}} {{.h}}", "{\"a\":3,\"b\":2.5,\"c\":1e6,\"d\":123456789,\"e\":-0.0,\"f\":1e-5,\"g\":100000,\"h\":1e21}", "3 2.5 1e+06 1.23456789e+08 -0 1e-05 100000 1e+21"],
-  ["{{.}}", "[1,[2,{\"a\":null}],\"x y\",true,1.5e300]", "[1 [2 map[a:<nil>]] x y true 1.5e+300]"],
-  ["{{.}}", "null", "<no value>"],
-  ["{{.b}}", "null", "<no value>"],
-  ["{{.b}}", "\"s\"", "exec: template: t:1:2: executing \"t\" at <.b>: can't evaluate field b in type string"],
-  ["{{$}}{{$.x}}", "{\"x\":1}", "map[x:1]1"],
-  ["{{$.a.b}} {{$.x}}", "{\"a\":{\"b\":2}}", "2 <no value>"],
-  ["{{range $k, $v := .}}{{$k}}={{$v}};{{end}}", "{\"b\":1,\"a\":[1],\"A\":null,\"é\":2,\"_\":3}", "A=<no value>;_=3;a=[1];b=1;é=2;"],
-  ["{{range .}}<{{.}}>{{end}}", "[3,\"a\",null]", "<3><a><<no value>>"],
-  ["{{range $i, $v := .}}{{$i}}={{$v}};{{else}}empty{{end}}", "[]", "empty"],
-  ["{{range .x}}a{{else}}none{{end}}", "{}", "none"],
-  ["{{range .}}{{.}}{{end}}", "\"abc\"", "exec: template: t:1:8: executing \"t\" at <.>: range can't iterate over abc"],
-  ["{{range .}}{{.}}{{end}}", "5", "exec: template: t:1:8: executing \"t\" at <.>: range can't iterate over 5"],
-  ["{{range .}}{{.}}{{end}}", "true", "exec: template: t:1:8: executing \"t\" at <.>: range can't iterate over true"],
-  ["{{range $i, $v := .}}{{if eq $i 2}}{{break}}{{end}}{{if eq $i 0}}{{continue}}{{end}}{{$i}}={{$v}};{{end}}", "[1,2,3,4]", "1=2;"],
-  ["{{range $k, $v := .}}{{if eq $k \"b\"}}{{continue}}{{end}}{{$k}}{{end}}", "{\"a\":1,\"b\":2,\"c\":3}", "ac"],
-  ["{{range .}}{{range .}}{{if eq . 2.0}}{{break}}{{end}}{{.}}{{end}};{{end}}", "[[1,2,3],[4]]", "1;4;"],
-  ["{{range $v := .}}{{$v}}{{end}}", "[1,2]", "12"],
-  ["{{with .a}}{{.}}{{else}}none{{end}}|{{with $x := .b}}{{$x}}{{end}}", "{\"a\":0,\"b\":\"q\"}", "none|q"],
-  ["{{with .a}}{{.b}}{{end}}", "{\"a\":{\"b\":7}}", "7"],
-  ["{{if .a}}A{{else if .b}}B{{else}}C{{end}}", "{\"a\":0,\"b\":\"x\"}", "B"],
-  ["{{$x := 1}}{{if true}}{{$x := 2}}{{$x}}{{end}}{{$x}}{{range .}}{{$x = .}}{{end}}{{$x}}", "[5,6]", "216"],
-  ["{{$x := 1}}{{with $x := 2}}{{$x}}{{end}}{{$x}}", "{}", "21"],
-  ["{{if and ($x := 1) true}}{{$x}}{{end}}", "{}", "1"],
-  ["{{$x = 2}}", "{}", "exec: template: t:1:7: executing \"t\" at <2>: undefined variable: $x"],
-  ["{{$x := .a}}{{$x.b}}", "{\"a\":\"s\"}", "exec: template: t:1:16: executing \"t\" at <$x.b>: can't evaluate field b in type string"],
-  ["{{(.a).b}}", "{\"a\":\"s\"}", "exec: template: t:1:3: executing \"t\" at <.a>: can't evaluate field b in type string"],
-  ["{{.a.b}}", "{\"a\":[1]}", "exec: template: t:1:4: executing \"t\" at <.a.b>: can't evaluate field b in type interface {}"],
-  ["{{range .l}}{{.b}}{{end}}", "{\"l\":[\"s\"]}", "exec: template: t:1:14: executing \"t\" at <.b>: can't evaluate field b in type interface {}"],
-  ["{{range $i, $v := .l}}{{$v.b}}{{end}}", "{\"l\":[\"s\"]}", "exec: template: t:1:26: executing \"t\" at <$v.b>: can't evaluate field b in type interface {}"],
-  ["{{range $v := .l}}{{$v.b}}{{end}}", "{\"l\":[null]}", "exec: template: t:1:22: executing \"t\" at <$v.b>: nil pointer evaluating interface {}.b"],
-  ["{{template \"x\" 3}}{{define \"x\"}}{{.}}{{end}}", "{}", "3"],
-  ["{{block \"b\" .}}[{{.}}]{{end}}", "7", "[7]"],
-  ["{{$x := 3}}{{template \"y\" $x}}{{define \"y\"}}{{$}}{{end}}", "{}", "3"],
-  ["{{template \"y\"}}{{define \"y\"}}{{.}}|{{$}}{{end}}", "{}", "<no value>|<no value>"],
-  ["{{define \"a\"}}\n  {{.x.y}}{{end}}x{{template \"a\" .}}", "{\"x\":1}", "exec: template: t:2:6: executing \"a\" at <.x.y>: can't evaluate field y in type interface {}"],
-  ["{{template \"nope\"}}", "{}", "exec: template: t:1:11: executing \"t\" at <{{template \"nope\"}}>: template \"nope\" not defined"],
-  ["{{define \"y\"}}{{$x}}{{end}}", "{}", "parse: template: t:1: undefined variable \"$x\""],
-  ["{{\"x\" | .a}}", "{\"a\":1}", "exec: template: t:1:8: executing \"t\" at <.a>: a is not a method but has arguments"],
-  ["{{.a 1}}", "{\"a\":{\"b\":1}}", "exec: template: t:1:2: executing \"t\" at <.a>: a is not a method but has arguments"],
-  ["{{.a\n.b}}", "{\"a\":{\"b\":1}}", "exec: template: t:1:2: executing \"t\" at <.a>: a is not a method but has arguments"],
-  ["{{3 4}}", "{}", "exec: template: t:1:2: executing \"t\" at <3>: can't give argument to non-function 3"],
-  ["{{nil}}", "{}", "exec: template: t:1:2: executing \"t\" at <nil>: nil is not a command"],
-  ["{{(1).x}}", "{}", "exec: template: t:1:3: executing \"t\" at <1>: can't evaluate field x in type int"],
-  ["{{18446744073709551615}}", "{}", "exec: template: t:1:2: executing \"t\" at <18446744073709551615>: 18446744073709551615 overflows int"],
-  ["{{1 | print}}{{\"a\" | printf \"%s-%s\" \"b\"}}", "{}", "1b-a"],
-  ["{{printf \"%d\" 1 | printf \"%s %d\" \"a\"}}", "{}", "a %!d(string=1)"],
-  ["{{print 1.0 2}} {{1.5}} {{0x10}} {{-1}} {{1e6}} {{1e5}} {{100000000.0}} {{1.0}} {{'a'}}", "{}", "1 2 1.5 16 -1 1e+06 100000 1e+08 1 97"],
-  ["{{printf 1}}", "{}", "exec: template: t:1:9: executing \"t\" at <1>: expected string; found 1"],
-  ["{{printf .f}}", "{\"f\":1}", "exec: template: t:1:9: executing \"t\" at <.f>: wrong type for value; expected string; got float64"],
-  ["{{printf .x}}", "{}", "exec: template: t:1:9: executing \"t\" at <.x>: invalid value; expected string"],
-  ["{{printf .a}}", "{\"a\":null}", "exec: template: t:1:9: executing \"t\" at <.a>: wrong type for value; expected string; got interface {}"],
-  ["{{print .a}} {{print .x}}", "{\"a\":null}", "<nil> <nil>"],
-  ["{{len .a}}", "{\"a\":null}", "exec: template: t:1:2: executing \"t\" at <len .a>: error calling len: len of nil pointer"],
-  ["{{len .x}}", "{}", "exec: template: t:1:2: executing \"t\" at <len .x>: error calling len: reflect: call of reflect.Value.Type on zero Value"],
-  ["{{.a | len}}", "{\"a\":null}", "exec: template: t:1:7: executing \"t\" at <len>: error calling len: reflect: call of reflect.Value.Type on zero Value"],
-  ["{{index .aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbb 1 2 3 4 5 6 7 8 9 10}}", "{}", "exec: template: t:1:2: executing \"t\" at <index .aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbb 1 2 3 4 5 6 7 8 9 10>: error calling index: index of untyped nil"],
-  ["é{{.x.y}}", "{\"x\":1}", "exec: template: t:1:6: executing \"t\" at <.x.y>: can't evaluate field y in type interface {}"],
-  ["\n\n  {{- .x.y}}", "{\"x\":true}", "exec: template: t:3:8: executing \"t\" at <.x.y>: can't evaluate field y in type interface {}"],
-  ["{{$x := 1}}{{$x}}{{$x := \"s\"}}{{$x}}", "{}", "1s"],
-  ["{{range $i, $x := .}}{{$i}}{{end}}", "{\"b\":1,\"a\":2}", "ab"],
-  ["{{with $}}{{.a}}{{end}}", "{\"a\":5}", "5"],
-  ["{{if .}}{{.}}{{end}}", "0", ""],
-  ["{{.}}", "\"<&>\"", "<&>"],
-  ["{{range .}}{{else}}{{.}}{{end}}", "null", "<no value>"],
-  ["{{and 1 0 2}} {{and 1 2}} {{or 0 \"\" .x}} {{or 0 3}} {{not 0}} {{not .m}} {{and .x 1}}", "{\"m\":{}}", "0 2 <no value> 3 true true <no value>"],
-  ["{{or 1 (index .m 5)}}", "{\"m\":{}}", "1"],
-  ["{{and 0 (index .m 5)}}", "{\"m\":{}}", "0"],
-  ["{{or 0 (index .m 5)}}", "{\"m\":{}}", "exec: template: t:1:8: executing \"t\" at <index .m 5>: error calling index: value has type int; should be string"],
-  ["{{.x | or 0}}", "{\"x\":7}", "7"],
-  ["{{.x | and 1}}", "{\"x\":7}", "7"],
-  ["{{$x := .}}{{range .}}{{$x.n}}{{end}}", "{\"n\":1,\"l\":[1]}", "11"],
+  ['{{.a.b}}', '{"a":"str"}', 'exec: template: t:1:4: executing "t" at <.a.b>: can\'t evaluate field b in type interface {}'],
+  ['{{.a.b}}', '{"a":null}', 'exec: template: t:1:4: executing "t" at <.a.b>: nil pointer evaluating interface {}.b'],
+  ['{{.x.b}}', '{}', '<no value>'],
+  ['x{{.a.b.c}}', '{"a":{"b":3}}', 'exec: template: t:1:5: executing "t" at <.a.b.c>: can\'t evaluate field c in type interface {}'],
+  ['{{.a}} {{.x}} {{.l}}', '{"a":null,"l":[null,1]}', '<no value> <no value> [<nil> 1]'],
+  ['{{printf "%v %v" .a .x}}', '{"a":null}', '<nil> <nil>'],
+  [
+    '{{.a}} {{.b}} {{.c}} {{.d}} {{.e}} {{.f}} {{.g}} {{.h}}',
+    '{"a":3,"b":2.5,"c":1e6,"d":123456789,"e":-0.0,"f":1e-5,"g":100000,"h":1e21}',
+    '3 2.5 1e+06 1.23456789e+08 -0 1e-05 100000 1e+21',
+  ],
+  ['{{.}}', '[1,[2,{"a":null}],"x y",true,1.5e300]', '[1 [2 map[a:<nil>]] x y true 1.5e+300]'],
+  ['{{.}}', 'null', '<no value>'],
+  ['{{.b}}', 'null', '<no value>'],
+  ['{{.b}}', '"s"', 'exec: template: t:1:2: executing "t" at <.b>: can\'t evaluate field b in type string'],
+  ['{{$}}{{$.x}}', '{"x":1}', 'map[x:1]1'],
+  ['{{$.a.b}} {{$.x}}', '{"a":{"b":2}}', '2 <no value>'],
+  ['{{range $k, $v := .}}{{$k}}={{$v}};{{end}}', '{"b":1,"a":[1],"A":null,"é":2,"_":3}', 'A=<no value>;_=3;a=[1];b=1;é=2;'],
+  ['{{range .}}<{{.}}>{{end}}', '[3,"a",null]', '<3><a><<no value>>'],
+  ['{{range $i, $v := .}}{{$i}}={{$v}};{{else}}empty{{end}}', '[]', 'empty'],
+  ['{{range .x}}a{{else}}none{{end}}', '{}', 'none'],
+  ['{{range .}}{{.}}{{end}}', '"abc"', 'exec: template: t:1:8: executing "t" at <.>: range can\'t iterate over abc'],
+  ['{{range .}}{{.}}{{end}}', '5', 'exec: template: t:1:8: executing "t" at <.>: range can\'t iterate over 5'],
+  ['{{range .}}{{.}}{{end}}', 'true', 'exec: template: t:1:8: executing "t" at <.>: range can\'t iterate over true'],
+  ['{{range $i, $v := .}}{{if eq $i 2}}{{break}}{{end}}{{if eq $i 0}}{{continue}}{{end}}{{$i}}={{$v}};{{end}}', '[1,2,3,4]', '1=2;'],
+  ['{{range $k, $v := .}}{{if eq $k "b"}}{{continue}}{{end}}{{$k}}{{end}}', '{"a":1,"b":2,"c":3}', 'ac'],
+  ['{{range .}}{{range .}}{{if eq . 2.0}}{{break}}{{end}}{{.}}{{end}};{{end}}', '[[1,2,3],[4]]', '1;4;'],
+  ['{{range $v := .}}{{$v}}{{end}}', '[1,2]', '12'],
+  ['{{with .a}}{{.}}{{else}}none{{end}}|{{with $x := .b}}{{$x}}{{end}}', '{"a":0,"b":"q"}', 'none|q'],
+  ['{{with .a}}{{.b}}{{end}}', '{"a":{"b":7}}', '7'],
+  ['{{if .a}}A{{else if .b}}B{{else}}C{{end}}', '{"a":0,"b":"x"}', 'B'],
+  ['{{$x := 1}}{{if true}}{{$x := 2}}{{$x}}{{end}}{{$x}}{{range .}}{{$x = .}}{{end}}{{$x}}', '[5,6]', '216'],
+  ['{{$x := 1}}{{with $x := 2}}{{$x}}{{end}}{{$x}}', '{}', '21'],
+  ['{{if and ($x := 1) true}}{{$x}}{{end}}', '{}', '1'],
+  ['{{$x = 2}}', '{}', 'exec: template: t:1:7: executing "t" at <2>: undefined variable: $x'],
+  ['{{$x := .a}}{{$x.b}}', '{"a":"s"}', 'exec: template: t:1:16: executing "t" at <$x.b>: can\'t evaluate field b in type string'],
+  ['{{(.a).b}}', '{"a":"s"}', 'exec: template: t:1:3: executing "t" at <.a>: can\'t evaluate field b in type string'],
+  ['{{.a.b}}', '{"a":[1]}', 'exec: template: t:1:4: executing "t" at <.a.b>: can\'t evaluate field b in type interface {}'],
+  ['{{range .l}}{{.b}}{{end}}', '{"l":["s"]}', 'exec: template: t:1:14: executing "t" at <.b>: can\'t evaluate field b in type interface {}'],
+  ['{{range $i, $v := .l}}{{$v.b}}{{end}}', '{"l":["s"]}', 'exec: template: t:1:26: executing "t" at <$v.b>: can\'t evaluate field b in type interface {}'],
+  ['{{range $v := .l}}{{$v.b}}{{end}}', '{"l":[null]}', 'exec: template: t:1:22: executing "t" at <$v.b>: nil pointer evaluating interface {}.b'],
+  ['{{template "x" 3}}{{define "x"}}{{.}}{{end}}', '{}', '3'],
+  ['{{block "b" .}}[{{.}}]{{end}}', '7', '[7]'],
+  ['{{$x := 3}}{{template "y" $x}}{{define "y"}}{{$}}{{end}}', '{}', '3'],
+  ['{{template "y"}}{{define "y"}}{{.}}|{{$}}{{end}}', '{}', '<no value>|<no value>'],
+  [
+    '{{define "a"}}\n  {{.x.y}}{{end}}x{{template "a" .}}',
+    '{"x":1}',
+    'exec: template: t:2:6: executing "a" at <.x.y>: can\'t evaluate field y in type interface {}',
+  ],
+  ['{{template "nope"}}', '{}', 'exec: template: t:1:11: executing "t" at <{{template "nope"}}>: template "nope" not defined'],
+  ['{{define "y"}}{{$x}}{{end}}', '{}', 'parse: template: t:1: undefined variable "$x"'],
+  ['{{"x" | .a}}', '{"a":1}', 'exec: template: t:1:8: executing "t" at <.a>: a is not a method but has arguments'],
+  ['{{.a 1}}', '{"a":{"b":1}}', 'exec: template: t:1:2: executing "t" at <.a>: a is not a method but has arguments'],
+  ['{{.a\n.b}}', '{"a":{"b":1}}', 'exec: template: t:1:2: executing "t" at <.a>: a is not a method but has arguments'],
+  ['{{3 4}}', '{}', 'exec: template: t:1:2: executing "t" at <3>: can\'t give argument to non-function 3'],
+  ['{{nil}}', '{}', 'exec: template: t:1:2: executing "t" at <nil>: nil is not a command'],
+  ['{{(1).x}}', '{}', 'exec: template: t:1:3: executing "t" at <1>: can\'t evaluate field x in type int'],
+  ['{{18446744073709551615}}', '{}', 'exec: template: t:1:2: executing "t" at <18446744073709551615>: 18446744073709551615 overflows int'],
+  ['{{1 | print}}{{"a" | printf "%s-%s" "b"}}', '{}', '1b-a'],
+  ['{{printf "%d" 1 | printf "%s %d" "a"}}', '{}', 'a %!d(string=1)'],
+  ["{{print 1.0 2}} {{1.5}} {{0x10}} {{-1}} {{1e6}} {{1e5}} {{100000000.0}} {{1.0}} {{'a'}}", '{}', '1 2 1.5 16 -1 1e+06 100000 1e+08 1 97'],
+  ['{{printf 1}}', '{}', 'exec: template: t:1:9: executing "t" at <1>: expected string; found 1'],
+  ['{{printf .f}}', '{"f":1}', 'exec: template: t:1:9: executing "t" at <.f>: wrong type for value; expected string; got float64'],
+  ['{{printf .x}}', '{}', 'exec: template: t:1:9: executing "t" at <.x>: invalid value; expected string'],
+  ['{{printf .a}}', '{"a":null}', 'exec: template: t:1:9: executing "t" at <.a>: wrong type for value; expected string; got interface {}'],
+  ['{{print .a}} {{print .x}}', '{"a":null}', '<nil> <nil>'],
+  ['{{len .a}}', '{"a":null}', 'exec: template: t:1:2: executing "t" at <len .a>: error calling len: len of nil pointer'],
+  ['{{len .x}}', '{}', 'exec: template: t:1:2: executing "t" at <len .x>: error calling len: reflect: call of reflect.Value.Type on zero Value'],
+  ['{{.a | len}}', '{"a":null}', 'exec: template: t:1:7: executing "t" at <len>: error calling len: reflect: call of reflect.Value.Type on zero Value'],
+  [
+    '{{index .aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbb 1 2 3 4 5 6 7 8 9 10}}',
+    '{}',
+    'exec: template: t:1:2: executing "t" at <index .aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbb 1 2 3 4 5 6 7 8 9 10>: error calling index: index of untyped nil',
+  ],
+  ['é{{.x.y}}', '{"x":1}', 'exec: template: t:1:6: executing "t" at <.x.y>: can\'t evaluate field y in type interface {}'],
+  ['\n\n  {{- .x.y}}', '{"x":true}', 'exec: template: t:3:8: executing "t" at <.x.y>: can\'t evaluate field y in type interface {}'],
+  ['{{$x := 1}}{{$x}}{{$x := "s"}}{{$x}}', '{}', '1s'],
+  ['{{range $i, $x := .}}{{$i}}{{end}}', '{"b":1,"a":2}', 'ab'],
+  ['{{with $}}{{.a}}{{end}}', '{"a":5}', '5'],
+  ['{{if .}}{{.}}{{end}}', '0', ''],
+  ['{{.}}', '"<&>"', '<&>'],
+  ['{{range .}}{{else}}{{.}}{{end}}', 'null', '<no value>'],
+  ['{{and 1 0 2}} {{and 1 2}} {{or 0 "" .x}} {{or 0 3}} {{not 0}} {{not .m}} {{and .x 1}}', '{"m":{}}', '0 2 <no value> 3 true true <no value>'],
+  ['{{or 1 (index .m 5)}}', '{"m":{}}', '1'],
+  ['{{and 0 (index .m 5)}}', '{"m":{}}', '0'],
+  ['{{or 0 (index .m 5)}}', '{"m":{}}', 'exec: template: t:1:8: executing "t" at <index .m 5>: error calling index: value has type int; should be string'],
+  ['{{.x | or 0}}', '{"x":7}', '7'],
+  ['{{.x | and 1}}', '{"x":7}', '7'],
+  ['{{$x := .}}{{range .}}{{$x.n}}{{end}}', '{"n":1,"l":[1]}', '11'],
 ];
 
 test('templates execute exactly as Go 1.19', () => {
@@ -127,10 +139,8 @@ test('missingkey=zero gives the element zero value (still <no value> for interfa
 });
 
 test('missingkey=error fails on a missing key and on nil data', () => {
-  assert.equal(renderOutcome('{{.a.x}}', '{"a":{}}', { missingKey: 'error' }),
-    'exec: template: t:1:4: executing "t" at <.a.x>: map has no entry for key "x"');
-  assert.equal(renderOutcome('{{.x}}', 'null', { missingKey: 'error' }),
-    'exec: template: t:1:2: executing "t" at <.x>: nil data; no entry for key "x"');
+  assert.equal(renderOutcome('{{.a.x}}', '{"a":{}}', { missingKey: 'error' }), 'exec: template: t:1:4: executing "t" at <.a.x>: map has no entry for key "x"');
+  assert.equal(renderOutcome('{{.x}}', 'null', { missingKey: 'error' }), 'exec: template: t:1:2: executing "t" at <.x>: nil data; no entry for key "x"');
   assert.equal(renderOutcome('{{.a}}', '{"a":null}', { missingKey: 'error' }), '<no value>');
 });
 
@@ -144,14 +154,19 @@ test('{{else with}} chains (Go 1.23; Go 1.19 rejects it)', () => {
 test('user functions: arity, Go argument conversion and errors', () => {
   const seen: unknown[] = [];
   const funcs = {
-    i: goFunc(['int'], (n: bigint) => { seen.push(n); return n * 2n; }),
+    i: goFunc(['int'], (n: bigint) => {
+      seen.push(n);
+      return n * 2n;
+    }),
     i8: goFunc(['int8'], (n: GoNumber) => n),
     f: goFunc(['float64'], (x: number) => x / 2),
     s: goFunc(['string'], (x: string) => x.toUpperCase()),
     m: goFunc(['map[string]interface {}'], (x: unknown) => (x === null ? 'nil map' : 'map')),
     any: goFunc(['interface {}'], (x: unknown) => (x === null ? 'nil' : typeof x)),
     join: goFunc(['string'], (sep: string, ...xs: unknown[]) => xs.map(String).join(sep), 'interface {}'),
-    fail: goFunc([], () => { throw new Error('boom'); }),
+    fail: goFunc([], () => {
+      throw new Error('boom');
+    }),
     len: goFunc(['string'], () => 'mine'),
   };
   const r = (text: string, data = '{"n":1.5,"one":1}'): string => renderOutcome(text, data, { funcs });
@@ -182,14 +197,18 @@ function goObject(goType: string, fields: Record<string, unknown>, methods: Reco
 }
 
 test('Go structs: methods before fields, Go error texts, printing', () => {
-  const pod = goObject('*v1.Pod', {
-    Name: 'web',
-    Labels: withGoType({ app: 'web' }, 'map[string]string'),
-    Spec: goObject('v1.PodSpec', { Containers: [goObject('v1.Container', { Name: 'app', Ports: withGoType([], '[]v1.ContainerPort') })] }),
-  }, {
-    Greet: goFunc(['string'], (who: string) => `hi ${who}`),
-    Name: goFunc([], () => 'method wins'),
-  });
+  const pod = goObject(
+    '*v1.Pod',
+    {
+      Name: 'web',
+      Labels: withGoType({ app: 'web' }, 'map[string]string'),
+      Spec: goObject('v1.PodSpec', { Containers: [goObject('v1.Container', { Name: 'app', Ports: withGoType([], '[]v1.ContainerPort') })] }),
+    },
+    {
+      Greet: goFunc(['string'], (who: string) => `hi ${who}`),
+      Name: goFunc([], () => 'method wins'),
+    },
+  );
   const t = (text: string): string => {
     try {
       return parseTemplate('t', text).execute(pod);
@@ -207,7 +226,7 @@ test('Go structs: methods before fields, Go error texts, printing', () => {
   assert.equal(t('{{if .Spec}}struct is true{{end}}'), 'struct is true');
 });
 
-test('a template recursing forever fails with the depth error, at Go\'s node', () => {
+test("a template recursing forever fails with the depth error, at Go's node", () => {
   const err = execError(() => parseTemplate('t', '{{define "r"}}{{template "r" .}}{{end}}{{template "r" .}}').execute({}));
   assert.equal(err.message, `template: t:1:25: executing "r" at <{{template "r" .}}>: exceeded maximum template depth (${DEFAULT_MAX_DEPTH})`);
 });
@@ -277,13 +296,29 @@ test('a JSON null read straight from a map or list is a nil interface{}: map par
   // Expectations from Go 1.19 with Sprig's hasKey(map[string]interface {}, string) bool.
   const funcs = { hasKey: goFunc(['map[string]interface {}', 'string'], (m: Record<string, unknown> | null, k: string) => m !== null && Object.hasOwn(m, k)) };
   const cases: Array<[string, string, string]> = [
-    ['{{hasKey .n "a"}}', '{"n":null}', 'exec: template: t:1:9: executing "t" at <.n>: wrong type for value; expected map[string]interface {}; got interface {}'],
+    [
+      '{{hasKey .n "a"}}',
+      '{"n":null}',
+      'exec: template: t:1:9: executing "t" at <.n>: wrong type for value; expected map[string]interface {}; got interface {}',
+    ],
     ['{{hasKey .x "a"}}', '{}', 'false'],
-    ['{{range .l}}{{hasKey . "a"}}{{end}}', '{"l":[null]}', 'exec: template: t:1:21: executing "t" at <.>: wrong type for value; expected map[string]interface {}; got interface {}'],
-    ['{{range $v := .l}}{{hasKey $v "a"}}{{end}}', '{"l":[null]}', 'exec: template: t:1:27: executing "t" at <$v>: wrong type for value; expected map[string]interface {}; got interface {}'],
+    [
+      '{{range .l}}{{hasKey . "a"}}{{end}}',
+      '{"l":[null]}',
+      'exec: template: t:1:21: executing "t" at <.>: wrong type for value; expected map[string]interface {}; got interface {}',
+    ],
+    [
+      '{{range $v := .l}}{{hasKey $v "a"}}{{end}}',
+      '{"l":[null]}',
+      'exec: template: t:1:27: executing "t" at <$v>: wrong type for value; expected map[string]interface {}; got interface {}',
+    ],
     ['{{$v := .n}}{{hasKey $v "a"}}', '{"n":null}', 'false'],
     ['{{hasKey (.n) "a"}}', '{"n":null}', 'false'],
-    ['{{with $x := .m}}{{hasKey $x.n "a"}}{{end}}', '{"m":{"n":null}}', 'exec: template: t:1:28: executing "t" at <$x.n>: wrong type for value; expected map[string]interface {}; got interface {}'],
+    [
+      '{{with $x := .m}}{{hasKey $x.n "a"}}{{end}}',
+      '{"m":{"n":null}}',
+      'exec: template: t:1:28: executing "t" at <$x.n>: wrong type for value; expected map[string]interface {}; got interface {}',
+    ],
   ];
   for (const [text, data, want] of cases) assert.equal(renderOutcome(text, data, { funcs }), want, text);
   // A nil pointer field of a Go struct is a typed nil and fits a pointer parameter.

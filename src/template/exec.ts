@@ -18,8 +18,20 @@
  */
 
 import {
-  NodeType, nodeString, type BranchNode, type ChainNode, type CommandNode, type FieldNode, type IdentifierNode,
-  type ListNode, type Node, type NumberNode, type PipeNode, type TemplateNode, type Tree, type VariableNode,
+  NodeType,
+  nodeString,
+  type BranchNode,
+  type ChainNode,
+  type CommandNode,
+  type FieldNode,
+  type IdentifierNode,
+  type ListNode,
+  type Node,
+  type NumberNode,
+  type PipeNode,
+  type TemplateNode,
+  type Tree,
+  type VariableNode,
 } from './ast.js';
 import { formatForTemplate } from './format.js';
 import { quote, sortStrings } from './quote.js';
@@ -31,7 +43,6 @@ import { DepthExceeded, ExecState, isStackOverflow, type ExecConfig, type IfaceS
 
 export { isStackOverflow, location, type ExecConfig, type MissingKey } from './exec-state.js';
 
-
 /**
  * Default limit on nested {{template}} calls (Go allows 100,000). Measured on Node 20 with its
  * default stack (src/template/exec.test.ts has the shapes): the stack runs out after about
@@ -41,7 +52,6 @@ export { isStackOverflow, location, type ExecConfig, type MissingKey } from './e
  */
 export const DEFAULT_MAX_DEPTH = 500;
 
-
 /** Default work limit: far above real templates (the 24 KB sidecar benchmark template takes 568 steps). */
 export const DEFAULT_MAX_STEPS = 10_000_000;
 /**
@@ -49,8 +59,30 @@ export const DEFAULT_MAX_STEPS = 10_000_000;
  * by reference): they cost one step like any node, whatever the size of what they are given.
  */
 export const CONSTANT_COST: ReadonlySet<string> = new Set([
-  'len', 'index', 'first', 'mustFirst', 'last', 'mustLast', 'get', 'hasKey', 'dig', 'default', 'empty', 'coalesce', 'ternary',
-  'required', 'typeOf', 'typeIs', 'typeIsLike', 'kindOf', 'kindIs', 'not', 'and', 'or', 'call', 'fail',
+  'len',
+  'index',
+  'first',
+  'mustFirst',
+  'last',
+  'mustLast',
+  'get',
+  'hasKey',
+  'dig',
+  'default',
+  'empty',
+  'coalesce',
+  'ternary',
+  'required',
+  'typeOf',
+  'typeIs',
+  'typeIsLike',
+  'kindOf',
+  'kindIs',
+  'not',
+  'and',
+  'or',
+  'call',
+  'fail',
 ]);
 
 /** Steps for a value a function read or built: list elements, or string length / 4. */
@@ -121,7 +153,8 @@ class State extends ExecState {
       }
       case NodeType.List:
         return this.walkList(dot, node);
-      case NodeType.If: case NodeType.With: {
+      case NodeType.If:
+      case NodeType.With: {
         const mark = this.mark();
         const val = this.evalPipeline(dot, node.pipe);
         let list: ListNode | null;
@@ -349,7 +382,13 @@ class State extends ExecState {
    */
 
   private evalFieldChain(
-    dot: unknown, receiver: unknown, iface: IfaceSource, node: Node, ident: readonly string[], args: readonly Node[] | null, final: Final,
+    dot: unknown,
+    receiver: unknown,
+    iface: IfaceSource,
+    node: Node,
+    ident: readonly string[],
+    args: readonly Node[] | null,
+    final: Final,
   ): unknown {
     const n = ident.length;
     for (let i = 0; i < n - 1; i++) {
@@ -360,9 +399,7 @@ class State extends ExecState {
   }
 
   /** A field of `receiver` (exec-state.ts evalField), with the command's arguments for a method. */
-  private fieldOf(
-    dot: unknown, fieldName: string, node: Node, args: readonly Node[] | null, final: Final, receiver: unknown, iface: IfaceSource,
-  ): unknown {
+  private fieldOf(dot: unknown, fieldName: string, node: Node, args: readonly Node[] | null, final: Final, receiver: unknown, iface: IfaceSource): unknown {
     return this.evalField(dot, fieldName, node, (args !== null && args.length > 1) || final !== MISSING, args, final, receiver, iface);
   }
 
@@ -370,7 +407,6 @@ class State extends ExecState {
   protected override callFieldMethod(dot: unknown, fn: GoFunc, node: Node, fieldName: string, args: unknown, final: unknown): unknown {
     return this.evalCall(dot, fn, 0, node, fieldName, args as readonly Node[] | null, final as Final);
   }
-
 
   // ---- function calls ---------------------------------------------------------------------
 
@@ -381,9 +417,7 @@ class State extends ExecState {
     return this.evalCall(dot, fn, node.shortCircuit, cmd, node.ident, args, final);
   }
 
-  private evalCall(
-    dot: unknown, fn: GoFunc, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, final: Final,
-  ): unknown {
+  private evalCall(dot: unknown, fn: GoFunc, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, final: Final): unknown {
     // argNodes[0] is the function's own node; arguments start at 1.
     const nargs = argNodes === null ? 0 : argNodes.length - 1;
     const numIn = nargs + (final !== MISSING ? 1 : 0);

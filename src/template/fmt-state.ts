@@ -26,8 +26,17 @@ export interface Flags {
 
 export function newFlags(): Flags {
   return {
-    plus: false, minus: false, sharp: false, space: false, zero: false, plusV: false, sharpV: false,
-    widPresent: false, precPresent: false, wid: 0, prec: 0,
+    plus: false,
+    minus: false,
+    sharp: false,
+    space: false,
+    zero: false,
+    plusV: false,
+    sharpV: false,
+    widPresent: false,
+    precPresent: false,
+    wid: 0,
+    prec: 0,
   };
 }
 
@@ -39,7 +48,16 @@ export function clearFlags(f: Flags): void {
 
 export const UNSIGNED = new Set<string>(['uint', 'uint8', 'uint16', 'uint32', 'uint64', 'uintptr']);
 export const INT_BITS: Record<string, number> = {
-  int8: 8, int16: 16, int32: 32, int64: 64, uint: 64, uint8: 8, uint16: 16, uint32: 32, uint64: 64, uintptr: 64,
+  int8: 8,
+  int16: 16,
+  int32: 32,
+  int64: 64,
+  uint: 64,
+  uint8: 8,
+  uint16: 16,
+  uint32: 32,
+  uint64: 64,
+  uintptr: 64,
 };
 const U64 = 1n << 64n;
 export const LDIGITS = '0123456789abcdefx';
@@ -236,7 +254,8 @@ export abstract class FmtState {
       case 'b':
         this.fmtIntegerBase(value, 2, isSigned, verb, LDIGITS);
         return;
-      case 'o': case 'O':
+      case 'o':
+      case 'O':
         this.fmtIntegerBase(value, 8, isSigned, verb, LDIGITS);
         return;
       case 'x':
@@ -283,7 +302,10 @@ export abstract class FmtState {
     if (f.sharp && verb !== 'b') {
       let digits = 0;
       switch (verb) {
-        case 'v': case 'g': case 'G': case 'x':
+        case 'v':
+        case 'g':
+        case 'G':
+        case 'x':
           digits = prec;
           if (digits === -1) digits = 6;
       }
@@ -335,10 +357,16 @@ export abstract class FmtState {
       case 'v':
         this.fmtFloatRaw(v, size, 'g', -1);
         return;
-      case 'b': case 'g': case 'G': case 'x': case 'X':
+      case 'b':
+      case 'g':
+      case 'G':
+      case 'x':
+      case 'X':
         this.fmtFloatRaw(v, size, verb, -1);
         return;
-      case 'f': case 'e': case 'E':
+      case 'f':
+      case 'e':
+      case 'E':
         this.fmtFloatRaw(v, size, verb, 6);
         return;
       case 'F':
@@ -352,7 +380,16 @@ export abstract class FmtState {
   /** Go's fmtComplex: `(re+imi)`, the imaginary part always signed. */
   protected fmtComplex(v: GoComplex, verb: string): void {
     switch (verb) {
-      case 'v': case 'b': case 'g': case 'G': case 'x': case 'X': case 'f': case 'F': case 'e': case 'E': {
+      case 'v':
+      case 'b':
+      case 'g':
+      case 'G':
+      case 'x':
+      case 'X':
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E': {
         const oldPlus = this.f.plus;
         this.buf += '(';
         this.fmtFloat(v.re, 64, verb, v.re);

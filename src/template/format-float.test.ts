@@ -26,7 +26,23 @@ describe('formatFloat', () => {
       seed ^= seed << 5;
       return (seed >>> 0) / 2 ** 32;
     };
-    const values = [1e-6, 1e-4, 0.0001000001, 999999.9999999999, 999999, 1, 0.1, 0.3, 15090, 2.5, 123456.7, 1e20, 9.999999999999999e20, 2 ** 53 + 2, 1e15 + 0.5];
+    const values = [
+      1e-6,
+      1e-4,
+      0.0001000001,
+      999999.9999999999,
+      999999,
+      1,
+      0.1,
+      0.3,
+      15090,
+      2.5,
+      123456.7,
+      1e20,
+      9.999999999999999e20,
+      2 ** 53 + 2,
+      1e15 + 0.5,
+    ];
     for (let i = 0; i < 3000; i++) {
       const magnitude = 10 ** (Math.floor(next() * 28) - 6);
       values.push(next() * magnitude, Math.round(next() * magnitude), -next() * magnitude);
@@ -41,7 +57,7 @@ describe('formatFloat', () => {
     }
   });
 
-  it('outside those ranges and for float32, the long way: Go\'s exponent form, -0', () => {
+  it("outside those ranges and for float32, the long way: Go's exponent form, -0", () => {
     assert.equal(formatFloat(1e6, 'g', -1), '1e+06');
     assert.equal(formatFloat(0.00009, 'g', -1), '9e-05');
     assert.equal(formatFloat(1234567, 'G', -1), '1.234567E+06');

@@ -256,27 +256,31 @@ export function formatFloat(v: number, fmt: string, prec: number, bitSize: 32 | 
   if (shortest) {
     x = shortestDigits(abs, bitSize);
     switch (fmt) {
-      case 'e': case 'E':
+      case 'e':
+      case 'E':
         prec = Math.max(x.d.length - 1, 0);
         break;
       case 'f':
         prec = Math.max(x.d.length - x.dp, 0);
         break;
-      case 'g': case 'G':
+      case 'g':
+      case 'G':
         prec = x.d.length;
         break;
     }
   } else {
     const exact = exactDigits(abs);
     switch (fmt) {
-      case 'e': case 'E':
+      case 'e':
+      case 'E':
         x = roundDigits(exact, prec + 1);
         break;
       case 'f':
         x = roundDigits(exact, exact.dp + prec);
         if (exact.dp + prec < 0) x = { d: '', dp: 0 };
         break;
-      case 'g': case 'G':
+      case 'g':
+      case 'G':
         if (prec === 0) prec = 1;
         x = roundDigits(exact, prec);
         break;
@@ -285,11 +289,13 @@ export function formatFloat(v: number, fmt: string, prec: number, bitSize: 32 | 
     }
   }
   switch (fmt) {
-    case 'e': case 'E':
+    case 'e':
+    case 'E':
       return fmtE(neg, x, prec, fmt);
     case 'f':
       return fmtF(neg, x, prec);
-    case 'g': case 'G': {
+    case 'g':
+    case 'G': {
       let eprec = prec;
       if (eprec > x.d.length && x.d.length >= x.dp) eprec = x.d.length;
       if (shortest) eprec = 6;

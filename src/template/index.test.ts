@@ -13,11 +13,14 @@ test('a template knows its set: definedTemplates, has, executeTemplate, lookup',
   assert.equal(t.executeTemplate('b', 2), 'B2');
   assert.equal(t.lookup('a')?.execute(3), 'AB3');
   assert.equal(t.lookup('zz'), undefined);
-  assert.throws(() => t.executeTemplate('zz', {}), (err: unknown) =>
-    err instanceof TemplateError && err.code === 'SI_TEMPLATE_EXEC' && err.message === 'template: no template "zz" associated with template "main"');
+  assert.throws(
+    () => t.executeTemplate('zz', {}),
+    (err: unknown) =>
+      err instanceof TemplateError && err.code === 'SI_TEMPLATE_EXEC' && err.message === 'template: no template "zz" associated with template "main"',
+  );
 });
 
-test('callsAny: a function called anywhere in the set\'s trees, never a name in a comment or text', () => {
+test("callsAny: a function called anywhere in the set's trees, never a name in a comment or text", () => {
   const names = new Set(['set', 'merge']);
   assert.equal(parseTemplate('t', '{{/* must be set by user */}}set merge {{ "set" }} {{ .set }} {{ $set := 1 }}').callsAny(names), false);
   for (const text of [
@@ -28,9 +31,26 @@ test('callsAny: a function called anywhere in the set\'s trees, never a name in 
     '{{ define "d" }}{{ (set (dict) "a" 1).a }}{{ end }}x',
     '{{ template "t2" (set (dict) "a" 1) }}{{ define "t2" }}{{ end }}',
   ]) {
-    assert.equal(parseTemplate('t', text, { funcs: { set: { params: [], variadic: 'interface {}', call: () => ({}) }, merge: { params: [], variadic: 'interface {}', call: () => ({}) }, dict: { params: [], call: () => ({}) }, list: { params: [], variadic: 'interface {}', call: () => [] } } }).callsAny(names), true, text);
+    assert.equal(
+      parseTemplate('t', text, {
+        funcs: {
+          set: { params: [], variadic: 'interface {}', call: () => ({}) },
+          merge: { params: [], variadic: 'interface {}', call: () => ({}) },
+          dict: { params: [], call: () => ({}) },
+          list: { params: [], variadic: 'interface {}', call: () => [] },
+        },
+      }).callsAny(names),
+      true,
+      text,
+    );
   }
-  const set = parseTemplateSet([['a', 'plain'], ['b', '{{ printf "%v" (set) }}']], { funcs: { set: { params: [], call: () => 1 } } });
+  const set = parseTemplateSet(
+    [
+      ['a', 'plain'],
+      ['b', '{{ printf "%v" (set) }}'],
+    ],
+    { funcs: { set: { params: [], call: () => 1 } } },
+  );
   assert.equal(set.callsAny(names), true);
   assert.equal(set.callsAny(new Set(['printf'])), true);
   assert.equal(set.callsAny(new Set(['unset'])), false);
@@ -44,14 +64,26 @@ test('parseTemplateSet: texts share defines; a later non-empty definition replac
   ]);
   assert.deepEqual(set.definedTemplates(), ['greet', 'helpers', 'main', 'override', 'x']);
   assert.equal(set.executeTemplate('main', {}), 'hello you/new');
-  assert.throws(() => parseTemplateSet([['ok', 'x'], ['bad', '\n{{if}}']]), (err: unknown) =>
-    err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE' && err.message === 'template: bad:2: missing value for if');
+  assert.throws(
+    () =>
+      parseTemplateSet([
+        ['ok', 'x'],
+        ['bad', '\n{{if}}'],
+      ]),
+    (err: unknown) => err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE' && err.message === 'template: bad:2: missing value for if',
+  );
 });
 
 test('errors inside a define name the text they were parsed from and the executing template', () => {
-  const set = parseTemplateSet([['lib', '{{define "f"}}\n{{.a.b}}{{end}}'], ['main', '{{template "f" .}}']]);
-  assert.throws(() => set.executeTemplate('main', { a: 1 }), (err: unknown) =>
-    err instanceof TemplateError && err.message === 'template: lib:2:4: executing "f" at <.a.b>: can\'t evaluate field b in type interface {}');
+  const set = parseTemplateSet([
+    ['lib', '{{define "f"}}\n{{.a.b}}{{end}}'],
+    ['main', '{{template "f" .}}'],
+  ]);
+  assert.throws(
+    () => set.executeTemplate('main', { a: 1 }),
+    (err: unknown) =>
+      err instanceof TemplateError && err.message === 'template: lib:2:4: executing "f" at <.a.b>: can\'t evaluate field b in type interface {}',
+  );
 });
 
 test('custom delimiters', () => {
@@ -68,7 +100,10 @@ test('options are validated', () => {
 
 test('parse errors are TemplateError with SI_TEMPLATE_PARSE, even for absurd nesting', () => {
   const deep = '{{' + '('.repeat(50_000) + '1' + ')'.repeat(50_000) + '}}';
-  assert.throws(() => parseTemplate('t', deep), (err: unknown) => err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE');
+  assert.throws(
+    () => parseTemplate('t', deep),
+    (err: unknown) => err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE',
+  );
   assert.equal(parseTemplate('t', '{{' + '('.repeat(100) + '1' + ')'.repeat(100) + '}}').execute({}), '1');
 });
 
@@ -87,10 +122,25 @@ test('engines: compiled by default, the interpreter on request, the same answers
   assert.equal(compiled.lookup('x')?.engine, 'compiled');
   assert.equal(compiled.execute([1, 'a']), '[1][a]');
   assert.equal(reference.execute([1, 'a']), '[1][a]');
-  assert.equal(parseTemplateSet([['a', '{{template "b" .}}'], ['b', '<{{.}}>']]).engine, 'compiled');
-  assert.equal(parseTemplateSet([['a', '{{template "b" .}}'], ['b', '<{{.}}>']]).executeTemplate('a', 7), '<7>');
-  assert.throws(() => parseTemplate('t', '{{', { engine: 'jit' as never }), (err: unknown) =>
-    err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE' && err.message === 'template: unknown engine "jit": use compiled or interpreter');
+  assert.equal(
+    parseTemplateSet([
+      ['a', '{{template "b" .}}'],
+      ['b', '<{{.}}>'],
+    ]).engine,
+    'compiled',
+  );
+  assert.equal(
+    parseTemplateSet([
+      ['a', '{{template "b" .}}'],
+      ['b', '<{{.}}>'],
+    ]).executeTemplate('a', 7),
+    '<7>',
+  );
+  assert.throws(
+    () => parseTemplate('t', '{{', { engine: 'jit' as never }),
+    (err: unknown) =>
+      err instanceof TemplateError && err.code === 'SI_TEMPLATE_PARSE' && err.message === 'template: unknown engine "jit": use compiled or interpreter',
+  );
 });
 
 test('a template too deeply nested for the compiler is rendered by the interpreter, with the same result', () => {

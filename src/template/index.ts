@@ -111,7 +111,12 @@ export interface Template extends TemplateSet {
   rootReads(): readonly (readonly string[])[] | null;
 }
 
-const DEFAULT_CONFIG: ExecConfig = Object.freeze({ missingKey: 'default', maxDepth: DEFAULT_MAX_DEPTH, maxSteps: DEFAULT_MAX_STEPS, maxOutput: DEFAULT_MAX_OUTPUT });
+const DEFAULT_CONFIG: ExecConfig = Object.freeze({
+  missingKey: 'default',
+  maxDepth: DEFAULT_MAX_DEPTH,
+  maxSteps: DEFAULT_MAX_STEPS,
+  maxOutput: DEFAULT_MAX_OUTPUT,
+});
 
 function execConfig(options: ExecuteOptions | undefined): ExecConfig {
   // No options (most renders): the defaults, checked once.

@@ -8,8 +8,16 @@
 
 import {
   elementType,
-  GoComplex, GoNumber, INTERFACE, MAP_OF_INTERFACE, SLICE_OF_INTERFACE, goTypeName, isGoFuncValue, isGoObject,
-  taggedGoType, type GoObject,
+  GoComplex,
+  GoNumber,
+  INTERFACE,
+  MAP_OF_INTERFACE,
+  SLICE_OF_INTERFACE,
+  goTypeName,
+  isGoFuncValue,
+  isGoObject,
+  taggedGoType,
+  type GoObject,
 } from './value.js';
 
 export const REFLECT_VALUE = 'reflect.Value';
@@ -32,16 +40,30 @@ export const enum Kind {
 const UINT_TYPES = new Set(['uint', 'uint8', 'uint16', 'uint32', 'uint64', 'uintptr']);
 const INT_TYPES = new Set(['int', 'int8', 'int16', 'int32', 'int64']);
 const BITS: Record<string, number> = {
-  int: 64, int8: 8, int16: 16, int32: 32, int64: 64, uint: 64, uint8: 8, uint16: 16, uint32: 32, uint64: 64, uintptr: 64,
+  int: 64,
+  int8: 8,
+  int16: 16,
+  int32: 32,
+  int64: 64,
+  uint: 64,
+  uint8: 8,
+  uint16: 16,
+  uint32: 32,
+  uint64: 64,
+  uintptr: 64,
 };
 
 /** reflect.Kind of a value; null and undefined are Invalid (a nil interface unwraps to invalid). */
 export function kindOf(v: unknown): Kind {
   switch (typeof v) {
-    case 'boolean': return Kind.Bool;
-    case 'string': return Kind.String;
-    case 'number': return Kind.Float;
-    case 'bigint': return Kind.Int;
+    case 'boolean':
+      return Kind.Bool;
+    case 'string':
+      return Kind.String;
+    case 'number':
+      return Kind.Float;
+    case 'bigint':
+      return Kind.Int;
     case 'object':
       if (v === null) return Kind.Invalid;
       if (Array.isArray(v)) return Kind.Slice;

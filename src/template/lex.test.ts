@@ -3,12 +3,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ItemType, itemString, lex } from './lex.js';
 
-const kinds = (text: string, breakOK = true): string[] =>
-  lex(text, '', '', breakOK, breakOK).map((i) => `${ItemType[i.typ]}:${i.val}`);
+const kinds = (text: string, breakOK = true): string[] => lex(text, '', '', breakOK, breakOK).map((i) => `${ItemType[i.typ]}:${i.val}`);
 
 test('text, actions and spaces', () => {
   assert.deepEqual(kinds('a{{.x | f $y}}b'), [
-    'Text:a', 'LeftDelim:{{', 'Field:.x', 'Space: ', 'Pipe:|', 'Space: ', 'Identifier:f', 'Space: ', 'Variable:$y', 'RightDelim:}}', 'Text:b', 'EOF:',
+    'Text:a',
+    'LeftDelim:{{',
+    'Field:.x',
+    'Space: ',
+    'Pipe:|',
+    'Space: ',
+    'Identifier:f',
+    'Space: ',
+    'Variable:$y',
+    'RightDelim:}}',
+    'Text:b',
+    'EOF:',
   ]);
 });
 
@@ -19,11 +29,23 @@ test('trim markers remove the adjacent spaces, including newlines', () => {
 
 test('comments vanish; keywords and constants get their own kinds', () => {
   assert.deepEqual(kinds('{{/* x */}}{{if true}}{{else}}{{end}}'), [
-    'LeftDelim:{{', 'If:if', 'Space: ', 'Bool:true', 'RightDelim:}}', 'LeftDelim:{{', 'Else:else', 'RightDelim:}}', 'LeftDelim:{{', 'End:end', 'RightDelim:}}', 'EOF:',
+    'LeftDelim:{{',
+    'If:if',
+    'Space: ',
+    'Bool:true',
+    'RightDelim:}}',
+    'LeftDelim:{{',
+    'Else:else',
+    'RightDelim:}}',
+    'LeftDelim:{{',
+    'End:end',
+    'RightDelim:}}',
+    'EOF:',
   ]);
-  assert.deepEqual(kinds("{{1.5 'a' \"s\" `r` nil . $}}").filter((k) => !k.startsWith('Space')), [
-    'LeftDelim:{{', 'Number:1.5', "CharConstant:'a'", 'String:"s"', 'RawString:`r`', 'Nil:nil', 'Dot:.', 'Variable:$', 'RightDelim:}}', 'EOF:',
-  ]);
+  assert.deepEqual(
+    kinds('{{1.5 \'a\' "s" `r` nil . $}}').filter((k) => !k.startsWith('Space')),
+    ['LeftDelim:{{', 'Number:1.5', "CharConstant:'a'", 'String:"s"', 'RawString:`r`', 'Nil:nil', 'Dot:.', 'Variable:$', 'RightDelim:}}', 'EOF:'],
+  );
 });
 
 test('break and continue are plain identifiers when a function has that name', () => {
@@ -33,14 +55,20 @@ test('break and continue are plain identifiers when a function has that name', (
 
 test('items carry their line; an error item ends the stream', () => {
   const items = lex('a\nb{{.x\n}}\n{{"open\n', '', '', true, true);
-  assert.deepEqual(items.map((i) => i.line), [1, 2, 2, 2, 3, 3, 4, 4]);
+  assert.deepEqual(
+    items.map((i) => i.line),
+    [1, 2, 2, 2, 3, 3, 4, 4],
+  );
   const last = items[items.length - 1];
   assert.equal(last.typ, ItemType.Error);
   assert.equal(last.val, 'unterminated quoted string');
 });
 
 test('custom delimiters', () => {
-  assert.deepEqual(lex('{{x}}[[- .a -]] y', '[[', ']]', true, true).map((i) => i.val), ['{{x}}', '[[', '.a', ']]', 'y', '']);
+  assert.deepEqual(
+    lex('{{x}}[[- .a -]] y', '[[', ']]', true, true).map((i) => i.val),
+    ['{{x}}', '[[', '.a', ']]', 'y', ''],
+  );
 });
 
 test('item rendering for error messages', () => {

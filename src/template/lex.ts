@@ -207,7 +207,13 @@ class Lexer {
     const r = this.peek();
     if (isSpace(r)) return true;
     switch (r) {
-      case EOF: case 0x2e: case 0x2c: case 0x7c: case 0x3a: case 0x29: case 0x28:
+      case EOF:
+      case 0x2e:
+      case 0x2c:
+      case 0x7c:
+      case 0x3a:
+      case 0x29:
+      case 0x28:
         return true;
     }
     // Go 1.19 accepts the whole right delimiter here, not just its first character.

@@ -45,14 +45,23 @@ export function unquoteChar(s: string, i: number, quote: number): { value: numbe
   const e = s[i + 1];
   let j = i + 2;
   switch (e) {
-    case 'a': return { value: 7, isByte: false, next: j };
-    case 'b': return { value: 8, isByte: false, next: j };
-    case 'f': return { value: 12, isByte: false, next: j };
-    case 'n': return { value: 10, isByte: false, next: j };
-    case 'r': return { value: 13, isByte: false, next: j };
-    case 't': return { value: 9, isByte: false, next: j };
-    case 'v': return { value: 11, isByte: false, next: j };
-    case 'x': case 'u': case 'U': {
+    case 'a':
+      return { value: 7, isByte: false, next: j };
+    case 'b':
+      return { value: 8, isByte: false, next: j };
+    case 'f':
+      return { value: 12, isByte: false, next: j };
+    case 'n':
+      return { value: 10, isByte: false, next: j };
+    case 'r':
+      return { value: 13, isByte: false, next: j };
+    case 't':
+      return { value: 9, isByte: false, next: j };
+    case 'v':
+      return { value: 11, isByte: false, next: j };
+    case 'x':
+    case 'u':
+    case 'U': {
       const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
       if (s.length - j < n) throw new SyntaxError();
       let v = 0;
@@ -66,7 +75,14 @@ export function unquoteChar(s: string, i: number, quote: number): { value: numbe
       if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) throw new SyntaxError();
       return { value: v, isByte: false, next: j };
     }
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7': {
       let v = e.charCodeAt(0) - 0x30;
       if (s.length - j < 2) throw new SyntaxError();
       for (let k = 0; k < 2; k++) {
@@ -80,7 +96,8 @@ export function unquoteChar(s: string, i: number, quote: number): { value: numbe
     }
     case '\\':
       return { value: 0x5c, isByte: false, next: j };
-    case "'": case '"':
+    case "'":
+    case '"':
       if (e.charCodeAt(0) !== quote) throw new SyntaxError();
       return { value: e.charCodeAt(0), isByte: false, next: j };
     default:

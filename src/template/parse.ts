@@ -9,8 +9,18 @@
 
 import { TemplateError } from '../errors.js';
 import {
-  NodeType, isEmptyTree, nodeString, type BranchNode, type CommandNode, type ListNode, type Node,
-  type NumberNode, type PipeNode, type Source, type Tree, type VariableNode,
+  NodeType,
+  isEmptyTree,
+  nodeString,
+  type BranchNode,
+  type CommandNode,
+  type ListNode,
+  type Node,
+  type NumberNode,
+  type PipeNode,
+  type Source,
+  type Tree,
+  type VariableNode,
 } from './ast.js';
 import { ItemType, itemString, lex, type Item } from './lex.js';
 import { SyntaxError as GoSyntaxError, parseFloat64, parseInt64, parseUint, unquote, unquoteChar } from './literal.js';
@@ -369,9 +379,18 @@ class TreeParser {
         case end:
           this.checkPipeline(pipe, context);
           return pipe;
-        case ItemType.Bool: case ItemType.CharConstant: case ItemType.Complex: case ItemType.Dot:
-        case ItemType.Field: case ItemType.Identifier: case ItemType.Number: case ItemType.Nil:
-        case ItemType.RawString: case ItemType.String: case ItemType.Variable: case ItemType.LeftParen:
+        case ItemType.Bool:
+        case ItemType.CharConstant:
+        case ItemType.Complex:
+        case ItemType.Dot:
+        case ItemType.Field:
+        case ItemType.Identifier:
+        case ItemType.Number:
+        case ItemType.Nil:
+        case ItemType.RawString:
+        case ItemType.String:
+        case ItemType.Variable:
+        case ItemType.LeftParen:
           this.backup();
           pipe.cmds.push(this.command());
           break;
@@ -385,7 +404,11 @@ class TreeParser {
     if (pipe.cmds.length === 0) this.errorf(`missing value for ${context}`);
     for (let i = 1; i < pipe.cmds.length; i++) {
       switch (pipe.cmds[i].args[0].type) {
-        case NodeType.Bool: case NodeType.Dot: case NodeType.Nil: case NodeType.Number: case NodeType.String:
+        case NodeType.Bool:
+        case NodeType.Dot:
+        case NodeType.Nil:
+        case NodeType.Number:
+        case NodeType.String:
           this.errorf(`non executable command in pipeline stage ${i + 1}`);
       }
     }
@@ -421,7 +444,11 @@ class TreeParser {
         case NodeType.Variable:
           node = this.newVariable(chainPos, [...node.ident, ...fields].join('.'));
           break;
-        case NodeType.Bool: case NodeType.String: case NodeType.Number: case NodeType.Nil: case NodeType.Dot:
+        case NodeType.Bool:
+        case NodeType.String:
+        case NodeType.Number:
+        case NodeType.Nil:
+        case NodeType.Dot:
           this.errorf(`unexpected . after term ${sprintf('%q', [nodeString(node)])}`);
           break;
         default:
@@ -453,11 +480,14 @@ class TreeParser {
         return { type: NodeType.Field, pos: token.pos, src, ident: token.val.slice(1).split('.') };
       case ItemType.Bool:
         return { type: NodeType.Bool, pos: token.pos, src, value: token.val === 'true' };
-      case ItemType.CharConstant: case ItemType.Complex: case ItemType.Number:
+      case ItemType.CharConstant:
+      case ItemType.Complex:
+      case ItemType.Number:
         return this.newNumber(token);
       case ItemType.LeftParen:
         return this.pipeline('parenthesized pipeline', ItemType.RightParen);
-      case ItemType.String: case ItemType.RawString:
+      case ItemType.String:
+      case ItemType.RawString:
         return { type: NodeType.String, pos: token.pos, src, quoted: token.val, text: this.unquote(token.val) };
     }
     this.backup();
@@ -551,8 +581,14 @@ function simplifyComplex(base: NumberBase, c: [number, number]): NumberNode {
   const isInt = isFloat && Number.isInteger(f) && f >= -(2 ** 63) && f < 2 ** 63;
   const isUint = isFloat && Number.isInteger(f) && f >= 0 && f < 2 ** 64;
   return {
-    ...base, isInt, isUint, isFloat, complex: c,
-    int64: isInt ? BigInt(f) : 0n, uint64: isUint ? BigInt(f) : 0n, float64: isFloat ? f : 0,
+    ...base,
+    isInt,
+    isUint,
+    isFloat,
+    complex: c,
+    int64: isInt ? BigInt(f) : 0n,
+    uint64: isUint ? BigInt(f) : 0n,
+    float64: isFloat ? f : 0,
   };
 }
 

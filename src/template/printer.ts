@@ -8,10 +8,7 @@
 
 import { FmtState, INT_BITS, LDIGITS, UNSIGNED, clearFlags } from './fmt-state.js';
 import { sortStrings } from './quote.js';
-import {
-  GoComplex, GoNumber, elementType, goTypeName, isGoFuncValue, isGoObject, taggedGoType, INTERFACE,
-  type GoObject, type GoNumberType,
-} from './value.js';
+import { GoComplex, GoNumber, elementType, goTypeName, isGoFuncValue, isGoObject, taggedGoType, INTERFACE, type GoObject, type GoNumberType } from './value.js';
 
 /**
  * Marks a typed nil slice or map (funcs/nil.ts makes them: empty, frozen, this global symbol
@@ -69,7 +66,11 @@ export class Printer extends FmtState {
 
   private fmtPointer(value: unknown, verb: string): void {
     let u: bigint;
-    if (Array.isArray(value) || isGoFuncValue(value) || (typeof value === 'object' && value !== null && !(value instanceof GoNumber) && (!isGoObject(value) || value.goType.startsWith('*')))) {
+    if (
+      Array.isArray(value) ||
+      isGoFuncValue(value) ||
+      (typeof value === 'object' && value !== null && !(value instanceof GoNumber) && (!isGoObject(value) || value.goType.startsWith('*')))
+    ) {
       u = FAKE_POINTER;
     } else {
       this.badVerb(verb, value);
@@ -88,7 +89,11 @@ export class Printer extends FmtState {
       case 'p':
         this.fmt0x64(u, !this.f.sharp);
         return;
-      case 'b': case 'o': case 'd': case 'x': case 'X':
+      case 'b':
+      case 'o':
+      case 'd':
+      case 'x':
+      case 'X':
         this.fmtInteger(u, false, verb, value);
         return;
       default:

@@ -9,7 +9,6 @@ import { INT_BITS, UNSIGNED, clearFlags } from './fmt-state.js';
 import type { Printer } from './printer.js';
 import { GoNumber, goTypeName } from './value.js';
 
-
 export function doPrintf(p: Printer, format: string, a: readonly unknown[]): void {
   const end = format.length;
   let argNum = 0;

@@ -12,12 +12,93 @@ import { goFunc } from './value.js';
 
 /** Fragments that make up templates: delimiters, keywords, operands, and broken pieces. */
 const FRAGMENTS = [
-  '{{', '}}', '{{- ', ' -}}', '{{-', '-}}', ' ', '\n', '\t', 'x', 'é', '😀',
-  '.', '.a', '.b.c', '.l', '.m', '$', '$x', '$y', '$x := ', '$x = ', '$i, $v := ', ':=', '=', '|', '(', ')', ',',
-  'if ', 'else', 'else if ', 'else with ', 'end', 'range ', 'with ', 'break', 'continue', 'define "d"', 'template "d"', 'block "b" .',
-  'nil', 'true', 'false', '0', '1', '-2', '1.5', '1e3', '0x1F', "'c'", '"s"', '`r`', '"', "'", '`', '/*', '*/', '{{/* c */}}',
-  'and ', 'or ', 'not ', 'eq ', 'ne ', 'lt ', 'le ', 'len ', 'index ', 'slice ', 'print ', 'printf "%v %d" ', 'println ', 'html ', 'js ', 'urlquery ', 'call ', 'f ',
-  '{{if .a}}', '{{else}}', '{{end}}', '{{range .l}}', '{{range $i, $v := .m}}', '{{with .b}}', '{{define "d"}}', '{{template "d" .}}', '{{.}}', '{{$}}',
+  '{{',
+  '}}',
+  '{{- ',
+  ' -}}',
+  '{{-',
+  '-}}',
+  ' ',
+  '\n',
+  '\t',
+  'x',
+  'é',
+  '😀',
+  '.',
+  '.a',
+  '.b.c',
+  '.l',
+  '.m',
+  '$',
+  '$x',
+  '$y',
+  '$x := ',
+  '$x = ',
+  '$i, $v := ',
+  ':=',
+  '=',
+  '|',
+  '(',
+  ')',
+  ',',
+  'if ',
+  'else',
+  'else if ',
+  'else with ',
+  'end',
+  'range ',
+  'with ',
+  'break',
+  'continue',
+  'define "d"',
+  'template "d"',
+  'block "b" .',
+  'nil',
+  'true',
+  'false',
+  '0',
+  '1',
+  '-2',
+  '1.5',
+  '1e3',
+  '0x1F',
+  "'c'",
+  '"s"',
+  '`r`',
+  '"',
+  "'",
+  '`',
+  '/*',
+  '*/',
+  '{{/* c */}}',
+  'and ',
+  'or ',
+  'not ',
+  'eq ',
+  'ne ',
+  'lt ',
+  'le ',
+  'len ',
+  'index ',
+  'slice ',
+  'print ',
+  'printf "%v %d" ',
+  'println ',
+  'html ',
+  'js ',
+  'urlquery ',
+  'call ',
+  'f ',
+  '{{if .a}}',
+  '{{else}}',
+  '{{end}}',
+  '{{range .l}}',
+  '{{range $i, $v := .m}}',
+  '{{with .b}}',
+  '{{define "d"}}',
+  '{{template "d" .}}',
+  '{{.}}',
+  '{{$}}',
 ];
 
 const tokenText = templateText(FRAGMENTS);
@@ -49,28 +130,43 @@ function renderOutcome(t: Template, data: unknown, text: string): void {
 }
 
 test('any string parses or fails with a parse TemplateError', () => {
-  fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (text) => {
-    parseOutcome(text);
-  }), { numRuns: 2000 });
-  fc.assert(fc.property(fc.string({ maxLength: 60 }).map((s) => `{{${s}}}`), (text) => {
-    parseOutcome(text);
-  }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (text) => {
+      parseOutcome(text);
+    }),
+    { numRuns: 2000 },
+  );
+  fc.assert(
+    fc.property(
+      fc.string({ maxLength: 60 }).map((s) => `{{${s}}}`),
+      (text) => {
+        parseOutcome(text);
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });
 
 test('strings of template tokens parse or fail with a parse TemplateError', () => {
-  fc.assert(fc.property(tokenText, (text) => {
-    parseOutcome(text);
-  }), { numRuns: 3000 });
+  fc.assert(
+    fc.property(tokenText, (text) => {
+      parseOutcome(text);
+    }),
+    { numRuns: 3000 },
+  );
 });
 
 test('parsed random templates render any JSON data or fail with an exec TemplateError, and terminate', () => {
   let rendered = 0;
-  fc.assert(fc.property(tokenText, jsonData, (text, data) => {
-    const t = parseOutcome(text);
-    if (t === undefined) return;
-    rendered++;
-    renderOutcome(t, data, text);
-    renderOutcome(t, null, text);
-  }), { numRuns: 4000 });
+  fc.assert(
+    fc.property(tokenText, jsonData, (text, data) => {
+      const t = parseOutcome(text);
+      if (t === undefined) return;
+      rendered++;
+      renderOutcome(t, data, text);
+      renderOutcome(t, null, text);
+    }),
+    { numRuns: 4000 },
+  );
   assert.ok(rendered > 200, `only ${rendered} random templates parsed; the generator no longer exercises execution`);
 });

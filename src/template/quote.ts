@@ -105,13 +105,20 @@ function escapeRune(cp: number, quote: number, asciiOnly: boolean): string {
   if (cp === quote || cp === 0x5c) return '\\' + String.fromCharCode(cp);
   if (asciiOnly ? cp < 0x80 && isPrint(cp) : isPrint(cp)) return String.fromCodePoint(cp);
   switch (cp) {
-    case 0x07: return '\\a';
-    case 0x08: return '\\b';
-    case 0x0c: return '\\f';
-    case 0x0a: return '\\n';
-    case 0x0d: return '\\r';
-    case 0x09: return '\\t';
-    case 0x0b: return '\\v';
+    case 0x07:
+      return '\\a';
+    case 0x08:
+      return '\\b';
+    case 0x0c:
+      return '\\f';
+    case 0x0a:
+      return '\\n';
+    case 0x0d:
+      return '\\r';
+    case 0x09:
+      return '\\t';
+    case 0x0b:
+      return '\\v';
   }
   if (cp < 0x20 || cp === 0x7f) return '\\x' + HEX[cp >> 4] + HEX[cp & 15];
   if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;

@@ -12,7 +12,10 @@ const reads = (text: string) => parseTemplate('t', text, { funcs: templateFuncs(
 
 describe('rootReads', () => {
   it('lists the field chains started at the data, shorter chains covering longer ones', () => {
-    assert.deepEqual(reads('{{ .Spec.Containers }}{{ .Spec.Containers.X }}{{ .ObjectMeta.Name }}'), [['Spec', 'Containers'], ['ObjectMeta', 'Name']]);
+    assert.deepEqual(reads('{{ .Spec.Containers }}{{ .Spec.Containers.X }}{{ .ObjectMeta.Name }}'), [
+      ['Spec', 'Containers'],
+      ['ObjectMeta', 'Name'],
+    ]);
     assert.deepEqual(reads('{{ .Spec }}{{ .Spec.Containers }}'), [['Spec']]);
     assert.deepEqual(reads('plain text {{/* a comment */}}'), []);
   });
@@ -40,7 +43,16 @@ describe('rootReads', () => {
   });
 
   it('is null when the data escapes whole', () => {
-    for (const text of ['{{ toJson . }}', '{{ . }}', '{{ $d := . }}{{ $d.A }}', '{{ template "x" . }}{{ define "x" }}{{ . }}{{ end }}', '{{ template "missing" . }}', '{{ $ }}', '{{ with $ }}{{ end }}', '{{ (.).A }}']) {
+    for (const text of [
+      '{{ toJson . }}',
+      '{{ . }}',
+      '{{ $d := . }}{{ $d.A }}',
+      '{{ template "x" . }}{{ define "x" }}{{ . }}{{ end }}',
+      '{{ template "missing" . }}',
+      '{{ $ }}',
+      '{{ with $ }}{{ end }}',
+      '{{ (.).A }}',
+    ]) {
       assert.equal(reads(text), null, text);
     }
   });

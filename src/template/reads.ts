@@ -81,7 +81,8 @@ function walk(n: Node, dotIsData: boolean, reader: Reader): void {
       walk(n.list, dotIsData, reader);
       if (n.elseList !== null) walk(n.elseList, dotIsData, reader);
       return;
-    case NodeType.Range: case NodeType.With:
+    case NodeType.Range:
+    case NodeType.With:
       // The body's dot is the pipeline's value (derived); `else` runs with the outer dot.
       pipe(n.pipe, dotIsData, reader);
       walk(n.list, false, reader);
@@ -92,7 +93,9 @@ function walk(n: Node, dotIsData: boolean, reader: Reader): void {
       // unless the value is the data itself.
       if (n.pipe === null) return;
       const only = n.pipe.decl.length === 0 && n.pipe.cmds.length === 1 && n.pipe.cmds[0].args.length === 1 ? n.pipe.cmds[0].args[0] : undefined;
-      const isData = only !== undefined && ((only.type === NodeType.Dot && dotIsData) || (only.type === NodeType.Variable && only.ident.length === 1 && only.ident[0] === '$'));
+      const isData =
+        only !== undefined &&
+        ((only.type === NodeType.Dot && dotIsData) || (only.type === NodeType.Variable && only.ident.length === 1 && only.ident[0] === '$'));
       if (isData) reader.callWithData(n.name);
       else pipe(n.pipe, dotIsData, reader);
       return;

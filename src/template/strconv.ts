@@ -56,10 +56,19 @@ export function parseUint(s: string, base: number): { value: bigint; err: NumErr
     base = 10;
     if (s[0] === '0') {
       const p = s.length >= 3 ? lower(s[1]) : '';
-      if (p === 'b') { base = 2; s = s.slice(2); }
-      else if (p === 'o') { base = 8; s = s.slice(2); }
-      else if (p === 'x') { base = 16; s = s.slice(2); }
-      else { base = 8; s = s.slice(1); }
+      if (p === 'b') {
+        base = 2;
+        s = s.slice(2);
+      } else if (p === 'o') {
+        base = 8;
+        s = s.slice(2);
+      } else if (p === 'x') {
+        base = 16;
+        s = s.slice(2);
+      } else {
+        base = 8;
+        s = s.slice(1);
+      }
     }
   }
   const b = BigInt(base);

@@ -53,21 +53,43 @@ describe('valueKey and jsonKey', () => {
     }
     assert.ok(jsonKey({ a: 'no zero here' })!.startsWith('J'), 'the fast form is used when exact');
     for (const v of [{ a: -0 }, [-0], [1, -0], { a: [2, -0], b: 1 }, -0]) assert.ok(jsonKey(v)!.startsWith('W'), `${String(v)}: a -0 takes the exact walk`);
-    for (const v of [{ a: 0 }, [0], { a: 10 }, [0.5], { a: '0' }, [100, 20]]) assert.ok(jsonKey(v)!.startsWith('J'), `${JSON.stringify(v)}: no -0, the fast form is exact`);
+    for (const v of [{ a: 0 }, [0], { a: 10 }, [0.5], { a: '0' }, [100, 20]])
+      assert.ok(jsonKey(v)!.startsWith('J'), `${JSON.stringify(v)}: no -0, the fast form is exact`);
   });
 
   it('tells apart the Go shapes a template prints differently', () => {
     const keys = [
-      1, '1', 1n, new GoNumber('int64', 1n), new GoNumber('int32', 1n), new GoNumber('float32', 1),
-      [], nilSlice(), withGoType([], '[]string'), nilSlice('[]string'),
-      {}, nilMap(), withGoType({}, 'map[string]string'), nilMap('map[string]string'),
-      undefined, null, { a: undefined }, { a: null },
+      1,
+      '1',
+      1n,
+      new GoNumber('int64', 1n),
+      new GoNumber('int32', 1n),
+      new GoNumber('float32', 1),
+      [],
+      nilSlice(),
+      withGoType([], '[]string'),
+      nilSlice('[]string'),
+      {},
+      nilMap(),
+      withGoType({}, 'map[string]string'),
+      nilMap('map[string]string'),
+      undefined,
+      null,
+      { a: undefined },
+      { a: null },
     ].map(valueKey);
     assert.equal(new Set(keys).size, keys.length, keys.join('\n'));
   });
 
   it('cannot key functions or Go objects that offer no key', () => {
-    const opaque: GoObject = { [GO_OBJECT]: true, goType: 'x.T', getField: () => NO_FIELD, getMethod: () => undefined, fieldNames: () => [], toJSON: () => ({}) };
+    const opaque: GoObject = {
+      [GO_OBJECT]: true,
+      goType: 'x.T',
+      getField: () => NO_FIELD,
+      getMethod: () => undefined,
+      fieldNames: () => [],
+      toJSON: () => ({}),
+    };
     assert.equal(valueKey(opaque), undefined);
     assert.equal(valueKey({ params: [], call: () => 1 }), undefined);
     assert.equal(valueKey([() => 1]), undefined);

@@ -31,10 +31,7 @@ export const SLICE_OF_INTERFACE = '[]interface {}';
 export const MAP_OF_INTERFACE = 'map[string]interface {}';
 
 /** Numeric Go types other than `int` (bigint) and `float64` (number). */
-export type GoNumberType =
-  | 'int8' | 'int16' | 'int32' | 'int64'
-  | 'uint' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'uintptr'
-  | 'float32';
+export type GoNumberType = 'int8' | 'int16' | 'int32' | 'int64' | 'uint' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'uintptr' | 'float32';
 
 /** A Go number whose static type is not `int` or `float64`, e.g. the `int64` Sprig's `add` returns. */
 export class GoNumber {
@@ -164,14 +161,8 @@ export class GoFuncError extends Error {}
 export type FuncMap = Record<string, GoFunc>;
 
 /** Shorthand for declaring a function: `goFunc(['string', 'int'], (s, n) => ...)`. */
-export function goFunc<A extends unknown[]>(
-  params: readonly GoParamType[],
-  call: (...args: A) => unknown,
-  variadic?: GoParamType,
-): GoFunc {
-  return variadic === undefined
-    ? { params, call: call as unknown as GoFunc['call'] }
-    : { params, variadic, call: call as unknown as GoFunc['call'] };
+export function goFunc<A extends unknown[]>(params: readonly GoParamType[], call: (...args: A) => unknown, variadic?: GoParamType): GoFunc {
+  return variadic === undefined ? { params, call: call as unknown as GoFunc['call'] } : { params, variadic, call: call as unknown as GoFunc['call'] };
 }
 
 /**
@@ -211,10 +202,7 @@ export function goTypeName(value: unknown): string {
 /** Whether a value is a GoFunc (a function value in template data, used by `call`). */
 export function isGoFuncValue(value: unknown): value is GoFunc {
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Partial<GoFunc>).call === 'function' &&
-    Array.isArray((value as Partial<GoFunc>).params)
+    typeof value === 'object' && value !== null && typeof (value as Partial<GoFunc>).call === 'function' && Array.isArray((value as Partial<GoFunc>).params)
   );
 }
 
@@ -259,8 +247,16 @@ export function zeroValue(goType: string): unknown {
       return 0;
     case 'float32':
       return new GoNumber('float32', 0);
-    case 'int8': case 'int16': case 'int32': case 'int64':
-    case 'uint': case 'uint8': case 'uint16': case 'uint32': case 'uint64': case 'uintptr':
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'int64':
+    case 'uint':
+    case 'uint8':
+    case 'uint16':
+    case 'uint32':
+    case 'uint64':
+    case 'uintptr':
       return new GoNumber(goType, 0n);
     case INTERFACE:
       return undefined;

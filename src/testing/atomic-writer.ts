@@ -29,7 +29,10 @@ export async function atomicWrite(dir: string, files: Record<string, string | Bu
   await rename(join(dir, '..data_tmp'), join(dir, '..data'));
   // Visible names: create links for new files, drop links for removed ones.
   for (const name of Object.keys(files)) {
-    const exists = await lstat(join(dir, name)).then(() => true, () => false);
+    const exists = await lstat(join(dir, name)).then(
+      () => true,
+      () => false,
+    );
     if (!exists) await symlink(join('..data', name), join(dir, name));
   }
   for (const entry of await readdir(dir)) {

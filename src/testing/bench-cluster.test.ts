@@ -46,30 +46,67 @@ test('histograms per webhook, summed over the other labels; other series and met
   const h = histograms(APISERVER, 'apiserver_admission_webhook_admission_duration_seconds', 'name');
   assert.deepEqual([...h.keys()].sort(), ['a.x.io', 'b.x.io']);
   const a = h.get('a.x.io')!;
-  assert.deepEqual(a, { buckets: [{ le: 0.005, count: 9 }, { le: 0.025, count: 12 }, { le: Infinity, count: 12 }], sum: 0.06, count: 12 });
+  assert.deepEqual(a, {
+    buckets: [
+      { le: 0.005, count: 9 },
+      { le: 0.025, count: 12 },
+      { le: Infinity, count: 12 },
+    ],
+    sum: 0.06,
+    count: 12,
+  });
   assert.equal(mean(a), 0.005);
-  assert.deepEqual([...counters(APISERVER, 'apiserver_admission_webhook_request_total', 'name')], [['a.x.io', 12]], 'a counter by label, other metrics with the same prefix left out');
+  assert.deepEqual(
+    [...counters(APISERVER, 'apiserver_admission_webhook_request_total', 'name')],
+    [['a.x.io', 12]],
+    'a counter by label, other metrics with the same prefix left out',
+  );
 });
 
 test('a measurement is the difference of two scrapes; an absent "before" counts from zero; add joins blocks', () => {
   const before = histograms(APISERVER, 'apiserver_admission_webhook_admission_duration_seconds', 'name').get('b.x.io')!;
-  const after = histograms(APISERVER.replaceAll('} 4\n', '} 14\n').replace('} 0.03\n', '} 0.13\n'), 'apiserver_admission_webhook_admission_duration_seconds', 'name').get('b.x.io')!;
+  const after = histograms(
+    APISERVER.replaceAll('} 4\n', '} 14\n').replace('} 0.03\n', '} 0.13\n'),
+    'apiserver_admission_webhook_admission_duration_seconds',
+    'name',
+  ).get('b.x.io')!;
   const d = delta(after, before);
   assert.equal(d.count, 10);
   assert.ok(Math.abs(d.sum - 0.1) < 1e-12);
-  assert.deepEqual(d.buckets.map((b) => b.count), [0, 10, 10]);
+  assert.deepEqual(
+    d.buckets.map((b) => b.count),
+    [0, 10, 10],
+  );
   assert.deepEqual(delta(after, undefined), after);
   assert.equal(delta(undefined, before).count, 0);
   const both = add(d, d);
   assert.equal(both.count, 20);
-  assert.deepEqual(both.buckets.map((b) => b.count), [0, 20, 20]);
+  assert.deepEqual(
+    both.buckets.map((b) => b.count),
+    [0, 20, 20],
+  );
 });
 
 test('quantiles interpolate inside the bucket (PromQL histogram_quantile): from 0 in the first, the last finite bound in +Inf', () => {
-  const h = { buckets: [{ le: 0.001, count: 50 }, { le: 0.002, count: 100 }, { le: Infinity, count: 100 }], sum: 0.1, count: 100 };
+  const h = {
+    buckets: [
+      { le: 0.001, count: 50 },
+      { le: 0.002, count: 100 },
+      { le: Infinity, count: 100 },
+    ],
+    sum: 0.1,
+    count: 100,
+  };
   assert.equal(quantile(h, 0.25), 0.0005);
   assert.ok(Math.abs(quantile(h, 0.75) - 0.0015) < 1e-12);
-  const tail = { buckets: [{ le: 0.005, count: 1 }, { le: Infinity, count: 4 }], sum: 1, count: 4 };
+  const tail = {
+    buckets: [
+      { le: 0.005, count: 1 },
+      { le: Infinity, count: 4 },
+    ],
+    sum: 1,
+    count: 4,
+  };
   assert.equal(quantile(tail, 0.99), 0.005);
   assert.ok(Number.isNaN(quantile({ buckets: [], sum: 0, count: 0 }, 0.5)));
 });
@@ -91,22 +128,37 @@ test('our log lines: durationMs by decision, only after the offset, a torn last 
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'ours.log');
   const early = `${JSON.stringify({ msg: 'admission', decision: 'injected', durationMs: 9 })}\n`;
-  writeFileSync(file, `${early}${JSON.stringify({ msg: 'admission', decision: 'injected', durationMs: 1.5 })}\n${JSON.stringify({ msg: 'config loaded' })}\n${JSON.stringify({ msg: 'admission', decision: 'skipped', durationMs: 0.2 })}\n{"msg":"admission","dec`);
+  writeFileSync(
+    file,
+    `${early}${JSON.stringify({ msg: 'admission', decision: 'injected', durationMs: 1.5 })}\n${JSON.stringify({ msg: 'config loaded' })}\n${JSON.stringify({ msg: 'admission', decision: 'skipped', durationMs: 0.2 })}\n{"msg":"admission","dec`,
+  );
   assert.deepEqual(readOurLog(file, Buffer.byteLength(early)), { injected: [1.5], skipped: [0.2] });
 });
 
-test('a mode\'s configuration: its webhooks renamed with the mode, each namespace selector also requires si-bench=<mode>, URL and CA set', () => {
+test("a mode's configuration: its webhooks renamed with the mode, each namespace selector also requires si-bench=<mode>, URL and CA set", () => {
   const config = {
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'istio-sidecar-injector', labels: { x: 'y' } },
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: 'istio-sidecar-injector', labels: { x: 'y' } },
     webhooks: [
-      { name: 'namespace.sidecar-injector.istio.io', clientConfig: { service: { name: 'istiod', path: '/inject' } }, namespaceSelector: { matchExpressions: [{ key: 'istio-injection', operator: 'In', values: ['enabled'] }] } },
+      {
+        name: 'namespace.sidecar-injector.istio.io',
+        clientConfig: { service: { name: 'istiod', path: '/inject' } },
+        namespaceSelector: { matchExpressions: [{ key: 'istio-injection', operator: 'In', values: ['enabled'] }] },
+      },
       { name: 'object.sidecar-injector.istio.io', clientConfig: { service: { name: 'istiod' } } },
     ],
   };
   const out = forMode(config, 'istio', 'https://127.0.0.1:1/inject', 'Q0E=');
   assert.equal(out.metadata.name, 'si-bench-istio');
-  assert.deepEqual(out.webhooks.map((w: { name: string }) => w.name), ['istio.namespace.sidecar-injector.istio.io', 'istio.object.sidecar-injector.istio.io']);
-  assert.deepEqual(out.webhooks[0].namespaceSelector.matchExpressions, [{ key: 'istio-injection', operator: 'In', values: ['enabled'] }, { key: MODE_LABEL, operator: 'In', values: ['istio'] }]);
+  assert.deepEqual(
+    out.webhooks.map((w: { name: string }) => w.name),
+    ['istio.namespace.sidecar-injector.istio.io', 'istio.object.sidecar-injector.istio.io'],
+  );
+  assert.deepEqual(out.webhooks[0].namespaceSelector.matchExpressions, [
+    { key: 'istio-injection', operator: 'In', values: ['enabled'] },
+    { key: MODE_LABEL, operator: 'In', values: ['istio'] },
+  ]);
   assert.deepEqual(out.webhooks[1].namespaceSelector, { matchExpressions: [{ key: MODE_LABEL, operator: 'In', values: ['istio'] }] });
   assert.deepEqual(out.webhooks[0].clientConfig, { url: 'https://127.0.0.1:1/inject', caBundle: 'Q0E=' });
   assert.equal(config.webhooks[0].name, 'namespace.sidecar-injector.istio.io', 'the input is not changed');
@@ -115,7 +167,7 @@ test('a mode\'s configuration: its webhooks renamed with the mode, each namespac
   assert.deepEqual(floor.webhooks[0].namespaceSelector, { matchExpressions: [{ key: MODE_LABEL, operator: 'In', values: ['floor'] }] });
 });
 
-test('the pod: a Deployment\'s, without what the apiserver adds itself; opted out by annotation (the webhook is still called)', () => {
+test("the pod: a Deployment's, without what the apiserver adds itself; opted out by annotation (the webhook is still called)", () => {
   const pod = benchPodFor('F1');
   assert.equal(pod.metadata.namespace, undefined);
   assert.equal(pod.metadata.managedFields, undefined);
@@ -140,7 +192,9 @@ test('variants: NAME=FLAGS, NAME@DIR, both; anything else is refused with the sy
 
 const hasGo = spawnSync('go', ['version']).status === 0;
 
-test('the Go floor webhook: answers allowed with the uid, or the fixed patch with the review\'s own token volume name', { skip: hasGo ? false : 'Go is not installed' }, async (t) => {
+test("the Go floor webhook: answers allowed with the uid, or the fixed patch with the review's own token volume name", {
+  skip: hasGo ? false : 'Go is not installed',
+}, async (t) => {
   const built = spawnSync('bash', [join(REPO_ROOT, 'e2e/build/floor.sh')], { encoding: 'utf8' });
   assert.equal(built.status, 0, built.stderr);
   const binary = built.stdout.trim().split('\n').pop()!;
@@ -150,8 +204,15 @@ test('the Go floor webhook: answers allowed with the uid, or the fixed patch wit
   writeFileSync(join(dir, 'tls.crt'), dev.certPem);
   writeFileSync(join(dir, 'tls.key'), dev.keyPem);
   writeFileSync(join(dir, 'patch.json'), JSON.stringify([{ op: 'add', path: '/spec/volumes/0/name', value: 'KUBE_API_ACCESS' }]));
-  const review = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', object: { spec: { volumes: [{ name: 'kube-api-access-q7x2z' }] } } } });
-  for (const [extra, want] of [[[], undefined], [['-patch', join(dir, 'patch.json')], [{ op: 'add', path: '/spec/volumes/0/name', value: 'kube-api-access-q7x2z' }]]] as const) {
+  const review = JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'u-1', object: { spec: { volumes: [{ name: 'kube-api-access-q7x2z' }] } } },
+  });
+  for (const [extra, want] of [
+    [[], undefined],
+    [['-patch', join(dir, 'patch.json')], [{ op: 'add', path: '/spec/volumes/0/name', value: 'kube-api-access-q7x2z' }]],
+  ] as const) {
     const s = spawnServer({ command: binary, args: ['-port', '0', '-cert', join(dir, 'tls.crt'), '-key', join(dir, 'tls.key'), ...extra] });
     try {
       let port = 0;
@@ -160,10 +221,16 @@ test('the Go floor webhook: answers allowed with the uid, or the fixed patch wit
         if (port === 0) await new Promise((r) => setTimeout(r, 50));
       }
       const body = await new Promise<string>((resolve, reject) => {
-        const r = request({ host: '127.0.0.1', port, path: '/inject', method: 'POST', ca: dev.caPem, servername: 'localhost', headers: { 'Content-Type': 'application/json' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
-        });
+        const r = request(
+          { host: '127.0.0.1', port, path: '/inject', method: 'POST', ca: dev.caPem, servername: 'localhost', headers: { 'Content-Type': 'application/json' } },
+          (res) => {
+            let text = '';
+            res
+              .setEncoding('utf8')
+              .on('data', (c: string) => (text += c))
+              .on('end', () => resolve(text));
+          },
+        );
         r.on('error', reject);
         r.end(review);
       });

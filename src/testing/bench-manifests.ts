@@ -44,8 +44,9 @@ if (CHILD) {
   const reps = Number(process.argv[3] ?? 5);
   const self = fileURLToPath(import.meta.url);
   for (const mode of ['ours', 'js-yaml', 'yaml']) {
-    const runs = Array.from({ length: reps }, () =>
-      JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, String(count)]).toString()) as { cpu: number; wall: number },
+    const runs = Array.from(
+      { length: reps },
+      () => JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', self, '--child', mode, String(count)]).toString()) as { cpu: number; wall: number },
     );
     const label = mode === 'ours' ? 'ours: read + templates + write (workloads re-serialised)' : `${mode}: parse only`;
     console.log(`${label.padEnd(58)} cpu ${median(runs.map((r) => r.cpu)).toFixed(0)} ms, wall ${median(runs.map((r) => r.wall)).toFixed(0)} ms`);

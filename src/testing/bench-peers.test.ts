@@ -55,25 +55,60 @@ test("the Istio section's every-pod-new comparisons send the variant set's bodie
 });
 
 const tp = (rps: number): ThroughputResult => ({ rps, p50Ms: 1, p99Ms: 2, requests: rps * 3, errors: 0, serverCpu: 1, tool: 'test' });
-const fr = (p99: number): FixedRateResult => ({ targetRps: 100, achievedRps: 100, count: 300, non200: 0, p50Ms: p99 / 2, p90Ms: p99, p99Ms: p99, p999Ms: p99, maxMs: p99, serverCpu: 0.5, tool: 'test' });
+const fr = (p99: number): FixedRateResult => ({
+  targetRps: 100,
+  achievedRps: 100,
+  count: 300,
+  non200: 0,
+  p50Ms: p99 / 2,
+  p90Ms: p99,
+  p99Ms: p99,
+  p999Ms: p99,
+  maxMs: p99,
+  serverCpu: 0.5,
+  tool: 'test',
+});
 function rounds<T>(r: Partial<Record<ServerName, T>>): Rounds<T> {
   return { rounds: [r], vsAnchor: {}, anchorSpread: 0, flagged: false };
 }
-const check = (set: VariantCheck['set'], ok = 512): VariantCheck => ({ set, describe: `desc ${set}`, count: 512, bytesMin: 6885, bytesMedian: 6900, bytesMax: 6967, ok, failures: ok === 512 ? [] : ['#3: no patch'], patchOps: 9, distinctPatches: ok });
+const check = (set: VariantCheck['set'], ok = 512): VariantCheck => ({
+  set,
+  describe: `desc ${set}`,
+  count: 512,
+  bytesMin: 6885,
+  bytesMedian: 6900,
+  bytesMax: 6967,
+  ok,
+  failures: ok === 512 ? [] : ['#3: no patch'],
+  patchOps: 9,
+  distinctPatches: ok,
+});
 const bytesOf = (f: string): string => ({ F1: '6,898', F3: '94,000' })[f] ?? 'n/a';
 
-test("the Istio report says what each comparison sent, how often each body came round, and that both servers injected every variant", () => {
+test('the Istio report says what each comparison sent, how often each body came round, and that both servers injected every variant', () => {
   const plan = istioPlan(100).filter((c) => c.fixture !== 'F2');
   plan[0].throughput = rounds({ anchor: tp(3000), ours: tp(2000), istio: tp(100) });
   plan[1].throughput = rounds({ anchor: tp(3072), 'ours-new': tp(512), istio: tp(256) });
   plan[1].latency = rounds({ anchor: fr(1), 'ours-new': fr(4), istio: fr(8) });
   plan[2].throughput = rounds({ anchor: tp(500), ours: tp(400), 'ours-new': tp(300), istio: tp(10) });
-  const x: IstioResults = { version: 'v0', patchOps: { F1: { 'ours-new': 9, istio: 9 } }, variantChecks: { 'F1-new': { 'ours-new': check('F1-new'), istio: check('F1-new') } }, comparisons: plan, oursOverIstio: { F1: { everyPodNew: 2, replicaPods: 20 }, F3: { everyPodNew: 30, replicaPods: 40 } } };
+  const x: IstioResults = {
+    version: 'v0',
+    patchOps: { F1: { 'ours-new': 9, istio: 9 } },
+    variantChecks: { 'F1-new': { 'ours-new': check('F1-new'), istio: check('F1-new') } },
+    comparisons: plan,
+    oursOverIstio: { F1: { everyPodNew: 2, replicaPods: 20 }, F3: { everyPodNew: 30, replicaPods: 40 } },
+  };
   const md = renderIstio(x, bytesOf).join('\n');
   assert.match(md, /Sends: the F1 body \(6,898 B\), the same bytes on every request \(one uid\), to the anchor, to ours and to Istio's injector\./);
-  assert.match(md, /Sends: 512 desc F1-new \(6,885-6,967 B\), in turn, the same sequence to the anchor, to ours \(every pod new\) and to Istio's injector; wrk cycles through them/);
+  assert.match(
+    md,
+    /Sends: 512 desc F1-new \(6,885-6,967 B\), in turn, the same sequence to the anchor, to ours \(every pod new\) and to Istio's injector; wrk cycles through them/,
+  );
   assert.match(md, /each body went out about 18\.0 times to the anchor, 3\.0 times to ours and 1\.5 times to Istio/);
-  assert.match(md, /Sends: the F3 body \(94,000 B\), the same bytes on every request \(one uid\), to the anchor, to ours, to ours \(every pod new\) and to Istio's injector\. F3 has no variant set, so ours still reuses/);
+  assert.match(
+    md,
+    /Sends: the F3 body \(94,000 B\), the same bytes on every request \(one uid\), to the anchor, to ours, to ours \(every pod new\) and to Istio's injector\. F3 has no variant set, so ours still reuses/,
+  );
   assert.match(md, /\| F1 \| 9 \/ 9 \| 512 F1-new bodies in turn \| \*\*2\.00x\*\* \| \*\*20\.00x\*\* \| 2\.00 \/ 4\.00, 4\.00 \/ 8\.00 \(at 100\/s\) \|/);
   assert.match(md, /\| F3 \| n\/a \/ n\/a \| the F3 body repeated \(no F3 variant set\): not every pod new for ours \|/);
   assert.match(md, /\| F1-new \| 6,885 \/ 6,900 \/ 6,967 \| 512 of 512, 9 ops, 512 distinct patches \| 512 of 512, 9 ops, 512 distinct patches \|/);
@@ -83,10 +118,18 @@ test("the Istio report says what each comparison sent, how often each body came 
 
 test('the Pepr report sends F1 repeated for replica pods and F1-new in turn for every pod new, and says a failed check', () => {
   const p: PeprResults = {
-    version: '1.1.4', dir: '/tmp/p', coldStartMs: [900], idleRss: [2 ** 26], oursOverPepr: { ours: 20, 'ours-new': 3 },
+    version: '1.1.4',
+    dir: '/tmp/p',
+    coldStartMs: [900],
+    idleRss: [2 ** 26],
+    oursOverPepr: { ours: 20, 'ours-new': 3 },
     throughput: rounds({ anchor: tp(3000), ours: tp(2000), pepr: tp(100) }),
     latency: rounds({ anchor: fr(1), ours: fr(1.2), pepr: fr(9) }),
-    newPods: { set: 'F1-new', checks: { 'ours-new': check('F1-new'), pepr: check('F1-new', 511) }, throughput: rounds({ anchor: tp(1024), 'ours-new': tp(512), pepr: tp(128) }) },
+    newPods: {
+      set: 'F1-new',
+      checks: { 'ours-new': check('F1-new'), pepr: check('F1-new', 511) },
+      throughput: rounds({ anchor: tp(1024), 'ours-new': tp(512), pepr: tp(128) }),
+    },
   };
   const md = renderPepr(p, 200, bytesOf).join('\n');
   assert.match(md, /Sends: the F1 body \(6,898 B\), the same bytes on every request \(one uid\), to the anchor, to ours and to Pepr\./);

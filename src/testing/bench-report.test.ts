@@ -22,18 +22,57 @@ test('rotation gives every server each slot equally often', () => {
 test('interleave measures in the rotated order and keeps the order beside the rounds', async () => {
   const seen: string[] = [];
   const targets = { anchor: { name: 'anchor', port: 1, pid: 1, path: '/' }, ours: { name: 'ours', port: 2, pid: 2, path: '/' } };
-  const r = await interleave(3, targets, async (t) => (seen.push(t.name), tp(t.name === 'anchor' ? 100 : 80)), rpsRatio, (x) => x.rps, () => undefined);
+  const r = await interleave(
+    3,
+    targets,
+    async (t) => (seen.push(t.name), tp(t.name === 'anchor' ? 100 : 80)),
+    rpsRatio,
+    (x) => x.rps,
+    () => undefined,
+  );
   assert.deepEqual(seen, ['anchor', 'ours', 'ours', 'anchor', 'anchor', 'ours']);
-  assert.deepEqual(r.orders, [['anchor', 'ours'], ['ours', 'anchor'], ['anchor', 'ours']]);
+  assert.deepEqual(r.orders, [
+    ['anchor', 'ours'],
+    ['ours', 'anchor'],
+    ['anchor', 'ours'],
+  ]);
   assert.equal(r.vsAnchor.ours, 0.8);
   assert.deepEqual(Object.keys(r.rounds[1]), ['anchor', 'ours'], 'tables keep the anchor first');
 });
 
 function results(): BenchResults {
-  const rounds = <T>(a: T[], o: T[]) => ({ rounds: a.map((x, i) => ({ anchor: x, ours: o[i] }) as Partial<Record<ServerName, T>>), vsAnchor: { ours: 1 }, anchorSpread: 0, flagged: false });
+  const rounds = <T>(a: T[], o: T[]) => ({
+    rounds: a.map((x, i) => ({ anchor: x, ours: o[i] }) as Partial<Record<ServerName, T>>),
+    vsAnchor: { ours: 1 },
+    anchorSpread: 0,
+    flagged: false,
+  });
   return {
-    env: { date: '2026-11-25T00:00:00Z', node: 'v20', cores: 2, cpu: 'x', memoryGiB: 1, kernel: 'k', loadStart: [0, 0, 0], commit: 'c', dirty: false, coreWired: { source: true, built: true } },
-    settings: { pairs: 3, warmupS: 1, durationS: 3, connections: 10, rate: 1000, coldReps: 3, peprRate: 200, ours: ['ours'], oursFlags: [], command: 'x', tools: { taskset: true, notes: [] } },
+    env: {
+      date: '2026-11-25T00:00:00Z',
+      node: 'v20',
+      cores: 2,
+      cpu: 'x',
+      memoryGiB: 1,
+      kernel: 'k',
+      loadStart: [0, 0, 0],
+      commit: 'c',
+      dirty: false,
+      coreWired: { source: true, built: true },
+    },
+    settings: {
+      pairs: 3,
+      warmupS: 1,
+      durationS: 3,
+      connections: 10,
+      rate: 1000,
+      coldReps: 3,
+      peprRate: 200,
+      ours: ['ours'],
+      oursFlags: [],
+      command: 'x',
+      tools: { taskset: true, notes: [] },
+    },
     fixtures: [],
     targets: [],
     notes: [],
@@ -48,7 +87,15 @@ function results(): BenchResults {
       coldStartMs: [1],
       idleRss: [1],
       oursOverPepr: {},
-      throughput: { rounds: [{ anchor: tp(100), pepr: tp(10) }, { anchor: tp(300), pepr: tp(10) }], vsAnchor: { pepr: 0.05 }, anchorSpread: 1.0, flagged: true },
+      throughput: {
+        rounds: [
+          { anchor: tp(100), pepr: tp(10) },
+          { anchor: tp(300), pepr: tp(10) },
+        ],
+        vsAnchor: { pepr: 0.05 },
+        anchorSpread: 1.0,
+        flagged: true,
+      },
     },
   } as unknown as BenchResults;
 }

@@ -23,7 +23,11 @@ const parse = (b: Buffer): Obj => JSON.parse(b.toString('utf8')) as Obj;
 
 test('variant bodies are deterministic, each distinct, with their own uids, and close to F1/F2 in size', async () => {
   const base = await reviewBodies();
-  for (const [set, like] of [['F1-new', base.F1], ['F2-new', base.F2], ['F1-daemonset', base.F1]] as [VariantSet, Buffer][]) {
+  for (const [set, like] of [
+    ['F1-new', base.F1],
+    ['F2-new', base.F2],
+    ['F1-daemonset', base.F1],
+  ] as [VariantSet, Buffer][]) {
     const a = variantBodies(set, 64);
     const b = variantBodies(set, 64);
     assert.deepEqual(a, b, `${set}: same bytes on every call`);
@@ -38,21 +42,51 @@ test('distinct workloads differ in owner, labels, containers, images, ports and 
   for (const set of ['F1-new', 'F2-new'] as VariantSet[]) {
     const pods = Array.from({ length: 64 }, (_, i) => variantPod(set, i) as Obj);
     const distinct = (f: (p: Obj) => unknown): number => new Set(pods.map((p) => JSON.stringify(f(p)))).size;
-    assert.equal(distinct((p) => p.metadata.ownerReferences[0].name), 64, `${set}: owner names`);
-    assert.equal(distinct((p) => p.metadata.ownerReferences[0].uid), 64, `${set}: owner uids`);
-    assert.equal(distinct((p) => p.metadata.generateName), 64, `${set}: generateName`);
-    assert.equal(distinct((p) => p.metadata.labels), 64, `${set}: labels`);
-    assert.equal(distinct((p) => p.spec.containers.map((c: Obj) => c.name)), 64, `${set}: container names`);
-    assert.equal(distinct((p) => p.spec.containers.map((c: Obj) => c.image)), 64, `${set}: images`);
+    assert.equal(
+      distinct((p) => p.metadata.ownerReferences[0].name),
+      64,
+      `${set}: owner names`,
+    );
+    assert.equal(
+      distinct((p) => p.metadata.ownerReferences[0].uid),
+      64,
+      `${set}: owner uids`,
+    );
+    assert.equal(
+      distinct((p) => p.metadata.generateName),
+      64,
+      `${set}: generateName`,
+    );
+    assert.equal(
+      distinct((p) => p.metadata.labels),
+      64,
+      `${set}: labels`,
+    );
+    assert.equal(
+      distinct((p) => p.spec.containers.map((c: Obj) => c.name)),
+      64,
+      `${set}: container names`,
+    );
+    assert.equal(
+      distinct((p) => p.spec.containers.map((c: Obj) => c.image)),
+      64,
+      `${set}: images`,
+    );
     assert.ok(distinct((p) => p.spec.containers[0].ports) > 32, `${set}: ports`);
-    assert.equal(distinct((p) => p.metadata.annotations), 64, `${set}: annotations`);
+    assert.equal(
+      distinct((p) => p.metadata.annotations),
+      64,
+      `${set}: annotations`,
+    );
     for (const p of pods) assert.equal(p.metadata.ownerReferences[0].kind, 'ReplicaSet');
   }
 });
 
 test("one DaemonSet's pods are identical except node affinity and the request uid", () => {
   const bodies = variantBodies('F1-daemonset', 32).map(parse);
-  const nodes = bodies.map((r) => r.request.object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0]);
+  const nodes = bodies.map(
+    (r) => r.request.object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0],
+  );
   assert.equal(new Set(nodes.map((m) => m.values[0])).size, 32);
   for (const m of nodes) assert.deepEqual([m.key, m.operator], ['metadata.name', 'In']);
   const rest = bodies.map((r) => {
@@ -66,7 +100,11 @@ test("one DaemonSet's pods are identical except node affinity and the request ui
 
 test('every variant is injected by the built-in config: distinct workloads get distinct patches, the DaemonSet one', () => {
   const config = defaultConfig();
-  for (const [set, want] of [['F1-new', 12], ['F2-new', 12], ['F1-daemonset', 1]] as [VariantSet, number][]) {
+  for (const [set, want] of [
+    ['F1-new', 12],
+    ['F2-new', 12],
+    ['F1-daemonset', 1],
+  ] as [VariantSet, number][]) {
     const patches = new Set<string>();
     for (let i = 0; i < 12; i++) {
       const r = injectPod(variantPod(set, i), { namespace: 'shop', mode: 'webhook' }, config);
@@ -106,7 +144,9 @@ test("wrk's cycling script sends every listed body in turn", { skip: hasWrk ? fa
   }
 });
 
-test("wrk's cycling script starts at body BENCH_START: a measured run goes on where its warm-up stopped", { skip: hasWrk ? false : 'wrk not installed' }, async () => {
+test("wrk's cycling script starts at body BENCH_START: a measured run goes on where its warm-up stopped", {
+  skip: hasWrk ? false : 'wrk not installed',
+}, async () => {
   const rec = await uidRecorder('http');
   try {
     const v = writeVariants(rec.dir, 5)['F1-new'];
@@ -114,7 +154,10 @@ test("wrk's cycling script starts at body BENCH_START: a measured run goes on wh
     const r = await runWrk(args, { ...env, BENCH_START: '7' });
     assert.equal(r.code, 0, r.err);
     // One connection: the bodies arrive in the order handed out, from 7 mod 5 = 2 on.
-    assert.deepEqual(rec.uids.slice(0, 6), [2, 3, 4, 0, 1, 2].map((i) => v.uids[i]));
+    assert.deepEqual(
+      rec.uids.slice(0, 6),
+      [2, 3, 4, 0, 1, 2].map((i) => v.uids[i]),
+    );
   } finally {
     rec.close();
   }
@@ -127,7 +170,10 @@ test('the open-loop child goes on after its warm-up from the next body, not from
     await openLoopRate({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, { rate: 50, connections: 1, warmupS: 0.3, durationS: 0.3 });
     assert.ok(rec.uids.length > 14, `${rec.uids.length} requests`);
     // Warm-up and measured run together are one unbroken cycle through the bodies.
-    assert.deepEqual(rec.uids, rec.uids.map((_, k) => v.uids[k % 7]));
+    assert.deepEqual(
+      rec.uids,
+      rec.uids.map((_, k) => v.uids[k % 7]),
+    );
   } finally {
     rec.close();
   }
@@ -137,7 +183,12 @@ test('the open-loop child sends every listed body in turn at a fixed rate', asyn
   const rec = await uidRecorder('https');
   try {
     const v = writeVariants(rec.dir, 4)['F2-new'];
-    const r = await openLoopRate({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, { rate: 100, connections: 2, warmupS: 0, durationS: 0.5 });
+    const r = await openLoopRate({ name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, {
+      rate: 100,
+      connections: 2,
+      warmupS: 0,
+      durationS: 0.5,
+    });
     assert.equal(r.non200, 0);
     assert.ok(r.count > 0);
     assert.deepEqual([...new Set(rec.uids)].sort(), [...v.uids].sort(), 'every body was sent');
@@ -154,11 +205,58 @@ function fakeRounds<T>(server: ServerName, a: T, o: T): Rounds<T> {
 
 test('the report takes every-pod-new goals from the distinct-body rows and says what each row sends', () => {
   const t = (rps: number): ThroughputResult => ({ rps, p50Ms: 1, p99Ms: 2, requests: rps * 3, errors: 0, serverCpu: 1, tool: 'test' });
-  const l = (p99: number): FixedRateResult => ({ targetRps: 1000, achievedRps: 1000, count: 3000, non200: 0, p50Ms: 1, p90Ms: 1, p99Ms: p99, p999Ms: p99, maxMs: p99, serverCpu: 0.5, tool: 'vegeta v12.12.0 open loop, 512 bodies in turn' });
-  const set = (name: VariantSet) => ({ set: name, describe: `desc ${name}`, count: 512, bytesMin: 6800, bytesMedian: 6900, bytesMax: 7000, ok: 512, failures: [], patchOps: 7, distinctPatches: name === 'F1-daemonset' ? 1 : 512 });
+  const l = (p99: number): FixedRateResult => ({
+    targetRps: 1000,
+    achievedRps: 1000,
+    count: 3000,
+    non200: 0,
+    p50Ms: 1,
+    p90Ms: 1,
+    p99Ms: p99,
+    p999Ms: p99,
+    maxMs: p99,
+    serverCpu: 0.5,
+    tool: 'vegeta v12.12.0 open loop, 512 bodies in turn',
+  });
+  const set = (name: VariantSet) => ({
+    set: name,
+    describe: `desc ${name}`,
+    count: 512,
+    bytesMin: 6800,
+    bytesMedian: 6900,
+    bytesMax: 7000,
+    ok: 512,
+    failures: [],
+    patchOps: 7,
+    distinctPatches: name === 'F1-daemonset' ? 1 : 512,
+  });
   const r = {
-    env: { date: '2026-11-27T00:00:00Z', node: 'v20', cores: 2, cpu: 'x', memoryGiB: 1, kernel: 'k', loadStart: [0, 0, 0], commit: 'c', dirty: false, coreWired: { source: true, built: true } },
-    settings: { pairs: 1, warmupS: 1, durationS: 3, connections: 10, rate: 1000, coldReps: 3, peprRate: 200, ours: ['ours', 'ours-new'], variants: 512, oursFlags: [], command: 'x', tools: { taskset: true, notes: [] } },
+    env: {
+      date: '2026-11-27T00:00:00Z',
+      node: 'v20',
+      cores: 2,
+      cpu: 'x',
+      memoryGiB: 1,
+      kernel: 'k',
+      loadStart: [0, 0, 0],
+      commit: 'c',
+      dirty: false,
+      coreWired: { source: true, built: true },
+    },
+    settings: {
+      pairs: 1,
+      warmupS: 1,
+      durationS: 3,
+      connections: 10,
+      rate: 1000,
+      coldReps: 3,
+      peprRate: 200,
+      ours: ['ours', 'ours-new'],
+      variants: 512,
+      oursFlags: [],
+      command: 'x',
+      tools: { taskset: true, notes: [] },
+    },
     fixtures: [{ name: 'F1', bytes: 6898, status: 200, allowed: true, patchOps: 7, patchBytes: 1, expected: 'patch', ok: true }],
     targets: [],
     notes: [],

@@ -27,16 +27,23 @@ test("vegeta's target file sends the list in order from the given body, wrapping
   const url = 'https://127.0.0.1:8443/inject?timeout=10s';
   const from0 = targetsOf(vegetaTargets(url, files, 0));
   assert.deepEqual(from0[0], [`POST ${url}`, 'Content-Type: application/json', '@/b/0.json']);
-  assert.deepEqual(from0.map((t) => t[2]), ['@/b/0.json', '@/b/1.json', '@/b/2.json', '@/b/3.json']);
+  assert.deepEqual(
+    from0.map((t) => t[2]),
+    ['@/b/0.json', '@/b/1.json', '@/b/2.json', '@/b/3.json'],
+  );
   // A warm-up that sent 7 requests stopped after body 2: the measured run starts at body 3.
-  assert.deepEqual(targetsOf(vegetaTargets(url, files, 7)).map((t) => t[2]), ['@/b/3.json', '@/b/0.json', '@/b/1.json', '@/b/2.json']);
+  assert.deepEqual(
+    targetsOf(vegetaTargets(url, files, 7)).map((t) => t[2]),
+    ['@/b/3.json', '@/b/0.json', '@/b/1.json', '@/b/2.json'],
+  );
   assert.throws(() => vegetaTargets(url, [], 0), /no bodies/);
   assert.throws(() => vegetaTargets(url, ['/b/a\nGET http://x/'], 0), /cannot name/);
 });
 
 test('the attack keeps the connection count, HTTP/1.1 keep-alive and an unbounded worker pool', () => {
   const args = vegetaAttackArgs({ targets: 't', output: 'o', rate: 1000, connections: 10, seconds: 0.5 });
-  for (const a of ['-rate=1000/1s', '-duration=0.5s', '-http2=false', '-keepalive=true', '-connections=10', '-max-connections=10', '-workers=10']) assert.ok(args.includes(a), a);
+  for (const a of ['-rate=1000/1s', '-duration=0.5s', '-http2=false', '-keepalive=true', '-connections=10', '-max-connections=10', '-workers=10'])
+    assert.ok(args.includes(a), a);
   // A capped pool would hold requests back when the server is slow and leave that out of their latency.
   assert.ok(!args.some((a) => a.startsWith('-max-workers')));
 });
@@ -51,7 +58,20 @@ test("vegeta's timestamps keep their sub-millisecond part, in any offset", () =>
 
 /** One line of `vegeta encode -to=json`. */
 const line = (startS: number, latencyNs: number, code = 200, error = ''): string =>
-  JSON.stringify({ attack: '', seq: 0, code, timestamp: `2026-11-27T14:50:0${Math.floor(startS)}.${String(Math.round((startS % 1) * 1e9)).padStart(9, '0')}Z`, latency: latencyNs, bytes_out: 6900, bytes_in: 300, error, body: null, method: 'POST', url: 'https://127.0.0.1:1/inject', headers: {} });
+  JSON.stringify({
+    attack: '',
+    seq: 0,
+    code,
+    timestamp: `2026-11-27T14:50:0${Math.floor(startS)}.${String(Math.round((startS % 1) * 1e9)).padStart(9, '0')}Z`,
+    latency: latencyNs,
+    bytes_out: 6900,
+    bytes_in: 300,
+    error,
+    body: null,
+    method: 'POST',
+    url: 'https://127.0.0.1:1/inject',
+    headers: {},
+  });
 
 test("vegeta's results become the fixed-rate row: nanoseconds to ms, failures counted, the rate from answers within the window", () => {
   // 100 requests over 1 s at 100/s, request i sent at 10 i ms and answered after i + 1 ms;
@@ -79,8 +99,25 @@ test('a results line that is not a vegeta result is an error, not a silent zero'
 });
 
 test('the report names the client each every-pod-new fixed-rate row ran with, vegeta or the Node fallback', () => {
-  const fr = (tool: string): FixedRateResult => ({ targetRps: 1000, achievedRps: 1000, count: 3000, non200: 0, p50Ms: 1, p90Ms: 1, p99Ms: 2, p999Ms: 3, maxMs: 4, serverCpu: 0.5, tool });
-  const rounds = (...tools: string[]): Rounds<FixedRateResult> => ({ rounds: tools.map((t) => ({ anchor: fr(t), 'ours-new': fr(t) })), vsAnchor: {}, anchorSpread: 0, flagged: false });
+  const fr = (tool: string): FixedRateResult => ({
+    targetRps: 1000,
+    achievedRps: 1000,
+    count: 3000,
+    non200: 0,
+    p50Ms: 1,
+    p90Ms: 1,
+    p99Ms: 2,
+    p999Ms: 3,
+    maxMs: 4,
+    serverCpu: 0.5,
+    tool,
+  });
+  const rounds = (...tools: string[]): Rounds<FixedRateResult> => ({
+    rounds: tools.map((t) => ({ anchor: fr(t), 'ours-new': fr(t) })),
+    vsAnchor: {},
+    anchorSpread: 0,
+    flagged: false,
+  });
   const vegetaTool = 'vegeta v12.12.0 open loop, 512 bodies in turn';
   const nodeTool = 'node open loop (child process), 512 bodies in turn';
   assert.equal(listClientName(rounds(vegetaTool, vegetaTool)), 'vegeta open loop');
@@ -93,18 +130,29 @@ test('the report names the client each every-pod-new fixed-rate row ran with, ve
 
 const vegeta = findVegeta();
 
-test('vegeta sends every listed body in turn, and its measured run goes on where the warm-up stopped', { skip: vegeta ? false : 'vegeta not installed (npm run bench installs it with go install)' }, async () => {
+test('vegeta sends every listed body in turn, and its measured run goes on where the warm-up stopped', {
+  skip: vegeta ? false : 'vegeta not installed (npm run bench installs it with go install)',
+}, async () => {
   const rec = await uidRecorder('https');
   const { dir, uids } = rec;
   try {
     const v = writeVariants(dir, 7)['F1-new'];
-    const r = await vegetaRate(vegeta!, { name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, { rate: 50, connections: 1, warmupS: 0.3, durationS: 0.5, workDir: dir });
+    const r = await vegetaRate(vegeta!, { name: 'recorder', port: rec.port, pid: process.pid, path: '/inject' }, v, {
+      rate: 50,
+      connections: 1,
+      warmupS: 0.3,
+      durationS: 0.5,
+      workDir: dir,
+    });
     assert.match(r.tool, /^vegeta .*7 bodies in turn/);
     assert.equal(r.non200, 0);
     assert.ok(r.count >= 15, `${r.count} requests measured`);
     assert.ok(uids.length >= r.count + 8, `${uids.length} requests in all: the warm-up's too`);
     // One connection: warm-up and measured run together are one unbroken cycle through the bodies.
-    assert.deepEqual(uids, uids.map((_, k) => v.uids[k % 7]));
+    assert.deepEqual(
+      uids,
+      uids.map((_, k) => v.uids[k % 7]),
+    );
   } finally {
     rec.close();
   }

@@ -9,10 +9,14 @@ import type { LoadedConfig } from '../config/types.js';
 import type { ValidateOptions } from '../config/validate.js';
 
 export function decisionConfig(config: Record<string, unknown>, options: ValidateOptions = {}): LoadedConfig {
-  return buildConfig({ config: JSON.stringify(config), configFile: 'test-config' }, { kind: 'text', files: [] }, {
-    ...options,
-    compile: () => () => {
-      throw new Error('decisionConfig: configs for decision tests must not contain templates');
+  return buildConfig(
+    { config: JSON.stringify(config), configFile: 'test-config' },
+    { kind: 'text', files: [] },
+    {
+      ...options,
+      compile: () => () => {
+        throw new Error('decisionConfig: configs for decision tests must not contain templates');
+      },
     },
-  });
+  );
 }

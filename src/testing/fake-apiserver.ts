@@ -204,7 +204,16 @@ export class FakeApiServer {
     } catch (err) {
       const e = err instanceof HttpStatus ? err : new HttpStatus(500, 'InternalError', `fake apiserver bug: ${(err as Error).message}`);
       status = e.code;
-      payload = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: e.message, reason: e.reason, ...(e.details ? { details: e.details } : {}), code: e.code };
+      payload = {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: e.message,
+        reason: e.reason,
+        ...(e.details ? { details: e.details } : {}),
+        code: e.code,
+      };
     }
     record.status = status;
     const text = JSON.stringify(payload);
@@ -215,7 +224,11 @@ export class FakeApiServer {
   #route(req: IncomingMessage, path: string, record: RecordedRequest): JsonObject {
     if (this.#failures.count > 0) {
       this.#failures.count--;
-      throw new HttpStatus(this.#failures.status, this.#failures.status === 503 ? 'ServiceUnavailable' : 'InternalError', 'the server is currently unable to handle the request');
+      throw new HttpStatus(
+        this.#failures.status,
+        this.#failures.status === 503 ? 'ServiceUnavailable' : 'InternalError',
+        'the server is currently unable to handle the request',
+      );
     }
     const auth = /^Bearer (\S+)$/.exec(record.authorization ?? '');
     if (!auth || !this.tokens.has(auth[1])) throw new HttpStatus(401, 'Unauthorized', 'Unauthorized');
@@ -236,14 +249,21 @@ export class FakeApiServer {
 
     const mediaType = (record.contentType ?? '').split(';')[0].trim().toLowerCase();
     if (mediaType !== 'application/json-patch+json' && mediaType !== 'application/merge-patch+json') {
-      throw new HttpStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`);
+      throw new HttpStatus(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`,
+      );
     }
     if (record.body === undefined) throw new HttpStatus(400, 'BadRequest', `error decoding patch: the body is empty or not JSON`);
     if (this.#conflicts > 0 && this.#objects.has(name)) {
       this.#conflicts--;
       this.update(name, (o) => {
         const metadata = o.metadata as JsonObject;
-        metadata.annotations = { ...(isPlainObject(metadata.annotations) ? (metadata.annotations as JsonObject) : {}), 'fake.example/touched': String(this.#resourceVersion) };
+        metadata.annotations = {
+          ...(isPlainObject(metadata.annotations) ? (metadata.annotations as JsonObject) : {}),
+          'fake.example/touched': String(this.#resourceVersion),
+        };
       });
     }
     const current = this.#objects.get(name);
@@ -256,12 +276,21 @@ export class FakeApiServer {
     if (!isPlainObject(patched)) throw new HttpStatus(422, 'Invalid', 'the patched object is not an object');
     const metadata = patched.metadata;
     if (!isPlainObject(metadata) || metadata.name !== name) {
-      throw new HttpStatus(400, 'BadRequest', `the name of the object (${isPlainObject(metadata) ? String(metadata.name) : ''}) does not match the name on the URL (${name})`);
+      throw new HttpStatus(
+        400,
+        'BadRequest',
+        `the name of the object (${isPlainObject(metadata) ? String(metadata.name) : ''}) does not match the name on the URL (${name})`,
+      );
     }
     const currentMeta = current.metadata as JsonObject;
     const rv = metadata.resourceVersion;
     if (rv !== undefined && rv !== '' && rv !== currentMeta.resourceVersion) {
-      throw new HttpStatus(409, 'Conflict', `Operation cannot be fulfilled on ${RESOURCE}.${GROUP} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group: GROUP, kind: RESOURCE });
+      throw new HttpStatus(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${RESOURCE}.${GROUP} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        { name, group: GROUP, kind: RESOURCE },
+      );
     }
     validateWebhooks(patched.webhooks);
     const stored = patched as JsonObject;

@@ -67,13 +67,24 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
       .map((m) => m.metadata.labels['sidecar-injector.io/revision'] ?? 'default')[0];
     c.creates.push({ namespace: d.namespace, pod: name, ...(revision !== undefined ? { revision } : {}) });
     const ready = revision === undefined || c.healthy[revision] !== false;
-    if (!ready) c.events.push({ involvedObject: { kind: 'Pod', name }, type: 'Warning', reason: 'Unhealthy', message: 'Readiness probe failed: HTTP probe failed with statuscode: 503', count: 3, lastTimestamp: new Date().toISOString() });
+    if (!ready)
+      c.events.push({
+        involvedObject: { kind: 'Pod', name },
+        type: 'Warning',
+        reason: 'Unhealthy',
+        message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+        count: 3,
+        lastTimestamp: new Date().toISOString(),
+      });
     return {
       metadata: {
         name,
         namespace: d.namespace,
         labels,
-        annotations: { ...(d.restartedAt !== undefined ? { [RESTARTED_AT]: d.restartedAt } : {}), ...(revision !== undefined ? { [STATUS]: JSON.stringify({ containers: ['sidecar-proxy'], revision, templates: ['sidecar'] }) } : {}) },
+        annotations: {
+          ...(d.restartedAt !== undefined ? { [RESTARTED_AT]: d.restartedAt } : {}),
+          ...(revision !== undefined ? { [STATUS]: JSON.stringify({ containers: ['sidecar-proxy'], revision, templates: ['sidecar'] }) } : {}),
+        },
         ownerReferences: [{ kind: 'ReplicaSet', name: `${d.name}-rs${d.generation}`, controller: true }],
       },
       status: {
@@ -108,7 +119,13 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
   };
   const status = (d: Deployment) => {
     const made = d.restartedAt === undefined ? d.pods : fresh(d);
-    return { observedGeneration: d.observed, replicas: d.pods.length, updatedReplicas: made.length, availableReplicas: made.filter(isReady).length, readyReplicas: made.filter(isReady).length };
+    return {
+      observedGeneration: d.observed,
+      replicas: d.pods.length,
+      updatedReplicas: made.length,
+      availableReplicas: made.filter(isReady).length,
+      readyReplicas: made.filter(isReady).length,
+    };
   };
   for (const ns of Object.keys(namespaces)) {
     for (const app of apps) {
@@ -128,7 +145,11 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
   const deploymentObject = (d: Deployment) => ({
     kind: 'Deployment',
     metadata: { name: d.name, namespace: d.namespace, generation: d.generation },
-    spec: { replicas: d.replicas, selector: { matchLabels: { app: d.name } }, template: { metadata: { annotations: d.restartedAt === undefined ? {} : { [RESTARTED_AT]: d.restartedAt } } } },
+    spec: {
+      replicas: d.replicas,
+      selector: { matchLabels: { app: d.name } },
+      template: { metadata: { annotations: d.restartedAt === undefined ? {} : { [RESTARTED_AT]: d.restartedAt } } },
+    },
     status: status(d),
   });
   c.api = {
@@ -151,7 +172,16 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
           const app = /app=([\w-]+)/.exec(query.labelSelector ?? '')?.[1];
           return ds.filter((d) => app === undefined || d.name === app).flatMap((d) => d.pods);
         }
-        if (resource === 'replicasets') return ds.flatMap((d) => Array.from({ length: d.generation }, (_, g) => ({ metadata: { name: `${d.name}-rs${g + 1}`, namespace: ns, ownerReferences: [{ kind: 'Deployment', name: d.name, apiVersion: 'apps/v1', controller: true }] } })));
+        if (resource === 'replicasets')
+          return ds.flatMap((d) =>
+            Array.from({ length: d.generation }, (_, g) => ({
+              metadata: {
+                name: `${d.name}-rs${g + 1}`,
+                namespace: ns,
+                ownerReferences: [{ kind: 'Deployment', name: d.name, apiVersion: 'apps/v1', controller: true }],
+              },
+            })),
+          );
         if (resource === 'events') return c.events;
         return [];
       })();
@@ -182,7 +212,10 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
       const ns = name === undefined ? undefined : c.namespaces.get(name);
       if (ns === undefined) throw new Error(`fake: cannot patch ${path}`);
       const meta = (body as Obj).metadata as Obj;
-      for (const [field, into] of [['labels', ns.labels], ['annotations', ns.annotations]] as const) {
+      for (const [field, into] of [
+        ['labels', ns.labels],
+        ['annotations', ns.annotations],
+      ] as const) {
         for (const [k, v] of Object.entries(isPlainObject(meta[field]) ? meta[field] : {})) {
           if (v === null) delete into[k];
           else into[k] = String(v);

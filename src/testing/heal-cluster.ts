@@ -43,7 +43,9 @@ export class FakeHealCluster {
         const { resource, namespace } = parse(path);
         cluster.calls.push(`list ${path}${options?.metadataOnly ? ' (metadata)' : ''}`);
         const rv = String(cluster.rv);
-        const items = [...cluster.store[resource].values()].filter((o) => namespace === undefined || o.metadata.namespace === namespace).map((o) => view(o, options?.metadataOnly === true));
+        const items = [...cluster.store[resource].values()]
+          .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
+          .map((o) => view(o, options?.metadataOnly === true));
         for (let i = 0; i < items.length; i += cluster.pageSize) await onPage(items.slice(i, i + cluster.pageSize));
         if (items.length === 0) await onPage([]);
         return { resourceVersion: rv, count: items.length };
@@ -54,7 +56,13 @@ export class FakeHealCluster {
         const m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path);
         return m ? cluster.store.namespaces.get(`/${m[1]}`) : undefined;
       },
-      async watch(path: string, query: Record<string, string>, onEvent: (type: string, obj: unknown) => void, _done: (err: unknown) => void, options?: ReadOptions) {
+      async watch(
+        path: string,
+        query: Record<string, string>,
+        onEvent: (type: string, obj: unknown) => void,
+        _done: (err: unknown) => void,
+        options?: ReadOptions,
+      ) {
         cluster.calls.push(`watch ${path} rv=${query.resourceVersion}`);
         const w: Watcher = { ...parse(path), metadataOnly: options?.metadataOnly === true, onEvent };
         cluster.#watchers.add(w);

@@ -72,7 +72,10 @@ export function parseRendered(text: string): Record<string, unknown>[] {
 }
 
 export class HelmError extends Error {
-  constructor(readonly args: string[], readonly run: HelmRun) {
+  constructor(
+    readonly args: string[],
+    readonly run: HelmRun,
+  ) {
     super(`helm ${args.join(' ')} exited ${run.code}: ${run.stderr.trim()}`);
   }
 }
@@ -80,7 +83,10 @@ export class HelmError extends Error {
 export class Helm {
   private values = 0;
 
-  private constructor(readonly path: string, private readonly home: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly home: string,
+  ) {}
 
   static async open(path: string): Promise<Helm> {
     return new Helm(path, await mkdtemp(join(tmpdir(), 'si-helm-home-')));
@@ -140,7 +146,10 @@ export class Helm {
     const chartName = (await this.run(['show', 'chart', chart])).stdout.match(/^name: (.+)$/m)?.[1]?.trim();
     if (chartName === undefined) throw new Error(`cannot read the chart name of ${chart}`);
     const probe = 'templates/zz-notes-under-test.yaml';
-    await writeFile(join(copy, probe), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "${chartName}/templates/NOTES.txt" . | toJson }}\n`);
+    await writeFile(
+      join(copy, probe),
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "${chartName}/templates/NOTES.txt" . | toJson }}\n`,
+    );
     const [cm] = await this.template(copy, release, values, ['--show-only', probe]);
     const notes = (cm?.data as Record<string, unknown> | undefined)?.notes;
     if (typeof notes !== 'string') throw new Error('the notes probe rendered no text');

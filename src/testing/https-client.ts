@@ -69,7 +69,14 @@ export function postReview(port: number, review: unknown, extra: Partial<Request
 export interface ReviewResponse {
   apiVersion: string;
   kind: string;
-  response: { uid: string; allowed: boolean; patchType?: string; patch?: string; warnings?: string[]; status?: { code: number; message: string; reason?: string } };
+  response: {
+    uid: string;
+    allowed: boolean;
+    patchType?: string;
+    patch?: string;
+    warnings?: string[];
+    status?: { code: number; message: string; reason?: string };
+  };
 }
 
 export function parseReview(result: HttpResult): ReviewResponse {

@@ -24,7 +24,10 @@ function maybe<T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null | undefined> {
   return fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: arb });
 }
 
-const envArb = fc.uniqueArray(fc.record({ name: fc.stringMatching(/^[A-Z][A-Z0-9_]{0,5}$/), value: fc.string({ maxLength: 5 }) }), { selector: (e) => e.name, maxLength: 4 });
+const envArb = fc.uniqueArray(fc.record({ name: fc.stringMatching(/^[A-Z][A-Z0-9_]{0,5}$/), value: fc.string({ maxLength: 5 }) }), {
+  selector: (e) => e.name,
+  maxLength: 4,
+});
 
 const probeArb = fc.oneof(
   fc.record({ httpGet: fc.record({ port: fc.oneof(fc.integer({ min: 1, max: 9000 }), fc.constant('http')), path: fc.constantFrom('/', '/healthz') }) }),
@@ -38,7 +41,10 @@ function containerArb(name: fc.Arbitrary<string>) {
       name,
       image: fc.constantFrom('app:1', 'auto', 'registry.example/x@sha256:abc'),
       env: envArb,
-      ports: fc.uniqueArray(fc.record({ name: fc.constantFrom('http', 'grpc', 'metrics'), containerPort: fc.integer({ min: 1, max: 9000 }) }), { selector: (p) => p.containerPort, maxLength: 2 }),
+      ports: fc.uniqueArray(fc.record({ name: fc.constantFrom('http', 'grpc', 'metrics'), containerPort: fc.integer({ min: 1, max: 9000 }) }), {
+        selector: (p) => p.containerPort,
+        maxLength: 2,
+      }),
       readinessProbe: probeArb,
       args: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }),
     },
@@ -65,7 +71,12 @@ export function podArb(options: PodArbOptions = {}): fc.Arbitrary<JsonObject> {
       managed: fc.boolean(),
       containers: fc.uniqueArray(containerArb(userNames), { selector: (c) => c.name, minLength: 1, maxLength: 3 }),
       initContainers: maybe(fc.uniqueArray(containerArb(initNames), { selector: (c) => c.name, maxLength: 2 })),
-      volumes: maybe(fc.uniqueArray(fc.record({ name: fc.constantFrom('data', 'cfg', 'tmp', 'sidecar-token'), emptyDir: fc.constant({}) }), { selector: (v) => v.name, maxLength: 2 })),
+      volumes: maybe(
+        fc.uniqueArray(fc.record({ name: fc.constantFrom('data', 'cfg', 'tmp', 'sidecar-token'), emptyDir: fc.constant({}) }), {
+          selector: (v) => v.name,
+          maxLength: 2,
+        }),
+      ),
       serviceAccountName: maybe(fc.constantFrom('sa', '')),
     })
     .map((r) => {

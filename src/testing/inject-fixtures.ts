@@ -34,7 +34,11 @@ function merge(a: unknown, b: unknown): unknown {
 /** A config from template texts (`name -> text`), default templates = the first one. */
 export function templatesConfig(templates: Record<string, string>, extra: Record<string, unknown> = {}, values: Record<string, unknown> = {}): LoadedConfig {
   const names = Object.keys(templates);
-  return parseConfig(stringify({ policy: 'enabled', defaultTemplates: [names[0]], templates, ...extra }, { blockQuote: 'literal' }), JSON.stringify(values), 'test config');
+  return parseConfig(
+    stringify({ policy: 'enabled', defaultTemplates: [names[0]], templates, ...extra }, { blockQuote: 'literal' }),
+    JSON.stringify(values),
+    'test config',
+  );
 }
 
 /** A Deployment's pod template (what the CLI passes, with ctx.owner). */

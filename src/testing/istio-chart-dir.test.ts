@@ -5,10 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const module = fileURLToPath(new URL('./istio-chart.ts', import.meta.url));
 const dirWith = (env: Record<string, string>) =>
-  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const m = await import(${JSON.stringify(module)}); process.stdout.write(m.ISTIO_CONFORMANCE_DIR)`], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', `const m = await import(${JSON.stringify(module)}); process.stdout.write(m.ISTIO_CONFORMANCE_DIR)`],
+    {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
 
 test('the Istio conformance data path comes from SI_ISTIO_CONFORMANCE_DIR, else ../shared', () => {
   assert.equal(dirWith({ SI_ISTIO_CONFORMANCE_DIR: '/data/istio' }), '/data/istio/');

@@ -38,7 +38,12 @@ export interface IstioCase {
 const HOLD = ['values.global.proxy.holdApplicationUntilProxyStarts=true'];
 const CNI = ['components.cni.enabled=true'];
 const MULTUS = ['components.cni.enabled=true', 'values.cni.provider=multus'];
-const STATUS = ['values.global.proxy.statusPort=123', 'values.global.proxy.readinessInitialDelaySeconds=100', 'values.global.proxy.readinessPeriodSeconds=200', 'values.global.proxy.readinessFailureThreshold=300'];
+const STATUS = [
+  'values.global.proxy.statusPort=123',
+  'values.global.proxy.readinessInitialDelaySeconds=100',
+  'values.global.proxy.readinessPeriodSeconds=200',
+  'values.global.proxy.readinessFailureThreshold=300',
+];
 const TPROXY = { defaultConfig: { interceptionMode: 'TPROXY' } };
 
 /** The explicit cases of Istio's TestInjection (others use defaults). */
@@ -74,7 +79,11 @@ const EXPLICIT: IstioCase[] = [
   { in: 'hello-existing-cncf-networks-json.yaml', want: 'hello-existing-cncf-networks-json.yaml.injected', options: { setFlags: MULTUS } },
   { in: 'hello.yaml', want: 'hello.proxyHoldsApplication.yaml.injected', options: { setFlags: HOLD } },
   { in: 'hello-probes.yaml', want: 'hello-probes.proxyHoldsApplication.yaml.injected', options: { setFlags: HOLD } },
-  { in: 'hello-probes-noProxyHoldApplication-ProxyConfig.yaml', want: 'hello-probes-noProxyHoldApplication-ProxyConfig.yaml.injected', options: { setFlags: HOLD } },
+  {
+    in: 'hello-probes-noProxyHoldApplication-ProxyConfig.yaml',
+    want: 'hello-probes-noProxyHoldApplication-ProxyConfig.yaml.injected',
+    options: { setFlags: HOLD },
+  },
   { in: 'traffic-annotations-bad-includeipranges.yaml', want: '', options: {}, expectedError: 'includeipranges' },
   { in: 'traffic-annotations-bad-excludeipranges.yaml', want: '', options: {}, expectedError: 'excludeipranges' },
   { in: 'traffic-annotations-bad-includeinboundports.yaml', want: '', options: {}, expectedError: 'includeinboundports' },
@@ -99,7 +108,13 @@ const EXPLICIT: IstioCase[] = [
   {
     in: 'hello-otel-semconv.yaml',
     want: 'hello-otel-semconv.yaml.injected',
-    options: { mesh: { extensionProviders: [{ name: 'otel', opentelemetry: { service: 'otel.istio-system.svc', port: 4317, serviceAttributeEnrichment: 'OTEL_SEMANTIC_CONVENTIONS' } }] } },
+    options: {
+      mesh: {
+        extensionProviders: [
+          { name: 'otel', opentelemetry: { service: 'otel.istio-system.svc', port: 4317, serviceAttributeEnrichment: 'OTEL_SEMANTIC_CONVENTIONS' } },
+        ],
+      },
+    },
   },
   { in: 'proxy-resources-memory-null.yaml', want: 'proxy-resources-memory-null.yaml.injected', options: { iopFile: 'proxy-resources-memory-null.iop.yaml' } },
   { in: 'proxy-resources-mixed-null.yaml', want: 'proxy-resources-mixed-null.yaml.injected', options: { iopFile: 'proxy-resources-mixed-null.iop.yaml' } },
@@ -375,7 +390,8 @@ export function summarize(results: readonly CaseResult[]): Summary {
       if (t.identical !== undefined) {
         injectedBoth++;
         if (t.identical) identical++;
-        for (const d of new Set((t.differences ?? []).map((d) => d.split(':')[0].replace(/\[name=[^\]]*\]/g, '[]')))) diffCounts.set(d, (diffCounts.get(d) ?? 0) + 1);
+        for (const d of new Set((t.differences ?? []).map((d) => d.split(':')[0].replace(/\[name=[^\]]*\]/g, '[]'))))
+          diffCounts.set(d, (diffCounts.get(d) ?? 0) + 1);
       }
     }
   }

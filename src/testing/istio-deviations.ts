@@ -69,7 +69,10 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
     reason:
       'every container is named like a sidecar the template injects as a native init container (istio-proxy): Istio emits "containers: []", which the apiserver rejects; we refuse with a reason',
     pinnedBy: 'src/inject/inject.test.ts ("no containers left"); Istio golden only-proxy-container',
-    matches: (c) => c.istio.decision === 'injected' && ourError(c, /^SI_INJECT_CONFLICT: .*no containers left/) && list((c.istio.template?.spec as Obj | undefined)?.containers).length === 0,
+    matches: (c) =>
+      c.istio.decision === 'injected' &&
+      ourError(c, /^SI_INJECT_CONFLICT: .*no containers left/) &&
+      list((c.istio.template?.spec as Obj | undefined)?.containers).length === 0,
   },
   {
     id: 'kube-inject-system-namespace',
@@ -77,7 +80,10 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
       "istioctl kube-inject checks a workload's pod template for Istio's system namespaces, and a template carries no namespace, so it injects a Deployment in kube-system (or fails on its bad annotations while trying); istiod's webhook never injects pods there, and we skip them",
     pinnedBy: 'src/inject/decide.test.ts ("manual mode ... ignored-namespace"); src/istio/differential.test.ts',
     matches: (c) =>
-      c.istio.decision !== 'skipped' && c.ours.decision === 'skipped' && c.workload.kind !== 'Pod' && SYSTEM_NAMESPACES.has(String((c.workload.metadata as Obj).namespace)),
+      c.istio.decision !== 'skipped' &&
+      c.ours.decision === 'skipped' &&
+      c.workload.kind !== 'Pod' &&
+      SYSTEM_NAMESPACES.has(String((c.workload.metadata as Obj).namespace)),
   },
   {
     id: 'kube-inject-proxy-config-before-decision',

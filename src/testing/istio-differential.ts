@@ -120,7 +120,14 @@ export interface DifferentialReport {
  * native sidecars on and off (the two layouts Istio produces). With `revision`, both inject as
  * that revision (istioctl `-r`, our `--revision`).
  */
-export function runDifferential(peer: IstioPeer, runs: number, seed: number, batchSize = 100, onBatch?: (done: number) => void, revision?: string): DifferentialReport {
+export function runDifferential(
+  peer: IstioPeer,
+  runs: number,
+  seed: number,
+  batchSize = 100,
+  onBatch?: (done: number) => void,
+  revision?: string,
+): DifferentialReport {
   const t0 = Date.now();
   const report: DifferentialReport = { runs, seed, identical: 0, deviations: new Map(), unexplained: [], decisions: {}, istioctlInvocations: 0, seconds: 0 };
   // A revision: istioctl kube-inject -r REVISION against our config as serve --revision loads it.
@@ -136,7 +143,13 @@ export function runDifferential(peer: IstioPeer, runs: number, seed: number, bat
     // ones we refuse run alone and the rest in one batch (bisected if Istio refuses one of them).
     const istio = new Array<PeerResult>(docs.length);
     const batched = docs.flatMap((_, i) => (ours[i].decision === 'refused' ? [] : [i]));
-    kubeInject(peer, batched.map((i) => docs[i]), native, stats, revision).forEach((r, j) => (istio[batched[j]] = r));
+    kubeInject(
+      peer,
+      batched.map((i) => docs[i]),
+      native,
+      stats,
+      revision,
+    ).forEach((r, j) => (istio[batched[j]] = r));
     docs.forEach((doc, i) => {
       if (ours[i].decision === 'refused') istio[i] = kubeInject(peer, [doc], native, stats, revision)[0];
     });
@@ -157,7 +170,9 @@ export function runDifferential(peer: IstioPeer, runs: number, seed: number, bat
 
 /** A readable account of one unexplained difference. */
 export function describeComparison(c: Comparison): string {
-  const lines = [`${String(c.workload.kind)}/${String((c.workload.metadata as JsonObject).name)} (native sidecars ${c.native ? 'on' : 'off'}): Istio ${c.istio.decision}, ours ${c.ours.decision}`];
+  const lines = [
+    `${String(c.workload.kind)}/${String((c.workload.metadata as JsonObject).name)} (native sidecars ${c.native ? 'on' : 'off'}): Istio ${c.istio.decision}, ours ${c.ours.decision}`,
+  ];
   if (c.istio.error !== undefined) lines.push(`  Istio: ${c.istio.error.split('\n').slice(-2).join(' ')}`);
   if (c.ours.error !== undefined) lines.push(`  ours: ${c.ours.error.split('\n')[0]}`);
   for (const d of c.diffs.slice(0, 12)) lines.push(`  ${d}`);

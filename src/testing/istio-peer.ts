@@ -81,15 +81,38 @@ export function writePeerConfigDir(peer: IstioPeer, dir: string, options: { nati
 /** Istio's answer for one document: its output, or the error it refused it with. */
 export type PeerResult = { ok: true; output: JsonValue } | { ok: false; error: string };
 
-function runKubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSidecars: boolean, revision: string): { ok: true; outputs: JsonValue[] } | { ok: false; error: string } {
+function runKubeInject(
+  peer: IstioPeer,
+  docs: readonly JsonValue[],
+  nativeSidecars: boolean,
+  revision: string,
+): { ok: true; outputs: JsonValue[] } | { ok: false; error: string } {
   // JSON documents: YAML would let Go's YAML 1.1 reader turn `n`/`yes`/`on` into booleans.
   const input = docs.map((d) => JSON.stringify(d)).join('\n---\n');
   const r = spawnSync(
     peer.istioctl,
-    ['kube-inject', '-f', '-', '--injectConfigFile', peer.injectConfig, '--meshConfigFile', peer.mesh, '--valuesFile', revisionValuesFile(peer, revision), '-r', revision],
+    [
+      'kube-inject',
+      '-f',
+      '-',
+      '--injectConfigFile',
+      peer.injectConfig,
+      '--meshConfigFile',
+      peer.mesh,
+      '--valuesFile',
+      revisionValuesFile(peer, revision),
+      '-r',
+      revision,
+    ],
     // ENABLE_NATIVE_SIDECARS: offline kube-inject has no nodes to look at; "true" is what istiod's
     // "auto" decides on Kubernetes >= 1.33.
-    { input, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: 300_000, env: { ...process.env, ENABLE_NATIVE_SIDECARS: String(nativeSidecars), KUBECONFIG: '/dev/null' } },
+    {
+      input,
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+      timeout: 300_000,
+      env: { ...process.env, ENABLE_NATIVE_SIDECARS: String(nativeSidecars), KUBECONFIG: '/dev/null' },
+    },
   );
   if (r.error !== undefined) throw new Error(`running ${peer.istioctl}: ${r.error.message}`);
   if (r.status !== 0) return { ok: false, error: (r.stderr || r.stdout).trim() };
@@ -116,7 +139,13 @@ function revisionValuesFile(peer: IstioPeer, revision: string): string {
 }
 
 /** Runs every document through `istioctl kube-inject -r REVISION`, batched; results in input order. */
-export function kubeInject(peer: IstioPeer, docs: readonly JsonValue[], nativeSidecars: boolean, stats = { invocations: 0 }, revision = 'default'): PeerResult[] {
+export function kubeInject(
+  peer: IstioPeer,
+  docs: readonly JsonValue[],
+  nativeSidecars: boolean,
+  stats = { invocations: 0 },
+  revision = 'default',
+): PeerResult[] {
   const results: PeerResult[] = new Array(docs.length);
   const solve = (from: number, to: number): void => {
     stats.invocations++;

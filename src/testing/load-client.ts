@@ -158,7 +158,12 @@ export function makeAgent(connections: number, trust: TlsTrust): Agent {
 }
 
 /** Send one request; resolves (never rejects) with its record. */
-export function sendOne(agent: Agent, options: Pick<LoadOptions, 'port' | 'host' | 'timeoutMs' | 'capturePeer'> & TlsTrust, req: LoadRequest, t0: number): Promise<RequestRecord> {
+export function sendOne(
+  agent: Agent,
+  options: Pick<LoadOptions, 'port' | 'host' | 'timeoutMs' | 'capturePeer'> & TlsTrust,
+  req: LoadRequest,
+  t0: number,
+): Promise<RequestRecord> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (status: number, problem: string | undefined, peer?: string): void => {

@@ -88,7 +88,14 @@ export function webhookPod(ref: PodTemplateRef, podObject: JsonObject, namespace
   let owner: JsonObject | undefined;
   if (!isPod) {
     const name = ref.owner.name;
-    const ctl = (apiVersion: string, kind: string, ownerName: string): JsonObject => ({ apiVersion, kind, name: ownerName, uid: '00000000-0000-0000-0000-000000000001', controller: true, blockOwnerDeletion: true });
+    const ctl = (apiVersion: string, kind: string, ownerName: string): JsonObject => ({
+      apiVersion,
+      kind,
+      name: ownerName,
+      uid: '00000000-0000-0000-0000-000000000001',
+      controller: true,
+      blockOwnerDeletion: true,
+    });
     switch (ref.owner.kind) {
       case 'Deployment':
         addedLabels['pod-template-hash'] = HASH;

@@ -35,8 +35,16 @@ export const AWKWARD_KEYS = [
 ] as const;
 
 const dnsLabel = fc.stringMatching(/^[a-z]([a-z0-9-]{0,14}[a-z0-9])?$/);
-const text = fc.oneof(fc.string({ maxLength: 24 }), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('{{ .Values.x }}', '${HOME}', '"\n- name: evil', 'true', 'false', 'yes', 'TRUE', '0', '1e6', 'null'));
-const key = fc.oneof({ weight: 3, arbitrary: dnsLabel }, { weight: 2, arbitrary: fc.constantFrom(...AWKWARD_KEYS) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 16 }) });
+const text = fc.oneof(
+  fc.string({ maxLength: 24 }),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.constantFrom('{{ .Values.x }}', '${HOME}', '"\n- name: evil', 'true', 'false', 'yes', 'TRUE', '0', '1e6', 'null'),
+);
+const key = fc.oneof(
+  { weight: 3, arbitrary: dnsLabel },
+  { weight: 2, arbitrary: fc.constantFrom(...AWKWARD_KEYS) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 16 }) },
+);
 
 /** A map of strings as labels and annotations are, with awkward keys, built safely. */
 export function stringMap(extra: fc.Arbitrary<[string, string]>[] = []): fc.Arbitrary<Obj> {
@@ -54,9 +62,14 @@ function containerArb(name: string): fc.Arbitrary<Obj> {
       {
         image: fc.oneof(fc.constant('nginx:1.27'), fc.string({ maxLength: 30 })),
         args: fc.array(text, { maxLength: 3 }),
-        ports: fc.uniqueArray(fc.record({ containerPort: port, protocol: fc.constantFrom('TCP', 'UDP') }), { maxLength: 3, selector: (p) => `${p.containerPort}/${p.protocol}` }),
+        ports: fc.uniqueArray(fc.record({ containerPort: port, protocol: fc.constantFrom('TCP', 'UDP') }), {
+          maxLength: 3,
+          selector: (p) => `${p.containerPort}/${p.protocol}`,
+        }),
         env: fc.array(fc.record({ name: fc.oneof(dnsLabel, fc.constantFrom('__proto__', 'A~B', 'X/Y')), value: text }), { maxLength: 4 }),
-        resources: fc.record({ requests: fc.record({ cpu: fc.constantFrom('10m', '1', '0.5'), memory: fc.constantFrom('64Mi', '1Gi') }, { requiredKeys: [] }) }),
+        resources: fc.record({
+          requests: fc.record({ cpu: fc.constantFrom('10m', '1', '0.5'), memory: fc.constantFrom('64Mi', '1Gi') }, { requiredKeys: [] }),
+        }),
         securityContext: fc.record({ runAsUser: fc.integer({ min: 0, max: 65535 }), runAsNonRoot: fc.boolean() }, { requiredKeys: [] }),
         readinessProbe: fc.record({ httpGet: fc.record({ path: fc.constantFrom('/ready', '/'), port }) }),
         restartPolicy: fc.constant('Always'),
@@ -78,7 +91,10 @@ export interface PodOptions {
 /** A pod as a cluster could send it: structurally valid (names unique), contents arbitrary. */
 export function podArbitrary(options: PodOptions): fc.Arbitrary<Obj> {
   // Mostly "true", so most pods reach the injection path; the rest are the wrong spellings.
-  const optIn = fc.tuple(fc.constantFrom(...options.injectKeys), fc.oneof({ weight: 6, arbitrary: fc.constant('true') }, { weight: 1, arbitrary: fc.constantFrom('false', 'yes', 'TRUE', 'enabled', '') }));
+  const optIn = fc.tuple(
+    fc.constantFrom(...options.injectKeys),
+    fc.oneof({ weight: 6, arbitrary: fc.constant('true') }, { weight: 1, arbitrary: fc.constantFrom('false', 'yes', 'TRUE', 'enabled', '') }),
+  );
   const istioAnnotation = fc.oneof(
     fc.tuple(fc.constant('sidecar.istio.io/proxyCPU'), fc.constantFrom('100m', '2', '0.5')),
     fc.tuple(fc.constant('sidecar.istio.io/interceptionMode'), fc.constantFrom('REDIRECT', 'TPROXY', 'NONE')),
@@ -212,4 +228,6 @@ export function mutateAt(review: Obj, path: string[], value: unknown): Obj {
 }
 
 export const hostileReviewArbitrary = (options: PodOptions): fc.Arbitrary<Obj> =>
-  fc.tuple(validReviewArbitrary(options), fc.array(fc.tuple(fc.constantFrom(...HOSTILE_PATHS), wrongValue), { minLength: 1, maxLength: 3 })).map(([review, hits]) => hits.reduce((r, [path, value]) => mutateAt(r, path, value), review));
+  fc
+    .tuple(validReviewArbitrary(options), fc.array(fc.tuple(fc.constantFrom(...HOSTILE_PATHS), wrongValue), { minLength: 1, maxLength: 3 }))
+    .map(([review, hits]) => hits.reduce((r, [path, value]) => mutateAt(r, path, value), review));

@@ -101,7 +101,10 @@ const BAD_CONFIGS: [string, (m: StormMaterial, n: number) => Record<string, stri
   ['invalid schema', (m, n) => ({ config: `# ${n}\n${m.configText.replace('policy: enabled', 'policy: 42')}`, values: m.valuesText })],
   ['empty', (m, n) => ({ config: '', values: `${m.valuesText}\n# ${n}\n` })],
   ['half-written', (m, n) => ({ config: m.configText.slice(0, Math.floor(m.configText.length / 2) - (n % 50)), values: m.valuesText })],
-  ['template does not parse', (m, n) => ({ config: `# ${n}\n${m.configText.replace('{{- $proxy := .Values.global.proxy -}}', '{{- if }}')}`, values: m.valuesText })],
+  [
+    'template does not parse',
+    (m, n) => ({ config: `# ${n}\n${m.configText.replace('{{- $proxy := .Values.global.proxy -}}', '{{- if }}')}`, values: m.valuesText }),
+  ],
   ['YAML bomb', (m, n) => ({ config: `# ${n}\n${bomb()}`, values: m.valuesText })],
   ['values not YAML', (m, n) => ({ config: m.configText, values: `${m.valuesText}\n# ${n}\n: : :` })],
   ['config file deleted', () => 'delete-config'],
@@ -109,7 +112,14 @@ const BAD_CONFIGS: [string, (m: StormMaterial, n: number) => Record<string, stri
 
 function bomb(): string {
   const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-  for (const [x, y] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e']]) lines.push(`${x}: &${x} [${Array(9).fill(`*${y}`).join(',')}]`);
+  for (const [x, y] of [
+    ['b', 'a'],
+    ['c', 'b'],
+    ['d', 'c'],
+    ['e', 'd'],
+    ['f', 'e'],
+  ])
+    lines.push(`${x}: &${x} [${Array(9).fill(`*${y}`).join(',')}]`);
   lines.push(`g: [${Array(9).fill('*f').join(',')}]`);
   return `${lines.join('\n')}\n`;
 }
@@ -171,14 +181,27 @@ export async function runStorm(target: StormTarget, m: StormMaterial, first: { c
     return undefined;
   };
   // One request in four opens a connection of its own, so handshakes happen all through the rotations.
-  const req = (i = 0): LoadRequest => ({ kind: 'valid', label: 'storm', path: WEBHOOK_PATH, headers: { 'Content-Type': 'application/json' }, body: o.review, check, fresh: i % 4 === 3 });
+  const req = (i = 0): LoadRequest => ({
+    kind: 'valid',
+    label: 'storm',
+    path: WEBHOOK_PATH,
+    headers: { 'Content-Type': 'application/json' },
+    body: o.review,
+    check,
+    fresh: i % 4 === 3,
+  });
   const trust = { ca: m.ca.certPem, servername: 'localhost' };
 
   // Fresh-connection probe: which config and which certificate a new client gets now.
   const probe = async (): Promise<{ tag?: string; peer?: string; problem?: string }> => {
     const agent = makeAgent(1, trust);
     let tag: string | undefined;
-    const r = await sendOne(agent, { port: target.port, ...trust, capturePeer: true }, { ...req(), check: (s, b) => (s === 200 ? void (tag = tagsOf(b)[0]) : `HTTP ${s}`) }, performance.now());
+    const r = await sendOne(
+      agent,
+      { port: target.port, ...trust, capturePeer: true },
+      { ...req(), check: (s, b) => (s === 200 ? void (tag = tagsOf(b)[0]) : `HTTP ${s}`) },
+      performance.now(),
+    );
     agent.destroy();
     return { tag, peer: r.peer, problem: r.problem };
   };
@@ -203,7 +226,9 @@ export async function runStorm(target: StormTarget, m: StormMaterial, first: { c
   const lastKey = { config: hashOf(goodConfig(m, 0)), cert: hashOf(pair(first)) };
   // Certificate rotations spread evenly among the config reloads.
   const total = o.configReloads + o.certRotations;
-  const plan: ('config' | 'cert')[] = Array.from({ length: total }, (_, i) => (Math.floor(((i + 1) * o.certRotations) / total) > Math.floor((i * o.certRotations) / total) ? 'cert' : 'config'));
+  const plan: ('config' | 'cert')[] = Array.from({ length: total }, (_, i) =>
+    Math.floor(((i + 1) * o.certRotations) / total) > Math.floor((i * o.certRotations) / total) ? 'cert' : 'config',
+  );
   const index = { config: 0, cert: 0 };
   const bad = { config: 0, cert: 0 };
   let gen = 0;
@@ -250,7 +275,8 @@ export async function runStorm(target: StormTarget, m: StormMaterial, first: { c
     lastKey[kind] = key;
     // Wait for the server to look at it: a counter moves (or, for identical content, nothing will).
     const field = kind === 'config' ? 'config' : 'certificate';
-    const moved = (s: Awaited<ReturnType<StormTarget['status']>>): boolean => s[field].reloads + s[field].failures > before[field].reloads + before[field].failures;
+    const moved = (s: Awaited<ReturnType<StormTarget['status']>>): boolean =>
+      s[field].reloads + s[field].failures > before[field].reloads + before[field].failures;
     if (changed) {
       const deadline = performance.now() + noticeTimeout;
       for (;;) {
@@ -277,7 +303,8 @@ export async function runStorm(target: StormTarget, m: StormMaterial, first: { c
   controller.abort();
   const summary = await traffic;
   const final = await target.status();
-  for (const peer of seen.keys()) if (!goodCerts.has(peer)) problems.push(`a connection was served a certificate that was never accepted (${peer.slice(0, 20)}…)`);
+  for (const peer of seen.keys())
+    if (!goodCerts.has(peer)) problems.push(`a connection was served a certificate that was never accepted (${peer.slice(0, 20)}…)`);
   problems.push(...summary.problems);
   const report: StormReport = {
     events,
@@ -317,6 +344,14 @@ export function renderStorm(r: StormReport): string {
     `distinct certificates seen by clients: ${r.servedCerts} (of ${r.events.filter((e) => e.kind === 'cert' && e.good).length + 1} accepted)`,
   ];
   if (r.problems.length > 0) lines.push('', 'problems:', ...r.problems.slice(0, 10).map((p) => `  ${p}`));
-  lines.push('', r.ok ? 'verdict: OK' : `verdict: FAILED\n${r.failures.slice(0, 20).map((f) => `  - ${f}`).join('\n')}`);
+  lines.push(
+    '',
+    r.ok
+      ? 'verdict: OK'
+      : `verdict: FAILED\n${r.failures
+          .slice(0, 20)
+          .map((f) => `  - ${f}`)
+          .join('\n')}`,
+  );
   return lines.join('\n');
 }

@@ -26,8 +26,25 @@ export function samplePod(name = 'web-7d9c6b5f4-x2x9q', extra: { annotations?: R
       namespace: 'shop',
       labels: { app: 'web', 'pod-template-hash': '7d9c6b5f4' },
       ...(extra.annotations ? { annotations: extra.annotations } : {}),
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9c6b5f4', uid: '6f1c2e1e-1111-4a4a-9b9b-000000000001', controller: true, blockOwnerDeletion: true }],
-      managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web-7d9c6b5f4',
+          uid: '6f1c2e1e-1111-4a4a-9b9b-000000000001',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+      managedFields: [
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'v1',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+        },
+      ],
     },
     spec: {
       containers: [

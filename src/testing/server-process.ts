@@ -114,7 +114,15 @@ export async function freePort(): Promise<number> {
 export function postOnce(port: number, body: Buffer | string, path = '/inject', agent?: Agent): Promise<number> {
   return new Promise((resolve) => {
     const r = request(
-      { host: '127.0.0.1', port, method: 'POST', path, agent: agent ?? false, rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        agent: agent ?? false,
+        rejectUnauthorized: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -131,7 +139,11 @@ export function postOnce(port: number, body: Buffer | string, path = '/inject', 
  * Poll with a POST every `intervalMs` until HTTP 200; sets `readyMs` (from `spawnedAt`).
  * Throws with the server's output when it exits or `timeoutMs` passes.
  */
-export async function waitReady(server: SpawnedServer, body: Buffer | string, options: { spawnedAt: number; path?: string; timeoutMs?: number; intervalMs?: number }): Promise<number> {
+export async function waitReady(
+  server: SpawnedServer,
+  body: Buffer | string,
+  options: { spawnedAt: number; path?: string; timeoutMs?: number; intervalMs?: number },
+): Promise<number> {
   const deadline = options.spawnedAt + (options.timeoutMs ?? 30_000);
   let exited = false;
   void server.exited.then(() => (exited = true));

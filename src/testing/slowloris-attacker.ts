@@ -44,7 +44,14 @@ function tlsOptions(port: number, localAddress: string | undefined): ConnectionO
 /** `localAddress`: the attacker's source address (another loopback address stands for another pod). */
 export function startAttack(port: number, sockets: number, trickleMs = 1000, localAddress?: string): Attack {
   const live = new Set<Socket>();
-  const stats: AttackStats = { open: 0, opened: 0, closedByServer: 0, got408: 0, failedConnects: 0, byMode: { idle: 0, 'slow-headers': 0, 'slow-body': 0, 'no-handshake': 0 } };
+  const stats: AttackStats = {
+    open: 0,
+    opened: 0,
+    closedByServer: 0,
+    got408: 0,
+    failedConnects: 0,
+    byMode: { idle: 0, 'slow-headers': 0, 'slow-body': 0, 'no-handshake': 0 },
+  };
   let stopping = false;
   let n = 0;
 

@@ -82,13 +82,21 @@ export async function runSlowloris(o: SlowlorisOptions): Promise<SlowlorisReport
   };
   report.p99Ratio = report.attack.latencyMs.p99 / report.baseline.latencyMs.p99;
   if (before && during && after) {
-    report.server = { fdsBefore: before.fds, fdsDuring: during.fds, fdsAfter: after.fds, socketsDuring: during.sockets, rssBeforeMiB: before.rssBytes / MiB, rssDuringMiB: during.rssBytes / MiB };
+    report.server = {
+      fdsBefore: before.fds,
+      fdsDuring: during.fds,
+      fdsAfter: after.fds,
+      socketsDuring: during.sockets,
+      rssBeforeMiB: before.rssBytes / MiB,
+      rssDuringMiB: during.rssBytes / MiB,
+    };
   }
   const fail = (why: string): void => void report.failures.push(why);
   if (report.baseline.failed + report.attack.failed > 0) fail(`${report.baseline.failed + report.attack.failed} normal requests failed (must be 0)`);
   const max = o.maxP99Ratio ?? 2;
   if (!(report.p99Ratio <= max)) fail(`p99 under attack is ${report.p99Ratio.toFixed(2)}x the baseline (limit ${max}x)`);
-  if (report.server && report.server.fdsAfter > report.server.fdsBefore + 20) fail(`server descriptors ${report.server.fdsBefore} before, ${report.server.fdsAfter} after the attack`);
+  if (report.server && report.server.fdsAfter > report.server.fdsBefore + 20)
+    fail(`server descriptors ${report.server.fdsBefore} before, ${report.server.fdsAfter} after the attack`);
   report.ok = report.failures.length === 0;
   return report;
 }
@@ -96,14 +104,19 @@ export async function runSlowloris(o: SlowlorisOptions): Promise<SlowlorisReport
 const n = (x: number | undefined, d = 2): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(d));
 
 export function renderSlowloris(r: SlowlorisReport): string {
-  const row = (name: string, p: PhaseResult): string => `${name.padEnd(9)} ${String(p.ok).padStart(6)} ok ${String(p.failed).padStart(4)} failed  ${n(p.rate, 1).padStart(7)}/s  p50 ${n(p.latencyMs.p50)}  p99 ${n(p.latencyMs.p99)}  p99.9 ${n(p.latencyMs['p99.9'])}  max ${n(p.latencyMs.max)} ms`;
+  const row = (name: string, p: PhaseResult): string =>
+    `${name.padEnd(9)} ${String(p.ok).padStart(6)} ok ${String(p.failed).padStart(4)} failed  ${n(p.rate, 1).padStart(7)}/s  p50 ${n(p.latencyMs.p50)}  p99 ${n(p.latencyMs.p99)}  p99.9 ${n(p.latencyMs['p99.9'])}  max ${n(p.latencyMs.max)} ms`;
   const a = r.attacker;
   const lines = [
     row('baseline', r.baseline),
     row('attack', r.attack),
     `p99 ratio attack / baseline: ${n(r.p99Ratio)}`,
-    a ? `attacker: ${a.open} sockets open at the end of the phase, ${a.opened} opened, ${a.closedByServer} closed by the server (${a.got408} with a 408), ${a.failedConnects} refused; by mode ${JSON.stringify(a.byMode)}` : 'attacker: n/a',
-    r.server ? `server: descriptors ${r.server.fdsBefore} before / ${r.server.fdsDuring} during / ${r.server.fdsAfter} after; sockets during ${r.server.socketsDuring}; RSS ${n(r.server.rssBeforeMiB, 1)} -> ${n(r.server.rssDuringMiB, 1)} MiB` : 'server: n/a',
+    a
+      ? `attacker: ${a.open} sockets open at the end of the phase, ${a.opened} opened, ${a.closedByServer} closed by the server (${a.got408} with a 408), ${a.failedConnects} refused; by mode ${JSON.stringify(a.byMode)}`
+      : 'attacker: n/a',
+    r.server
+      ? `server: descriptors ${r.server.fdsBefore} before / ${r.server.fdsDuring} during / ${r.server.fdsAfter} after; sockets during ${r.server.socketsDuring}; RSS ${n(r.server.rssBeforeMiB, 1)} -> ${n(r.server.rssDuringMiB, 1)} MiB`
+      : 'server: n/a',
   ];
   if (r.problems.length > 0) lines.push('', 'problems:', ...r.problems.slice(0, 10).map((p) => `  ${p}`));
   lines.push('', r.ok ? 'verdict: OK' : `verdict: FAILED\n${r.failures.map((f) => `  - ${f}`).join('\n')}`);

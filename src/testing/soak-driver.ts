@@ -82,7 +82,10 @@ export function scrapeMetrics(port: number): Promise<Record<string, number>> {
       res.on('end', () => {
         const out: Record<string, number> = {};
         for (const line of text.split('\n')) {
-          const m = /^(nodejs_heap_size_used_bytes|nodejs_eventloop_lag_p99_seconds|process_resident_memory_bytes|nodejs_active_handles_total)(?:\{[^}]*\})? ([\d.e+-]+)/.exec(line);
+          const m =
+            /^(nodejs_heap_size_used_bytes|nodejs_eventloop_lag_p99_seconds|process_resident_memory_bytes|nodejs_active_handles_total)(?:\{[^}]*\})? ([\d.e+-]+)/.exec(
+              line,
+            );
           if (m && out[m[1]] === undefined) out[m[1]] = Number(m[2]);
         }
         resolve(out);
@@ -119,7 +122,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     if (m.nodejs_eventloop_lag_p99_seconds !== undefined) s.lagP99Ms = m.nodejs_eventloop_lag_p99_seconds * 1000;
     samples.push(s);
     if (o.log && samples.length % Math.max(1, Math.round(60_000 / every)) === 0) {
-      o.log(`t=${s.t.toFixed(0)} s: ${completed} requests, RSS ${mib(p?.rssBytes)} MiB, heap ${s.heapUsedMiB?.toFixed(1) ?? 'n/a'} MiB, lag p99 ${s.lagP99Ms?.toFixed(1) ?? 'n/a'} ms, sockets ${p?.sockets ?? 'n/a'}`);
+      o.log(
+        `t=${s.t.toFixed(0)} s: ${completed} requests, RSS ${mib(p?.rssBytes)} MiB, heap ${s.heapUsedMiB?.toFixed(1) ?? 'n/a'} MiB, lag p99 ${s.lagP99Ms?.toFixed(1) ?? 'n/a'} ms, sockets ${p?.sockets ?? 'n/a'}`,
+      );
     }
   };
   await sample();
@@ -189,10 +194,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   if (report.hostile.failed > 0) fail(`${report.hostile.failed} hostile requests did not get their documented answer`);
   if (report.valid.ok === 0) fail('no valid request succeeded');
   if (report.rss && report.rss.growthMiB > Math.max(th.rssGrowthMiB, (report.rss.afterWarmupMiB * th.rssGrowthPct) / 100)) {
-    fail(`RSS grew ${report.rss.growthMiB.toFixed(1)} MiB (${report.rss.growthPct.toFixed(1)} %) after warm-up; limit max(${th.rssGrowthPct} %, ${th.rssGrowthMiB} MiB)`);
+    fail(
+      `RSS grew ${report.rss.growthMiB.toFixed(1)} MiB (${report.rss.growthPct.toFixed(1)} %) after warm-up; limit max(${th.rssGrowthPct} %, ${th.rssGrowthMiB} MiB)`,
+    );
   }
   if (report.lagP99Ms && report.lagP99Ms.max >= th.lagP99Ms) fail(`event-loop lag p99 reached ${report.lagP99Ms.max.toFixed(1)} ms (limit ${th.lagP99Ms} ms)`);
-  if (report.fds && report.fds.end > report.fds.start + th.fdSlack) fail(`file descriptors ${report.fds.start} at start, ${report.fds.end} at the end (slack ${th.fdSlack})`);
+  if (report.fds && report.fds.end > report.fds.start + th.fdSlack)
+    fail(`file descriptors ${report.fds.start} at start, ${report.fds.end} at the end (slack ${th.fdSlack})`);
   report.ok = report.failures.length === 0;
   return report;
 }
@@ -206,9 +214,18 @@ export function renderSoak(r: SoakReport): string {
     ['rate (target / achieved)', `${r.targetRate} / ${n(r.achievedRate)} per s`],
     ['valid requests (ok / failed)', `${r.valid.ok} / ${r.valid.failed}`],
     [`hostile requests, ${(r.hostileShare * 100).toFixed(0)} % (as documented / not)`, `${r.hostile.ok} / ${r.hostile.failed}`],
-    ['valid latency p50 / p99 / p99.9 / max', `${n(r.latencyMs.p50, 2)} / ${n(r.latencyMs.p99, 2)} / ${n(r.latencyMs['p99.9'], 2)} / ${n(r.latencyMs.max, 2)} ms`],
-    ['RSS after warm-up / end / max', r.rss ? `${n(r.rss.afterWarmupMiB)} / ${n(r.rss.endMiB)} / ${n(r.rss.maxMiB)} MiB (growth ${n(r.rss.growthMiB)} MiB, ${n(r.rss.growthPct)} %)` : 'n/a'],
-    ['heap used (min of first / last tenth)', r.heapUsed ? `${n(r.heapUsed.afterWarmupMiB)} / ${n(r.heapUsed.endMiB)} MiB (growth ${n(r.heapUsed.growthMiB)} MiB)` : 'n/a'],
+    [
+      'valid latency p50 / p99 / p99.9 / max',
+      `${n(r.latencyMs.p50, 2)} / ${n(r.latencyMs.p99, 2)} / ${n(r.latencyMs['p99.9'], 2)} / ${n(r.latencyMs.max, 2)} ms`,
+    ],
+    [
+      'RSS after warm-up / end / max',
+      r.rss ? `${n(r.rss.afterWarmupMiB)} / ${n(r.rss.endMiB)} / ${n(r.rss.maxMiB)} MiB (growth ${n(r.rss.growthMiB)} MiB, ${n(r.rss.growthPct)} %)` : 'n/a',
+    ],
+    [
+      'heap used (min of first / last tenth)',
+      r.heapUsed ? `${n(r.heapUsed.afterWarmupMiB)} / ${n(r.heapUsed.endMiB)} MiB (growth ${n(r.heapUsed.growthMiB)} MiB)` : 'n/a',
+    ],
     ['event-loop lag p99 (median / max of samples)', r.lagP99Ms ? `${n(r.lagP99Ms.median)} / ${n(r.lagP99Ms.max)} ms` : 'n/a'],
     ['open sockets (start / end / max)', r.sockets ? `${r.sockets.start} / ${r.sockets.end} / ${r.sockets.max}` : 'n/a'],
     ['file descriptors (start / end / max)', r.fds ? `${r.fds.start} / ${r.fds.end} / ${r.fds.max}` : 'n/a'],

@@ -18,9 +18,7 @@ function failure(phase: 'parse' | 'exec', err: unknown): EngineOutcome {
 }
 
 /** What one engine does with `text` on each of `datas` (parsed once). */
-export function runEngine(
-  engine: TemplateEngine, text: string, datas: readonly unknown[], funcs: FuncMap, options?: ExecuteOptions,
-): EngineOutcome[] {
+export function runEngine(engine: TemplateEngine, text: string, datas: readonly unknown[], funcs: FuncMap, options?: ExecuteOptions): EngineOutcome[] {
   let template;
   try {
     template = parseTemplate('t', text, { funcs, engine });
@@ -38,7 +36,10 @@ export function runEngine(
 
 /** Both engines' outcomes, for an assertion that they are equal. */
 export function bothEngines(
-  text: string, datas: readonly unknown[], funcs: FuncMap, options?: ExecuteOptions,
+  text: string,
+  datas: readonly unknown[],
+  funcs: FuncMap,
+  options?: ExecuteOptions,
 ): { compiled: EngineOutcome[]; interpreter: EngineOutcome[] } {
   return { compiled: runEngine('compiled', text, datas, funcs, options), interpreter: runEngine('interpreter', text, datas, funcs, options) };
 }

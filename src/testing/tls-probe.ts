@@ -14,10 +14,7 @@ export interface ProbeResult {
   message?: string;
 }
 
-export async function tlsProbe(
-  server: { certPem: string; keyPem: string },
-  client: { caPem: string; servername: string },
-): Promise<ProbeResult> {
+export async function tlsProbe(server: { certPem: string; keyPem: string }, client: { caPem: string; servername: string }): Promise<ProbeResult> {
   const srv = createServer({ cert: server.certPem, key: server.keyPem, minVersion: 'TLSv1.2' }, (_req, res) => res.end('ok'));
   const listenHost = isIP(client.servername) ? client.servername : '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -142,7 +142,10 @@ export function checkCase(t: FuzzTarget, body: Buffer, stats: FuzzStats = newSta
     assert.equal(res.patch, undefined, 'a denial carries no patch');
     assert.equal(typeof res.status?.code, 'number', 'a denial carries a status code');
     assert.equal(typeof res.status?.message, 'string', 'a denial carries a message');
-    assert.ok(!String(res.status?.message).includes('(SI_INTERNAL)'), `a denial is never an internal error (a bug): ${String(res.status?.message).slice(0, 300)}`);
+    assert.ok(
+      !String(res.status?.message).includes('(SI_INTERNAL)'),
+      `a denial is never an internal error (a bug): ${String(res.status?.message).slice(0, 300)}`,
+    );
     stats.denied++;
     return;
   }
@@ -194,10 +197,16 @@ export function caseArbitrary(targets: FuzzTarget[]): fc.Arbitrary<FuzzCase> {
     // A uid that is a piece of the body itself attacks the cache key (body minus the uid's bytes).
     const substringUid = validReviewArbitrary(options).chain((r) => {
       const text = JSON.stringify(r);
-      return fc.tuple(fc.nat(text.length - 1), fc.integer({ min: 1, max: 16 })).map(([at, len]) => ({ ...r, request: { ...(r.request as Obj), uid: text.slice(at, at + len) } }));
+      return fc
+        .tuple(fc.nat(text.length - 1), fc.integer({ min: 1, max: 16 }))
+        .map(([at, len]) => ({ ...r, request: { ...(r.request as Obj), uid: text.slice(at, at + len) } }));
     });
     return fc
-      .oneof({ weight: 3, arbitrary: validReviewArbitrary(options) }, { weight: 2, arbitrary: hostileReviewArbitrary(options) }, { weight: 1, arbitrary: substringUid })
+      .oneof(
+        { weight: 3, arbitrary: validReviewArbitrary(options) },
+        { weight: 2, arbitrary: hostileReviewArbitrary(options) },
+        { weight: 1, arbitrary: substringUid },
+      )
       .map((r) => ({ target, body: JSON.stringify(r) }));
   });
 }
@@ -205,12 +214,15 @@ export function caseArbitrary(targets: FuzzTarget[]): fc.Arbitrary<FuzzCase> {
 export function fuzzProperty(targets: FuzzTarget[], stats: FuzzStats = newStats()): fc.IPropertyWithHooks<[FuzzCase]> {
   return fc.property(caseArbitrary(targets), (c) => {
     checkCase(targets[c.target], Buffer.from(c.body), stats);
-    assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).filter((k) => !BASE_PROTO.has(k)), [], 'Object.prototype was not polluted');
+    assert.deepEqual(
+      Object.getOwnPropertyNames(Object.prototype).filter((k) => !BASE_PROTO.has(k)),
+      [],
+      'Object.prototype was not polluted',
+    );
   });
 }
 
 const BASE_PROTO = new Set(Object.getOwnPropertyNames(Object.prototype));
-
 
 export interface StoredCase {
   target: string;

@@ -29,7 +29,13 @@ const PORT_NAMES = ['http', 'http-web', 'grpc', 'tcp-db', 'metrics', 'https', 'h
 const quantityCpu = fc.constantFrom('10m', '100m', '250m', '0.5', '1', '2', '1500m', '0.1');
 const quantityMem = fc.constantFrom('64Mi', '128Mi', '1Gi', '512M', '1G', '100000000', '1.5Gi');
 const resources = fc
-  .record({ requests: opt(fc.record({ cpu: quantityCpu, memory: quantityMem }, { requiredKeys: [] })), limits: opt(fc.record({ cpu: quantityCpu, memory: quantityMem }, { requiredKeys: [] })) }, { requiredKeys: [] })
+  .record(
+    {
+      requests: opt(fc.record({ cpu: quantityCpu, memory: quantityMem }, { requiredKeys: [] })),
+      limits: opt(fc.record({ cpu: quantityCpu, memory: quantityMem }, { requiredKeys: [] })),
+    },
+    { requiredKeys: [] },
+  )
   .map((r) => obj(Object.entries(r)) as JsonObject);
 
 // Mostly common app ports; now and then one of the proxy's own (15020, 15021, 15090).
@@ -41,15 +47,34 @@ const portNumber = fc.oneof(
 
 function probeArb(ports: number[]): fc.Arbitrary<JsonObject> {
   const p = ports.length > 0 ? fc.oneof(fc.constantFrom(...ports), portNumber) : portNumber;
-  const namedOrNumber = fc.oneof({ weight: 4, arbitrary: p as fc.Arbitrary<JsonValue> }, { weight: 1, arbitrary: fc.constantFrom('http', 'http-web') as fc.Arbitrary<JsonValue> });
+  const namedOrNumber = fc.oneof(
+    { weight: 4, arbitrary: p as fc.Arbitrary<JsonValue> },
+    { weight: 1, arbitrary: fc.constantFrom('http', 'http-web') as fc.Arbitrary<JsonValue> },
+  );
   const handler = fc.oneof(
-    fc.record({ httpGet: fc.record({ path: fc.constantFrom('/', '/healthz', '/ready', '/live?full=1'), port: namedOrNumber, scheme: opt(fc.constantFrom('HTTP', 'HTTPS')) }, { requiredKeys: ['path', 'port'] }) }),
+    fc.record({
+      httpGet: fc.record(
+        { path: fc.constantFrom('/', '/healthz', '/ready', '/live?full=1'), port: namedOrNumber, scheme: opt(fc.constantFrom('HTTP', 'HTTPS')) },
+        { requiredKeys: ['path', 'port'] },
+      ),
+    }),
     fc.record({ tcpSocket: fc.record({ port: namedOrNumber }) }),
     fc.record({ grpc: fc.record({ port: p, service: opt(fc.constantFrom('health', '')) }, { requiredKeys: ['port'] }) }),
     fc.record({ exec: fc.record({ command: fc.constantFrom(['cat', '/tmp/healthy'], ['sh', '-c', 'pg_isready']) }) }),
   );
   return fc
-    .tuple(handler, fc.record({ initialDelaySeconds: fc.integer({ min: 0, max: 30 }), periodSeconds: fc.integer({ min: 1, max: 30 }), timeoutSeconds: fc.integer({ min: 1, max: 10 }), failureThreshold: fc.integer({ min: 1, max: 10 }) }, { requiredKeys: [] }))
+    .tuple(
+      handler,
+      fc.record(
+        {
+          initialDelaySeconds: fc.integer({ min: 0, max: 30 }),
+          periodSeconds: fc.integer({ min: 1, max: 30 }),
+          timeoutSeconds: fc.integer({ min: 1, max: 10 }),
+          failureThreshold: fc.integer({ min: 1, max: 10 }),
+        },
+        { requiredKeys: [] },
+      ),
+    )
     .map(([h, timing]) => obj([...Object.entries(h as JsonObject), ...Object.entries(timing)]) as JsonObject);
 }
 
@@ -62,7 +87,10 @@ const securityContext = fc
       readOnlyRootFilesystem: fc.boolean(),
       allowPrivilegeEscalation: fc.boolean(),
       privileged: fc.boolean(),
-      capabilities: fc.record({ drop: opt(fc.constant(['ALL'])), add: opt(fc.constantFrom(['NET_BIND_SERVICE'], ['NET_ADMIN', 'NET_RAW'])) }, { requiredKeys: [] }),
+      capabilities: fc.record(
+        { drop: opt(fc.constant(['ALL'])), add: opt(fc.constantFrom(['NET_BIND_SERVICE'], ['NET_ADMIN', 'NET_RAW'])) },
+        { requiredKeys: [] },
+      ),
     },
     { requiredKeys: [] },
   )
@@ -70,13 +98,20 @@ const securityContext = fc
 
 function containerArb(name: string, volumes: string[], init: boolean): fc.Arbitrary<JsonObject> {
   return fc
-    .uniqueArray(fc.record({ containerPort: portNumber, name: opt(fc.constantFrom(...PORT_NAMES)), protocol: opt(fc.constantFrom('TCP', 'UDP')) }), { maxLength: init ? 1 : 3, selector: (p) => p.containerPort })
+    .uniqueArray(fc.record({ containerPort: portNumber, name: opt(fc.constantFrom(...PORT_NAMES)), protocol: opt(fc.constantFrom('TCP', 'UDP')) }), {
+      maxLength: init ? 1 : 3,
+      selector: (p) => p.containerPort,
+    })
     .chain((rawPorts) => {
       // Port names must be unique in a container.
       const seen = new Set<string>();
       const ports = rawPorts.map((p) => {
         const name = p.name !== undefined && !seen.has(p.name) ? (seen.add(p.name), p.name) : undefined;
-        return obj([['containerPort', p.containerPort], ['name', name], ['protocol', p.protocol]]);
+        return obj([
+          ['containerPort', p.containerPort],
+          ['name', name],
+          ['protocol', p.protocol],
+        ]);
       });
       const numbers = rawPorts.map((p) => p.containerPort);
       return fc
@@ -86,17 +121,28 @@ function containerArb(name: string, volumes: string[], init: boolean): fc.Arbitr
             imagePullPolicy: opt(fc.constantFrom('Always', 'IfNotPresent')),
             command: opt(fc.constantFrom(['/bin/server'], ['sh', '-c', 'sleep 3600'])),
             args: opt(fc.constantFrom(['--port=8080'], ['--verbose', '--config', '/etc/app/config.yaml'])),
-            env: opt(fc.uniqueArray(fc.record({ name: fc.constantFrom('LOG_LEVEL', 'PORT', 'MODE', 'GOMAXPROCS'), value: fc.constantFrom('debug', '8080', 'prod', '') }), { maxLength: 3, selector: (e) => e.name })),
+            env: opt(
+              fc.uniqueArray(
+                fc.record({ name: fc.constantFrom('LOG_LEVEL', 'PORT', 'MODE', 'GOMAXPROCS'), value: fc.constantFrom('debug', '8080', 'prod', '') }),
+                { maxLength: 3, selector: (e) => e.name },
+              ),
+            ),
             resources: opt(resources),
             securityContext: opt(securityContext),
             readinessProbe: init ? fc.constant(undefined) : opt(probeArb(numbers)),
             livenessProbe: init ? fc.constant(undefined) : opt(probeArb(numbers)),
             startupProbe: init ? fc.constant(undefined) : opt(probeArb(numbers), 4),
-            volumeMounts: volumes.length > 0 ? opt(fc.subarray(volumes, { minLength: 1 }).map((vs) => vs.map((v) => ({ name: v, mountPath: `/mnt/${v}` })))) : fc.constant(undefined),
+            volumeMounts:
+              volumes.length > 0
+                ? opt(fc.subarray(volumes, { minLength: 1 }).map((vs) => vs.map((v) => ({ name: v, mountPath: `/mnt/${v}` }))))
+                : fc.constant(undefined),
           },
           { requiredKeys: ['image'] },
         )
-        .map((c) => obj([['name', name], ...(Object.entries(c) as [string, JsonValue | undefined][]), ['ports', ports.length > 0 ? ports : undefined]]) as JsonObject);
+        .map(
+          (c) =>
+            obj([['name', name], ...(Object.entries(c) as [string, JsonValue | undefined][]), ['ports', ports.length > 0 ? ports : undefined]]) as JsonObject,
+        );
     });
 }
 
@@ -125,7 +171,14 @@ const ANNOTATION_VALUES: Record<string, string[]> = {
   'traffic.sidecar.istio.io/includeOutboundPorts': ['443', '80,443'],
   'traffic.sidecar.istio.io/excludeOutboundPorts': ['3306', '3306,6379', 'x'],
   'traffic.sidecar.istio.io/kubevirtInterfaces': ['net1', 'net1,net2'],
-  'proxy.istio.io/config': ['holdApplicationUntilProxyStarts: true', 'concurrency: 2', '{"terminationDrainDuration":"30s"}', 'proxyMetadata:\n  FOO: bar\n', 'tracing: {}', '{bad'],
+  'proxy.istio.io/config': [
+    'holdApplicationUntilProxyStarts: true',
+    'concurrency: 2',
+    '{"terminationDrainDuration":"30s"}',
+    'proxyMetadata:\n  FOO: bar\n',
+    'tracing: {}',
+    '{bad',
+  ],
   'status.sidecar.istio.io/port': ['15020', '0', '8080', 'abc', '70000'],
   'readiness.status.sidecar.istio.io/initialDelaySeconds': ['5', 'x'],
   'readiness.status.sidecar.istio.io/periodSeconds': ['10'],
@@ -144,11 +197,21 @@ const ANNOTATION_VALUES: Record<string, string[]> = {
 };
 const ANNOTATION_KEYS = Object.keys(ANNOTATION_VALUES);
 
-const annotationEntry: fc.Arbitrary<[string, string]> = fc.constantFrom(...ANNOTATION_KEYS).chain((k) => fc.constantFrom(...ANNOTATION_VALUES[k]).map((v): [string, string] => [k, v]));
+const annotationEntry: fc.Arbitrary<[string, string]> = fc
+  .constantFrom(...ANNOTATION_KEYS)
+  .chain((k) => fc.constantFrom(...ANNOTATION_VALUES[k]).map((v): [string, string] => [k, v]));
 const annotations = fc.uniqueArray(annotationEntry, { maxLength: 5, selector: (e) => e[0] }).map((es) => Object.fromEntries(es) as JsonObject);
 
 const labelEntry: fc.Arbitrary<[string, string]> = fc.oneof(
-  fc.constantFrom<[string, string]>(['sidecar.istio.io/inject', 'true'], ['sidecar.istio.io/inject', 'false'], ['istio.io/rev', 'default'], ['version', 'v2'], ['service.istio.io/canonical-name', 'shop'], ['app.kubernetes.io/name', 'shop'], ['security.istio.io/tlsMode', 'istio']),
+  fc.constantFrom<[string, string]>(
+    ['sidecar.istio.io/inject', 'true'],
+    ['sidecar.istio.io/inject', 'false'],
+    ['istio.io/rev', 'default'],
+    ['version', 'v2'],
+    ['service.istio.io/canonical-name', 'shop'],
+    ['app.kubernetes.io/name', 'shop'],
+    ['security.istio.io/tlsMode', 'istio'],
+  ),
   fc.constantFrom('tier', 'team').map((k): [string, string] => [k, 'backend']),
 );
 const labels = fc.uniqueArray(labelEntry, { maxLength: 3, selector: (e) => e[0] }).map((es) => Object.fromEntries(es) as JsonObject);
@@ -168,7 +231,9 @@ export const podSpecArbitrary: fc.Arbitrary<{ spec: JsonObject; labels: JsonObje
       native: nativeSidecar === undefined ? fc.constant(undefined) : containerArb(nativeSidecar, volumes, false),
       hostNetwork: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.boolean() }),
       serviceAccountName: opt(fc.constantFrom('default', 'shop-api')),
-      podSecurityContext: opt(fc.record({ runAsUser: fc.constantFrom(1000, 1337), fsGroup: fc.constantFrom(1000, 2000), runAsNonRoot: fc.boolean() }, { requiredKeys: [] })),
+      podSecurityContext: opt(
+        fc.record({ runAsUser: fc.constantFrom(1000, 1337), fsGroup: fc.constantFrom(1000, 2000), runAsNonRoot: fc.boolean() }, { requiredKeys: [] }),
+      ),
       restartPolicy: opt(fc.constantFrom('Always', 'OnFailure'), 6),
       terminationGracePeriodSeconds: opt(fc.constantFrom(0, 30, 60)),
       nodeName: opt(fc.constant('node-1'), 8),
@@ -183,7 +248,14 @@ export const podSpecArbitrary: fc.Arbitrary<{ spec: JsonObject; labels: JsonObje
     const inits: JsonObject[] = [...r.initContainers];
     // A native sidecar (restartPolicy: Always) sits among the init containers, before the others.
     if (r.native !== undefined) inits.splice(0, 0, { ...r.native, restartPolicy: 'Always' });
-    const volumeDefs = r.volumes.map((v): JsonObject => (v === 'config' ? { name: v, configMap: { name: 'app-config' } } : v === 'secrets' ? { name: v, secret: { secretName: 'app-secrets' } } : { name: v, emptyDir: v === 'cache' ? { medium: 'Memory', sizeLimit: '64Mi' } : {} }));
+    const volumeDefs = r.volumes.map(
+      (v): JsonObject =>
+        v === 'config'
+          ? { name: v, configMap: { name: 'app-config' } }
+          : v === 'secrets'
+            ? { name: v, secret: { secretName: 'app-secrets' } }
+            : { name: v, emptyDir: v === 'cache' ? { medium: 'Memory', sizeLimit: '64Mi' } : {} },
+    );
     const spec = obj([
       ['hostNetwork', r.hostNetwork],
       ['serviceAccountName', r.serviceAccountName],
@@ -199,24 +271,57 @@ export const podSpecArbitrary: fc.Arbitrary<{ spec: JsonObject; labels: JsonObje
   });
 
 /** Where the workload lives: none (kube-inject's default), an app namespace, or a system one Istio never injects. */
-const namespace = fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 5, arbitrary: fc.constantFrom('default', 'shop') }, { weight: 1, arbitrary: fc.constantFrom('kube-system', 'kube-public') });
+const namespace = fc.oneof(
+  { weight: 5, arbitrary: fc.constant(undefined) },
+  { weight: 5, arbitrary: fc.constantFrom('default', 'shop') },
+  { weight: 1, arbitrary: fc.constantFrom('kube-system', 'kube-public') },
+);
 
 /**
  * One workload document, named `w<index>` afterwards by the caller (names must be unique within
  * a batch so outputs can be matched to inputs).
  */
 export const workloadArbitrary: fc.Arbitrary<JsonObject> = fc
-  .record({ kind: fc.constantFrom('Pod', 'Pod', 'Deployment', 'Deployment', 'StatefulSet', 'Job', 'DaemonSet'), ns: namespace, pod: podSpecArbitrary, topAnnotations: opt(annotations, 6) })
+  .record({
+    kind: fc.constantFrom('Pod', 'Pod', 'Deployment', 'Deployment', 'StatefulSet', 'Job', 'DaemonSet'),
+    ns: namespace,
+    pod: podSpecArbitrary,
+    topAnnotations: opt(annotations, 6),
+  })
   .map(({ kind, ns, pod, topAnnotations }) => {
-    const meta = obj([['name', 'w'], ['namespace', ns], ['labels', { app: pod.labels.app }], ['annotations', topAnnotations]]);
-    const podMeta = obj([['labels', pod.labels], ['annotations', Object.keys(pod.annotations).length > 0 ? pod.annotations : undefined]]);
+    const meta = obj([
+      ['name', 'w'],
+      ['namespace', ns],
+      ['labels', { app: pod.labels.app }],
+      ['annotations', topAnnotations],
+    ]);
+    const podMeta = obj([
+      ['labels', pod.labels],
+      ['annotations', Object.keys(pod.annotations).length > 0 ? pod.annotations : undefined],
+    ]);
     if (kind === 'Pod') {
-      return { apiVersion: 'v1', kind, metadata: { ...meta, labels: pod.labels, ...(podMeta.annotations !== undefined ? { annotations: { ...(topAnnotations ?? {}), ...(podMeta.annotations as JsonObject) } } : {}) }, spec: pod.spec };
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: {
+          ...meta,
+          labels: pod.labels,
+          ...(podMeta.annotations !== undefined ? { annotations: { ...(topAnnotations ?? {}), ...(podMeta.annotations as JsonObject) } } : {}),
+        },
+        spec: pod.spec,
+      };
     }
     const template = { metadata: podMeta, spec: kind === 'Job' ? { ...pod.spec, restartPolicy: 'OnFailure' } : pod.spec };
     const selector = { matchLabels: { app: pod.labels.app } };
     const apiVersion = kind === 'Job' ? 'batch/v1' : 'apps/v1';
-    const spec: JsonObject = kind === 'Job' ? { template } : kind === 'Deployment' ? { replicas: 2, selector, template } : kind === 'StatefulSet' ? { serviceName: 'w', selector, template } : { selector, template };
+    const spec: JsonObject =
+      kind === 'Job'
+        ? { template }
+        : kind === 'Deployment'
+          ? { replicas: 2, selector, template }
+          : kind === 'StatefulSet'
+            ? { serviceName: 'w', selector, template }
+            : { selector, template };
     return { apiVersion, kind, metadata: meta, spec };
   });
 

@@ -33,7 +33,9 @@ test('quote: plain ASCII (its fast path) reads as the per-character escaping wou
   const reference = (value: string): string => {
     let out = '';
     for (const ch of value) {
-      const piece = JSON.stringify(ch).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const piece = JSON.stringify(ch)
+        .slice(1, -1)
+        .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
       if (out.length + piece.length > 48) return `"${out}..."`;
       out += piece;
     }

@@ -16,7 +16,9 @@ export function quote(value: string): string {
   if (PLAIN.test(value)) return value.length <= 48 ? `"${value}"` : `"${value.slice(0, 48)}..."`;
   let out = '';
   for (const ch of value) {
-    const piece = JSON.stringify(ch).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const piece = JSON.stringify(ch)
+      .slice(1, -1)
+      .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     if (out.length + piece.length > 48) return `"${out}..."`;
     out += piece;
   }

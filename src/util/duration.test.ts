@@ -19,7 +19,11 @@ const reference = goSyntaxReference();
 
 test('the committed Go answers are for the current corpus (regenerate with UPDATE_GOLDEN=1, needs Go)', () => {
   if (process.env.UPDATE_GOLDEN === '1' && typeof reference !== 'string') regenerateExpected(reference);
-  assert.deepEqual(readExpected().corpus, readCorpus(), 'testdata/go-syntax/expected.json is stale: run UPDATE_GOLDEN=1 node --import tsx --test src/util/duration.test.ts');
+  assert.deepEqual(
+    readExpected().corpus,
+    readCorpus(),
+    'testdata/go-syntax/expected.json is stale: run UPDATE_GOLDEN=1 node --import tsx --test src/util/duration.test.ts',
+  );
 });
 
 test('every duration of the corpus is accepted or refused as Go does, with the same value or error text', () => {
@@ -27,14 +31,17 @@ test('every duration of the corpus is accepted or refused as Go does, with the s
   expected.corpus.durations.forEach((s, i) => assert.deepEqual(ours(s), expected.durations[i], JSON.stringify(s)));
 });
 
-test('random strings of the grammar\'s alphabet: the same answers as Go (property, live)', { skip: typeof reference === 'string' ? reference : false }, () => {
+test("random strings of the grammar's alphabet: the same answers as Go (property, live)", { skip: typeof reference === 'string' ? reference : false }, () => {
   if (typeof reference === 'string') return;
   const piece = fc.oneof(
     fc.stringMatching(/^[0-9]{0,20}(\.[0-9]{0,20})?(ns|us|µs|μs|ms|s|m|h|x|)$/),
     fc.constantFrom('-', '+', '.', '0', ' ', 'h', 'ms'),
     fc.bigInt({ min: 0n, max: 1n << 64n }).map((n) => `${n}ns`),
   );
-  const inputs = fc.sample(fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join('')), { numRuns: 3000, seed: 27 });
+  const inputs = fc.sample(
+    fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join('')),
+    { numRuns: 3000, seed: 27 },
+  );
   const go = reference({ durations: inputs, regexps: [] });
   inputs.forEach((s, i) => assert.deepEqual(ours(s), go.durations[i], JSON.stringify(s)));
 });

@@ -22,7 +22,15 @@ test('cloneJson copies deeply and keeps a __proto__ key as data', () => {
 
 /** JSON values whose strings need no escapes and whose numbers print in at most 6 characters. */
 const plainJson = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.stringMatching(/^[a-zA-Z0-9 ._:/-]{0,20}$/), fc.integer({ min: -9999, max: 99999 }), fc.boolean(), fc.constant(null), tie('list'), tie('map')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.stringMatching(/^[a-zA-Z0-9 ._:/-]{0,20}$/),
+    fc.integer({ min: -9999, max: 99999 }),
+    fc.boolean(),
+    fc.constant(null),
+    tie('list'),
+    tie('map'),
+  ),
   list: fc.array(tie('value'), { maxLength: 6 }),
   map: fc.dictionary(fc.stringMatching(/^[a-zA-Z0-9_-]{1,10}$/), tie('value'), { maxKeys: 6 }),
 })).value;
@@ -59,7 +67,10 @@ test('jsonLengthWithin: past its limit it answers Infinity, at or under it the w
 });
 
 test('jsonLengthWithin: a pod with 2,000 environment variables is sized within a tenth of its JSON, and a small limit stops early', () => {
-  const pod = { metadata: { name: 'web' }, spec: { containers: [{ name: 'app', image: 'app:1', env: Array.from({ length: 2000 }, (_, i) => ({ name: `SETTING_${i}`, value: `value-${i}` })) }] } };
+  const pod = {
+    metadata: { name: 'web' },
+    spec: { containers: [{ name: 'app', image: 'app:1', env: Array.from({ length: 2000 }, (_, i) => ({ name: `SETTING_${i}`, value: `value-${i}` })) }] },
+  };
   const real = JSON.stringify(pod).length;
   const est = jsonLengthWithin(pod, Number.POSITIVE_INFINITY);
   assert.ok(Math.abs(est - real) < real / 10, `estimate ${est}, JSON ${real}`);

@@ -115,7 +115,8 @@ describe('one rule table: the config reader and the manifest reader agree with g
         // Same reading, but a manifest is JSON to the apiserver: refused with the path and line.
         assert.throws(
           () => manifestRead(row.text),
-          (e: unknown) => e instanceof InputError && e.code === 'SI_INPUT_YAML' && /at v: .* is not a number JSON can carry/.test(e.message) && e.location?.line === 1,
+          (e: unknown) =>
+            e instanceof InputError && e.code === 'SI_INPUT_YAML' && /at v: .* is not a number JSON can carry/.test(e.message) && e.location?.line === 1,
         );
       } else {
         assert.deepEqual(manifestRead(row.text), expected, 'manifest reader');

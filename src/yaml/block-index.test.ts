@@ -73,7 +73,11 @@ function agrees(text: string): boolean {
   const mine = indexBlockYaml(text);
   if (mine === undefined) return false;
   const doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
-  assert.deepEqual(doc.errors.map((e) => e.message), [], `the index took a document the library refuses:\n${text}`);
+  assert.deepEqual(
+    doc.errors.map((e) => e.message),
+    [],
+    `the index took a document the library refuses:\n${text}`,
+  );
   assert.ok(isMap(doc.contents) && doc.contents.flow !== true, `the index took a document whose root is no block map:\n${text}`);
   assert.deepEqual(shape(text, mine), shape(text, doc.contents), `trees differ for:\n${text}`);
   return true;
@@ -81,8 +85,6 @@ function agrees(text: string): boolean {
 
 const corpus = [...yamlFiles(join(ROOT, 'testdata')), ...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(SHARED)].flatMap(documentTexts);
 const generated = readManifest(generateManifest(40), 'm40').map((d) => d.text);
-
-
 
 describe('block index', () => {
   it('has a corpus, and takes most of it', () => {
@@ -106,7 +108,13 @@ describe('block index', () => {
 
   it('property: agrees on random manifests from our emitter, in both sequence styles, mutated or not', () => {
     const key = fc.oneof(fc.constantFrom('name', 'image', 'on', 'y', '1', 'a b', 'x.y/z', '_k', 'key-1'), fc.string({ maxLength: 6 }));
-    const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom('-c', '- x', 'a: b', 'a #b', '|', "it's", '"q"', 'x\ny', ''));
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constantFrom('-c', '- x', 'a: b', 'a #b', '|', "it's", '"q"', 'x\ny', ''),
+    );
     const value = fc.letrec<{ v: unknown }>((tie) => ({
       v: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
     })).v;
@@ -145,7 +153,12 @@ describe('block index', () => {
     assert.equal(agrees('a: 1 # c\n\nb:\n  x: "y"  # z\n  # before l\n\n  l: [1, 2] # w\n\nc: |\n  t\n\nd:\n- 1\n\n# two\n- 2 # two\ne: 2\n'), true);
     // kubectl's style: sequences at their key's column.
     assert.equal(agrees('a:\n- x\n- k: v\n  j:\n  - 1\n  l: w\nb: 1\n'), true);
-    assert.equal(agrees('# lead\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    args: ["-c", x]\n    command:\n      - -c\n      - |\n        echo "hi"\n          more\n'), true);
+    assert.equal(
+      agrees(
+        '# lead\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    args: ["-c", x]\n    command:\n      - -c\n      - |\n        echo "hi"\n          more\n',
+      ),
+      true,
+    );
   });
 
   it('property: edit-in-place writes the same bytes from either tree, for random changes to corpus documents', () => {
@@ -158,7 +171,13 @@ describe('block index', () => {
       }
       return out;
     };
-    const change = fc.record({ doc: fc.nat(), at: fc.nat(), kind: fc.constantFrom('add', 'set', 'delete', 'push', 'unshift', 'nest'), key: fc.constantFrom('name', 'x', 'image', 'k8s.io/a'), value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant({ name: 'new', a: [1, 'b'] }), fc.constant(['p', { q: null }])) });
+    const change = fc.record({
+      doc: fc.nat(),
+      at: fc.nat(),
+      kind: fc.constantFrom('add', 'set', 'delete', 'push', 'unshift', 'nest'),
+      key: fc.constantFrom('name', 'x', 'image', 'k8s.io/a'),
+      value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant({ name: 'new', a: [1, 'b'] }), fc.constant(['p', { q: null }])),
+    });
     fc.assert(
       fc.property(fc.array(change, { minLength: 1, maxLength: 4 }), (changes) => {
         const text = docs[changes[0].doc % docs.length];

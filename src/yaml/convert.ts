@@ -9,15 +9,7 @@
  * keys with go-yaml's semantics, and replaces the special scalars of resolve.ts with JSON values.
  */
 import type { JsonObject, JsonValue } from '../util/json.js';
-import {
-  BigIntScalar,
-  FloatScalar,
-  MERGE_KEY_PREFIX,
-  MergeKey,
-  NULL_KEY_MARKER,
-  NullScalar,
-  SpecialScalar,
-} from './resolve.js';
+import { BigIntScalar, FloatScalar, MERGE_KEY_PREFIX, MergeKey, NULL_KEY_MARKER, NullScalar, SpecialScalar } from './resolve.js';
 import { setOwn } from '../util/own.js';
 
 /** Limits for one document. */
@@ -122,15 +114,8 @@ class Walker {
     this.decodeCount++;
     if (this.aliasDepth > 0) {
       this.aliasCount++;
-      if (
-        this.aliasCount > 100 &&
-        this.decodeCount > 1000 &&
-        this.aliasCount / this.decodeCount > allowedAliasRatio(this.decodeCount)
-      ) {
-        throw new ConvertError(
-          'SI_INPUT_LIMIT',
-          'the document expands aliases (*name) excessively (a "billion laughs" YAML bomb?); Kubernetes refuses it too',
-        );
+      if (this.aliasCount > 100 && this.decodeCount > 1000 && this.aliasCount / this.decodeCount > allowedAliasRatio(this.decodeCount)) {
+        throw new ConvertError('SI_INPUT_LIMIT', 'the document expands aliases (*name) excessively (a "billion laughs" YAML bomb?); Kubernetes refuses it too');
       }
     }
   }
@@ -162,10 +147,7 @@ class Walker {
     }
     if (v instanceof FloatScalar) {
       if (Number.isFinite(v.value)) return v.value;
-      throw new ConvertError(
-        'SI_INPUT_YAML',
-        `${v.toString()} is not a number JSON can carry (Kubernetes rejects it); quote it if it is meant as text`,
-      );
+      throw new ConvertError('SI_INPUT_YAML', `${v.toString()} is not a number JSON can carry (Kubernetes rejects it); quote it if it is meant as text`);
     }
     throw new ConvertError('SI_INPUT_YAML', 'unsupported scalar');
   }

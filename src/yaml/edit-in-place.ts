@@ -146,7 +146,8 @@ class Editor {
   }
 
   private keyOf(pair: Pair): string {
-    if (!isScalar(pair.key) || typeof pair.key.value !== 'string' || pair.key.range === undefined || pair.key.range === null) throw new Unsupported('non-string key');
+    if (!isScalar(pair.key) || typeof pair.key.value !== 'string' || pair.key.range === undefined || pair.key.range === null)
+      throw new Unsupported('non-string key');
     if (pair.key.anchor !== undefined || (isScalar(pair.value) && pair.value.anchor !== undefined)) throw new Unsupported('anchor');
     return pair.key.value;
   }

@@ -36,7 +36,12 @@ const SHARED_ISTIO = join(ROOT, '..', 'shared', 'conformance', 'istio');
 function documentTexts(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   try {
-    return [text, ...readManifest(text, file).filter((d) => d.format === 'yaml').map((d) => d.text)];
+    return [
+      text,
+      ...readManifest(text, file)
+        .filter((d) => d.format === 'yaml')
+        .map((d) => d.text),
+    ];
   } catch {
     return [text];
   }
@@ -141,7 +146,11 @@ async function exampleOverlays(): Promise<string[]> {
     for (const d of readManifest(readFileSync(appFile, 'utf8'), appFile)) {
       if (d.value === null) continue;
       for (const ref of podTemplates(d.value)) {
-        const ctx: InjectionContext = { namespace: 'default', mode: 'manual', owner: { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion } };
+        const ctx: InjectionContext = {
+          namespace: 'default',
+          mode: 'manual',
+          owner: { kind: ref.owner.kind, name: ref.owner.name, apiVersion: ref.owner.apiVersion },
+        };
         try {
           for (const r of renderTexts(ref.template, ctx, config, true)) texts.push(r.text);
         } catch {
@@ -163,7 +172,45 @@ const istio = istioOverlays();
 // character-level ones that hit every rule at once.
 
 /** Characters whose insertion tests a rule each. */
-const INSERTS = [' ', '  ', '\t', '#', ' #', ':', ': ', '-', '- ', '"', "'", '\\', '\n', '[', ']', '{', '}', ',', '|', '>', '&', '*', '!', '?', '%', '@', '`', 'x', '0', '\r', '\u0085', '\u2028', '\ufeff', '\u0007', '\ud800', 'é', '~'];
+const INSERTS = [
+  ' ',
+  '  ',
+  '\t',
+  '#',
+  ' #',
+  ':',
+  ': ',
+  '-',
+  '- ',
+  '"',
+  "'",
+  '\\',
+  '\n',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '|',
+  '>',
+  '&',
+  '*',
+  '!',
+  '?',
+  '%',
+  '@',
+  '`',
+  'x',
+  '0',
+  '\r',
+  '\u0085',
+  '\u2028',
+  '\ufeff',
+  '\u0007',
+  '\ud800',
+  'é',
+  '~',
+];
 
 function mutateChar(text: string, at: number, which: number, kind: number): string {
   const p = at % (text.length + 1);
@@ -179,25 +226,188 @@ function mutateChar(text: string, at: number, which: number, kind: number): stri
 // drawn from safe ones and YAML 1.1 traps.
 
 const SAFE_SCALARS = [
-  'abc', 'x-y', 'istio-proxy', '/etc/istio/proxy', '--flag', '-x', '--domain=a.b', '1337', '0', '-5', '15021', 'true', 'false',
-  '2000m', '1024Mi', '15090,15021', '$(POD_NAMESPACE).svc', 'a:b', 'http://x:80/p', 'kubernetes://apis/v1', "it's", 'a b  c', 'a#b',
-  'é', 'docker.io/istio/proxyv2:1.24.2', '"quoted"', "'single'", "'q''s'", '""', "''", '"a\\"b"', '"\\u00e9"', '"a\\nb"', '"\\/"',
-  '"\\\\"', '"-p"', '"*"', '"on"', '"1.0"', '[a, b]', '[NET_ADMIN, NET_RAW]', '{}', '[]', '{a: b, c: 1}', '["x", 2, \'y\']', '[ALL]',
-  'v # comment', '"x"   # comment', '[a] # c',
+  'abc',
+  'x-y',
+  'istio-proxy',
+  '/etc/istio/proxy',
+  '--flag',
+  '-x',
+  '--domain=a.b',
+  '1337',
+  '0',
+  '-5',
+  '15021',
+  'true',
+  'false',
+  '2000m',
+  '1024Mi',
+  '15090,15021',
+  '$(POD_NAMESPACE).svc',
+  'a:b',
+  'http://x:80/p',
+  'kubernetes://apis/v1',
+  "it's",
+  'a b  c',
+  'a#b',
+  'é',
+  'docker.io/istio/proxyv2:1.24.2',
+  '"quoted"',
+  "'single'",
+  "'q''s'",
+  '""',
+  "''",
+  '"a\\"b"',
+  '"\\u00e9"',
+  '"a\\nb"',
+  '"\\/"',
+  '"\\\\"',
+  '"-p"',
+  '"*"',
+  '"on"',
+  '"1.0"',
+  '[a, b]',
+  '[NET_ADMIN, NET_RAW]',
+  '{}',
+  '[]',
+  '{a: b, c: 1}',
+  '["x", 2, \'y\']',
+  '[ALL]',
+  'v # comment',
+  '"x"   # comment',
+  '[a] # c',
 ];
 const TRICKY_SCALARS = [
-  'on', 'On', 'No', 'yes', 'Y', 'y', 'n', 'off', 'True', 'FALSE', '0x1F', '1e3', '012', '0644', '0o17', '1_000', '.5', '1.5', '-1.5',
-  '+1', '-0', '00', '12345678901234567890', '9007199254740993', '1234567890123456', '.inf', '-.Inf', '.NaN', '~', 'null', 'Null',
-  '2001-12-14', '2001-12-14T21:59:43Z', '1:20', '-', '- a', 'a: b', 'a:', '#x', 'a #b', '"\\x41"', '"\\U0001F600"', '"\\N"',
-  '"\\_"', '"\\e"', '"\\0"', '"\\a"', '"\\v"', '"\\ud800"', '"\\uDC00x"', '"\\t"', '"\\ "', '&a x', '*a', '!!str x', '!x y', '|', '>',
-  '|+', '|2', '<<', '?', '? x', ': x', '%x', '@x', '`x', '{a: [1]}', '[a: b]', '[a, [b]]', '{a}', '[a,]', '[,]', '{a: }', '{a: 1, a: 2}',
-  '"unterminated', "'unterminated", 'x: y: z', '[a, #c]', '{on: 1}', '{"a": 1}', '[- a]', '[-]', '[a b]', '"a" x', "'''", '"',
-  '= ', '=', '[a]x', '{a: b}}', '[~]', '[yes]', '[1.5]', '[0x1]', '"a"#c',
+  'on',
+  'On',
+  'No',
+  'yes',
+  'Y',
+  'y',
+  'n',
+  'off',
+  'True',
+  'FALSE',
+  '0x1F',
+  '1e3',
+  '012',
+  '0644',
+  '0o17',
+  '1_000',
+  '.5',
+  '1.5',
+  '-1.5',
+  '+1',
+  '-0',
+  '00',
+  '12345678901234567890',
+  '9007199254740993',
+  '1234567890123456',
+  '.inf',
+  '-.Inf',
+  '.NaN',
+  '~',
+  'null',
+  'Null',
+  '2001-12-14',
+  '2001-12-14T21:59:43Z',
+  '1:20',
+  '-',
+  '- a',
+  'a: b',
+  'a:',
+  '#x',
+  'a #b',
+  '"\\x41"',
+  '"\\U0001F600"',
+  '"\\N"',
+  '"\\_"',
+  '"\\e"',
+  '"\\0"',
+  '"\\a"',
+  '"\\v"',
+  '"\\ud800"',
+  '"\\uDC00x"',
+  '"\\t"',
+  '"\\ "',
+  '&a x',
+  '*a',
+  '!!str x',
+  '!x y',
+  '|',
+  '>',
+  '|+',
+  '|2',
+  '<<',
+  '?',
+  '? x',
+  ': x',
+  '%x',
+  '@x',
+  '`x',
+  '{a: [1]}',
+  '[a: b]',
+  '[a, [b]]',
+  '{a}',
+  '[a,]',
+  '[,]',
+  '{a: }',
+  '{a: 1, a: 2}',
+  '"unterminated',
+  "'unterminated",
+  'x: y: z',
+  '[a, #c]',
+  '{on: 1}',
+  '{"a": 1}',
+  '[- a]',
+  '[-]',
+  '[a b]',
+  '"a" x',
+  "'''",
+  '"',
+  '= ',
+  '=',
+  '[a]x',
+  '{a: b}}',
+  '[~]',
+  '[yes]',
+  '[1.5]',
+  '[0x1]',
+  '"a"#c',
 ];
 const KEYS = [
-  'name', 'image', 'a', 'b', 'args', 'env', 'kubectl.kubernetes.io/default-container', 'sidecar.istio.io/inject', '_k', 'x-y', 'k.8',
-  'on', 'Yes', 'n', 'null', 'NULL', '123', '1.5', '<<', '"q"', "'q'", '? k', 'a b', '__proto__', 'constructor', 'toString', 'true', '~',
-  '-k', 'k#', 'a:b', '.k', 'é',
+  'name',
+  'image',
+  'a',
+  'b',
+  'args',
+  'env',
+  'kubectl.kubernetes.io/default-container',
+  'sidecar.istio.io/inject',
+  '_k',
+  'x-y',
+  'k.8',
+  'on',
+  'Yes',
+  'n',
+  'null',
+  'NULL',
+  '123',
+  '1.5',
+  '<<',
+  '"q"',
+  "'q'",
+  '? k',
+  'a b',
+  '__proto__',
+  'constructor',
+  'toString',
+  'true',
+  '~',
+  '-k',
+  'k#',
+  'a:b',
+  '.k',
+  'é',
 ];
 
 type Tree =
@@ -229,7 +439,11 @@ const { map: mapArb } = fc.letrec<{ tree: Tree; map: Tree; seq: Tree }>((tie) =>
     tie('map'),
     tie('seq'),
   ),
-  map: fc.record({ t: fc.constant('map' as const), entries: fc.array(fc.tuple(key, tie('tree')), { minLength: 1, maxLength: 4 }), step: fc.integer({ min: 1, max: 4 }) }),
+  map: fc.record({
+    t: fc.constant('map' as const),
+    entries: fc.array(fc.tuple(key, tie('tree')), { minLength: 1, maxLength: 4 }),
+    step: fc.integer({ min: 1, max: 4 }),
+  }),
   seq: fc.record({
     t: fc.constant('seq' as const),
     items: fc.array(tie('tree'), { minLength: 1, maxLength: 3 }),
@@ -317,7 +531,9 @@ describe('readPlainBlockYaml', () => {
     t.diagnostic(`${builtin.length} overlays of ~${builtin[0].length} bytes`);
   });
 
-  it("takes Istio's rendered overlays (the sidecar template's at least), and agrees", { skip: istio.length === 0 ? 'Istio conformance data not found' : false }, (t) => {
+  it("takes Istio's rendered overlays (the sidecar template's at least), and agrees", {
+    skip: istio.length === 0 ? 'Istio conformance data not found' : false,
+  }, (t) => {
     let taken = 0;
     const bailed = new Map<string, number>();
     for (const r of istio) {
@@ -325,7 +541,10 @@ describe('readPlainBlockYaml', () => {
       else bailed.set(r.name, (bailed.get(r.name) ?? 0) + 1);
     }
     t.diagnostic(`took ${taken} of ${istio.length} distinct overlays; left to the library: ${JSON.stringify(Object.fromEntries(bailed))}`);
-    assert.ok(istio.some((r) => r.name === 'sidecar' && readPlainBlockYaml(r.text) !== undefined), "no sidecar overlay of Istio's taken");
+    assert.ok(
+      istio.some((r) => r.name === 'sidecar' && readPlainBlockYaml(r.text) !== undefined),
+      "no sidecar overlay of Istio's taken",
+    );
     assert.ok(taken >= istio.length * 0.9, `took only ${taken} of ${istio.length}`);
   });
 
@@ -338,7 +557,11 @@ describe('readPlainBlockYaml', () => {
   it('agrees with the library on every overlay and corpus document mutated line by line', (t) => {
     let taken = 0;
     let total = 0;
-    const sources = [...builtin.slice(0, 1), ...istio.slice(0, 3).map((r) => r.text), ...corpus.filter((c) => readPlainBlockYaml(c) !== undefined).slice(0, 40)];
+    const sources = [
+      ...builtin.slice(0, 1),
+      ...istio.slice(0, 3).map((r) => r.text),
+      ...corpus.filter((c) => readPlainBlockYaml(c) !== undefined).slice(0, 40),
+    ];
     for (const text of sources) {
       const lines = text.split('\n').length;
       for (let at = 0; at < lines; at += 1 + (lines >> 3)) {
@@ -383,11 +606,28 @@ describe('readPlainBlockYaml', () => {
       tree: fc.oneof(
         { depthSize: 'small' },
         fc.record({ t: fc.constant('scalar' as const), text: fc.constantFrom(...SAFE_SCALARS), comment: fc.boolean() }),
-        fc.record({ t: fc.constant('block' as const), header: fc.constantFrom('|', '|-'), lines: fc.array(fc.constantFrom('x', 'a b', '  more', '#c', 'k: v'), { minLength: 1, maxLength: 3 }), extra: fc.constant(0) }),
-        fc.record({ t: fc.constant('flowLines' as const), entries: fc.uniqueArray(fc.tuple(fc.constantFrom(...KEYS.slice(0, 11)), fc.constantFrom('x', '"y"', '1', "'z'")), { maxLength: 3, selector: (e) => e[0] }) }),
+        fc.record({
+          t: fc.constant('block' as const),
+          header: fc.constantFrom('|', '|-'),
+          lines: fc.array(fc.constantFrom('x', 'a b', '  more', '#c', 'k: v'), { minLength: 1, maxLength: 3 }),
+          extra: fc.constant(0),
+        }),
+        fc.record({
+          t: fc.constant('flowLines' as const),
+          entries: fc.uniqueArray(fc.tuple(fc.constantFrom(...KEYS.slice(0, 11)), fc.constantFrom('x', '"y"', '1', "'z'")), {
+            maxLength: 3,
+            selector: (e) => e[0],
+          }),
+        }),
         fc.constant({ t: 'empty' as const }),
         tie('map'),
-        fc.record({ t: fc.constant('seq' as const), items: fc.array(tie('tree'), { minLength: 1, maxLength: 3 }), indentless: fc.boolean(), compact: fc.boolean(), gap: fc.integer({ min: 1, max: 2 }) }),
+        fc.record({
+          t: fc.constant('seq' as const),
+          items: fc.array(tie('tree'), { minLength: 1, maxLength: 3 }),
+          indentless: fc.boolean(),
+          compact: fc.boolean(),
+          gap: fc.integer({ min: 1, max: 2 }),
+        }),
       ),
       map: fc.record({
         t: fc.constant('map' as const),
@@ -426,7 +666,7 @@ describe('readPlainBlockYaml', () => {
       'a: |\n  x\n \n  y\n  \n',
       'metadata:\n  annotations: {\n    istio.io/rev: "default",\n    a.b/c: x,\n  }\nspec: {}\n',
       'a: {\n\n  k: v\n}\nb: [\n  1,\n  2 ]\n',
-      'a: "q\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\u20AC"\nb: \'it\'\'s\'\n',
+      "a: \"q\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\u20AC\"\nb: 'it''s'\n",
       'a: x # c\nb: "y"  # c\nc: [1] # c\nd: # c\n  e: 1\n',
       'a:\n  # between\n  b: 1\n    # deeper\n# shallower\n  c: 2\n',
       'constructor: 1\ntoString: x\nhasOwnProperty: [a]\n',
@@ -447,7 +687,9 @@ describe('readPlainBlockYaml', () => {
     // The accepted ones above are really taken (not only compared when taken).
     assert.deepStrictEqual(readPlainBlockYaml('a:\n- x\n- k: v\n  j:\n  - 1\n  l: w\nb: 1\n'), { a: ['x', { k: 'v', j: [1], l: 'w' }], b: 1 });
     assert.deepStrictEqual(readPlainBlockYaml('a: |-\n  x\n  y\n\nb: |\n    deep\n\n\nc: 1\n'), { a: 'x\ny', b: 'deep\n', c: 1 });
-    assert.deepStrictEqual(readPlainBlockYaml('metadata:\n  annotations: {\n    istio.io/rev: "default",\n  }\n'), { metadata: { annotations: { 'istio.io/rev': 'default' } } });
+    assert.deepStrictEqual(readPlainBlockYaml('metadata:\n  annotations: {\n    istio.io/rev: "default",\n  }\n'), {
+      metadata: { annotations: { 'istio.io/rev': 'default' } },
+    });
     assert.deepStrictEqual(readPlainBlockYaml('a: x # c\nd: # c\n  e: 1\n'), { a: 'x', d: { e: 1 } });
     // js-yaml reads a text without a final line break as if it had one.
     assert.deepStrictEqual(readPlainBlockYaml('a: |\n  x'), { a: 'x\n' });

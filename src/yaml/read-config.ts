@@ -6,7 +6,18 @@
  * manifest reader. Uses the `yaml` library (not the faster js-yaml path of read.ts) because it
  * keeps the parsed document, so validation errors can point at a line.
  */
-import { LineCounter, isMap, isScalar, isSeq, parseAllDocuments, parseDocument, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
+import {
+  LineCounter,
+  isMap,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  parseDocument,
+  type Document,
+  type DocumentOptions,
+  type ParseOptions,
+  type SchemaOptions,
+} from 'yaml';
 import { BigIntScalar, FloatScalar, NULL_SCALAR, resolvePlain, STRING } from './resolve.js';
 
 /** Alias expansion cap (billion-laughs defence); real configs use none or a handful. */

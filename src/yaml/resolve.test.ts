@@ -162,7 +162,30 @@ describe('goFloatKey: the key text sigs.k8s.io/yaml gives a float key', () => {
 
 describe('misreadAsNonString: strings the writer must quote', () => {
   it('covers YAML 1.1 and 1.2 readers, not just go-yaml', () => {
-    for (const s of ['yes', 'on', 'Y', 'n', '0644', '1.0', '~', '', '1:20', '2001-12-14', '2001-12-14 10:00:00', '0x1F', '1e3', '.inf', '<<', '=', 'NULL', '-1', '+1', '.5', '1_000', '0b1']) {
+    for (const s of [
+      'yes',
+      'on',
+      'Y',
+      'n',
+      '0644',
+      '1.0',
+      '~',
+      '',
+      '1:20',
+      '2001-12-14',
+      '2001-12-14 10:00:00',
+      '0x1F',
+      '1e3',
+      '.inf',
+      '<<',
+      '=',
+      'NULL',
+      '-1',
+      '+1',
+      '.5',
+      '1_000',
+      '0b1',
+    ]) {
       assert.equal(misreadAsNonString(s), true, s);
     }
   });

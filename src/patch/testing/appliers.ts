@@ -44,12 +44,7 @@ export interface ApplierOptions {
 }
 
 /** Assert that `ops` turns `original` into `modified` under all three appliers, without touching `original`. */
-export function assertPatchTransforms(
-  original: unknown,
-  modified: unknown,
-  ops: readonly JsonPatchOperation[],
-  options: ApplierOptions = {},
-): void {
+export function assertPatchTransforms(original: unknown, modified: unknown, ops: readonly JsonPatchOperation[], options: ApplierOptions = {}): void {
   const before = JSON.stringify(original);
   const context = () => `\noriginal: ${JSON.stringify(original)}\nmodified: ${JSON.stringify(modified)}\nops: ${JSON.stringify(ops)}`;
   assert.deepStrictEqual(applyPatch(original, ops), modified, `our applier${context()}`);

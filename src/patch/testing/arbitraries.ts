@@ -39,9 +39,7 @@ export function jsonArb(withProto = false): fc.Arbitrary<JsonValue> {
       { depthSize: 'small', withCrossShrink: true },
       scalarArb,
       fc.array(tie('value'), { maxLength: 5 }),
-      fc
-        .uniqueArray(fc.tuple(keyArb(withProto), tie('value')), { maxLength: 5, selector: ([k]) => k })
-        .map((entries) => objectOf(entries) as JsonObject),
+      fc.uniqueArray(fc.tuple(keyArb(withProto), tie('value')), { maxLength: 5, selector: ([k]) => k }).map((entries) => objectOf(entries) as JsonObject),
     ),
   }));
   return value;
@@ -83,12 +81,13 @@ function editAt(doc: JsonValue, where: number, value: JsonValue, how: number): J
   } else {
     const keys = Object.keys(spot);
     if (how === 2 && keys.length > 0) delete spot[keys[where % keys.length]];
-    else Object.defineProperty(spot, keys.length > 0 && how === 0 ? keys[where % keys.length] : `k${where % 7}`, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    else
+      Object.defineProperty(spot, keys.length > 0 && how === 0 ? keys[where % keys.length] : `k${where % 7}`, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return doc;
 }
@@ -106,7 +105,10 @@ function containerArb(): fc.Arbitrary<JsonObject> {
         maxLength: 3,
         selector: (m) => m.mountPath,
       }),
-      ports: fc.uniqueArray(fc.record({ containerPort: fc.constantFrom(80, 8080, 15090) }, { noNullPrototype: true }), { maxLength: 2, selector: (p) => p.containerPort }),
+      ports: fc.uniqueArray(fc.record({ containerPort: fc.constantFrom(80, 8080, 15090) }, { noNullPrototype: true }), {
+        maxLength: 2,
+        selector: (p) => p.containerPort,
+      }),
       args: fc.array(fc.constantFrom('-v', '--x', 'run'), { maxLength: 3 }),
     },
     { requiredKeys: ['name'], noNullPrototype: true },
@@ -174,7 +176,10 @@ function injectLike(pod: JsonObject, sidecars: JsonObject[], r: number[]): JsonO
     c.env = env;
   }
   if (r[6] % 2 === 0) {
-    spec.initContainers = [{ name: 'istio-init', image: 'proxy:1' }, ...(((spec.initContainers as JsonObject[] | null) ?? []).filter((c) => c.name !== 'istio-init'))];
+    spec.initContainers = [
+      { name: 'istio-init', image: 'proxy:1' },
+      ...((spec.initContainers as JsonObject[] | null) ?? []).filter((c) => c.name !== 'istio-init'),
+    ];
   }
   (spec.volumes as JsonObject[]).push(...[{ name: 'istio-data', emptyDir: {} }].filter(() => r[7] % 2 === 0));
   const ann = (meta.annotations as JsonObject | null | undefined) ?? {};
@@ -193,17 +198,23 @@ export function overlayArb(options: { deletes?: boolean } = {}): fc.Arbitrary<Js
   return fc
     .record(
       {
-        metadata: fc.record({ annotations, labels: fc.dictionary(fc.constantFrom('app', 'sidecar'), fc.constantFrom('v1', 'v9'), { maxKeys: 2, noNullPrototype: true }) }, {
-          requiredKeys: [],
-        }),
+        metadata: fc.record(
+          { annotations, labels: fc.dictionary(fc.constantFrom('app', 'sidecar'), fc.constantFrom('v1', 'v9'), { maxKeys: 2, noNullPrototype: true }) },
+          {
+            requiredKeys: [],
+          },
+        ),
         spec: fc.record(
           {
             containers: containersArb(3),
             initContainers: containersArb(2),
-            volumes: fc.uniqueArray(fc.record({ name: fc.constantFrom('v1', 'istio-envoy', 'istio-data'), emptyDir: fc.constant({ medium: 'Memory' }) }, { noNullPrototype: true }), {
-              maxLength: 2,
-              selector: (v) => v.name,
-            }),
+            volumes: fc.uniqueArray(
+              fc.record({ name: fc.constantFrom('v1', 'istio-envoy', 'istio-data'), emptyDir: fc.constant({ medium: 'Memory' }) }, { noNullPrototype: true }),
+              {
+                maxLength: 2,
+                selector: (v) => v.name,
+              },
+            ),
           },
           { requiredKeys: [], noNullPrototype: true },
         ),

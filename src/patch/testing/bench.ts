@@ -98,7 +98,9 @@ for (const [name, pod] of cases) {
   const merge = measure(() => strategicMerge(pod, overlay), heavy ? 50 : 2000);
   const ours = measure(() => createPatch(pod, merged), heavy ? 50 : 2000);
   // rfc6902's LCS is quadratic on the edited 2,000-item list (tens of seconds): time it once there.
-  const rfc = name.includes('edited') ? once(() => rfc6902.createPatch(pod, merged)) : measure(() => rfc6902.createPatch(pod, merged), heavy ? 2 : 200, heavy ? 5 : 15);
+  const rfc = name.includes('edited')
+    ? once(() => rfc6902.createPatch(pod, merged))
+    : measure(() => rfc6902.createPatch(pod, merged), heavy ? 2 : 200, heavy ? 5 : 15);
   const fjp = measure(() => fastJsonPatch.compare(pod, merged), heavy ? 50 : 2000);
   console.log(`${name} | ${merge.toFixed(1)} µs | ${ours.toFixed(1)} µs | ${ops.length} | ${rfc.toFixed(1)} µs | ${fjp.toFixed(1)} µs`);
 }

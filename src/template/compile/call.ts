@@ -40,7 +40,13 @@ export function validator(typ: string | null): Validator {
  * function, when known at compile time (else each call passes the method it found).
  */
 export function compileCall(
-  compileArg: ArgCompiler, fn: Pick<GoFunc, 'params' | 'variadic'>, shortCircuit: 0 | 1 | 2, node: Node, name: string, argNodes: readonly Node[] | null, hasFinal: boolean,
+  compileArg: ArgCompiler,
+  fn: Pick<GoFunc, 'params' | 'variadic'>,
+  shortCircuit: 0 | 1 | 2,
+  node: Node,
+  name: string,
+  argNodes: readonly Node[] | null,
+  hasFinal: boolean,
   at: Node | null = null,
   fixed: GoFunc | null = null,
 ): CallFn {

@@ -37,7 +37,7 @@ describe('compiled = interpreter on the conformance suite', () => {
     });
   }
 
-  test('every case: the same step count (the interpreter\'s exact budget renders, one less fails)', () => {
+  test("every case: the same step count (the interpreter's exact budget renders, one less fails)", () => {
     let measured = 0;
     for (const c of cases) {
       const data: unknown = JSON.parse(c.dataJson);
@@ -70,7 +70,14 @@ describe('compiled = interpreter on the conformance suite', () => {
 
   test('nested {{template}} calls: the same depth limit and the same error', () => {
     const t = '{{define "r"}}{{if gt . 0}}x{{template "r" (sub . 1)}}{{end}}{{end}}{{template "r" .n}}';
-    for (const [n, maxDepth] of [[10, 20], [30, 20], [20, 20], [19, 20], [400, 500], [600, 500]] as const) {
+    for (const [n, maxDepth] of [
+      [10, 20],
+      [30, 20],
+      [20, 20],
+      [19, 20],
+      [400, 500],
+      [600, 500],
+    ] as const) {
       const { compiled, interpreter } = bothEngines(t, [{ n }], templateFuncs(), { maxDepth });
       assert.deepEqual(compiled, interpreter, `n=${n} maxDepth=${maxDepth}`);
     }
@@ -81,15 +88,110 @@ describe('compiled = interpreter on the conformance suite', () => {
 
 /** Fragments of templates: property.test.ts's set plus nested declarations, chains and calls. */
 const FRAGMENTS = [
-  '{{', '}}', '{{- ', ' -}}', ' ', '\n', 'x', 'é',
-  '.', '.a', '.b.c', '.l', '.m', '.b.x.y', '$', '$x', '$y', '$x.c', '$x := ', '$x = ', '$y := ', '$i, $v := ', ':=', '=', '|', '(', ')',
-  'if ', 'else', 'else if ', 'else with ', 'end', 'range ', 'with ', 'break', 'continue', 'define "d"', 'template "d"', 'block "b" .',
-  'nil', 'true', 'false', '0', '1', '-2', '1.5', '1e3', '0x1F', "'c'", '"s"', '`r`', '1i',
-  'and ', 'or ', 'not ', 'eq ', 'ne ', 'lt ', 'le ', 'len ', 'index ', 'slice ', 'print ', 'printf "%v %d" ', 'println ', 'html ', 'js ', 'call ', 'f ', 'g ',
-  'default ', 'list ', 'dict ', 'toJson ', 'quote ', 'upper ', 'keys ', 'hasKey ', 'append ', 'add ', 'atoi ', 'toString ', 'ternary ',
-  '{{if .a}}', '{{else}}', '{{end}}', '{{range .l}}', '{{range $i, $v := .m}}', '{{range $v := .l}}', '{{with .b}}', '{{with $x := .a}}',
-  '{{define "d"}}', '{{template "d" .}}', '{{template "d" .l}}', '{{.}}', '{{$}}', '{{$x := .l}}', '{{$x = .m}}', '{{ and false ($z := 1) }}',
-  '{{break}}', '{{continue}}', '({{.a}})', '(.b).c', '($x := 2)',
+  '{{',
+  '}}',
+  '{{- ',
+  ' -}}',
+  ' ',
+  '\n',
+  'x',
+  'é',
+  '.',
+  '.a',
+  '.b.c',
+  '.l',
+  '.m',
+  '.b.x.y',
+  '$',
+  '$x',
+  '$y',
+  '$x.c',
+  '$x := ',
+  '$x = ',
+  '$y := ',
+  '$i, $v := ',
+  ':=',
+  '=',
+  '|',
+  '(',
+  ')',
+  'if ',
+  'else',
+  'else if ',
+  'else with ',
+  'end',
+  'range ',
+  'with ',
+  'break',
+  'continue',
+  'define "d"',
+  'template "d"',
+  'block "b" .',
+  'nil',
+  'true',
+  'false',
+  '0',
+  '1',
+  '-2',
+  '1.5',
+  '1e3',
+  '0x1F',
+  "'c'",
+  '"s"',
+  '`r`',
+  '1i',
+  'and ',
+  'or ',
+  'not ',
+  'eq ',
+  'ne ',
+  'lt ',
+  'le ',
+  'len ',
+  'index ',
+  'slice ',
+  'print ',
+  'printf "%v %d" ',
+  'println ',
+  'html ',
+  'js ',
+  'call ',
+  'f ',
+  'g ',
+  'default ',
+  'list ',
+  'dict ',
+  'toJson ',
+  'quote ',
+  'upper ',
+  'keys ',
+  'hasKey ',
+  'append ',
+  'add ',
+  'atoi ',
+  'toString ',
+  'ternary ',
+  '{{if .a}}',
+  '{{else}}',
+  '{{end}}',
+  '{{range .l}}',
+  '{{range $i, $v := .m}}',
+  '{{range $v := .l}}',
+  '{{with .b}}',
+  '{{with $x := .a}}',
+  '{{define "d"}}',
+  '{{template "d" .}}',
+  '{{template "d" .l}}',
+  '{{.}}',
+  '{{$}}',
+  '{{$x := .l}}',
+  '{{$x = .m}}',
+  '{{ and false ($z := 1) }}',
+  '{{break}}',
+  '{{continue}}',
+  '({{.a}})',
+  '(.b).c',
+  '($x := 2)',
 ];
 
 const tokenText = templateText(FRAGMENTS);
@@ -111,17 +213,23 @@ const limits = fc.record({
 
 test('random templates and data: the compiled engine agrees with the interpreter', () => {
   let rendered = 0;
-  fc.assert(fc.property(tokenText, jsonData, limits, (text, data, options) => {
-    const { compiled, interpreter } = bothEngines(text, [data, null], funcs, options);
-    assert.deepEqual(compiled, interpreter);
-    if ('output' in compiled[0]) rendered++;
-  }), { numRuns: 4000 });
+  fc.assert(
+    fc.property(tokenText, jsonData, limits, (text, data, options) => {
+      const { compiled, interpreter } = bothEngines(text, [data, null], funcs, options);
+      assert.deepEqual(compiled, interpreter);
+      if ('output' in compiled[0]) rendered++;
+    }),
+    { numRuns: 4000 },
+  );
   assert.ok(rendered > 200, `only ${rendered} random templates rendered; the generator no longer exercises execution`);
 });
 
 test('random templates, default limits: the compiled engine agrees with the interpreter', () => {
-  fc.assert(fc.property(tokenText, jsonData, (text, data) => {
-    const { compiled, interpreter } = bothEngines(text, [data], funcs, { maxSteps: 20_000, maxDepth: 50, maxOutput: 100_000 });
-    assert.deepEqual(compiled, interpreter);
-  }), { numRuns: 3000 });
+  fc.assert(
+    fc.property(tokenText, jsonData, (text, data) => {
+      const { compiled, interpreter } = bothEngines(text, [data], funcs, { maxSteps: 20_000, maxDepth: 50, maxOutput: 100_000 });
+      assert.deepEqual(compiled, interpreter);
+    }),
+    { numRuns: 3000 },
+  );
 });

@@ -28,7 +28,9 @@ function dual(config: LoadedConfig, log: { renders: number; mismatches: EngineMi
   return { ...config, compiledTemplates: templates };
 }
 
-describe('compiled = interpreter on Istio\'s templates and inputs', { skip: present ? false : 'Istio conformance data not found (../shared/conformance/istio)' }, () => {
+describe("compiled = interpreter on Istio's templates and inputs", {
+  skip: present ? false : 'Istio conformance data not found (../shared/conformance/istio)',
+}, () => {
   it("Istio's chart templates, every case's options and inputs", () => {
     const log = { renders: 0, mismatches: [] as EngineMismatch[] };
     const configs = new Map<string, LoadedConfig>();

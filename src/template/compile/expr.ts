@@ -10,7 +10,14 @@
  */
 
 import {
-  NodeType, nodeString, type ChainNode, type CommandNode, type FieldNode, type IdentifierNode, type Node, type PipeNode,
+  NodeType,
+  nodeString,
+  type ChainNode,
+  type CommandNode,
+  type FieldNode,
+  type IdentifierNode,
+  type Node,
+  type PipeNode,
   type VariableNode,
 } from '../ast.js';
 import { ArgProblem, constantArg, idealConstant, nilArg } from '../convert.js';
@@ -224,7 +231,8 @@ export function compileArg(n: Node, typ: string | null): ArgFn {
       };
     case NodeType.Field:
       return checkedCommand(n, compileFieldNode(n, [n]), check);
-    case NodeType.Variable: case NodeType.Chain: {
+    case NodeType.Variable:
+    case NodeType.Chain: {
       if (n.type === NodeType.Variable && n.ident.length === 1) {
         // `$x`: the variable node inlined (no arguments to refuse).
         const name = n.ident[0];
@@ -240,7 +248,8 @@ export function compileArg(n: Node, typ: string | null): ArgFn {
       }
       return checkedCommand(n, n.type === NodeType.Variable ? compileVariableNode(n, null) : compileChainNode(n, null), check);
     }
-    case NodeType.Pipe: case NodeType.Identifier: {
+    case NodeType.Pipe:
+    case NodeType.Identifier: {
       const eval_: CmdFn = n.type === NodeType.Pipe ? compilePipe(n) : compileFunction(n, n, null, false);
       return (rt, dot) => {
         rt.node = n;

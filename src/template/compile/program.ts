@@ -91,13 +91,15 @@ export class Program {
           return 0;
         };
       }
-      case NodeType.If: case NodeType.With:
+      case NodeType.If:
+      case NodeType.With:
         return this.branch(node);
       case NodeType.Range:
         return this.range(node);
       case NodeType.Template:
         return this.template(node);
-      case NodeType.Break: case NodeType.Continue: {
+      case NodeType.Break:
+      case NodeType.Continue: {
         const signal = node.type === NodeType.Break ? BREAK : CONTINUE;
         return (rt) => {
           rt.node = node;

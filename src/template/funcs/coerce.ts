@@ -161,13 +161,5 @@ export function kindForError(v: unknown): string {
 
 /** A Go map value (plain or tagged object, not a struct/number/func). */
 export function isGoMap(v: unknown): v is Record<string, unknown> {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    !(v instanceof GoNumber) &&
-    !isGoComplex(v) &&
-    !isGoObject(v) &&
-    !isGoFuncValue(v)
-  );
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof GoNumber) && !isGoComplex(v) && !isGoObject(v) && !isGoFuncValue(v);
 }

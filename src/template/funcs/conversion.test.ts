@@ -12,12 +12,27 @@ import { parseInt64, parseFloat64, formatFloatG } from '../strconv.js';
 
 describe('conversion functions match Go + Sprig', () => {
   runCases(sprigFuncs(), [
-  { t: "{{ atoi \"42\" }}|{{ atoi \"x\" }}|{{ atoi \"-0\" }}|{{ atoi \"+12\" }}|{{ atoi \"0x1\" }}|{{ atoi \"1_0\" }}|{{ atoi \" 1\" }}|{{ atoi \"99999999999999999999\" }}|{{ atoi \"-99999999999999999999\" }}|{{ typeOf (atoi \"1\") }}", want: "42|0|0|12|0|0|0|9223372036854775807|-9223372036854775808|int" },
-  { t: "{{ int \"0x10\" }}|{{ int \"0b101\" }}|{{ int \"010\" }}|{{ int \"0o17\" }}|{{ int \"1_000\" }}|{{ int \"-0x1F\" }}|{{ int \"1e3\" }}|{{ int \" 12\" }}|{{ int (list 1) }}|{{ int 1.9 }}|{{ int true }}|{{ int nil }}|{{ typeOf (int \"1\") }}", want: "16|5|8|15|1000|-31|0|0|0|1|1|0|int" },
-  { t: "{{ int64 \"12.00\" }}|{{ int64 \"12.50\" }}|{{ int64 \"0.0\" }}|{{ int64 \"1.\" }}|{{ int64 \"-12.000\" }}|{{ int64 -1.9 }}|{{ int64 1e20 }}|{{ int64 \"99999999999999999999\" }}|{{ typeOf (int64 1) }}", want: "12|0|0|0|-12|-1|-9223372036854775808|0|int64" },
-  { t: "{{ float64 \"1.5\" }}|{{ float64 \"1e5\" }}|{{ float64 \"0x1p-2\" }}|{{ float64 \"inf\" }}|{{ float64 \"1_000\" }}|{{ float64 \"1e400\" }}|{{ float64 \" 1\" }}|{{ float64 \".5\" }}|{{ float64 \"0x10\" }}|{{ float64 true }}|{{ float64 (int64 3) }}|{{ typeOf (float64 1) }}", want: "1.5|100000|0.25|+Inf|1000|0|0|0.5|0|1|3|float64" },
-  { t: "{{ toString 1.5 }}|{{ toString 1e6 }}|{{ toString 123456789.0 }}|{{ toString nil }}|{{ toString (list 1) }}|{{ toString (dict \"a\" 1) }}|{{ toString (int64 5) }}|{{ toString true }}", want: "1.5|1e+06|1.23456789e+08|<nil>|[1]|map[a:1]|5|true" },
-  { t: "{{ toDecimal \"0777\" }}|{{ toDecimal 777 }}|{{ toDecimal \"9\" }}|{{ typeOf (toDecimal 1) }}", want: "511|511|0|int64" },
+    {
+      t: '{{ atoi "42" }}|{{ atoi "x" }}|{{ atoi "-0" }}|{{ atoi "+12" }}|{{ atoi "0x1" }}|{{ atoi "1_0" }}|{{ atoi " 1" }}|{{ atoi "99999999999999999999" }}|{{ atoi "-99999999999999999999" }}|{{ typeOf (atoi "1") }}',
+      want: '42|0|0|12|0|0|0|9223372036854775807|-9223372036854775808|int',
+    },
+    {
+      t: '{{ int "0x10" }}|{{ int "0b101" }}|{{ int "010" }}|{{ int "0o17" }}|{{ int "1_000" }}|{{ int "-0x1F" }}|{{ int "1e3" }}|{{ int " 12" }}|{{ int (list 1) }}|{{ int 1.9 }}|{{ int true }}|{{ int nil }}|{{ typeOf (int "1") }}',
+      want: '16|5|8|15|1000|-31|0|0|0|1|1|0|int',
+    },
+    {
+      t: '{{ int64 "12.00" }}|{{ int64 "12.50" }}|{{ int64 "0.0" }}|{{ int64 "1." }}|{{ int64 "-12.000" }}|{{ int64 -1.9 }}|{{ int64 1e20 }}|{{ int64 "99999999999999999999" }}|{{ typeOf (int64 1) }}',
+      want: '12|0|0|0|-12|-1|-9223372036854775808|0|int64',
+    },
+    {
+      t: '{{ float64 "1.5" }}|{{ float64 "1e5" }}|{{ float64 "0x1p-2" }}|{{ float64 "inf" }}|{{ float64 "1_000" }}|{{ float64 "1e400" }}|{{ float64 " 1" }}|{{ float64 ".5" }}|{{ float64 "0x10" }}|{{ float64 true }}|{{ float64 (int64 3) }}|{{ typeOf (float64 1) }}',
+      want: '1.5|100000|0.25|+Inf|1000|0|0|0.5|0|1|3|float64',
+    },
+    {
+      t: '{{ toString 1.5 }}|{{ toString 1e6 }}|{{ toString 123456789.0 }}|{{ toString nil }}|{{ toString (list 1) }}|{{ toString (dict "a" 1) }}|{{ toString (int64 5) }}|{{ toString true }}',
+      want: '1.5|1e+06|1.23456789e+08|<nil>|[1]|map[a:1]|5|true',
+    },
+    { t: '{{ toDecimal "0777" }}|{{ toDecimal 777 }}|{{ toDecimal "9" }}|{{ typeOf (toDecimal 1) }}', want: '511|511|0|int64' },
   ]);
 });
 

@@ -9,12 +9,23 @@ import { runCases } from '../../testing/template-funcs.js';
 
 describe('defaults and flow functions match Go + Sprig', () => {
   runCases(sprigFuncs(), [
-  { t: "{{ default \"x\" \"\" }}|{{ default \"x\" 0 }}|{{ default \"x\" 0.0 }}|{{ default \"x\" false }}|{{ default \"x\" (list) }}|{{ default \"x\" (dict) }}|{{ default \"x\" \"y\" }}|{{ default \"x\" }}|{{ default \"x\" .missing }}|{{ default \"x\" .n }}|{{ .n | default \"z\" }}|{{ default nil nil }}", data: "{\"n\":null}", want: "x|x|x|x|x|x|y|x|x|x|z|<no value>" },
-  { t: "{{ empty 0.0 }}|{{ empty (list 1) }}|{{ empty .n }}|{{ empty \"\" }}|{{ empty (int64 0) }}|{{ empty (dict \"a\" 1) }}|{{ empty false }}", data: "{\"n\":null}", want: "true|false|true|true|true|false|true" },
-  { t: "{{ coalesce 0 \"\" \"a\" }}|{{ coalesce 0 \"\" }}|{{ coalesce }}|{{ coalesce nil (list 1) }}|{{ all 1 \"a\" }}|{{ all 1 \"\" }}|{{ all }}|{{ any 0 \"\" }}|{{ any 0 \"x\" }}|{{ any }}", want: "a|<no value>|<no value>|[1]|true|false|true|false|true|false" },
-  { t: "{{ ternary \"a\" \"b\" true }}|{{ ternary \"a\" \"b\" false }}|{{ true | ternary 1 2 }}|{{ ternary nil 1 true }}", want: "a|b|1|<no value>" },
-  { t: "{{ ternary 1 2 \"yes\" }}", err: "expected bool; found \"yes\"" },
-  { t: "{{ fail \"boom: %d\" }}", err: "error calling fail: boom: %d" },
+    {
+      t: '{{ default "x" "" }}|{{ default "x" 0 }}|{{ default "x" 0.0 }}|{{ default "x" false }}|{{ default "x" (list) }}|{{ default "x" (dict) }}|{{ default "x" "y" }}|{{ default "x" }}|{{ default "x" .missing }}|{{ default "x" .n }}|{{ .n | default "z" }}|{{ default nil nil }}',
+      data: '{"n":null}',
+      want: 'x|x|x|x|x|x|y|x|x|x|z|<no value>',
+    },
+    {
+      t: '{{ empty 0.0 }}|{{ empty (list 1) }}|{{ empty .n }}|{{ empty "" }}|{{ empty (int64 0) }}|{{ empty (dict "a" 1) }}|{{ empty false }}',
+      data: '{"n":null}',
+      want: 'true|false|true|true|true|false|true',
+    },
+    {
+      t: '{{ coalesce 0 "" "a" }}|{{ coalesce 0 "" }}|{{ coalesce }}|{{ coalesce nil (list 1) }}|{{ all 1 "a" }}|{{ all 1 "" }}|{{ all }}|{{ any 0 "" }}|{{ any 0 "x" }}|{{ any }}',
+      want: 'a|<no value>|<no value>|[1]|true|false|true|false|true|false',
+    },
+    { t: '{{ ternary "a" "b" true }}|{{ ternary "a" "b" false }}|{{ true | ternary 1 2 }}|{{ ternary nil 1 true }}', want: 'a|b|1|<no value>' },
+    { t: '{{ ternary 1 2 "yes" }}', err: 'expected bool; found "yes"' },
+    { t: '{{ fail "boom: %d" }}', err: 'error calling fail: boom: %d' },
   ]);
 });
 

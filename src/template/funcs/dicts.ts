@@ -6,7 +6,19 @@
  * merge in place, a non-empty destination is never replaced by a source map or list, and with
  * overwrite an empty or nil source value still replaces the destination.
  */
-import { goFunc, GoFuncError, GoNumber, goTypeName, INTERFACE, isGoObject, MAP_OF_INTERFACE, newGoMap, taggedGoType, withGoType, type FuncMap } from '../value.js';
+import {
+  goFunc,
+  GoFuncError,
+  GoNumber,
+  goTypeName,
+  INTERFACE,
+  isGoObject,
+  MAP_OF_INTERFACE,
+  newGoMap,
+  taggedGoType,
+  withGoType,
+  type FuncMap,
+} from '../value.js';
 import { ifaceResult, isEmpty, isGoMap, isNil, strval } from './coerce.js';
 import { stringSlice } from './string-lists.js';
 import { isNilContainer, nilMap } from './nil.js';
@@ -25,7 +37,10 @@ function get(d: Record<string, unknown> | null, key: string): unknown {
  * proto messages that `set` refuses, and here a write would reach later pods.
  */
 function assertWritable(d: Record<string, unknown>): void {
-  if (Object.isFrozen(d)) throw new GoFuncError('this map is read-only configuration data shared by every pod (in Go a typed message, not a map[string]interface {}); copy it with deepCopy before changing it');
+  if (Object.isFrozen(d))
+    throw new GoFuncError(
+      'this map is read-only configuration data shared by every pod (in Go a typed message, not a map[string]interface {}); copy it with deepCopy before changing it',
+    );
 }
 
 function set(d: Record<string, unknown> | null, key: string, value: unknown): Record<string, unknown> {

@@ -12,9 +12,18 @@ import { goBase64Decode } from './encoding.js';
 
 describe('encoding functions match Go + Sprig', () => {
   runCases(sprigFuncs(), [
-  { t: "{{ b64enc \"héllo\" }}|{{ b64enc \"\" }}|{{ b64dec \"aMOpbGxv\" }}|{{ b64dec \"\" }}|{{ b64dec \"YQ==\\r\\n\" }}|{{ b64dec \"YQ\\n==\" }}|{{ b64dec \"YWJj\" }}", want: "aMOpbGxv||héllo||a|a|abc" },
-  { t: "{{ b64dec \"bad!\" }}|{{ b64dec \"aGk=x\" }}|{{ b64dec \"aGk\" }}|{{ b64dec \"Y Q==\" }}|{{ b64dec \"YQ=\" }}|{{ b64dec \"YQ==YQ==\" }}|{{ b64dec \"YQ=a\" }}|{{ b64dec \"Y===\" }}|{{ b64dec \"=\" }}|{{ b64dec \"a===\" }}|{{ b64dec \"aGk==\" }}", want: "illegal base64 data at input byte 3|illegal base64 data at input byte 4|illegal base64 data at input byte 0|illegal base64 data at input byte 1|illegal base64 data at input byte 3|illegal base64 data at input byte 4|illegal base64 data at input byte 2|illegal base64 data at input byte 1|illegal base64 data at input byte 0|illegal base64 data at input byte 1|illegal base64 data at input byte 4" },
-  { t: "{{ sha256sum \"abc\" }}|{{ sha256sum \"\" }}|{{ sha1sum \"abc\" }}|{{ sha1sum \"日本\" }}|{{ adler32sum \"abc\" }}|{{ adler32sum \"\" }}|{{ adler32sum \"héllo wörld\" }}", want: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad|e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855|a9993e364706816aba3e25717850c26c9cd0d89d|44da6bbcf285cdb317aa91174217990d1b94d64d|38600999|1|773523054" },
+    {
+      t: '{{ b64enc "héllo" }}|{{ b64enc "" }}|{{ b64dec "aMOpbGxv" }}|{{ b64dec "" }}|{{ b64dec "YQ==\\r\\n" }}|{{ b64dec "YQ\\n==" }}|{{ b64dec "YWJj" }}',
+      want: 'aMOpbGxv||héllo||a|a|abc',
+    },
+    {
+      t: '{{ b64dec "bad!" }}|{{ b64dec "aGk=x" }}|{{ b64dec "aGk" }}|{{ b64dec "Y Q==" }}|{{ b64dec "YQ=" }}|{{ b64dec "YQ==YQ==" }}|{{ b64dec "YQ=a" }}|{{ b64dec "Y===" }}|{{ b64dec "=" }}|{{ b64dec "a===" }}|{{ b64dec "aGk==" }}',
+      want: 'illegal base64 data at input byte 3|illegal base64 data at input byte 4|illegal base64 data at input byte 0|illegal base64 data at input byte 1|illegal base64 data at input byte 3|illegal base64 data at input byte 4|illegal base64 data at input byte 2|illegal base64 data at input byte 1|illegal base64 data at input byte 0|illegal base64 data at input byte 1|illegal base64 data at input byte 4',
+    },
+    {
+      t: '{{ sha256sum "abc" }}|{{ sha256sum "" }}|{{ sha1sum "abc" }}|{{ sha1sum "日本" }}|{{ adler32sum "abc" }}|{{ adler32sum "" }}|{{ adler32sum "héllo wörld" }}',
+      want: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad|e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855|a9993e364706816aba3e25717850c26c9cd0d89d|44da6bbcf285cdb317aa91174217990d1b94d64d|38600999|1|773523054',
+    },
   ]);
 });
 

@@ -92,7 +92,10 @@ function adler32(s: string): string {
   return String(((b << 16) | a) >>> 0);
 }
 
-const hash = (alg: string) => (s: string): string => createHash(alg).update(s, 'utf8').digest('hex');
+const hash =
+  (alg: string) =>
+  (s: string): string =>
+    createHash(alg).update(s, 'utf8').digest('hex');
 
 export const encodingFuncs: FuncMap = {
   b64enc: goFunc(['string'], (v: string) => Buffer.from(v, 'utf8').toString('base64')),

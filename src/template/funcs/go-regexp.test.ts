@@ -54,12 +54,57 @@ test('Unicode class names in every spelling: the same answers as Go (live)', liv
   patterns.forEach((p, i) => assert.deepEqual(ours(p), go[i], JSON.stringify(p)));
 });
 
-test('random patterns of the syntax\'s alphabet: the same answers as Go (property, live)', live, () => {
+test("random patterns of the syntax's alphabet: the same answers as Go (property, live)", live, () => {
   const piece = fc.constantFrom(
-    'a', 'b', '(', ')', '(?:', '(?P<n>', '(?<n>', '(?<m>', '(?P<', '(?<', '>', '[', ']', '[^', '-', '^', '$', '|', '*', '+', '?', '{2}', '{2,}', '{,1}', '{1001}',
-    '\\', '\\p{greek}', '\\p{Old_Italic}', '\\pl', '\\pN', '\\p{', '}', '\\Q', '\\E', '\\d', '\\b', '\\1', '[:alpha:]', '(?i)', '(?i-', '(?=', 'é', '😀', '.',
+    'a',
+    'b',
+    '(',
+    ')',
+    '(?:',
+    '(?P<n>',
+    '(?<n>',
+    '(?<m>',
+    '(?P<',
+    '(?<',
+    '>',
+    '[',
+    ']',
+    '[^',
+    '-',
+    '^',
+    '$',
+    '|',
+    '*',
+    '+',
+    '?',
+    '{2}',
+    '{2,}',
+    '{,1}',
+    '{1001}',
+    '\\',
+    '\\p{greek}',
+    '\\p{Old_Italic}',
+    '\\pl',
+    '\\pN',
+    '\\p{',
+    '}',
+    '\\Q',
+    '\\E',
+    '\\d',
+    '\\b',
+    '\\1',
+    '[:alpha:]',
+    '(?i)',
+    '(?i-',
+    '(?=',
+    'é',
+    '😀',
+    '.',
   );
-  const inputs = fc.sample(fc.array(piece, { minLength: 1, maxLength: 8 }).map((p) => p.join('')), { numRuns: 3000, seed: 27 });
+  const inputs = fc.sample(
+    fc.array(piece, { minLength: 1, maxLength: 8 }).map((p) => p.join('')),
+    { numRuns: 3000, seed: 27 },
+  );
   const go = askGo(inputs);
   inputs.forEach((s, i) => assert.deepEqual(ours(s), go[i], JSON.stringify(s)));
 });

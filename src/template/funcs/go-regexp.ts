@@ -169,7 +169,8 @@ export function compileGoRegexp(expr: string): CompiledGoRegexp {
     const m = /^error parsing regexp: ([^:]+): `([\s\S]*)`$/.exec(message);
     if (m !== null) {
       // `(?P<` or `(?<` ending the pattern: too short for Go to read as a group name, so its flags parser refuses the `P` or `<`.
-      if (m[1] === 'invalid named capture' && (m[2] === '(?P<' || m[2] === '(?<')) throw new GoRegexpSyntaxError(`error parsing regexp: invalid or unsupported Perl syntax: \`${m[2] === '(?P<' ? '(?P' : '(?<'}\``);
+      if (m[1] === 'invalid named capture' && (m[2] === '(?P<' || m[2] === '(?<'))
+        throw new GoRegexpSyntaxError(`error parsing regexp: invalid or unsupported Perl syntax: \`${m[2] === '(?P<' ? '(?P' : '(?<'}\``);
       throw new GoRegexpSyntaxError(`error parsing regexp: ${m[1]}: \`${original(pieces, m[2]!)}\``);
     }
     // Go quotes an empty rest of the pattern; re2js says nothing.

@@ -46,8 +46,17 @@ describe('function maps', () => {
   const noList = existsSync(conformanceList) ? false : `${conformanceList} is missing (../shared not checked out)`;
   test('the conformance list names nothing we lack', { skip: noList }, () => {
     const text = readFileSync(conformanceList, 'utf8');
-    const sections = text.split('\n\n').filter((p) => /^(Strings|String lists|Conversion|Regular|Math|Defaults|Encoding|Lists|Dicts|Types|Versions|Injector):/.test(p));
-    const names = sections.flatMap((p) => p.replace(/^[^:]*:/, '').replace(/\([^)]*\)/g, '').split(/\s+/)).filter((n) => /^[a-zA-Z0-9]+$/.test(n));
+    const sections = text
+      .split('\n\n')
+      .filter((p) => /^(Strings|String lists|Conversion|Regular|Math|Defaults|Encoding|Lists|Dicts|Types|Versions|Injector):/.test(p));
+    const names = sections
+      .flatMap((p) =>
+        p
+          .replace(/^[^:]*:/, '')
+          .replace(/\([^)]*\)/g, '')
+          .split(/\s+/),
+      )
+      .filter((n) => /^[a-zA-Z0-9]+$/.test(n));
     assert.ok(names.length > 100);
     for (const name of names) assert.ok(Object.hasOwn(templateFuncs(), name), name);
   });

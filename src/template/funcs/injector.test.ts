@@ -60,7 +60,10 @@ describe('Istio functions replace Sprig ones of the same name', () => {
   });
   test('toYaml is sigs.k8s.io/yaml; indent places it under a key', () => {
     const data = { r: { limits: { cpu: '2' }, requests: { memory: '128Mi', cpu: '100m' } } };
-    assert.equal(run('resources:\n  {{ toYaml .r | indent 2 }}', data), 'resources:\n  limits:\n    cpu: "2"\n  requests:\n    cpu: 100m\n    memory: 128Mi\n  ');
+    assert.equal(
+      run('resources:\n  {{ toYaml .r | indent 2 }}', data),
+      'resources:\n  limits:\n    cpu: "2"\n  requests:\n    cpu: 100m\n    memory: 128Mi\n  ',
+    );
   });
 });
 
@@ -75,19 +78,31 @@ describe('annotation and isset', () => {
     assert.equal(run('{{ annotation .ObjectMeta "a" "d" }}', { ObjectMeta: noAnnotations }), 'd');
   });
   test('isset is key presence (an empty value counts), nil maps have no keys', () => {
-    assert.equal(run('{{ isset .M "empty" }}|{{ isset .M "nope" }}|{{ isset .N "x" }}', { M: meta.getField('Annotations'), N: nilMap('map[string]string') }), 'true|false|false');
+    assert.equal(
+      run('{{ isset .M "empty" }}|{{ isset .M "nope" }}|{{ isset .N "x" }}', { M: meta.getField('Annotations'), N: nilMap('map[string]string') }),
+      'true|false|false',
+    );
   });
 });
 
 describe('values and JSON', () => {
   test('valueOrDefault replaces only "" and nil', () => {
-    assert.equal(run('{{ valueOrDefault "" "d" }}|{{ valueOrDefault .n "d" }}|{{ valueOrDefault 0 "d" }}|{{ valueOrDefault false "d" }}', { n: null }), 'd|d|0|false');
+    assert.equal(
+      run('{{ valueOrDefault "" "d" }}|{{ valueOrDefault .n "d" }}|{{ valueOrDefault 0 "d" }}|{{ valueOrDefault false "d" }}', { n: null }),
+      'd|d|0|false',
+    );
   });
   test('toJSON marshals map[string]string (keys sorted, HTML escaped); nil is {}', () => {
-    assert.equal(run('{{ toJSON .m }}|{{ toJSON .n }}', { m: annotations({ b: '<x>', a: '1' }), n: nilMap('map[string]string') }), '{"a":"1","b":"\\u003cx\\u003e"}|{}');
+    assert.equal(
+      run('{{ toJSON .m }}|{{ toJSON .n }}', { m: annotations({ b: '<x>', a: '1' }), n: nilMap('map[string]string') }),
+      '{"a":"1","b":"\\u003cx\\u003e"}|{}',
+    );
   });
   test('fromJSON decodes, and gives the string "{}" for bad JSON', () => {
-    assert.equal(run('{{ range $k, $v := fromJSON "{\\"b\\":1,\\"a\\":[true]}" }}{{ $k }}={{ $v }};{{ end }}|{{ fromJSON "{bad" }}|{{ typeOf (fromJSON "x") }}'), 'a=[true];b=1;|{}|string');
+    assert.equal(
+      run('{{ range $k, $v := fromJSON "{\\"b\\":1,\\"a\\":[true]}" }}{{ $k }}={{ $v }};{{ end }}|{{ fromJSON "{bad" }}|{{ typeOf (fromJSON "x") }}'),
+      'a=[true];b=1;|{}|string',
+    );
   });
   test('structToJSON: encoding/json of any value; nil is {}', () => {
     const port = struct('v1.ContainerPort', { name: 'http', containerPort: 80 });
@@ -109,11 +124,12 @@ describe('values and JSON', () => {
 });
 
 describe('paths, durations, ports, networks', () => {
-  test('directory is path.Split\'s directory part (trailing slash kept)', () => {
+  test("directory is path.Split's directory part (trailing slash kept)", () => {
     assert.equal(run('{{ directory "/etc/certs/root.pem" }}|{{ directory "root.pem" }}|{{ directory "/a/" }}'), '/etc/certs/||/a/');
   });
-  test('formatDuration prints a durationpb.Duration as Go\'s time.Duration', () => {
-    const d = (s: bigint, n: number): GoObject => struct('*durationpb.Duration', { Seconds: new GoNumber('int64', s), Nanos: new GoNumber('int32', BigInt(n)) });
+  test("formatDuration prints a durationpb.Duration as Go's time.Duration", () => {
+    const d = (s: bigint, n: number): GoObject =>
+      struct('*durationpb.Duration', { Seconds: new GoNumber('int64', s), Nanos: new GoNumber('int32', BigInt(n)) });
     const data = { a: d(45n, 0), b: d(3600n, 0), c: d(90n, 500_000_000), d: d(0n, 1500) };
     assert.equal(run('{{ formatDuration .a }}|{{ formatDuration .b }}|{{ formatDuration .c }}|{{ formatDuration .d }}', data), '45s|1h0m0s|1m30.5s|1.5µs');
     // A nil *Duration reads as zero (protobuf getters are nil-safe).
@@ -122,7 +138,12 @@ describe('paths, durations, ports, networks', () => {
     assert.equal(formatGoDuration(-(1n << 63n)), '-2562047h47m16.854775808s');
   });
   test('excludeInboundPort adds the status port once', () => {
-    assert.equal(run('{{ excludeInboundPort 15020 "" }}|{{ excludeInboundPort "15020" "1,15020" }}|{{ excludeInboundPort 0 "1" }}|{{ excludeInboundPort 15020 " 1 , 2 ," }}'), '15020|1,15020|1|1,2,15020');
+    assert.equal(
+      run(
+        '{{ excludeInboundPort 15020 "" }}|{{ excludeInboundPort "15020" "1,15020" }}|{{ excludeInboundPort 0 "1" }}|{{ excludeInboundPort 15020 " 1 , 2 ," }}',
+      ),
+      '15020|1,15020|1|1,2,15020',
+    );
   });
   test('includeInboundPorts and applicationPorts list TCP container ports', () => {
     const port = (n: number, protocol: string): GoObject => struct('v1.ContainerPort', { ContainerPort: new GoNumber('int32', BigInt(n)), Protocol: protocol });
@@ -152,7 +173,12 @@ describe('otelResourceAttributes', () => {
     assert.equal(run(t, data), 'service.namespace=default,service.version=v1.2.3,service.instance.id=default.$(POD_NAME).hello');
   });
   test('annotations win, the image tag is the last resort for the version', () => {
-    const data = { Mesh: enabled, Annotations: annotations({ 'resource.opentelemetry.io/service.namespace': 'team' }), Labels: nilMap('map[string]string'), Containers: containers };
+    const data = {
+      Mesh: enabled,
+      Annotations: annotations({ 'resource.opentelemetry.io/service.namespace': 'team' }),
+      Labels: nilMap('map[string]string'),
+      Containers: containers,
+    };
     assert.equal(run(t, data), 'service.namespace=team,service.version=1.0,service.instance.id=default.$(POD_NAME).hello');
   });
   test('is empty (so the template adds no variable) unless enabled', () => {
@@ -165,7 +191,9 @@ describe('otelResourceAttributes', () => {
     const other = { extensionProviders: [{ name: 'otel', opentelemetry: { serviceAttributeEnrichment: 'OFF' } }] };
     const on = 'service.namespace=default,service.version=1.0,service.instance.id=default.$(POD_NAME).hello';
     const want = [on, '', '', on, ''];
-    [enabled, other, { extensionProviders: [] }, enabled, { extensionProviders: [{ x: Number.NaN }] }].forEach((mesh, i) => assert.equal(run(t, data(mesh)), want[i], String(i)));
+    [enabled, other, { extensionProviders: [] }, enabled, { extensionProviders: [{ x: Number.NaN }] }].forEach((mesh, i) =>
+      assert.equal(run(t, data(mesh)), want[i], String(i)),
+    );
   });
 });
 

@@ -68,7 +68,10 @@ export function formatGoDuration(d: bigint): string {
 
 function fraction(v: bigint, scale: bigint): string {
   const whole = (v / scale).toString();
-  let frac = (v % scale).toString().padStart(scale.toString().length - 1, '0').replace(/0+$/, '');
+  let frac = (v % scale)
+    .toString()
+    .padStart(scale.toString().length - 1, '0')
+    .replace(/0+$/, '');
   if (scale === 1n) frac = '';
   return frac === '' ? whole : whole + '.' + frac;
 }
@@ -95,7 +98,10 @@ function indent(spaces: bigint, source: string): string {
     throw new GoFuncError(`indent of ${spaces} spaces is too large`);
   }
   const pad = sprintf(`% ${spaces}s`, ['']);
-  return source.split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n');
+  return source
+    .split('\n')
+    .map((line, i) => (i > 0 ? pad + line : line))
+    .join('\n');
 }
 
 function annotation(meta: GoObject, name: string, defaultValue: unknown): string {
@@ -210,8 +216,14 @@ function omit(dict: StrMap, ...keys: string[]): Record<string, unknown> {
 
 /** Go's `case map[string]any` (untagged maps only; structs, numbers and funcs excluded). */
 const isPlainMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof GoNumber) && !isGoObject(v) &&
-  typeof (v as { call?: unknown }).call !== 'function' && taggedGoType(v) === undefined && !isGoComplex(v);
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  !(v instanceof GoNumber) &&
+  !isGoObject(v) &&
+  typeof (v as { call?: unknown }).call !== 'function' &&
+  taggedGoType(v) === undefined &&
+  !isGoComplex(v);
 
 /** Istio's omitNil: drops nil values from map[string]interface{} and []interface{}, recursively. */
 export function omitNil(v: unknown): unknown {
@@ -285,7 +297,10 @@ function otelEnrichment(mesh: unknown): boolean {
   const providers = (view as { extensionProviders?: unknown } | null)?.extensionProviders;
   const enabled =
     Array.isArray(providers) &&
-    providers.some((p) => (p as { opentelemetry?: { serviceAttributeEnrichment?: unknown } } | null)?.opentelemetry?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS');
+    providers.some(
+      (p) =>
+        (p as { opentelemetry?: { serviceAttributeEnrichment?: unknown } } | null)?.opentelemetry?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS',
+    );
   lastMesh = { json, enabled };
   return enabled;
 }
@@ -324,7 +339,10 @@ function otelResourceAttributes(mesh: unknown, annotations: StrMap, labels: StrM
         (single !== undefined && namespace !== '' ? `${namespace}.$(POD_NAME).${String(field(single, 'Name') ?? '')}` : ''),
     ],
   ];
-  return attrs.filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join(',');
+  return attrs
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }
 
 const S = 'string';
@@ -332,9 +350,7 @@ const S = 'string';
 function envFunc(options: InjectorOptions): FuncMap['env'] {
   if (options.allowEnv !== true) {
     return goFunc([S, S], (): never => {
-      throw new GoFuncError(
-        'env is disabled: templates may not read the injector\'s environment unless the config enables it (allowEnv)',
-      );
+      throw new GoFuncError("env is disabled: templates may not read the injector's environment unless the config enables it (allowEnv)");
     });
   }
   const env = options.env ?? process.env;

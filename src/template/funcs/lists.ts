@@ -18,7 +18,10 @@ function listOf(v: unknown, message: (kind: string) => string): unknown[] {
   throw new GoFuncError(message(kindForError(v)));
 }
 
-const find = (what: string) => (kind: string): string => `Cannot find ${what} on type ${kind}`;
+const find =
+  (what: string) =>
+  (kind: string): string =>
+    `Cannot find ${what} on type ${kind}`;
 
 function first(list: unknown): unknown {
   const l = listOf(list, find('first'));

@@ -12,9 +12,15 @@ import { goTypeName } from '../value.js';
 
 describe('nil containers from Sprig functions match Go', () => {
   runCases(sprigFuncs(), [
-  { t: "{{ toJson (concat) }}|{{ toJson (rest list) }}|{{ toJson (initial list) }}|{{ toJson (initial (list 1)) }}|{{ toJson (regexFindAll \"x\" \"a\" -1) }}|{{ toJson (regexSplit \",\" \"a\" 0) }}|{{ toJson (merge nil) }}|{{ merge nil }}|{{ toJson (deepCopy (concat)) }}|{{ toJson (sortAlpha (regexFindAll \"x\" \"a\" -1)) }}|{{ toJson (toStrings (regexFindAll \"x\" \"a\" -1)) }}|{{ concat }}|{{ len (rest list) }}|{{ default \"d\" (concat) }}", want: "null|null|null|[]|null|null|null|map[]|null|null|null|[]|0|d" },
-  { t: "{{ $m := dict \"a\" (merge nil) }}{{ toJson (merge $m (dict \"a\" (dict \"x\" 1))) }}|{{ toJson (append (concat) 1) }}|{{ toJson (unset (merge nil) \"a\") }}|{{ toJson (list) }}|{{ toJson (slice (list 1 2) 1 1) }}", want: "{\"a\":{\"x\":1}}|[1]|null|[]|[]" },
-  { t: "{{ set (merge nil) \"a\" 1 }}", err: "error calling set: assignment to entry in nil map" },
+    {
+      t: '{{ toJson (concat) }}|{{ toJson (rest list) }}|{{ toJson (initial list) }}|{{ toJson (initial (list 1)) }}|{{ toJson (regexFindAll "x" "a" -1) }}|{{ toJson (regexSplit "," "a" 0) }}|{{ toJson (merge nil) }}|{{ merge nil }}|{{ toJson (deepCopy (concat)) }}|{{ toJson (sortAlpha (regexFindAll "x" "a" -1)) }}|{{ toJson (toStrings (regexFindAll "x" "a" -1)) }}|{{ concat }}|{{ len (rest list) }}|{{ default "d" (concat) }}',
+      want: 'null|null|null|[]|null|null|null|map[]|null|null|null|[]|0|d',
+    },
+    {
+      t: '{{ $m := dict "a" (merge nil) }}{{ toJson (merge $m (dict "a" (dict "x" 1))) }}|{{ toJson (append (concat) 1) }}|{{ toJson (unset (merge nil) "a") }}|{{ toJson (list) }}|{{ toJson (slice (list 1 2) 1 1) }}',
+      want: '{"a":{"x":1}}|[1]|null|[]|[]',
+    },
+    { t: '{{ set (merge nil) "a" 1 }}', err: 'error calling set: assignment to entry in nil map' },
   ]);
 });
 

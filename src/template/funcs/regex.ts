@@ -215,26 +215,37 @@ function count(n: bigint): number {
 
 type Compile = (expr: string) => GoRegexp;
 
-const findAllFn = (compile: Compile) => (regex: string, s: string, n: bigint): string[] => {
-  const found = findAll(compile(regex), s, count(n));
-  // Go's FindAllString returns nil when nothing matched.
-  return found.length === 0 ? (nilSlice(STRING_SLICE) as string[]) : stringSlice(found.map((m) => m[0]));
-};
+const findAllFn =
+  (compile: Compile) =>
+  (regex: string, s: string, n: bigint): string[] => {
+    const found = findAll(compile(regex), s, count(n));
+    // Go's FindAllString returns nil when nothing matched.
+    return found.length === 0 ? (nilSlice(STRING_SLICE) as string[]) : stringSlice(found.map((m) => m[0]));
+  };
 
-const findFn = (compile: Compile) => (regex: string, s: string): string => findAll(compile(regex), s, 1)[0]?.[0] ?? '';
+const findFn =
+  (compile: Compile) =>
+  (regex: string, s: string): string =>
+    findAll(compile(regex), s, 1)[0]?.[0] ?? '';
 
-const replaceFn = (compile: Compile) => (regex: string, s: string, repl: string): string => {
-  const g = compile(regex);
-  return replaceAll(g, s, (m) => expand(g, repl, m));
-};
+const replaceFn =
+  (compile: Compile) =>
+  (regex: string, s: string, repl: string): string => {
+    const g = compile(regex);
+    return replaceAll(g, s, (m) => expand(g, repl, m));
+  };
 
-const replaceLiteralFn = (compile: Compile) => (regex: string, s: string, repl: string): string =>
-  replaceAll(compile(regex), s, () => repl);
+const replaceLiteralFn =
+  (compile: Compile) =>
+  (regex: string, s: string, repl: string): string =>
+    replaceAll(compile(regex), s, () => repl);
 
-const splitFn = (compile: Compile) => (regex: string, s: string, n: bigint): string[] => {
-  const g = compile(regex);
-  return n === 0n ? (nilSlice(STRING_SLICE) as string[]) : stringSlice(split(g, s, count(n)));
-};
+const splitFn =
+  (compile: Compile) =>
+  (regex: string, s: string, n: bigint): string[] => {
+    const g = compile(regex);
+    return n === 0n ? (nilSlice(STRING_SLICE) as string[]) : stringSlice(split(g, s, count(n)));
+  };
 
 function regexMatch(regex: string, s: string): boolean {
   try {

@@ -9,8 +9,12 @@ import { goFunc, GoFuncError, GoNumber, GO_OBJECT, NO_FIELD, type GoFunc, type G
 import { compileGo, findAll, type GoRegexp } from './regex.js';
 import { parseUint } from '../strconv.js';
 
-const SEMVER_RE = String.raw`v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?` + String.raw`(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?` + String.raw`(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
-const CV_RE = String.raw`v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?` + String.raw`(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?` + String.raw`(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
+const SEMVER_RE =
+  String.raw`v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?` + String.raw`(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?` + String.raw`(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
+const CV_RE =
+  String.raw`v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?` +
+  String.raw`(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?` +
+  String.raw`(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
 const OPS = String.raw`=||!=|>|<|>=|=>|<=|=<|~|~>|\^`;
 
 let regexes: { version: GoRegexp; constraint: GoRegexp; range: GoRegexp; find: GoRegexp; valid: GoRegexp } | null = null;
@@ -102,7 +106,11 @@ export class SemverVersion implements GoObject {
   }
 
   compare(o: SemverVersion): number {
-    for (const [a, b] of [[this.major, o.major], [this.minor, o.minor], [this.patch, o.patch]] as const) {
+    for (const [a, b] of [
+      [this.major, o.major],
+      [this.minor, o.minor],
+      [this.patch, o.patch],
+    ] as const) {
       if (a !== b) return a < b ? -1 : 1;
     }
     if (this.pre === '' && o.pre === '') return 0;

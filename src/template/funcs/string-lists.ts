@@ -61,9 +61,7 @@ const S = 'string';
 
 export const stringListFuncs: FuncMap = {
   split: goFunc([S, S], (sep: string, orig: string) => indexedMap(goSplitN(orig, sep, -1))),
-  splitn: goFunc([S, 'int', S], (sep: string, n: bigint, orig: string) =>
-    indexedMap(goSplitN(orig, sep, n > 2n ** 31n ? -1 : n < 0n ? -1 : Number(n))),
-  ),
+  splitn: goFunc([S, 'int', S], (sep: string, n: bigint, orig: string) => indexedMap(goSplitN(orig, sep, n > 2n ** 31n ? -1 : n < 0n ? -1 : Number(n)))),
   splitList: goFunc([S, S], (sep: string, orig: string) => stringSlice(goSplitN(orig, sep, -1))),
   join: goFunc([S, INTERFACE], (sep: string, v: unknown) => strslice(v).join(sep)),
   sortAlpha: goFunc([INTERFACE], sortAlpha),

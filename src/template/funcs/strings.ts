@@ -241,7 +241,10 @@ function squote(...args: unknown[]): string {
 }
 
 function cat(...args: unknown[]): string {
-  return args.filter((a) => !isNil(a)).map((a) => formatValue(a)).join(' ');
+  return args
+    .filter((a) => !isNil(a))
+    .map((a) => formatValue(a))
+    .join(' ');
 }
 
 const S = 'string';

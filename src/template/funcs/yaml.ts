@@ -330,8 +330,21 @@ class Emitter {
 
 function escapeFor(c: number): string {
   const named: Record<number, string> = {
-    0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e',
-    0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P',
+    0x00: '0',
+    0x07: 'a',
+    0x08: 'b',
+    0x09: 't',
+    0x0a: 'n',
+    0x0b: 'v',
+    0x0c: 'f',
+    0x0d: 'r',
+    0x1b: 'e',
+    0x22: '"',
+    0x5c: '\\',
+    0x85: 'N',
+    0xa0: '_',
+    0x2028: 'L',
+    0x2029: 'P',
   };
   if (named[c] !== undefined) return named[c];
   const hex = c.toString(16).toUpperCase();
