@@ -63,7 +63,7 @@ export async function createPods(
 }
 
 /** GET a path of the apiserver as the admin. */
-export function apiGet(trust: ApiTrust, path: string): Promise<string> {
+function apiGet(trust: ApiTrust, path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const r = request(
       { host: trust.host, port: trust.port, path, ca: trust.ca, cert: trust.cert, key: trust.key, servername: 'localhost', agent: false, timeout: 30_000 },
@@ -84,7 +84,7 @@ export function apiGet(trust: ApiTrust, path: string): Promise<string> {
   });
 }
 
-export const APISERVER_WEBHOOK_METRIC = 'apiserver_admission_webhook_admission_duration_seconds';
+const APISERVER_WEBHOOK_METRIC = 'apiserver_admission_webhook_admission_duration_seconds';
 
 /** The apiserver's admission time per webhook name (its histogram, summed over operation, type and rejected). */
 export async function webhookHistograms(trust: ApiTrust): Promise<Map<string, Histogram>> {
@@ -92,7 +92,7 @@ export async function webhookHistograms(trust: ApiTrust): Promise<Map<string, Hi
 }
 
 /** Local port -> remote ports of its established loopback connections, from /proc/net/tcp and tcp6. */
-export function establishedPeers(ports: ReadonlySet<number>): Map<number, Set<number>> {
+function establishedPeers(ports: ReadonlySet<number>): Map<number, Set<number>> {
   const out = new Map<number, Set<number>>();
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text: string;

@@ -15,7 +15,7 @@
 import type { Obj } from '../../e2e/lib/kube.js';
 import { podF1, podF2 } from '../fixtures.js';
 
-export const INJECT_KEY = 'sidecar.istio.io/inject';
+const INJECT_KEY = 'sidecar.istio.io/inject';
 const SIDECAR = 'istio-proxy';
 
 export type PodShape = 'F1' | 'F2';
@@ -52,7 +52,7 @@ function names(list: unknown): string[] {
 }
 
 /** Whether a created pod carries Istio's sidecar (a container or a native-sidecar init container). */
-export function hasSidecar(pod: Obj): boolean {
+function hasSidecar(pod: Obj): boolean {
   const spec = pod.spec as Obj | undefined;
   return [...names(spec?.containers), ...names(spec?.initContainers)].includes(SIDECAR);
 }

@@ -118,7 +118,7 @@ function coldTable(cold: readonly ColdResult[], warm: readonly ModeResult[] | un
 }
 
 /** The goals from the measurements (never a test: a shared machine only shows them). */
-export function goals(rep: ClusterReport): string[] {
+function goals(rep: ClusterReport): string[] {
   const out = ['| Goal | Target | Result | Status |', '|---|---|---|---|'];
   const at = (rate: number) => rep.rates.find((rows) => rows[0]?.rate === rate);
   const row = (goal: string, target: string, value: number, limit: number, show: string): void => {

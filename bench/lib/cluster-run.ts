@@ -13,7 +13,7 @@ import type { HookServer } from './cluster-servers.js';
 import { namespaceOf, type ApiTrust } from './cluster-setup.js';
 import { add, delta, EMPTY, histograms, type Histogram } from './prom.js';
 
-export const OUR_METRIC = 'sidecar_injector_request_duration_seconds';
+const OUR_METRIC = 'sidecar_injector_request_duration_seconds';
 
 /** What a mode is: the namespace it creates pods in, the server behind its webhook, what a pod must look like after. */
 export interface Mode {
@@ -128,7 +128,7 @@ function addTimes(into: { cpuMs: number; waitMs: number }, after: ThreadTimes, b
 }
 
 /** One block: `count` pods at `rate` in the mode's namespace; adds what it measured to `into`. */
-export async function runBlock(target: Target, mode: Mode, rate: number, count: number, into: ModeResult): Promise<void> {
+async function runBlock(target: Target, mode: Mode, rate: number, count: number, into: ModeResult): Promise<void> {
   const { trust } = target;
   const before = await webhookHistograms(trust);
   const oursBefore = mode.server?.spec.ours ? await ourScrape(mode.server) : undefined;

@@ -35,7 +35,7 @@ function git(args: string[]): string {
 }
 
 /** Does this serve module take the real core (`injectPod` from the inject module, imported statically or lazily)? */
-export function importsCore(text: string): boolean {
+function importsCore(text: string): boolean {
   return /\binjectPod\b/.test(text) && /['"]\.\.\/inject\/(index|inject)\.js['"]/.test(text);
 }
 

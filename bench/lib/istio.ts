@@ -24,7 +24,7 @@ import type { Tools } from './tools.js';
 import type { IstioComparison, IstioResults, ServerName, Settings, VariantCheck } from './types.js';
 import { checkVariants, describeCheck, requireAllInjected } from './variant-check.js';
 
-export const ISTIO_FIXTURES: FixtureName[] = ['F1', 'F2', 'F3'];
+const ISTIO_FIXTURES: FixtureName[] = ['F1', 'F2', 'F3'];
 
 /**
  * The section's comparisons. Where a fixture has a variant set (F1, F2), two, as in the main

@@ -30,7 +30,7 @@ import { latencyFields } from './stats.js';
 import type { Tools } from './tools.js';
 import { parseVegetaJson, summarizeVegeta, vegetaAttackArgs, vegetaTargets, type Vegeta, type VegetaRow } from './vegeta.js';
 
-export const GENERATOR_CPUS = '1';
+const GENERATOR_CPUS = '1';
 export const WEBHOOK_PATH = '/inject?timeout=10s';
 
 /** One body file repeated, or a list of body files sent in turn (see the module comment). */
@@ -76,14 +76,14 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /** "3.29ms" / "812.00us" / "1.02s" to ms. */
-export function wrkDuration(text: string): number {
+function wrkDuration(text: string): number {
   const m = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
   if (!m) return Number.NaN;
   const v = Number(m[1]);
   return m[2] === 'us' ? v / 1000 : m[2] === 'ms' ? v : m[2] === 's' ? v * 1000 : v * 60_000;
 }
 
-export function parseWrk(out: string): Omit<ThroughputResult, 'serverCpu' | 'tool'> {
+function parseWrk(out: string): Omit<ThroughputResult, 'serverCpu' | 'tool'> {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
   const p50 = /\s50%\s+(\S+)/.exec(out)?.[1];
@@ -109,7 +109,7 @@ wrk.headers["Content-Type"] = "application/json"
  * sequence), and request() only hands out the next: a table lookup per request. A run starts
  * at body BENCH_START (0-based, default 0): the measured run goes on where its warm-up stopped.
  */
-export const WRK_CYCLE_SCRIPT = `-- POST the bodies listed in BENCH_BODIES in turn (pre-formatted once in init) to BENCH_PATH.
+const WRK_CYCLE_SCRIPT = `-- POST the bodies listed in BENCH_BODIES in turn (pre-formatted once in init) to BENCH_PATH.
 local requests = {}
 local n = 0
 local i = 0
@@ -202,7 +202,7 @@ export async function maxThroughput(
 }
 
 /** h2load's log: start (µs since epoch), status, duration (µs), one request per line. */
-export function parseH2loadLog(text: string, warmupS: number): { status: number; ms: number; start: number }[] {
+function parseH2loadLog(text: string, warmupS: number): { status: number; ms: number; start: number }[] {
   const rows = text
     .split('\n')
     .filter((l) => l.trim() !== '')

@@ -36,7 +36,7 @@ export interface PeprRunOptions {
 }
 
 /** Pepr's module does F1's mutation: its every-pod-new comparison sends F1's variant set. */
-export const PEPR_SET: VariantSet = 'F1-new';
+const PEPR_SET: VariantSet = 'F1-new';
 
 export async function runPepr(o: PeprRunOptions): Promise<PeprResults> {
   const out: PeprResults = { version: PEPR_VERSION, dir: '', coldStartMs: [], idleRss: [], oursOverPepr: {} };

@@ -38,7 +38,7 @@ export function installPepr(dir = join(tmpdir(), `sidecar-injector-bench-pepr-${
 }
 
 /** What our injector adds to F1, as the Pepr module's input: the same containers, volumes and annotations. */
-export async function f1Mutation(): Promise<Record<string, unknown>> {
+async function f1Mutation(): Promise<Record<string, unknown>> {
   const { injectPod } = await import('../../src/inject/index.js');
   const { defaultConfig } = await import('../../src/profiles/index.js');
   const pod = podF1();

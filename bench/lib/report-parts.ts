@@ -69,7 +69,7 @@ function and(items: string[]): string {
 }
 
 /** "to the anchor and to ours", for a comparison's servers. */
-export function toServers(servers: ServerName[]): string {
+function toServers(servers: ServerName[]): string {
   return and(servers.map((n) => `to ${SENT_TO[n][0]}`));
 }
 

@@ -346,7 +346,7 @@ function throughputSection(t: Rounds<ThroughputResult>): string[] {
   ];
 }
 
-export function variantTable(sets: VariantCheck[]): string[] {
+function variantTable(sets: VariantCheck[]): string[] {
   const L = [
     '| Set | Bodies | Bytes (min / median / max) | Answered as expected | Patch ops (median) | Distinct patches | What the bodies are |',
     '|---|---|---|---|---|---|---|',

@@ -31,7 +31,7 @@ export async function writeCertificate(dir: string): Promise<CertFiles> {
   return files;
 }
 
-export type ServerKind = 'anchor' | 'ours';
+type ServerKind = 'anchor' | 'ours';
 
 export interface ServerSpec {
   kind: ServerKind;

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import type { FixedRateResult } from './results.js';
 import { latencyFields } from './stats.js';
 
-export const VEGETA_MODULE = 'github.com/tsenart/vegeta/v12';
+const VEGETA_MODULE = 'github.com/tsenart/vegeta/v12';
 export const VEGETA_VERSION = 'v12.12.0';
 
 export interface Vegeta {

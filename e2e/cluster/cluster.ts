@@ -118,7 +118,7 @@ async function waitUntil(what: string, timeoutMs: number, daemons: Daemon[], che
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
 }
 
-export class ComponentError extends Error {
+class ComponentError extends Error {
   constructor(
     readonly daemon: Daemon,
     message: string,

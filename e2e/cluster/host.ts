@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { NODE } from './node-config.js';
 
 /** What the kubelet (setupKernelTunables) and the bridge plugin (ip_forward) may change. */
-export const SYSCTLS = [
+const SYSCTLS = [
   'net.ipv4.ip_forward',
   'kernel.panic',
   'kernel.panic_on_oops',
@@ -32,7 +32,7 @@ export const SYSCTLS = [
  * libcni's result cache, which containerd does not let us move. Removed by restoreHost when
  * they were not there before.
  */
-export const GLOBAL_PATHS = ['/var/log/containers', '/var/lib/kubelet', '/var/lib/cni'] as const;
+const GLOBAL_PATHS = ['/var/log/containers', '/var/lib/kubelet', '/var/lib/cni'] as const;
 
 const GUARD_FORWARD = 'SI-E2E-FORWARD';
 const GUARD_INPUT = 'SI-E2E-INPUT';
@@ -54,10 +54,10 @@ function tryRun(cmd: string, args: string[]): boolean {
 }
 
 const sysctlPath = (key: string): string => `/proc/sys/${key.replace(/\./g, '/')}`;
-export const readSysctl = (key: string): string => readFileSync(sysctlPath(key), 'utf8').trim();
+const readSysctl = (key: string): string => readFileSync(sysctlPath(key), 'utf8').trim();
 
 /** The node's iptables chains (ours, the kubelet's, kube-proxy's) that exist now, as table:chain. */
-export function ownedChains(tool: 'iptables' | 'ip6tables'): string[] {
+function ownedChains(tool: 'iptables' | 'ip6tables'): string[] {
   const out = spawnSync(`${tool}-save`, [], { encoding: 'utf8' }).stdout ?? '';
   let table = '';
   const chains: string[] = [];
@@ -75,7 +75,7 @@ export function ownedChains(tool: 'iptables' | 'ip6tables'): string[] {
  * Deletes the rules that jump to the node's chains, then the chains themselves, in every table,
  * from `<tool>-save`'s listing (so it works whatever order they were added in).
  */
-export function removeOwnedChains(tool: 'iptables' | 'ip6tables'): void {
+function removeOwnedChains(tool: 'iptables' | 'ip6tables'): void {
   const out = spawnSync(`${tool}-save`, [], { encoding: 'utf8' }).stdout ?? '';
   let table = '';
   const jumps: string[][] = [];
@@ -108,7 +108,7 @@ export function splitRule(rule: string): string[] {
 }
 
 /** The v1 hierarchies (and the unified one) where the node's cgroup may appear. */
-export function cgroupHierarchies(): string[] {
+function cgroupHierarchies(): string[] {
   if (!existsSync(CGROUP_ROOT)) return [];
   return readdirSync(CGROUP_ROOT)
     .map((h) => join(CGROUP_ROOT, h))
@@ -206,7 +206,7 @@ export function foreignNodeState(): string | undefined {
  * The nftables tables that exist (`family name`). iptables-nft creates a table on first use and
  * never deletes it, so `nft` (Debian's nftables) removes the ones the node created.
  */
-export function nftTables(): string[] {
+function nftTables(): string[] {
   const r = spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error("nft (Debian package nftables) is needed to restore the host's tables after the node: apt-get install nftables");
   return r.stdout.split('\n').flatMap((l) => /^table (\S+ \S+)$/.exec(l.trim())?.[1] ?? []);
@@ -241,7 +241,7 @@ function removeCgroupTree(dir: string): void {
 }
 
 /** Mount points under a directory, deepest first, from /proc/self/mountinfo. */
-export function mountsUnder(dir: string): string[] {
+function mountsUnder(dir: string): string[] {
   const prefix = dir.endsWith('/') ? dir : `${dir}/`;
   return readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')

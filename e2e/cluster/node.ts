@@ -35,7 +35,7 @@ import {
 import { isRunning, startDaemon, stopDaemon, type Daemon } from './process.js';
 import { repoRoot } from './paths.js';
 
-export const OWNER_FILE = join(NODE.runDir, 'owner.json');
+const OWNER_FILE = join(NODE.runDir, 'owner.json');
 export const RUNC = '/usr/sbin/runc';
 
 export interface NodeState extends NodePaths {

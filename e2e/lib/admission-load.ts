@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import type { Obj } from './kube.js';
 
-export interface LoadResult {
+interface LoadResult {
   sent: number;
   injected: number;
   notInjected: number;

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { parseAllDocuments } from 'yaml';
 import { apply, cli, cliPath, kubectl, waitFor, type Obj } from './kube.js';
 
-export const SA_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SA_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 export const isRoot = process.getuid?.() === 0;
 
 export interface PodIdentity {

@@ -8,16 +8,12 @@ import type { Obj } from './kube.js';
 
 export const SIDECAR = 'sidecar-proxy';
 export const INIT = 'proxy-init';
-export const VOLUMES = ['sidecar-proxy-workdir', 'sidecar-podinfo', 'sidecar-token'];
+const VOLUMES = ['sidecar-proxy-workdir', 'sidecar-podinfo', 'sidecar-token'];
 export const STATUS = 'sidecar.istio.io/status';
 /** The namespace label of the built-in config. */
 export const ENABLED = { 'istio-injection': 'enabled' };
 
 const count = (list: Obj[] | undefined, name: string): number => (list ?? []).filter((c) => c.name === name).length;
-
-export function isInjected(pod: Obj): boolean {
-  return count(pod.spec?.containers, SIDECAR) > 0;
-}
 
 export function assertInjected(pod: Obj, what = pod.metadata?.name as string): void {
   assert.equal(count(pod.spec.containers, SIDECAR), 1, `${what}: exactly one ${SIDECAR} container`);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { repoRoot } from '../cluster/paths.js';
-import { cli, getJson, kubectl, run, waitFor, type Obj } from './kube.js';
+import { cli, getJson, run, waitFor, type Obj } from './kube.js';
 import { ourImage, waitRunning } from './node.js';
 
 export const CHART = join(repoRoot, 'deploy/helm/sidecar-injector');
@@ -99,8 +99,4 @@ export async function waitInjectorReady(namespace: string, name: string, release
   const list = await waitRunning(namespace, injectorSelector(release), replicas, 180_000);
   await waitFor(`${replicas} ready endpoints of Service ${name}`, async () => (await readyEndpoints(namespace, name)).length === replicas, 60_000);
   return list;
-}
-
-export async function labelNamespace(name: string, label: string): Promise<void> {
-  await kubectl(['label', 'namespace', name, label, '--overwrite']);
 }

@@ -117,14 +117,6 @@ export async function pods(namespace: string, selector?: string): Promise<Obj[]>
   return list.items as Obj[];
 }
 
-/** Names of a pod's containers and init containers, in order. */
-export function containerNames(pod: Obj): { containers: string[]; initContainers: string[] } {
-  return {
-    containers: (pod.spec?.containers ?? []).map((c: Obj) => c.name as string),
-    initContainers: (pod.spec?.initContainers ?? []).map((c: Obj) => c.name as string),
-  };
-}
-
 /**
  * A Node for the DaemonSet controller to put pods on: the real one when the cluster has a node
  * (left as the kubelet registered it), else a Node object with no kubelet behind it.

@@ -75,7 +75,7 @@ export function adminAgent(creds: Credentials): Agent {
   return new Agent({ ca: creds.ca, cert: creds.cert, key: creds.key, keepAlive: true, maxSockets: 16 });
 }
 
-export interface LoadResult {
+interface LoadResult {
   sent: number;
   admitted: number;
   /** When (Date.now()) each refused creation was answered, and how. */

@@ -12,11 +12,11 @@ import { stringify } from 'yaml';
 import { freePort } from '../../src/testing/server-process.js';
 import { waitFor } from './kube.js';
 
-export interface Sample {
+interface Sample {
   metric: Record<string, string>;
   value: [number, string];
 }
-export type QueryResult = { ok: true; series: Sample[] } | { ok: false; error: string };
+type QueryResult = { ok: true; series: Sample[] } | { ok: false; error: string };
 export interface ActiveAlert {
   labels: Record<string, string>;
   annotations: Record<string, string>;
@@ -24,7 +24,7 @@ export interface ActiveAlert {
   activeAt: string;
   value: string;
 }
-export interface RuleState {
+interface RuleState {
   name: string;
   health: string;
   lastError?: string;

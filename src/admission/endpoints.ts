@@ -21,8 +21,6 @@ export interface OpsDeps {
   logger: Logger;
 }
 
-export const OPS_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
-
 /** Answer an operational path; false when `path` is not one. */
 export function serveOps(path: string, req: IncomingMessage, res: ServerResponse, deps: OpsDeps, close: boolean): boolean {
   if (path !== '/healthz' && path !== '/readyz' && path !== '/metrics') return false;

@@ -13,7 +13,7 @@ import { isUtf8 } from 'node:buffer';
  * Far above any real Pod (affinity rules or managedFields reach a few dozen levels) and far
  * below what recursive code can take on Node's default stack. Go's decoder allows 10,000.
  */
-export const DEFAULT_MAX_DEPTH = 1000;
+const DEFAULT_MAX_DEPTH = 1000;
 
 export type GuardedJson = { ok: true; value: unknown } | { ok: false; message: string };
 

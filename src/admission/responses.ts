@@ -10,11 +10,11 @@ import { patchJson } from '../patch/index.js';
 import type { AdmissionResponse, AdmissionVersion, ResultStatus } from './types.js';
 
 export const MAX_WARNING_LENGTH = 120;
-export const MAX_WARNINGS = 10;
+const MAX_WARNINGS = 10;
 /** The apiserver drops warnings past 4,096 characters in total, across all webhooks. */
 export const MAX_WARNINGS_TOTAL = 1024;
 /** Long enough for a useful reason, short enough for `kubectl` output and events. */
-export const MAX_MESSAGE_LENGTH = 1024;
+const MAX_MESSAGE_LENGTH = 1024;
 
 // C0 controls, DEL, C1 controls: never valid in an HTTP Warning header.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
@@ -24,7 +24,7 @@ function clipText(text: string, max: number): string {
 }
 
 /** One warning as the apiserver wants it, or undefined when nothing printable is left. */
-export function normalizeWarning(text: string): string | undefined {
+function normalizeWarning(text: string): string | undefined {
   const cleaned = text
     .replace(CONTROL, ' ')
     .replace(/^\s*warning:\s*/i, '')

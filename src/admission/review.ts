@@ -53,7 +53,7 @@ function decodeGvr(value: unknown): GroupVersionResource | undefined | false {
 }
 
 /** Check the envelope and the request fields; `value` is the parsed body. */
-export function validateReview(value: unknown): DecodeResult {
+function validateReview(value: unknown): DecodeResult {
   if (!isPlainObject(value)) return bad(`request body must be an AdmissionReview object, got ${show(value)}`);
   const { apiVersion, kind, request } = value;
   if (apiVersion !== 'admission.k8s.io/v1' && apiVersion !== 'admission.k8s.io/v1beta1') {

@@ -63,7 +63,7 @@ export interface ServerLimits {
   maxHeaderSize: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
+const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   bodyBytes: DEFAULT_BODY_LIMIT,
   discardBytes: DEFAULT_DISCARD_LIMIT,
   bodyBudgetBytes: DEFAULT_BODY_BUDGET,
@@ -79,7 +79,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
 });
 
 /** TLS 1.3 suites plus the TLS 1.2 ECDHE AEAD suites: forward secrecy and AEAD only. */
-export const TLS_CIPHERS = [
+const TLS_CIPHERS = [
   'TLS_AES_128_GCM_SHA256',
   'TLS_AES_256_GCM_SHA384',
   'TLS_CHACHA20_POLY1305_SHA256',
@@ -93,7 +93,7 @@ export const TLS_CIPHERS = [
 
 const TLS_OPTIONS: SecureContextOptions = { minVersion: 'TLSv1.2', ciphers: TLS_CIPHERS, honorCipherOrder: true };
 
-export interface KeyPair {
+interface KeyPair {
   cert: string | Buffer;
   key: string | Buffer;
 }

@@ -45,7 +45,7 @@ export interface DynamicTlsSource {
   attach(offer: (pair: KeyPairPem) => void): DynamicTls;
 }
 
-export interface DynamicTls {
+interface DynamicTls {
   /** Extra `/readyz` fields about the certificate's source (e.g. the one reason it cannot serve). */
   status(): Record<string, unknown>;
   /** False keeps the server unready even with a certificate (e.g. the caBundle does not trust it yet). */
@@ -59,7 +59,7 @@ export interface ServedCertificate extends KeyPairPem {
 }
 
 /** Checks a key pair before it is served (certs/validate's `validateKeyPair` fits). */
-export type KeyPairValidator = (certPem: string, keyPem: string, options: { now?: Date }) => { ok: true; notAfter: Date } | { ok: false; reason: string };
+type KeyPairValidator = (certPem: string, keyPem: string, options: { now?: Date }) => { ok: true; notAfter: Date } | { ok: false; reason: string };
 
 export interface ConfigProvider {
   /** `--config PATH`; undefined serves `builtin()` (nothing to reload). */
@@ -103,7 +103,7 @@ export interface StartOptions {
   onInjectionFailed?: HandlerOptions['onInjectionFailed'];
 }
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   /** Keep serving (unready, closing connections after each response) this long before closing the listener. */
   drainDelayMs?: number;
   /** After the listener closes, in-flight requests get this long before connections are cut. */
@@ -122,8 +122,6 @@ export interface RunningServer {
   /** Graceful stop: unready, drain, close; resolves when everything is closed. Idempotent. */
   shutdown(): Promise<void>;
 }
-
-export { DEFAULT_PORT, DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS };
 const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {

@@ -6,7 +6,7 @@
  * (kubernetes-types has no AdmissionReview, hence our own.)
  */
 
-export const ADMISSION_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
+const ADMISSION_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionVersion = (typeof ADMISSION_VERSIONS)[number];
 
 export interface GroupVersionKind {
@@ -20,8 +20,6 @@ export interface GroupVersionResource {
   version: string;
   resource: string;
 }
-
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 /** A validated request: every field below was type-checked; `object` is still untrusted. */
 export interface AdmissionRequest {
@@ -58,10 +56,4 @@ export interface AdmissionResponse {
   /** base64 of the RFC 6902 JSON array. */
   patch?: string;
   warnings?: string[];
-}
-
-export interface AdmissionReviewOut {
-  apiVersion: AdmissionVersion;
-  kind: 'AdmissionReview';
-  response: AdmissionResponse;
 }

@@ -24,7 +24,7 @@ export function caBundleFor(pems: string | readonly string[]): string {
   return Buffer.from(text).toString('base64');
 }
 
-export interface BundleCertificate {
+interface BundleCertificate {
   pem: string;
   /** SHA-256 of the DER, hex. */
   fingerprint: string;

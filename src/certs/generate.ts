@@ -12,8 +12,6 @@ import { exportPrivateKeyPem, generateKeyPair, importSigningKey, type SigningKey
 import { normalizeDnsName, normalizeIp, splitHosts } from './names.js';
 import { x509 } from './x509-lib.js';
 import { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from './constants.js';
-
-export { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS };
 /** notBefore is set this far in the past so a node whose clock is behind still accepts it. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
@@ -252,7 +250,7 @@ export function randomSerial(): string {
 }
 
 /** Shortest lifetime `validityMs` accepts: below it renewal could not keep up with reloads. */
-export const MIN_VALIDITY_MS = 60_000;
+const MIN_VALIDITY_MS = 60_000;
 
 function lifetimeMs(options: { validityDays?: number; validityMs?: number }, defaultDays: number, what: string): number {
   if (options.validityMs === undefined) return checkDays(options.validityDays ?? defaultDays, what) * DAY_MS;

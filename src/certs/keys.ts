@@ -14,7 +14,7 @@ const subtle = webcrypto.subtle;
 type CryptoKey = webcrypto.CryptoKey;
 
 /** What a certificate signed with a given key uses as its signature algorithm. */
-export type SigningAlgorithm = { name: 'ECDSA'; hash: string } | { name: 'RSASSA-PKCS1-v1_5'; hash: string };
+type SigningAlgorithm = { name: 'ECDSA'; hash: string } | { name: 'RSASSA-PKCS1-v1_5'; hash: string };
 
 export interface SigningKey {
   privateKey: CryptoKey;

@@ -33,7 +33,7 @@ export const NEXT_CA_KEY_KEY = 'ca-next.key';
 /** The keys a provisioned Secret holds; anything else in it is left alone. */
 export const PROVISIONED_KEYS = [TLS_CERT_FILE, TLS_KEY_FILE, CA_CERT_FILE, CA_KEY_FILE, NEXT_CA_CERT_KEY, NEXT_CA_KEY_KEY] as const;
 /** A certificate is renewed once this fraction of its life has passed. */
-export const RENEW_AT = 2 / 3;
+const RENEW_AT = 2 / 3;
 /** Default wait between "the caBundle holds the next CA" and serving a certificate from it. */
 export const DEFAULT_SWITCH_DELAY_MS = 10_000;
 
@@ -68,12 +68,6 @@ export type ProvisionPlan =
 export function renewalDue(cert: { notBefore: Date; notAfter: Date }, now: Date): boolean {
   const issuedAt = Math.min(cert.notBefore.getTime() + CLOCK_SKEW_MS, cert.notAfter.getTime());
   return now.getTime() >= issuedAt + RENEW_AT * (cert.notAfter.getTime() - issuedAt);
-}
-
-/** When renewalDue turns true (for the next check). */
-export function renewalTime(cert: { notBefore: Date; notAfter: Date }): Date {
-  const issuedAt = Math.min(cert.notBefore.getTime() + CLOCK_SKEW_MS, cert.notAfter.getTime());
-  return new Date(issuedAt + RENEW_AT * (cert.notAfter.getTime() - issuedAt));
 }
 
 export async function planProvision(input: ProvisionInput, policy: ProvisionPolicy): Promise<ProvisionPlan> {

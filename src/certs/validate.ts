@@ -61,7 +61,7 @@ function canonicalIp(text: string): string {
   return isIP(text) === 6 ? new URL(`http://[${text}]/`).hostname.slice(1, -1) : text;
 }
 
-export type KeyPairProblem =
+type KeyPairProblem =
   | 'unreadable'
   | 'bad-certificate'
   | 'bad-key'

@@ -12,4 +12,3 @@ import * as x509 from '@peculiar/x509';
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 export { x509 };
-export const subtle = webcrypto.subtle;

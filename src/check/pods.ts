@@ -29,7 +29,7 @@ function pod(name: string, spec: JsonObject, annotations: Record<string, string>
 }
 
 /** Annotation keys the templates read (`annotation .ObjectMeta "k"`, `index .ObjectMeta.Annotations "k"`), at most `limit`. */
-export function annotationsRead(config: Pick<LoadedConfig, 'templates'>, limit = 20): string[] {
+function annotationsRead(config: Pick<LoadedConfig, 'templates'>, limit = 20): string[] {
   const keys = new Set<string>();
   const re = /(?:annotation\s+\.ObjectMeta\s+|index\s+\.ObjectMeta\.Annotations\s+|isset\s+\.ObjectMeta\.Annotations\s+)[`"]([^`"\s]+)[`"]/g;
   for (const text of Object.values(config.templates)) for (const m of text.matchAll(re)) keys.add(m[1]);

@@ -40,8 +40,8 @@ function usageError(message: string): InjectorError {
 
 // Service names are DNS-1035 labels; namespaces and Secret names DNS-1123 labels/subdomains.
 /** The apiserver's client certificate, beside the serving one (`certs --client NAME`). */
-export const CLIENT_CERT_FILE = 'client.crt';
-export const CLIENT_KEY_FILE = 'client.key';
+const CLIENT_CERT_FILE = 'client.crt';
+const CLIENT_KEY_FILE = 'client.key';
 
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

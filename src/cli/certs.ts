@@ -6,11 +6,9 @@
  * file could be produced; keys are written 0600. Optionally prints a `kubernetes.io/tls` Secret.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
+import { DEFAULT_CA_VALIDITY_DAYS, DEFAULT_LEAF_VALIDITY_DAYS, MAX_VALIDITY_DAYS } from '../certs/constants.js';
 import type { CliIO } from './io.js';
 import type { CertsOptions } from './certs-run.js';
-
-export { TLS_CERT_FILE, TLS_KEY_FILE };
 
 export function register(program: Command, io: CliIO): void {
   program

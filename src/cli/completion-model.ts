@@ -8,7 +8,7 @@
 import type { Command, Option } from 'commander';
 import { parserChoices } from './choices.js';
 
-export type ValueKind = 'none' | 'file' | 'dir' | 'word';
+type ValueKind = 'none' | 'file' | 'dir' | 'word';
 
 export interface FlagSpec {
   short?: string;

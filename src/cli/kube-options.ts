@@ -18,7 +18,7 @@ export function addKubeOptions(cmd: Command, use = 'default: $KUBECONFIG, ~/.kub
 }
 
 /** `https://127.0.0.1:6443 (context "dev")`: where a cluster call went, for messages. */
-export async function describeTarget(opts: KubeCliOptions): Promise<string> {
+async function describeTarget(opts: KubeCliOptions): Promise<string> {
   const { loadKubeConfig } = await import('../heal/kube.js');
   const kc = loadKubeConfig(opts);
   return `${kc.getCurrentCluster()?.server ?? '?'} (context "${kc.getCurrentContext()}")`;

@@ -41,7 +41,7 @@ export async function loadInjectorConfig(io: CliIO, path: string | undefined, qu
 }
 
 /** One line per note: `skipped Deployment "ns/web" (document 2): message (reason)`. */
-export function formatNote(note: DocumentNote): string {
+function formatNote(note: DocumentNote): string {
   const subject = describeSubject(note);
   if (note.type === 'skipped') return `skipped ${subject}: ${note.message}${note.reason ? ` (${note.reason})` : ''}`;
   if (note.type === 'not-injected') return `not injected ${subject}: ${note.message}`;

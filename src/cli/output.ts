@@ -99,7 +99,7 @@ export async function objectsText(values: readonly JsonValue[], format: DataForm
  * as it is (the byte-for-byte and comment guarantees of inject hold); anything else is read
  * and written again in that format.
  */
-export async function streamText(text: string, format: DataFormat | undefined): Promise<string> {
+async function streamText(text: string, format: DataFormat | undefined): Promise<string> {
   if (format === undefined) return text;
   const { readManifest } = await import('../manifest-io/index.js');
   const docs = readManifest(text, '<output>');

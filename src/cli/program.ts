@@ -5,13 +5,13 @@
  * and returns the exit status, so tests need no child processes.
  */
 import { Command, CommanderError } from 'commander';
-import { InjectorError, toInjectorError } from '../errors.js';
+import { toInjectorError } from '../errors.js';
 import type { CliIO } from './io.js';
 import { COMMANDS } from './commands.js';
 import { packageVersion } from '../install/options.js';
 
 /** The package's version (package.json), as `-v` and `version --client` print it. */
-export const VERSION = packageVersion();
+const VERSION = packageVersion();
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('sidecar-injector')
@@ -49,9 +49,4 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     if (e.code === 'SI_INTERNAL' && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
     return e.exitCode;
   }
-}
-
-/** Raise from a command action when arguments are wrong in a way commander cannot see. */
-export function usageError(message: string): InjectorError {
-  return new InjectorError('SI_USAGE', message);
 }

@@ -19,7 +19,7 @@ export interface ReconcileCliOptions {
   reconcileRestartTimeout: number;
 }
 
-export const DEFAULT_RECONCILE_LEASE = `${DEFAULT_NAME}-reconcile`;
+const DEFAULT_RECONCILE_LEASE = `${DEFAULT_NAME}-reconcile`;
 
 export function addReconcileOptions(cmd: Command): Command {
   return cmd

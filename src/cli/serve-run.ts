@@ -114,7 +114,7 @@ export function banner(address: string | undefined, port: number, monitoringPort
 }
 
 /** A port in use (or below 1024 without the right): one line saying which flag to change, not a stack trace. */
-export function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'monitoringPort'>): InjectorError | undefined {
+function portError(err: unknown, options: Pick<ServeOptions, 'port' | 'monitoringPort'>): InjectorError | undefined {
   const e = err as NodeJS.ErrnoException & { port?: number };
   if (e === null || typeof e !== 'object' || (e.code !== 'EADDRINUSE' && e.code !== 'EACCES' && e.code !== 'EADDRNOTAVAIL')) return undefined;
   const port = typeof e.port === 'number' ? e.port : options.port;

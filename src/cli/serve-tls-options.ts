@@ -21,9 +21,9 @@ export interface TlsSecretCliOptions {
 }
 
 const DAY_MS = 86_400_000;
-export const DEFAULT_PROVISION_CA_VALIDITY = `${DEFAULT_CA_VALIDITY_DAYS}d`;
+const DEFAULT_PROVISION_CA_VALIDITY = `${DEFAULT_CA_VALIDITY_DAYS}d`;
 /** Renewed at two thirds, i.e. every 60 days; a leaked key is good for at most 90. */
-export const DEFAULT_PROVISION_CERT_VALIDITY = '90d';
+const DEFAULT_PROVISION_CERT_VALIDITY = '90d';
 export const DEFAULT_TLS_SECRET_RESYNC_MS = 10_000;
 /** After a renewal the old certificate has a third of its life left; every replica must have read the new one by then. */
 const RESYNCS_PER_THIRD = 3;

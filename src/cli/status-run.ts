@@ -12,7 +12,7 @@ import { dataText } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
 import { webhookConfigName, type HealCliOptions } from './heal-options.js';
 
-export type StatusFormat = 'table' | 'json' | 'yaml';
+type StatusFormat = 'table' | 'json' | 'yaml';
 
 export interface StatusCliOptions extends HealCliOptions {
   output: StatusFormat;
@@ -60,6 +60,6 @@ export function restartCommand(opts: HealCliOptions, namespace: string | undefin
   return words.join(' ');
 }
 
-export async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
+async function formatReport(report: StatusReport, format: StatusCliOptions['output'], allNamespaces: boolean): Promise<string> {
   return format === 'table' ? formatTable(report, allNamespaces) : dataText(report, format);
 }

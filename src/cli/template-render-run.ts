@@ -60,7 +60,7 @@ function displayName(file: string): string {
  * JSON; anything else is YAML read as go-yaml v2 and sigs.k8s.io/yaml read it (merge keys;
  * timestamps and sexagesimal numbers stay strings). Numbers stay JavaScript numbers: Go's float64.
  */
-export function parseData(text: string, file: string): unknown {
+function parseData(text: string, file: string): unknown {
   const where = displayName(file);
   const trimmed = text.trimStart();
   if (file.endsWith('.json') || trimmed.startsWith('{') || trimmed.startsWith('[')) {

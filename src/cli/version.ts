@@ -21,13 +21,13 @@ interface VersionFlags extends KubeCliOptions {
   webhookConfig?: string;
 }
 
-export interface VersionReport {
+interface VersionReport {
   clientVersion: { version: string; nodeVersion: string; platform: string };
   serverVersion?: Record<string, unknown>;
   webhook?: WebhookBuild;
 }
 
-export function clientVersion(): VersionReport['clientVersion'] {
+function clientVersion(): VersionReport['clientVersion'] {
   return { version: packageVersion(), nodeVersion: process.version, platform: `${process.platform}/${process.arch}` };
 }
 
@@ -77,7 +77,7 @@ async function addServer(io: CliIO, report: VersionReport, flags: VersionFlags):
   }
 }
 
-export function formatVersion(r: VersionReport): string {
+function formatVersion(r: VersionReport): string {
   const lines = [`Client Version: v${r.clientVersion.version} (Node.js ${r.clientVersion.nodeVersion}, ${r.clientVersion.platform})`];
   if (r.serverVersion !== undefined) lines.push(`Server Version: ${String(r.serverVersion.gitVersion ?? '?')}`);
   const w = r.webhook;

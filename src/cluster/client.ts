@@ -67,7 +67,7 @@ export interface KubeEndpoint {
 }
 
 /** The pod's service account: token re-read per request, one keep-alive agent per CA content. */
-export function inClusterEndpoint(config: InClusterConfig): KubeEndpoint {
+function inClusterEndpoint(config: InClusterConfig): KubeEndpoint {
   let agent: Agent | undefined;
   let agentCa: string | undefined;
   return {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ClusterError } from '../errors.js';
 import { decodeCertificates } from '../certs/pem.js';
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export interface InClusterConfig {
   /** Host name or IP address, IPv6 without brackets. */

@@ -22,7 +22,7 @@ export interface SecretApi {
   post(path: string, body: unknown, options?: RequestOptions): Promise<unknown>;
 }
 
-export type SecretProblemKind = 'missing' | 'forbidden' | 'incomplete' | 'invalid' | 'unreachable';
+type SecretProblemKind = 'missing' | 'forbidden' | 'incomplete' | 'invalid' | 'unreachable';
 
 export interface SecretProblem {
   kind: SecretProblemKind;

@@ -9,7 +9,7 @@ import { ClusterError } from '../errors.js';
 import { getOwn, isPlainObject } from '../util/json.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 
-export const MWC_API_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const MWC_API_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
 
 const DNS1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

@@ -16,7 +16,7 @@ import { selectConfigDocument, splitPick } from './select-document.js';
 import type { ConfigSource, LoadedConfig } from './types.js';
 
 /** A config file larger than this is not a config (and would be slow to parse). */
-export const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
 
 export type LoadOptions = Omit<BuildOptions, 'compile'>;
 
@@ -41,7 +41,7 @@ export function templateEngine(env: NodeJS.ProcessEnv = process.env): TemplateEn
  * Parses each template with the Go text/template engine and the function map its options
  * allow, and compiles it to closures once here, so every render (webhook, CLI) runs compiled.
  */
-export const compileWithEngine: TemplateCompilerFactory = (options) => {
+const compileWithEngine: TemplateCompilerFactory = (options) => {
   const funcs = templateFuncs({ allowEnv: options.allowEnv });
   const engine = templateEngine();
   return (name, text) => parseTemplate(name, text, { funcs, engine });
@@ -144,9 +144,9 @@ export function defaultConfig(options: LoadOptions = {}): LoadedConfig {
  * Istio's rendered injector files (`inject-config.yaml` with `values.json`, or istioctl's
  * `inject-values.yaml`; `mesh.yaml`/`mesh-config.yaml` for the mesh config).
  */
-export const CONFIG_NAMES = ['config', 'config.yaml', 'config.yml', 'inject-config.yaml', 'inject-config.yml'] as const;
-export const VALUES_NAMES = ['values', 'values.yaml', 'values.yml', 'values.json', 'inject-values.yaml', 'inject-values.json'] as const;
-export const MESH_NAMES = ['mesh', 'mesh.yaml', 'mesh-config.yaml'] as const;
+const CONFIG_NAMES = ['config', 'config.yaml', 'config.yml', 'inject-config.yaml', 'inject-config.yml'] as const;
+const VALUES_NAMES = ['values', 'values.yaml', 'values.yml', 'values.json', 'inject-values.yaml', 'inject-values.json'] as const;
+const MESH_NAMES = ['mesh', 'mesh.yaml', 'mesh-config.yaml'] as const;
 
 /** The one of `names` present in `dir`; two present is ambiguous and refused. */
 async function oneOf(dir: string, shown: string, role: string, names: readonly string[]): Promise<string | undefined> {

@@ -160,7 +160,7 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
 }
 
 /** The data key of the tutorial's ConfigMap (sidecar-injector-webhook-configmap). */
-export const TUTORIAL_CONFIG_KEY = 'sidecarconfig.yaml';
+const TUTORIAL_CONFIG_KEY = 'sidecarconfig.yaml';
 
 function fromConfigMap(
   root: Record<string, unknown>,
@@ -261,7 +261,7 @@ function invalid(issues: FileIssue[]): ConfigError {
 }
 
 /** sha256 of the config with keys sorted: equal content gives an equal hash, whatever the layout. */
-export function configHash(config: InjectorConfig): string {
+function configHash(config: InjectorConfig): string {
   return createHash('sha256').update(stableJson(config)).digest('hex');
 }
 

@@ -10,7 +10,7 @@ import { labelValueError, qualifiedNameError } from './k8s-names.js';
 import { closest, joinPath, quoteHint, unknownKeyMessage, type ConfigIssue } from './issues.js';
 import { describeValue } from '../util/describe.js';
 
-export const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 export type SelectorOperator = (typeof SELECTOR_OPERATORS)[number];
 
 /** One `matchExpressions` entry as written. `operator` is kept as written (it may be invalid). */

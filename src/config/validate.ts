@@ -17,13 +17,13 @@ import type { InjectionKeys, InjectionValues, InjectorConfig, TemplateOptions } 
 import { describeValue } from '../util/describe.js';
 
 /** Istio's `inject.Config` keys. */
-export const ISTIO_CONFIG_KEYS = ['policy', 'defaultTemplates', 'templates', 'aliases', 'neverInjectSelector', 'alwaysInjectSelector', 'injectedAnnotations'];
+const ISTIO_CONFIG_KEYS = ['policy', 'defaultTemplates', 'templates', 'aliases', 'neverInjectSelector', 'alwaysInjectSelector', 'injectedAnnotations'];
 /** Our extensions (and `values` for the single-file form). */
-export const EXTENSION_CONFIG_KEYS = ['values', 'injectionKeys', 'injectionValues', 'templateOptions', 'ignoredNamespaces', 'nativeSidecars', 'compatibility'];
+const EXTENSION_CONFIG_KEYS = ['values', 'injectionKeys', 'injectionValues', 'templateOptions', 'ignoredNamespaces', 'nativeSidecars', 'compatibility'];
 /** The static sidecar form (config/static-sidecar): the tutorial's plain containers/volumes, and its name. */
-export const STATIC_FORM_KEYS = [...STATIC_SIDECAR_KEYS, STATIC_NAME_KEY];
+const STATIC_FORM_KEYS = [...STATIC_SIDECAR_KEYS, STATIC_NAME_KEY];
 /** Istio's legacy key: present in every Istio ConfigMap, ignored by istiod since 1.9. */
-export const LEGACY_TEMPLATE_KEY = 'template';
+const LEGACY_TEMPLATE_KEY = 'template';
 
 const KNOWN_KEYS = [...ISTIO_CONFIG_KEYS, ...EXTENSION_CONFIG_KEYS, ...STATIC_FORM_KEYS];
 const INJECTION_KEY_NAMES = Object.keys(ISTIO_INJECTION_KEYS) as (keyof InjectionKeys)[];

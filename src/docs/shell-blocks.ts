@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Why a block does not run in the sandbox; each is run somewhere else or by the reader only. */
-export const NEEDS = {
+const NEEDS = {
   // The e2e scenarios cover what these do. Run as written on the e2e node (scenario
   // 27-docs-cluster): README.md's cluster blocks but the revision one, and the policy blocks of
   // docs/policy-mode.md and examples/policy-nginx-sidecar; the other files' are still to do.
@@ -33,7 +33,7 @@ export const NEEDS = {
   kustomize: 'kustomize, not installed here',
 } as const;
 
-export type Need = keyof typeof NEEDS;
+type Need = keyof typeof NEEDS;
 
 export interface ShellBlock {
   file: string;

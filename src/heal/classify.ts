@@ -39,7 +39,7 @@ export interface ClassifyContext {
 }
 
 /** Would the webhook inject this (uninjected) pod now? Reach first, then the core's decision. */
-export interface Verdict {
+interface Verdict {
   inject: boolean;
   reason: string;
   message: string;
@@ -211,7 +211,7 @@ function otherRevision(podRevision: string, ours: string, verdict: Verdict, podH
 }
 
 /** The webhook layer (is the injector called at all?) then the core's decision. */
-export function wouldInject(pod: Obj, ctx: ClassifyContext): Verdict {
+function wouldInject(pod: Obj, ctx: ClassifyContext): Verdict {
   const namespace = namespaceOf(pod);
   const labels = labelsOf(pod);
   const reach = evaluateScopes([...ctx.scopes], { name: namespace, labels: { ...ctx.namespaceLabels } }, labels, pod);
@@ -255,7 +255,7 @@ export function asAdmitted(pod: Obj): JsonObject {
   return out as JsonObject;
 }
 
-export function namespaceOf(pod: Obj): string {
+function namespaceOf(pod: Obj): string {
   const meta = isPlainObject(pod.metadata) ? pod.metadata : {};
   return typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
 }
@@ -272,6 +272,6 @@ function annotationsOf(pod: Obj): Obj {
   return isPlainObject(meta.annotations) ? meta.annotations : {};
 }
 
-export function namesIn(list: unknown): string[] {
+function namesIn(list: unknown): string[] {
   return Array.isArray(list) ? list.map((c) => (isPlainObject(c) ? c.name : undefined)).filter((n): n is string => typeof n === 'string') : [];
 }

@@ -93,7 +93,7 @@ function containerChanges(item: string, live: Obj, next: Obj): Change[] {
  * `have` holds every field of `want` (lists item by item, same length): defaults may be extra,
  * and a zero value in `want` matches its absence (the apiserver omits zero values).
  */
-export function contains(have: unknown, want: unknown): boolean {
+function contains(have: unknown, want: unknown): boolean {
   if (have === undefined && isZero(want)) return true;
   if (Array.isArray(want)) return Array.isArray(have) && have.length === want.length && want.every((w, i) => contains(have[i], w));
   if (isPlainObject(want)) return isPlainObject(have) && Object.keys(want).every((k) => contains(have[k], want[k]));

@@ -7,7 +7,7 @@
 import { POD_STATES, type Classification, type PodState, type WorkloadRef } from './types.js';
 import { workloadKey } from './owners.js';
 
-export interface PodEntry {
+interface PodEntry {
   name: string;
   state: PodState;
   reason: string;
@@ -138,7 +138,7 @@ export function formatTable(report: StatusReport, allNamespaces: boolean): strin
 }
 
 /** Columns padded to their widest cell plus three spaces (as kubectl); the last is not padded. */
-export function alignColumns(rows: readonly string[][]): string {
+function alignColumns(rows: readonly string[][]): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] + 3))).join('')).join('\n') + '\n';

@@ -70,7 +70,7 @@ export interface WorkloadRef {
 }
 
 /** Workload kinds `restart` can roll through the restartedAt annotation. */
-export const RESTARTABLE_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
+const RESTARTABLE_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
 
 export function isRestartable(kind: string): boolean {
   return (RESTARTABLE_KINDS as readonly string[]).includes(kind);

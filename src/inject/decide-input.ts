@@ -9,7 +9,7 @@ import { describeValue as describe, quote } from '../util/describe.js';
 import { isPlainObject } from '../util/json.js';
 
 /** A string map read from the pod; entries whose value is not a string are kept apart. */
-export interface StringMapView {
+interface StringMapView {
   values: Map<string, string>;
   /** Key -> description of the non-string value found (e.g. `a number (1)`). */
   invalid: Map<string, string>;

@@ -8,10 +8,7 @@
 export { injectPod, renderPodTemplates } from './inject.js';
 export { uninjectPod } from './uninject.js';
 export { decide } from './decide.js';
-export type { DecisionConfig } from './decide.js';
-export type { PodLimits } from './limits.js';
-export type { StatusKeyring } from './status-mac.js';
-export type { Container, LocalObjectReference, NamedList, ObjectMeta, Pod, PodSpec, StringMap, Volume } from './pod-types.js';
+export type { Container, LocalObjectReference, ObjectMeta, Pod, PodSpec, StringMap, Volume } from './pod-types.js';
 export type { Overrides, PodHooks, PodProfileInput, Profile, RemovedItems, TemplateField } from './profile.js';
 export type {
   Decision,
@@ -21,7 +18,6 @@ export type {
   InjectionContext,
   InjectionResult,
   InjectionStatus,
-  JsonPatchOperation,
   SkippedResult,
   UndoEntry,
   UninjectResult,

@@ -25,9 +25,9 @@ import { asJson, containersIn, itemNames, type Container, type Pod } from './pod
 import type { Overrides } from './profile.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
-export const AUTO_IMAGE = 'auto';
+const AUTO_IMAGE = 'auto';
 
-export interface Injected {
+interface Injected {
   initContainers: string[];
   containers: string[];
   volumes: string[];

@@ -74,11 +74,6 @@ export function annotationsOf(pod: Pod): Readonly<StringMap> {
   return pod.metadata?.annotations ?? {};
 }
 
-/** The pod's labels (empty when it has none). */
-export function labelsOf(pod: Pod): Readonly<StringMap> {
-  return pod.metadata?.labels ?? {};
-}
-
 /** The containers of one of the pod's container lists (empty when absent). */
 export function containersIn(pod: Pod, list: 'containers' | 'initContainers' | 'ephemeralContainers'): Container[] {
   return pod.spec[list] ?? [];

@@ -81,7 +81,7 @@ export async function generateInstall(request: InstallRequest = {}): Promise<Gen
 }
 
 /** The objects in apply order. */
-export function buildInstallObjects(ctx: InstallContext, options: { includeNamespace?: boolean } = {}): KubeObject[] {
+function buildInstallObjects(ctx: InstallContext, options: { includeNamespace?: boolean } = {}): KubeObject[] {
   // URL mode: the server runs outside the cluster, so the webhook configuration is all there is.
   if (ctx.options.webhookUrl !== undefined) return [mutatingWebhookConfiguration(ctx), ...tagWebhookConfigurations(ctx)] as unknown as KubeObject[];
   const out: unknown[] = [];
@@ -124,7 +124,7 @@ function adoptConfigRevision(options: InstallOptions, fromValues: unknown): void
 }
 
 /** One multi-document YAML, Kubernetes style. */
-export function installYaml(objects: readonly KubeObject[], version = packageVersion()): string {
+function installYaml(objects: readonly KubeObject[], version = packageVersion()): string {
   const header = `# sidecar-injector ${version} install manifests. Apply with: kubectl apply -f FILE\n`;
   return header + objects.map((o) => `---\n${stringifyObject(o as unknown as JsonValue)}`).join('');
 }

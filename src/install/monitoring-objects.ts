@@ -8,7 +8,7 @@
 import { prometheusRule } from '../monitoring/render.js';
 import { commonLabels, selectorLabels, type InstallContext } from './context.js';
 
-export const MONITORING_PORT_NAME = 'http-monitoring';
+const MONITORING_PORT_NAME = 'http-monitoring';
 
 function labels(ctx: InstallContext): Record<string, string> {
   return { ...commonLabels(ctx), ...ctx.options.monitoringLabels };

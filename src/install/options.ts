@@ -12,9 +12,9 @@ import { DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/default
 import { readPackageFile } from '../util/package-files.js';
 import { lifetimeMs } from '../util/duration.js';
 
-export type FailurePolicy = 'Fail' | 'Ignore';
-export type ReinvocationPolicy = 'IfNeeded' | 'Never';
-export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+type FailurePolicy = 'Fail' | 'Ignore';
+type ReinvocationPolicy = 'IfNeeded' | 'Never';
+type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 /** How the serving certificate reaches the cluster. */
 export type CertMode =
@@ -116,7 +116,7 @@ export const CONFIG_MOUNT = '/etc/sidecar-injector/config';
 /** The user the image runs as (distroless `nonroot`); the pod asks for it explicitly. */
 export const RUN_AS_USER = 65532;
 
-export function defaultInstallOptions(): InstallOptions {
+function defaultInstallOptions(): InstallOptions {
   return {
     name: DEFAULT_NAME,
     namespace: DEFAULT_NAME,
@@ -330,7 +330,7 @@ export function servedSecretName(o: InstallOptions): string | undefined {
  * The apiserver's rules for `clientConfig.url` (admissionregistration validation): https only, a
  * host, no user info, query or fragment. A trailing slash is dropped so `/inject` can be appended.
  */
-export function webhookBaseUrl(text: string): string {
+function webhookBaseUrl(text: string): string {
   let url: URL;
   try {
     url = new URL(text);

@@ -15,7 +15,7 @@ export function reconcileName(name: string): string {
   return `${name}-reconcile`;
 }
 
-export function reconcileClusterRules(webhookConfigName: string, restart: boolean): PolicyRule[] {
+function reconcileClusterRules(webhookConfigName: string, restart: boolean): PolicyRule[] {
   const read = ['get', 'list', 'watch'];
   const rules: PolicyRule[] = [
     { apiGroups: [''], resources: ['pods', 'namespaces'], verbs: read },
@@ -28,7 +28,7 @@ export function reconcileClusterRules(webhookConfigName: string, restart: boolea
   return rules;
 }
 
-export function reconcileLeaseRules(leaseName: string): PolicyRule[] {
+function reconcileLeaseRules(leaseName: string): PolicyRule[] {
   return [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [leaseName] },

@@ -15,12 +15,12 @@ import type { PolicyRule, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js'
 import { metadata, type InstallContext } from './context.js';
 import { provisionedSecretName, servedSecretName } from './options.js';
 
-export function tlsAccessName(name: string): string {
+function tlsAccessName(name: string): string {
   return `${name}-tls`;
 }
 
 /** Get (and, provisioning, update) the one Secret; Events on the server's pods (create cannot be limited by name). */
-export function tlsAccessRules(secret: string, provision: boolean): PolicyRule[] {
+function tlsAccessRules(secret: string, provision: boolean): PolicyRule[] {
   return [
     { apiGroups: [''], resources: ['secrets'], verbs: provision ? ['get', 'update'] : ['get'], resourceNames: [secret] },
     { apiGroups: [''], resources: ['events'], verbs: ['create'] },

@@ -23,8 +23,6 @@ import { CertError, InjectorError } from '../errors.js';
 import { provisionedSecretName, servedSecretName, webhookUrlHost, type InstallOptions } from './options.js';
 
 import { TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-
-export { TLS_CERT_FILE, TLS_KEY_FILE };
 /** A reused leaf must stay valid at least this long; otherwise a new one is issued. */
 export const LEAF_RENEW_BEFORE_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -13,7 +13,7 @@ import { metadata, REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL, type InstallContext 
 import { tagConfigurationName } from './options.js';
 import { tagScopes, webhookScopes, type WebhookScope, type WebhookScopeOptions } from './webhook-rules.js';
 
-export const WEBHOOK_PATH = '/inject';
+const WEBHOOK_PATH = '/inject';
 
 export function mutatingWebhookConfiguration(ctx: InstallContext): MutatingWebhookConfiguration {
   const o = ctx.options;

@@ -19,8 +19,6 @@ import { compileSelector, selectorMatches, type LabelSelector, type LabelSelecto
 import type { InjectionKeys } from '../config/types.js';
 import { getOwn, isPlainObject } from '../util/json.js';
 
-export type { LabelSelector } from '../config/selector.js';
-
 /** The label the apiserver puts on every namespace (1.21+), equal to its name. */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -205,7 +203,7 @@ function revisionScopes(keys: InjectionKeys, rev: string, options: WebhookScopeO
   ];
 }
 
-export interface ScopeStep {
+interface ScopeStep {
   check: string;
   found: string;
   effect: string;

@@ -15,7 +15,7 @@ import { CONFIG_MOUNT, RUN_AS_USER, TLS_MOUNT, servedSecretName, tlsSecretName }
 import { needsToken } from './base-objects.js';
 
 /** The `serve` command line; flags as defined in src/cli/serve.ts. */
-export function serveArgs(ctx: InstallContext): string[] {
+function serveArgs(ctx: InstallContext): string[] {
   const o = ctx.options;
   const secret = servedSecretName(o);
   const tls = secret === undefined ? ['--tls-dir', TLS_MOUNT] : ['--tls-secret', secret, ...provisionArgs(ctx)];

@@ -19,8 +19,6 @@ import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { K8S_STRUCTS, type StructSchema } from './k8s-structs.js';
 
-export type { FieldSpec, StructSchema } from './k8s-structs.js';
-
 /** The struct types views know (and so `*T`, `[]T` of them), by Go type name. */
 const SCHEMAS = new Map<string, StructSchema>(K8S_STRUCTS.map((s) => [s.goType, s]));
 /** Each struct's fields by Go name: the JSON name, and the field type's viewer (made on first use). */
@@ -108,7 +106,7 @@ function toBigInt(json: unknown): bigint {
 }
 
 /** A struct (or pointer to struct) backed by its JSON object. */
-export class StructView implements GoObject {
+class StructView implements GoObject {
   readonly [GO_OBJECT] = true as const;
   #cache: Map<string, unknown> | undefined;
 
@@ -288,7 +286,7 @@ function inferType(json: unknown): string {
  * A struct whose schema we do not carry (rarely used corev1 types): fields are found by Go name
  * through the JSON name, typed by their JSON value; absent fields are invalid (`<no value>`).
  */
-export class GenericStructView implements GoObject {
+class GenericStructView implements GoObject {
   readonly [GO_OBJECT] = true as const;
 
   constructor(

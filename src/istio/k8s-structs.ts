@@ -7,7 +7,7 @@
  */
 
 /** A field: Go name, JSON name, Go type (`string`, `int32`, `[]v1.Container`, `*v1.Probe`, `map[string]string`). */
-export type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
+type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
 
 export interface StructSchema {
   /** reflect's name, e.g. `v1.Container`. */

@@ -60,7 +60,7 @@ const TRACING: MessageSchema = {
 const PROXY_IMAGE: MessageSchema = { goType: 'v1beta1.ProxyImage', fields: [['ImageType', 'imageType', 'string']] };
 
 /** Istio's meshconfig.ProxyConfig, fields in proto declaration order. */
-export const PROXY_CONFIG_SCHEMA: MessageSchema = {
+const PROXY_CONFIG_SCHEMA: MessageSchema = {
   goType: 'v1alpha1.ProxyConfig',
   fields: [
     ['ConfigPath', 'configPath', 'string'],
@@ -109,7 +109,7 @@ const INBOUND_TRAFFIC_POLICY: MessageSchema = {
 };
 
 /** Istio's meshconfig.MeshConfig: the fields templates and the injector read, plus common ones. */
-export const MESH_CONFIG_SCHEMA: MessageSchema = {
+const MESH_CONFIG_SCHEMA: MessageSchema = {
   goType: 'v1alpha1.MeshConfig',
   fields: [
     ['ProxyListenPort', 'proxyListenPort', 'int32'],
@@ -165,7 +165,7 @@ export const MESH_CONFIG_SCHEMA: MessageSchema = {
  * and no tracing default (older releases had 2 and a zipkin address; the live peer showed a pod's
  * explicit `concurrency: 2` kept in PROXY_CONFIG, which only holds with no default).
  */
-export const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = deepFreeze({
+const DEFAULT_PROXY_CONFIG: Readonly<Record<string, unknown>> = deepFreeze({
   configPath: './etc/istio/proxy',
   binaryPath: '/usr/local/bin/envoy',
   serviceCluster: 'istio-proxy',

@@ -118,7 +118,7 @@ function overridesAnnotation(annotations: Record<string, string>, overrides: Pos
 }
 
 /** Istio's FindSidecar on the merged pod: istio-proxy in containers, else in initContainers (native sidecar). */
-export function findSidecar(pod: JsonObject): Obj | undefined {
+function findSidecar(pod: JsonObject): Obj | undefined {
   const spec = pod.spec as Obj;
   for (const list of ['containers', 'initContainers']) {
     const items = spec[list];
@@ -130,7 +130,7 @@ export function findSidecar(pod: JsonObject): Obj | undefined {
 }
 
 /** Istio's status port (agent): the mesh's proxy config statusPort. */
-export function statusPort(ctx: PostProcessContext): number {
+function statusPort(ctx: PostProcessContext): number {
   const p = ctx.mesh.proxy.statusPort;
   return typeof p === 'number' ? p : 15020;
 }

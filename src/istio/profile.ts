@@ -55,7 +55,7 @@ export function istioProfile(config: LoadedConfig): Profile {
 }
 
 /** Istio's annotation: user init containers to run before the native sidecar proxy. */
-export const INIT_BEFORE_PROXY_ANNOTATION = 'sidecar.istio.io/init-containers-before-proxy';
+const INIT_BEFORE_PROXY_ANNOTATION = 'sidecar.istio.io/init-containers-before-proxy';
 
 /** Istio's CNI validation init container: first, so it holds everything until the network is ready. */
 const LEADING_INIT_CONTAINERS: readonly string[] = Object.freeze(['istio-validation']);
@@ -78,7 +78,7 @@ function initContainersBeforeProxy(annotations: Readonly<Record<string, unknown>
  * Istio's rule for putting the proxy first: holdApplicationUntilProxyStarts in the pod's proxy
  * config (mesh default + `proxy.istio.io/config` annotation) or in values.global.proxy.
  */
-export function holdApplicationUntilProxyStarts(proxy: Readonly<Record<string, unknown>>, config: Pick<LoadedConfig, 'values'>): boolean {
+function holdApplicationUntilProxyStarts(proxy: Readonly<Record<string, unknown>>, config: Pick<LoadedConfig, 'values'>): boolean {
   if (proxy.holdApplicationUntilProxyStarts === true) return true;
   const g = config.values.global;
   const p = isPlainObject(g) ? g.proxy : undefined;

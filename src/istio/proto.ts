@@ -16,7 +16,7 @@ import { jsonKey } from '../template/value-key.js';
 import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 
-export type ProtoKind =
+type ProtoKind =
   | 'string'
   | 'int32'
   | 'uint32'
@@ -123,7 +123,7 @@ export class ProtoMessage implements GoObject {
 }
 
 /** A nil `*Message`: getters answer zero values, as Go's generated getters do on nil receivers. */
-export class NilMessage implements GoObject {
+class NilMessage implements GoObject {
   readonly [GO_OBJECT] = true as const;
   readonly goType: string;
 
@@ -157,7 +157,7 @@ export class NilMessage implements GoObject {
 }
 
 /** An enum value: prints (and `.String` returns) its name; `.Number` its number. */
-export class EnumValue implements GoObject {
+class EnumValue implements GoObject {
   readonly [GO_OBJECT] = true as const;
   readonly goType: string;
 
@@ -215,7 +215,7 @@ function wrapperSchema(kind: string): MessageSchema {
   return s;
 }
 
-export const DURATION_SCHEMA: MessageSchema = {
+const DURATION_SCHEMA: MessageSchema = {
   goType: 'durationpb.Duration',
   fields: [
     ['Seconds', 'seconds', 'int64'],
@@ -224,7 +224,7 @@ export const DURATION_SCHEMA: MessageSchema = {
 };
 
 /** The Go value of a field of `kind` whose protojson value is `raw` (undefined when unset). */
-export function viewProto(kind: ProtoKind, raw: unknown): unknown {
+function viewProto(kind: ProtoKind, raw: unknown): unknown {
   if (typeof kind === 'object') {
     if ('enum' in kind) return new EnumValue(kind.enum, enumNumber(kind.enum, raw));
     const schema = kind.message();
@@ -271,7 +271,7 @@ function toBigInt(raw: unknown): bigint {
   return 0n;
 }
 
-export function enumNumber(type: EnumType, raw: unknown): number {
+function enumNumber(type: EnumType, raw: unknown): number {
   if (typeof raw === 'number' && Number.isInteger(raw)) return raw;
   if (typeof raw === 'string') {
     for (const [n, name] of Object.entries(type.names)) if (name === raw) return Number(n);

@@ -26,7 +26,7 @@ import { viewAs } from './go-struct.js';
 import type { ProtoMessage } from './proto.js';
 
 /** Istio's default proxy UID/GID (OpenShift namespaces may change it in Istio; not here). */
-export const DEFAULT_PROXY_ID = 1337n;
+const DEFAULT_PROXY_ID = 1337n;
 
 export interface IstioDataInput {
   /** The config's values (read, never modified). */

@@ -14,13 +14,13 @@ import type { ManifestDocument } from './documents.js';
 import { stringifyObject } from '../yaml/index.js';
 import { setOwn } from '../util/own.js';
 
-export const RESOURCE_LIST_KIND = 'ResourceList';
+const RESOURCE_LIST_KIND = 'ResourceList';
 /** The spec's version first; older kustomize releases sent the beta/alpha ones. */
-export const RESOURCE_LIST_API_VERSIONS = ['config.kubernetes.io/v1', 'config.kubernetes.io/v1beta1', 'config.kubernetes.io/v1alpha1'];
+const RESOURCE_LIST_API_VERSIONS = ['config.kubernetes.io/v1', 'config.kubernetes.io/v1beta1', 'config.kubernetes.io/v1alpha1'];
 
 /** Annotations kpt/kustomize put on items to find their file again (current names, then legacy). */
-export const PATH_ANNOTATIONS = ['internal.config.kubernetes.io/path', 'config.kubernetes.io/path'];
-export const INDEX_ANNOTATIONS = ['internal.config.kubernetes.io/index', 'config.kubernetes.io/index'];
+const PATH_ANNOTATIONS = ['internal.config.kubernetes.io/path', 'config.kubernetes.io/path'];
+const INDEX_ANNOTATIONS = ['internal.config.kubernetes.io/index', 'config.kubernetes.io/index'];
 
 export type KrmSeverity = 'error' | 'warning' | 'info';
 

@@ -28,7 +28,7 @@ import type { ManualOptions } from './types.js';
 import { DEFAULT_NAME } from '../install/options.js';
 
 /** Where `manifests` installs the injector unless told otherwise: explain assumes the same. */
-export const DEFAULT_INJECTOR_NAMESPACE = DEFAULT_NAME;
+const DEFAULT_INJECTOR_NAMESPACE = DEFAULT_NAME;
 
 export interface ExplainOptions extends ManualOptions {
   /** The namespace's labels; undefined: not known (a namespace labelled `<namespaceLabel>=enabled` is assumed). */
@@ -201,7 +201,7 @@ function injectionError(
 }
 
 /** Which behaviour the config is in, and why (config/compat). */
-export function compatibilityStep(config: LoadedConfig): Omit<ExplainStep, 'layer'> {
+function compatibilityStep(config: LoadedConfig): Omit<ExplainStep, 'layer'> {
   const c = config.compatibility;
   const effects =
     c.mode === 'istio'

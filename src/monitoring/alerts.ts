@@ -15,7 +15,7 @@
  */
 import { DEFAULT_WEBHOOK_DOMAIN } from '../install/webhook-rules.js';
 
-export type Severity = 'critical' | 'warning' | 'info';
+type Severity = 'critical' | 'warning' | 'info';
 
 export interface AlertParams {
   /** Namespace and name of the install (the PodDisruptionBudget is named like the Deployment). */
@@ -43,7 +43,7 @@ export interface AlertSpec {
   runbook: string;
 }
 
-export interface AlertingRule {
+interface AlertingRule {
   alert: string;
   expr: string;
   for: string;
@@ -56,7 +56,7 @@ export interface RuleGroup {
   rules: AlertingRule[];
 }
 
-export const RULE_GROUP = 'sidecar-injector';
+const RULE_GROUP = 'sidecar-injector';
 export const RUNBOOK_BASE_URL = 'https://github.com/sidecar-injector/sidecar-injector/blob/main/docs/runbooks.md';
 
 /** Our webhook entries (namespace., object., auto.) in the apiserver's `name` label. */

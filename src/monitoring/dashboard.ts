@@ -7,7 +7,7 @@
  */
 import { WEBHOOK_NAME_MATCHER } from './alerts.js';
 
-export interface PanelQuery {
+interface PanelQuery {
   expr: string;
   legend: string;
 }

@@ -5,12 +5,6 @@
  */
 export { strategicMerge, type MergeOptions } from './smp.js';
 export {
-  CONTAINER_SCHEMA,
-  OBJECT_META_SCHEMA,
-  OPAQUE_SCHEMA,
-  POD_SCHEMA,
-  POD_SPEC_SCHEMA,
-  POD_STATUS_SCHEMA,
   type SmpField,
   type SmpSchema,
 } from './smp-schema.js';
@@ -18,4 +12,4 @@ export type { JsonPatchOperation } from './types.js';
 export { createPatch } from './diff.js';
 export { patchJson } from './patch-json.js';
 export { applyPatch } from './apply.js';
-export { escapePointerToken, formatPointer, parsePointer, unescapePointerToken } from './json-pointer.js';
+export { escapePointerToken, parsePointer } from './json-pointer.js';

@@ -20,7 +20,7 @@ export const SET_ELEMENT_ORDER = '$setElementOrder';
 export const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList';
 
 /** True for the keys that are instructions to the merge, never data. */
-export function isDirectiveKey(key: string): boolean {
+function isDirectiveKey(key: string): boolean {
   return key === DIRECTIVE || key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER) || key.startsWith(DELETE_FROM_PRIMITIVE_LIST);
 }
 

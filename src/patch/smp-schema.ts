@@ -41,7 +41,7 @@ export interface SmpSchema {
 export const OPAQUE_SCHEMA: SmpSchema = Object.freeze({ name: 'unknown', fields: Object.freeze({}) });
 
 /** corev1.Container and corev1.EphemeralContainer (EphemeralContainerCommon has the same tags). */
-export const CONTAINER_SCHEMA: SmpSchema = {
+const CONTAINER_SCHEMA: SmpSchema = {
   name: 'Container',
   fields: {
     env: { type: 'list', mergeKey: 'name' },
@@ -52,7 +52,7 @@ export const CONTAINER_SCHEMA: SmpSchema = {
 };
 
 /** metav1.ObjectMeta. */
-export const OBJECT_META_SCHEMA: SmpSchema = {
+const OBJECT_META_SCHEMA: SmpSchema = {
   name: 'ObjectMeta',
   fields: {
     finalizers: { type: 'set' },
@@ -61,7 +61,7 @@ export const OBJECT_META_SCHEMA: SmpSchema = {
 };
 
 /** corev1.PodSpec. */
-export const POD_SPEC_SCHEMA: SmpSchema = {
+const POD_SPEC_SCHEMA: SmpSchema = {
   name: 'PodSpec',
   fields: {
     containers: { type: 'list', mergeKey: 'name', element: CONTAINER_SCHEMA },
@@ -77,7 +77,7 @@ export const POD_SPEC_SCHEMA: SmpSchema = {
 };
 
 /** corev1.PodStatus (a webhook never patches status; kept so a whole Pod merges like Kubernetes). */
-export const POD_STATUS_SCHEMA: SmpSchema = {
+const POD_STATUS_SCHEMA: SmpSchema = {
   name: 'PodStatus',
   fields: {
     conditions: { type: 'list', mergeKey: 'type' },

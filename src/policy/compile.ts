@@ -28,7 +28,7 @@ import { celString, celValue, mapValueOr } from './cel.js';
 import { policyMatchConditions } from './match.js';
 import { LISTS, probe, type Probe } from './probe.js';
 
-export const POLICY_API_VERSION = 'admissionregistration.k8s.io/v1';
+const POLICY_API_VERSION = 'admissionregistration.k8s.io/v1';
 
 export interface PolicyOptions {
   /** Name of the policy; bindings are `<name>-<scope>`. */
@@ -45,8 +45,6 @@ export interface CompiledPolicy {
   /** The templates compiled, in order. */
   templates: string[];
 }
-
-export const DEFAULT_POLICY_NAME = 'sidecar-injector';
 
 /**
  * What the policy must add to a pod (the items, their places, the printed fields, the status

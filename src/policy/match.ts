@@ -16,7 +16,7 @@ import { defaultMatchConditions, type MatchCondition } from '../install/webhook-
 import { celList, celString, hasMapKey } from './cel.js';
 
 /** The CEL expression for "the pod's labels match this selector" (only `ok` selectors). */
-export function selectorCel(s: CompiledSelector): string {
+function selectorCel(s: CompiledSelector): string {
   const parts = s.requirements.map((r) => {
     const has = hasMapKey('labels', r.key);
     const value = `object.metadata.labels[${celString(r.key)}]`;
@@ -44,7 +44,7 @@ function choiceCel(key: string): string {
 export type DecisionConditionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'>;
 
 /** The decision rules as one CEL expression (true: inject). */
-export function decisionCel(config: DecisionConditionConfig): string {
+function decisionCel(config: DecisionConditionConfig): string {
   const policy = config.policy;
   if (policy !== POLICY_ENABLED && policy !== POLICY_DISABLED) return 'false';
   const choice = choiceCel(config.injectionKeys.inject);

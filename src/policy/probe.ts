@@ -30,7 +30,7 @@ export type ListName = (typeof LISTS)[number];
 /** Lists the pod may lack (a pod always has containers). */
 const OPTIONAL_LISTS: readonly ListName[] = ['initContainers', 'volumes', 'imagePullSecrets'];
 
-export interface ListPlan {
+interface ListPlan {
   /** Items that go before the pod's own (in order). */
   before: JsonObject[];
   /** Items that go after the pod's own (in order). */

@@ -116,7 +116,7 @@ export function buildImage(o: BuildImageOptions): BuiltImage {
 }
 
 /** The digest of the manifest tagged `tag` in an OCI layout's index.json. */
-export function manifestDigest(layout: string, tag: string): string {
+function manifestDigest(layout: string, tag: string): string {
   const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')) as { manifests?: { digest: string; annotations?: Record<string, string> }[] };
   const m = index.manifests?.find((d) => d.annotations?.['org.opencontainers.image.ref.name'] === tag);
   if (m === undefined) throw new Error(`${layout}/index.json has no manifest tagged ${tag}`);
@@ -124,7 +124,7 @@ export function manifestDigest(layout: string, tag: string): string {
 }
 
 /** Node's arch name as OCI (Go's GOARCH) spells it. */
-export function ociArchitecture(arch: string = process.arch): string {
+function ociArchitecture(arch: string = process.arch): string {
   const map: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
   const a = map[arch];
   if (a === undefined) throw new Error(`no OCI architecture for ${arch}`);

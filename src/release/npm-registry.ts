@@ -32,7 +32,7 @@ export interface LockfileRegistry {
 }
 
 /** The cache file of an `sha512-...` integrity in npm's cacache (content-v2/sha512/aa/bb/rest). */
-export function cachedTarball(cacheDir: string, integrity: string): string {
+function cachedTarball(cacheDir: string, integrity: string): string {
   const m = /^sha512-([A-Za-z0-9+/=]+)$/.exec(integrity.split(' ')[0]);
   if (m === null) throw new Error(`unsupported integrity ${integrity}`);
   const hex = Buffer.from(m[1], 'base64').toString('hex');

@@ -12,10 +12,10 @@ import { dirname, join } from 'node:path';
 import { RUN_AS_USER } from '../install/options.js';
 import { IMAGE_ACCOUNT, IMAGE_BINARY } from './image-spec.js';
 
-export const CA_CERTIFICATES = '/etc/ssl/certs/ca-certificates.crt';
+const CA_CERTIFICATES = '/etc/ssl/certs/ca-certificates.crt';
 
 /** The absolute paths of the shared objects `ldd` says `exe` loads (the loader included, the vDSO not). */
-export function linkedLibraries(exe: string): string[] {
+function linkedLibraries(exe: string): string[] {
   let out: string;
   try {
     out = execFileSync('ldd', [exe], { encoding: 'utf8' });
@@ -26,7 +26,7 @@ export function linkedLibraries(exe: string): string[] {
 }
 
 /** `libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)` and `/lib64/ld-linux-x86-64.so.2 (0x...)` lines. */
-export function parseLdd(out: string): string[] {
+function parseLdd(out: string): string[] {
   const libs = new Set<string>();
   for (const line of out.split('\n')) {
     const t = line.trim();

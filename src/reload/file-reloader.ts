@@ -40,7 +40,7 @@ export interface ReloaderOptions<R, T> {
   clock?: () => Date;
 }
 
-export interface ReloadStatus {
+interface ReloadStatus {
   /** sha256 of the input bytes currently served. */
   inputHash: string | undefined;
   loadedAt: string | undefined;
@@ -61,8 +61,8 @@ export interface Reloader {
   close(): void;
 }
 
-export const DEFAULT_DEBOUNCE_MS = 150;
-export const DEFAULT_POLL_MS = 10_000;
+const DEFAULT_DEBOUNCE_MS = 150;
+const DEFAULT_POLL_MS = 10_000;
 /** How often a refused load is retried because its inputs changed while it read them. */
 const MAX_UNSETTLED_TRIES = 3;
 

@@ -66,7 +66,7 @@ export function rolloutPending(workload: unknown): string | undefined {
 }
 
 /** What the kubelet says about a pod's containers: `sidecar-proxy: running, not ready; web: waiting (CrashLoopBackOff)`. */
-export function containerSummary(pod: unknown): string {
+function containerSummary(pod: unknown): string {
   const status = obj(obj(pod).status);
   const parts: string[] = [];
   for (const list of ['initContainerStatuses', 'containerStatuses']) {
@@ -90,7 +90,7 @@ function describeContainer(c: Obj): string {
 }
 
 /** One new pod of a workload that did not pass, as a user needs to see it. */
-export interface PodDiagnosis {
+interface PodDiagnosis {
   pod: string;
   phase: string;
   problem: string;

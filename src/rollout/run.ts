@@ -213,7 +213,7 @@ function planned(workload: WorkloadRef, pods: number): PlannedWorkload {
 }
 
 /** One merge patch: the two labels and the move record (null removes either). */
-export async function relabel(api: HealApi, namespace: string, labels: MoveLabels, record: string | null): Promise<unknown> {
+async function relabel(api: HealApi, namespace: string, labels: MoveLabels, record: string | null): Promise<unknown> {
   const patched = await api.patchMerge(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, {
     metadata: { labels, annotations: { [MOVE_ANNOTATION]: record } },
   });

@@ -9,7 +9,7 @@ import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
 export type Logger = PinoLogger;
 import type { LogLevel } from './levels.js';
 
-export { LOG_LEVELS, type LogLevel } from './levels.js';
+export { type LogLevel } from './levels.js';
 
 export interface LoggerOptions {
   level?: LogLevel;

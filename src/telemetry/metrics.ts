@@ -11,28 +11,28 @@ import { allErrorCodes, type ErrorCode } from '../errors.js';
 import { memoCounts } from '../inject/render-memo.js';
 import type { DecisionReason } from '../inject/types.js';
 
-export const METRIC_PREFIX = 'sidecar_injector_';
+const METRIC_PREFIX = 'sidecar_injector_';
 
 /** Why a pod was let through untouched. The core's reasons plus the webhook's own pre-checks. */
-export type SkipReason = DecisionReason | 'operation-not-create' | 'subresource' | 'already-injected' | 'other';
+type SkipReason = DecisionReason | 'operation-not-create' | 'subresource' | 'already-injected' | 'other';
 
 /** What became of one request to the admission endpoint (histogram label). */
 export type Outcome = 'injected' | 'skipped' | 'failed' | 'invalid' | 'error';
 
 /** What the webhook answered when injection failed (`--on-error`). */
-export type FailureAction = 'denied' | 'allowed';
+type FailureAction = 'denied' | 'allowed';
 
 export type ReloadKind = 'config' | 'cert' | 'client-ca';
 /** Why a caller was refused by client-certificate authentication (`serve --client-ca`). */
 export type RefusedCaller = 'no-certificate' | 'untrusted' | 'name';
-export type CaBundleResult = 'patched' | 'unchanged' | 'conflict' | 'failure';
-export type ReloadResult = 'success' | 'failure';
+type CaBundleResult = 'patched' | 'unchanged' | 'conflict' | 'failure';
+type ReloadResult = 'success' | 'failure';
 /**
  * Which certificate an expiry is about: the leaf served to the apiserver, the CA that signed it
  * (what the webhook's caBundle must hold), or the CA bundle callers' certificates must chain to
  * (`serve --client-ca`; its earliest-expiring CA).
  */
-export type CertificateRole = 'serving' | 'serving-ca' | 'client-ca';
+type CertificateRole = 'serving' | 'serving-ca' | 'client-ca';
 
 const SKIP_REASONS: readonly SkipReason[] = [
   'host-network',

@@ -45,7 +45,7 @@ interface Base {
   readonly src: Source;
 }
 
-export interface TextNode extends Base {
+interface TextNode extends Base {
   readonly type: NodeType.Text;
   readonly text: string;
 }
@@ -54,7 +54,7 @@ export interface ActionNode extends Base {
   readonly line: number;
   readonly pipe: PipeNode;
 }
-export interface BoolNode extends Base {
+interface BoolNode extends Base {
   readonly type: NodeType.Bool;
   readonly value: boolean;
 }
@@ -67,7 +67,7 @@ export interface CommandNode extends Base {
   readonly type: NodeType.Command;
   readonly args: Node[];
 }
-export interface DotNode extends Base {
+interface DotNode extends Base {
   readonly type: NodeType.Dot;
 }
 export interface FieldNode extends Base {
@@ -87,7 +87,7 @@ export interface ListNode extends Base {
   readonly type: NodeType.List;
   readonly nodes: Node[];
 }
-export interface NilNode extends Base {
+interface NilNode extends Base {
   readonly type: NodeType.Nil;
 }
 export interface NumberNode extends Base {
@@ -109,7 +109,7 @@ export interface PipeNode extends Base {
   readonly decl: VariableNode[];
   readonly cmds: CommandNode[];
 }
-export interface StringNode extends Base {
+interface StringNode extends Base {
   readonly type: NodeType.String;
   readonly quoted: string;
   readonly text: string;
@@ -134,19 +134,19 @@ export interface TemplateNode extends Base {
   readonly name: string;
   readonly pipe: PipeNode | null;
 }
-export interface BreakNode extends Base {
+interface BreakNode extends Base {
   readonly type: NodeType.Break;
   readonly line: number;
 }
-export interface ContinueNode extends Base {
+interface ContinueNode extends Base {
   readonly type: NodeType.Continue;
   readonly line: number;
 }
-export interface ElseNode extends Base {
+interface ElseNode extends Base {
   readonly type: NodeType.Else;
   readonly line: number;
 }
-export interface EndNode extends Base {
+interface EndNode extends Base {
   readonly type: NodeType.End;
 }
 

@@ -330,7 +330,7 @@ function evalArgs(args: unknown[]): string {
 
 const HTML_ESCAPES: Record<string, string> = { '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;', '\0': '\ufffd' };
 
-export function htmlEscape(s: string): string {
+function htmlEscape(s: string): string {
   return s.replace(/["'&<>\0]/g, (c) => HTML_ESCAPES[c]);
 }
 
@@ -344,7 +344,7 @@ const JS_ESCAPES: Record<string, string> = {
   '=': '\\u003D',
 };
 
-export function jsEscape(s: string): string {
+function jsEscape(s: string): string {
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0) as number;
@@ -363,7 +363,7 @@ export function jsEscape(s: string): string {
 }
 
 /** Go's url.QueryEscape. */
-export function queryEscape(s: string): string {
+function queryEscape(s: string): string {
   let out = '';
   for (const b of utf8Bytes(s)) {
     const c = String.fromCharCode(b);

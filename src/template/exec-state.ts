@@ -37,7 +37,7 @@ export function isStackOverflow(err: unknown): boolean {
 }
 
 /** Error context of a node: Go's `NAME:LINE:COL` with a 0-based byte column. */
-export function location(n: Node): string {
+function location(n: Node): string {
   const text = n.src.text;
   const before = text.slice(0, n.pos);
   const nl = before.lastIndexOf('\n');

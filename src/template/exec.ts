@@ -41,7 +41,7 @@ import { Kind, REFLECT_VALUE, kindOf, mapElemType, sliceElemType } from './kinds
 import { INTERFACE, type GoFunc } from './value.js';
 import { DepthExceeded, ExecState, isStackOverflow, type ExecConfig, type IfaceSource } from './exec-state.js';
 
-export { isStackOverflow, location, type ExecConfig, type MissingKey } from './exec-state.js';
+export { isStackOverflow, type ExecConfig, type MissingKey } from './exec-state.js';
 
 /**
  * Default limit on nested {{template}} calls (Go allows 100,000). Measured on Node 20 with its

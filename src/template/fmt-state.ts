@@ -24,7 +24,7 @@ export interface Flags {
   prec: number;
 }
 
-export function newFlags(): Flags {
+function newFlags(): Flags {
   return {
     plus: false,
     minus: false,
@@ -61,7 +61,7 @@ export const INT_BITS: Record<string, number> = {
 };
 const U64 = 1n << 64n;
 export const LDIGITS = '0123456789abcdefx';
-export const UDIGITS = '0123456789ABCDEFX';
+const UDIGITS = '0123456789ABCDEFX';
 /** Go's `fmt` state plus the per-kind formatting of pp (fmtInteger, fmtFloat, fmtString, ...). */
 export abstract class FmtState {
   buf = '';

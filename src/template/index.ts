@@ -45,10 +45,9 @@ import { IMPURE_FUNCTIONS, rootReads } from './reads.js';
 import { Program } from './compile/program.js';
 import type { FuncMap } from './value.js';
 
-export { formatValue, formatForTemplate, sprint, sprintf, sprintln } from './format.js';
+export { formatValue, sprint, sprintf } from './format.js';
 export { isTrue } from './truth.js';
-export { BUILTINS } from './builtins.js';
-export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_STEPS } from './exec.js';
+export { DEFAULT_MAX_DEPTH } from './exec.js';
 
 export interface ParseOptions {
   /** Functions callable from the templates; they override built-ins of the same name, as in Go. */

@@ -17,7 +17,6 @@ import {
   isGoFuncValue,
   isGoObject,
   taggedGoType,
-  type GoObject,
 } from './value.js';
 
 export const REFLECT_VALUE = 'reflect.Value';
@@ -78,11 +77,6 @@ export function kindOf(v: unknown): Kind {
     default:
       return Kind.Invalid;
   }
-}
-
-/** Whether a value is a Go map in our model (plain or tagged object, not struct/number/func). */
-export function isMap(v: unknown): v is Record<string, unknown> {
-  return kindOf(v) === Kind.Map;
 }
 
 /** The Go type of a value after Go's `indirect` (a pointer to a struct shows the struct type). */
@@ -196,5 +190,3 @@ export function prepareArg(v: unknown, t: string): unknown {
   }
   throw new Error(`value has type ${goTypeName(v)}; should be ${t}`);
 }
-
-export type { GoObject };

@@ -33,8 +33,8 @@ export interface GoSyntaxOutput {
 }
 
 const DIR = fileURLToPath(new URL('../../testdata/go-syntax/', import.meta.url));
-export const CORPUS_FILE = join(DIR, 'corpus.json');
-export const EXPECTED_FILE = join(DIR, 'expected.json');
+const CORPUS_FILE = join(DIR, 'corpus.json');
+const EXPECTED_FILE = join(DIR, 'expected.json');
 
 export function readCorpus(): GoSyntaxInput {
   return JSON.parse(readFileSync(CORPUS_FILE, 'utf8')) as GoSyntaxInput;

@@ -59,7 +59,7 @@ export function locateHelm(): { path: string } | { skip: string } {
 }
 
 /** Every non-empty YAML document of helm's output, in order. */
-export function parseRendered(text: string): Record<string, unknown>[] {
+function parseRendered(text: string): Record<string, unknown>[] {
   const objects: Record<string, unknown>[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new Error(`helm's output does not parse: ${doc.errors[0]!.message}\n${text}`);
@@ -71,7 +71,7 @@ export function parseRendered(text: string): Record<string, unknown>[] {
   return objects;
 }
 
-export class HelmError extends Error {
+class HelmError extends Error {
   constructor(
     readonly args: string[],
     readonly run: HelmRun,

@@ -18,7 +18,7 @@ function expectStatus(...allowed: number[]): (status: number, body: Buffer) => s
 }
 
 /** A 200 AdmissionReview echoing `uid`, with `allowed` as given (any when undefined). */
-export function expectReview(uid: string, allowed?: boolean, patch?: boolean): (status: number, body: Buffer) => string | undefined {
+function expectReview(uid: string, allowed?: boolean, patch?: boolean): (status: number, body: Buffer) => string | undefined {
   return (status, body) => {
     if (status !== 200) return `expected HTTP 200, got ${status}: ${body.toString('utf8').slice(0, 200)}`;
     let r: { response?: { uid?: string; allowed?: boolean; patch?: string } };

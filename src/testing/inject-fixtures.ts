@@ -109,9 +109,3 @@ export function injectChecked(pod: unknown, ctx: InjectionContext, config: Loade
   }
   return result;
 }
-
-/** The status annotation of an injected pod, parsed. */
-export function statusOf(pod: JsonObject, key = 'sidecar.istio.io/status'): Record<string, unknown> {
-  const annotations = (pod.metadata as Record<string, unknown>).annotations as Record<string, string>;
-  return JSON.parse(annotations[key]) as Record<string, unknown>;
-}

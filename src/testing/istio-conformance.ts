@@ -161,7 +161,7 @@ export const DELIBERATE_DIFFERENCES: Readonly<Record<string, { code: string; why
   },
 };
 
-export interface TemplateOutcome {
+interface TemplateOutcome {
   doc: number;
   where: string;
   istio: 'injected' | 'skipped';

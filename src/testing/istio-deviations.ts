@@ -7,7 +7,7 @@
 import type { JsonObject } from '../util/json.js';
 
 /** What one side (ours or Istio's) did with a workload. */
-export type Decision = 'injected' | 'skipped' | 'refused';
+type Decision = 'injected' | 'skipped' | 'refused';
 
 export interface Outcome {
   decision: Decision;

@@ -20,11 +20,11 @@ import { podTemplates } from '../manifest-io/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { differences, normalize } from './istio-conformance.js';
-import { INTENDED_DEVIATIONS, type Decision, type Deviation, type DiffCase, type Outcome } from './istio-deviations.js';
+import { INTENDED_DEVIATIONS, type Deviation, type DiffCase, type Outcome } from './istio-deviations.js';
 import { kubeInject, peerConfig, type IstioPeer, type PeerResult } from './istio-peer.js';
 import { sampleWorkloads } from './workload-arbitraries.js';
 
-export type { Decision, Outcome };
+export type { Outcome };
 
 const STATUS = 'sidecar.istio.io/status';
 
@@ -79,13 +79,13 @@ export function ourOutcome(doc: JsonObject, config: LoadedConfig): Outcome {
   }
 }
 
-export function istioOutcome(input: JsonObject, result: PeerResult): Outcome {
+function istioOutcome(input: JsonObject, result: PeerResult): Outcome {
   if (!result.ok) return { decision: 'refused', error: result.error };
   const template = templateOf(result.output);
   return { decision: deepEqual(template, templateOf(input)) ? 'skipped' : 'injected', template };
 }
 
-export type Verdict = 'identical' | 'deviation' | 'unexplained';
+type Verdict = 'identical' | 'deviation' | 'unexplained';
 
 export interface Comparison extends DiffCase {
   verdict: Verdict;

@@ -54,7 +54,7 @@ export function findIstioPeer(dir = istioPeerDir()): IstioPeer | undefined {
  * (`nativeSidecars`, `values.istioPostProcessing`), and the mesh config goes where our config
  * takes it (`values.meshConfig`; Istio reads it from its own ConfigMap).
  */
-export function peerConfigTexts(peer: IstioPeer, options: { nativeSidecars: boolean }): { config: string; values: string } {
+function peerConfigTexts(peer: IstioPeer, options: { nativeSidecars: boolean }): { config: string; values: string } {
   const values = JSON.parse(readFileSync(peer.values, 'utf8')) as JsonObject;
   const mesh = (parse(readFileSync(peer.mesh, 'utf8')) ?? {}) as JsonObject;
   return {

@@ -11,7 +11,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
-export type RequestKind = 'valid' | 'hostile';
+type RequestKind = 'valid' | 'hostile';
 
 export interface LoadRequest {
   kind: RequestKind;

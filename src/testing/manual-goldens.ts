@@ -13,8 +13,8 @@ import type { PodTemplateRef } from '../manifest-io/index.js';
 import { cloneJson, isPlainObject, type JsonObject } from '../util/json.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-export const GOLDEN_DIR = 'testdata/inject';
-export const EXAMPLES_DIR = 'examples';
+const GOLDEN_DIR = 'testdata/inject';
+const EXAMPLES_DIR = 'examples';
 /** Example directories that are not injection examples. */
 const NOT_INJECTION_EXAMPLES = new Set(['template', 'admission']);
 

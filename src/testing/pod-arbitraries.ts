@@ -13,7 +13,7 @@ import fc from 'fast-check';
 type Obj = Record<string, unknown>;
 
 /** Keys that have broken injectors and JSON patch libraries before. */
-export const AWKWARD_KEYS = [
+const AWKWARD_KEYS = [
   '__proto__',
   'constructor',
   'prototype',
@@ -47,7 +47,7 @@ const key = fc.oneof(
 );
 
 /** A map of strings as labels and annotations are, with awkward keys, built safely. */
-export function stringMap(extra: fc.Arbitrary<[string, string]>[] = []): fc.Arbitrary<Obj> {
+function stringMap(extra: fc.Arbitrary<[string, string]>[] = []): fc.Arbitrary<Obj> {
   const entry = fc.tuple(key, text);
   return fc
     .tuple(fc.array(entry, { maxLength: 6 }), ...extra.map((e) => fc.option(e, { nil: undefined })))
@@ -89,7 +89,7 @@ export interface PodOptions {
 }
 
 /** A pod as a cluster could send it: structurally valid (names unique), contents arbitrary. */
-export function podArbitrary(options: PodOptions): fc.Arbitrary<Obj> {
+function podArbitrary(options: PodOptions): fc.Arbitrary<Obj> {
   // Mostly "true", so most pods reach the injection path; the rest are the wrong spellings.
   const optIn = fc.tuple(
     fc.constantFrom(...options.injectKeys),
@@ -140,7 +140,7 @@ function withoutRestart(c: Obj): Obj {
 }
 
 /** An AdmissionReview (v1 or v1beta1) for a Pod CREATE around `pod`. */
-export function reviewFor(pod: unknown, uid: string, namespace: string, apiVersion = 'admission.k8s.io/v1', extra: Obj = {}): Obj {
+function reviewFor(pod: unknown, uid: string, namespace: string, apiVersion = 'admission.k8s.io/v1', extra: Obj = {}): Obj {
   return {
     apiVersion,
     kind: 'AdmissionReview',
@@ -213,7 +213,7 @@ const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Replace the value at `path` (creating nothing: a missing parent leaves the review as is). */
-export function mutateAt(review: Obj, path: string[], value: unknown): Obj {
+function mutateAt(review: Obj, path: string[], value: unknown): Obj {
   const copy = JSON.parse(JSON.stringify(review)) as Obj;
   let cur: unknown = copy;
   for (let i = 0; i < path.length - 1; i++) {

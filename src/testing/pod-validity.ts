@@ -17,7 +17,7 @@ function stringMapProblems(v: unknown, where: string): string[] {
     .map((k) => `${where}[${JSON.stringify(k)}] is not a string`);
 }
 
-export interface StatusShape {
+interface StatusShape {
   containers?: string[] | null;
   initContainers?: string[] | null;
   volumes?: string[] | null;

@@ -49,7 +49,7 @@ export interface StormOptions {
   log?: (line: string) => void;
 }
 
-export interface StormEvent {
+interface StormEvent {
   kind: 'config' | 'cert';
   good: boolean;
   variant: string;
@@ -90,7 +90,7 @@ export async function stormMaterial(): Promise<StormMaterial> {
 }
 
 /** Config version `gen` (good): the built-in config with image tag `g<gen>`. */
-export function goodConfig(m: StormMaterial, gen: number): Record<string, string> {
+function goodConfig(m: StormMaterial, gen: number): Record<string, string> {
   const values = m.valuesText.replace(/^(\s*tag:\s*).*$/m, `$1"g${gen}"`);
   if (values === m.valuesText) throw new Error('defaults/values.yaml has no global tag to vary');
   return { config: m.configText, values };

@@ -14,8 +14,8 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
-export type AttackMode = 'idle' | 'slow-headers' | 'slow-body' | 'no-handshake';
-export const ATTACK_MODES: readonly AttackMode[] = ['idle', 'slow-headers', 'slow-body', 'no-handshake'];
+type AttackMode = 'idle' | 'slow-headers' | 'slow-body' | 'no-handshake';
+const ATTACK_MODES: readonly AttackMode[] = ['idle', 'slow-headers', 'slow-body', 'no-handshake'];
 
 export interface AttackStats {
   /** Sockets open right now. */

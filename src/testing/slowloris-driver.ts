@@ -30,7 +30,7 @@ export interface SlowlorisOptions {
   maxP99Ratio?: number;
 }
 
-export interface PhaseResult {
+interface PhaseResult {
   ok: number;
   failed: number;
   rate: number;

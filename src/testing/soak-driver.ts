@@ -33,7 +33,7 @@ export interface SoakOptions {
   log?: (line: string) => void;
 }
 
-export interface SoakThresholds {
+interface SoakThresholds {
   rssGrowthPct: number;
   rssGrowthMiB: number;
   lagP99Ms: number;
@@ -41,9 +41,9 @@ export interface SoakThresholds {
   fdSlack: number;
 }
 
-export const DEFAULT_THRESHOLDS: SoakThresholds = { rssGrowthPct: 10, rssGrowthMiB: 20, lagP99Ms: 50, fdSlack: 20 };
+const DEFAULT_THRESHOLDS: SoakThresholds = { rssGrowthPct: 10, rssGrowthMiB: 20, lagP99Ms: 50, fdSlack: 20 };
 
-export interface SoakSample {
+interface SoakSample {
   t: number;
   rssMiB?: number;
   heapUsedMiB?: number;
@@ -74,7 +74,7 @@ export interface SoakReport {
 }
 
 /** Selected series from a Prometheus text exposition (first sample of each name). */
-export function scrapeMetrics(port: number): Promise<Record<string, number>> {
+function scrapeMetrics(port: number): Promise<Record<string, number>> {
   return new Promise((resolve) => {
     const r = request({ host: '127.0.0.1', port, path: '/metrics', timeout: 2000 }, (res) => {
       let text = '';

@@ -19,8 +19,8 @@ import { isPlainObject } from '../util/json.js';
 export const REGEN_COMMAND = 'npx tsx scripts/gen-template-goldens.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CASES_DIR = join(ROOT, 'testdata/template/cases');
-export const EXPECTED_DIR = join(ROOT, 'testdata/template/expected');
+const CASES_DIR = join(ROOT, 'testdata/template/cases');
+const EXPECTED_DIR = join(ROOT, 'testdata/template/expected');
 
 /**
  * How an error message is compared. `exact`: our message equals Go's. `prefix`: only Go's
@@ -28,13 +28,13 @@ export const EXPECTED_DIR = join(ROOT, 'testdata/template/expected');
  * must match, for messages whose tail is the text of a Go runtime, reflect or type-assertion
  * panic inside a function, which means nothing outside Go (each such case says why in `why`).
  */
-export type ErrorMatch = 'exact' | 'prefix' | 'deviation';
+type ErrorMatch = 'exact' | 'prefix' | 'deviation';
 
 /**
  * A deliberate, documented difference from Go (`match: deviation`): what our engine does
  * instead. Go's expectation is still recorded, so the difference stays visible in review.
  */
-export interface Deviation {
+interface Deviation {
   readonly output?: string;
   readonly error?: string;
 }
@@ -144,7 +144,7 @@ export function loadCases(topic: string): ConformanceCase[] {
   });
 }
 
-export function expectedPath(topic: string): string {
+function expectedPath(topic: string): string {
   return join(EXPECTED_DIR, `${topic}.json`);
 }
 
@@ -168,7 +168,7 @@ export function goErrorPrefix(message: string): string {
 export const GO_PANIC_TEXT = /error calling \w+: (?:runtime error: |reflect[:.]|interface conversion: )/;
 
 /** Run the oracle on one case. Throws when the oracle itself is unusable. */
-export function runOracle(c: ConformanceCase, bin = 'gotemplate-ref'): Expectation {
+function runOracle(c: ConformanceCase, bin = 'gotemplate-ref'): Expectation {
   const dir = mkdtempSync(join(tmpdir(), 'tpl-golden-'));
   try {
     writeFileSync(join(dir, 't.tpl'), c.template);

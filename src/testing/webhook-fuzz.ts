@@ -35,8 +35,8 @@ import { hostileReviewArbitrary, validReviewArbitrary } from './pod-arbitraries.
 import { injectedContainerNames, podProblems } from './pod-validity.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CORPUS_DIR = join(ROOT, 'src', 'reliability', 'fuzz-corpus');
-export const MAX_CASE_MS = 1000;
+const CORPUS_DIR = join(ROOT, 'src', 'reliability', 'fuzz-corpus');
+const MAX_CASE_MS = 1000;
 
 export interface FuzzTarget {
   name: string;
@@ -191,7 +191,7 @@ export interface FuzzCase {
 }
 
 /** A target, then a review built with that target's opt-in key: valid (3 in 5) or hostile. */
-export function caseArbitrary(targets: FuzzTarget[]): fc.Arbitrary<FuzzCase> {
+function caseArbitrary(targets: FuzzTarget[]): fc.Arbitrary<FuzzCase> {
   return fc.nat({ max: targets.length - 1 }).chain((target) => {
     const options = { injectKeys: [targets[target].injectKey] };
     // A uid that is a piece of the body itself attacks the cache key (body minus the uid's bytes).

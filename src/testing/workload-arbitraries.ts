@@ -217,7 +217,7 @@ const labelEntry: fc.Arbitrary<[string, string]> = fc.oneof(
 const labels = fc.uniqueArray(labelEntry, { maxLength: 3, selector: (e) => e[0] }).map((es) => Object.fromEntries(es) as JsonObject);
 
 /** A pod spec (and the template metadata that goes with it). */
-export const podSpecArbitrary: fc.Arbitrary<{ spec: JsonObject; labels: JsonObject; annotations: JsonObject }> = fc
+const podSpecArbitrary: fc.Arbitrary<{ spec: JsonObject; labels: JsonObject; annotations: JsonObject }> = fc
   .record({
     volumes: fc.subarray(['data', 'config', 'cache', 'secrets'], { maxLength: 3 }),
     containerNames: fc.uniqueArray(fc.constantFrom(...CONTAINER_NAMES), { minLength: 1, maxLength: 3 }),
@@ -281,7 +281,7 @@ const namespace = fc.oneof(
  * One workload document, named `w<index>` afterwards by the caller (names must be unique within
  * a batch so outputs can be matched to inputs).
  */
-export const workloadArbitrary: fc.Arbitrary<JsonObject> = fc
+const workloadArbitrary: fc.Arbitrary<JsonObject> = fc
   .record({
     kind: fc.constantFrom('Pod', 'Pod', 'Deployment', 'Deployment', 'StatefulSet', 'Job', 'DaemonSet'),
     ns: namespace,

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PackageFile } from './package-file-names.js';
 
-export { PACKAGE_FILES, type PackageFile } from './package-file-names.js';
+export { type PackageFile } from './package-file-names.js';
 
 /** Where the file is, for messages (a path on disk here; a name inside the executable there). */
 export function packageFilePath(name: PackageFile): string {

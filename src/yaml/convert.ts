@@ -13,7 +13,7 @@ import { BigIntScalar, FloatScalar, MERGE_KEY_PREFIX, MergeKey, NULL_KEY_MARKER,
 import { setOwn } from '../util/own.js';
 
 /** Limits for one document. */
-export interface ConvertLimits {
+interface ConvertLimits {
   /** Deepest nesting of mappings/sequences, counting alias and merge expansion. */
   readonly maxDepth: number;
 }

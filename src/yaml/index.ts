@@ -12,10 +12,9 @@
  * - emit.ts: writes JSON data as kubectl-style YAML; edit-in-place.ts splices changes into the
  *   original text. The template function `toYaml` quotes by the same rule table (go-quote.ts).
  */
-export { parseYamlDocument, formatPath, MAX_DEPTH, type DuplicateKeys, type YamlParseOptions } from './read.js';
+export { parseYamlDocument, formatPath, MAX_DEPTH, type DuplicateKeys } from './read.js';
 export { readPlainBlockYaml } from './plain-block.js';
-export type { ConvertResult } from './convert.js';
-export { locate, type Position } from './locate.js';
+export { locate } from './locate.js';
 export { parseKubeYaml, parseKubeYamlStream, YamlSyntaxError, type ParsedYaml, type YamlStreamDocument } from './read-config.js';
-export { stringifyObject, formatNumber, type StringifyOptions } from './emit.js';
+export { stringifyObject } from './emit.js';
 export { editInPlace } from './edit-in-place.js';

@@ -9,9 +9,9 @@ import { cloneJson, type JsonObject, type JsonValue } from '../../util/json.js';
 import { setOwn } from '../../util/own.js';
 
 /** Keys that break naive pointer code, plus ordinary ones. `__proto__` is opt-in. */
-export const AWKWARD_KEYS = ['a', 'b', 'name', '', '~', '/', '~1', '~0', 'a/b', 'a~b', 'sidecar.istio.io/status', 'constructor', 'toString'];
+const AWKWARD_KEYS = ['a', 'b', 'name', '', '~', '/', '~1', '~0', 'a/b', 'a~b', 'sidecar.istio.io/status', 'constructor', 'toString'];
 
-export function keyArb(withProto = false): fc.Arbitrary<string> {
+function keyArb(withProto = false): fc.Arbitrary<string> {
   const special = withProto ? [...AWKWARD_KEYS, '__proto__'] : AWKWARD_KEYS;
   return fc.oneof(fc.constantFrom(...special), fc.string({ maxLength: 6 }));
 }

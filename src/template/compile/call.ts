@@ -23,7 +23,7 @@ export type CallFn = (rt: Runtime, dot: unknown, final: unknown, fn?: GoFunc) =>
 
 /** exec.ts validateType for one parameter type, specialised where the answer is known. */
 export type Validator = (v: unknown, nilInterface: boolean) => unknown;
-export const IDENTITY: Validator = (v) => v;
+const IDENTITY: Validator = (v) => v;
 const TO_INTERFACE: Validator = (v) => (v === undefined ? null : v);
 
 export function validator(typ: string | null): Validator {

@@ -219,7 +219,7 @@ function checkedCommand(n: Node, cmd: CmdFn, check: ReturnType<typeof validator>
 }
 
 /** exec.ts evalArg: an argument node for a parameter of type `typ` (null: untyped). */
-export function compileArg(n: Node, typ: string | null): ArgFn {
+function compileArg(n: Node, typ: string | null): ArgFn {
   const check = validator(typ);
   switch (n.type) {
     case NodeType.Dot:

@@ -23,7 +23,7 @@ export function ifaceResult(v: unknown): unknown {
 }
 
 /** Go's int64 overflow wrap-around. */
-export function wrap64(n: bigint): bigint {
+function wrap64(n: bigint): bigint {
   return BigInt.asIntN(64, n);
 }
 

@@ -107,7 +107,7 @@ function mergeKind(v: unknown): 'map' | 'slice' | 'struct' | 'other' {
 }
 
 /** mergo.deepMerge for two maps (dst is modified). */
-export function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string, unknown>, overwrite: boolean): void {
+function mergoMergeMaps(dst: Record<string, unknown>, src: Record<string, unknown>, overwrite: boolean): void {
   assertWritable(dst);
   for (const key of Object.keys(src)) {
     const srcEl = src[key];
@@ -147,7 +147,7 @@ function mergeWith(overwrite: boolean) {
 }
 
 /** copystructure.Copy over the value model: fresh maps and slices with the same Go types. */
-export function deepCopyValue(v: unknown): unknown {
+function deepCopyValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null || v instanceof GoNumber || isGoObject(v) || isNilContainer(v)) return v;
   const tag = taggedGoType(v);
   if (Array.isArray(v)) {

@@ -10,7 +10,7 @@ import { newGoMap } from '../value.js';
 import { setOwn } from '../../util/own.js';
 import { toWellFormed, utf8Bytes } from './utf8.js';
 
-export class JsonSyntaxError extends Error {}
+class JsonSyntaxError extends Error {}
 
 /** Go's scanner limit on nesting. */
 const MAX_DEPTH = 10000;

@@ -28,7 +28,7 @@ const NEEDS_ESCAPE_HTML = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u2028\u2029\ud800-\udfff]/;
 
 /** A Go JSON string literal. */
-export function jsonQuote(s: string, escapeHTML = true): string {
+function jsonQuote(s: string, escapeHTML = true): string {
   if (!(escapeHTML ? NEEDS_ESCAPE_HTML : NEEDS_ESCAPE).test(s)) return '"' + s + '"';
   let out = '"';
   let start = 0;

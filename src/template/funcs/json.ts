@@ -10,7 +10,7 @@ import { goJsonUnmarshal } from './json-decode.js';
 import { goJsonMarshal, JsonMarshalError, type MarshalOptions } from './json-encode.js';
 
 /** Marshal, turning encoding/json failures into the function's error result. */
-export function marshalOrFail(v: unknown, opts?: MarshalOptions): string {
+function marshalOrFail(v: unknown, opts?: MarshalOptions): string {
   try {
     return goJsonMarshal(v, opts);
   } catch (e) {
@@ -20,7 +20,7 @@ export function marshalOrFail(v: unknown, opts?: MarshalOptions): string {
 }
 
 /** Marshal, with "" where Go's ignored error leaves a nil byte slice. */
-export function marshalOrEmpty(v: unknown, opts?: MarshalOptions): string {
+function marshalOrEmpty(v: unknown, opts?: MarshalOptions): string {
   try {
     return goJsonMarshal(v, opts);
   } catch (e) {

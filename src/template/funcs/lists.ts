@@ -9,7 +9,7 @@ import { goFunc, GoFuncError, INTERFACE, taggedGoType, withGoType, type FuncMap 
 import { goDeepEqual, ifaceResult, isEmpty, isNil, kindForError, toInt64 } from './coerce.js';
 import { nilSlice } from './nil.js';
 
-export const NIL_DEREF = 'runtime error: invalid memory address or nil pointer dereference';
+const NIL_DEREF = 'runtime error: invalid memory address or nil pointer dereference';
 
 /** The list, or Sprig's error for what reflect.TypeOf(v).Kind() says it is. */
 function listOf(v: unknown, message: (kind: string) => string): unknown[] {

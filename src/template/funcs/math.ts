@@ -7,7 +7,7 @@ import { goFunc, GoFuncError, GoNumber, INTERFACE, withGoType, type FuncMap } fr
 import { int64, toFloat64, toInt64 } from './coerce.js';
 
 /** Most elements a sequence function may build (Go would allocate; we refuse clearly). */
-export const MAX_SEQUENCE = 1 << 20;
+const MAX_SEQUENCE = 1 << 20;
 
 function divide(a: unknown, b: unknown, op: 'div' | 'mod'): GoNumber {
   const x = toInt64(a);
@@ -47,7 +47,7 @@ function round(a: unknown, p: bigint, ...rOpt: number[]): number {
 }
 
 /** Sprig's untilStep, as a Go []int. */
-export function untilStep(start: bigint, stop: bigint, step: bigint): bigint[] {
+function untilStep(start: bigint, stop: bigint, step: bigint): bigint[] {
   const out: bigint[] = [];
   const push = (i: bigint): void => {
     if (out.length >= MAX_SEQUENCE) {

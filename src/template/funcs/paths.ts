@@ -6,7 +6,7 @@
 import { goFunc, type FuncMap } from '../value.js';
 
 /** path.Clean: lexical normalisation ("a//b/../c/" -> "a/c", "" -> "."). */
-export function goPathClean(p: string): string {
+function goPathClean(p: string): string {
   if (p === '') return '.';
   const rooted = p.startsWith('/');
   const out: string[] = [];
@@ -25,7 +25,7 @@ export function goPathClean(p: string): string {
 }
 
 /** path.Base */
-export function goPathBase(p: string): string {
+function goPathBase(p: string): string {
   if (p === '') return '.';
   while (p.length > 0 && p.endsWith('/')) p = p.slice(0, -1);
   const i = p.lastIndexOf('/');
@@ -34,12 +34,12 @@ export function goPathBase(p: string): string {
 }
 
 /** path.Dir */
-export function goPathDir(p: string): string {
+function goPathDir(p: string): string {
   return goPathClean(p.slice(0, p.lastIndexOf('/') + 1));
 }
 
 /** path.Ext */
-export function goPathExt(p: string): string {
+function goPathExt(p: string): string {
   for (let i = p.length - 1; i >= 0 && p[i] !== '/'; i--) if (p[i] === '.') return p.slice(i);
   return '';
 }

@@ -161,7 +161,7 @@ function extract(str: string): { name: string; num: number; rest: string } | nul
 }
 
 /** Regexp.Expand of a template for one match. */
-export function expand(g: GoRegexp, template: string, m: RegExpExecArray): string {
+function expand(g: GoRegexp, template: string, m: RegExpExecArray): string {
   let out = '';
   for (;;) {
     const k = template.indexOf('$');

@@ -233,7 +233,7 @@ function rewriteRange(i: string): string {
 }
 
 /** semver.NewConstraint: ORs of ANDs. */
-export function newConstraint(c: string): Constraint[][] {
+function newConstraint(c: string): Constraint[][] {
   const ors = rewriteRange(c).split('||');
   return ors.map((v) => {
     if (findAll(re().valid, v, 1).length === 0) throw new GoFuncError(`improper constraint: ${v}`);

@@ -16,7 +16,7 @@ export function stringSlice(values: string[]): string[] {
 }
 
 /** strings.SplitN(s, sep, n); n < 0 means all. */
-export function goSplitN(s: string, sep: string, n: number): string[] {
+function goSplitN(s: string, sep: string, n: number): string[] {
   if (n === 0) return [];
   if (sep === '') {
     const chars = Array.from(s);
@@ -41,7 +41,7 @@ function indexedMap(parts: string[]): Record<string, unknown> {
  * Sprig's strslice: []string as it is (the same slice, as in Go), other slices element-wise
  * through strval with nils dropped, nil as an empty list, anything else as a one-element list.
  */
-export function strslice(v: unknown): string[] {
+function strslice(v: unknown): string[] {
   if (Array.isArray(v)) {
     if (taggedGoType(v) === STRING_SLICE) return v as string[];
     return stringSlice(v.filter((x) => !isNil(x)).map(strval));

@@ -151,7 +151,7 @@ function untitle(s: string): string {
 }
 
 /** goutils.WrapCustom (byte offsets, as in Go). */
-export function wrapCustom(str: string, wrapLength: number, newLine: string, wrapLongWords: boolean): string {
+function wrapCustom(str: string, wrapLength: number, newLine: string, wrapLongWords: boolean): string {
   if (str === '') return '';
   if (newLine === '') newLine = '\n';
   if (wrapLength < 1) wrapLength = 1;
@@ -202,7 +202,7 @@ function wrapLen(n: bigint): number {
 }
 
 /** strings.Replace(s, old, new, -1), including Go's rule for an empty `old`. */
-export function goReplaceAll(s: string, old: string, repl: string): string {
+function goReplaceAll(s: string, old: string, repl: string): string {
   if (old !== '') return s.split(old).join(repl);
   const parts = Array.from(s);
   checkSize(byteLength(s) + byteLength(repl) * (parts.length + 1), 'replace');
@@ -210,7 +210,7 @@ export function goReplaceAll(s: string, old: string, repl: string): string {
 }
 
 /** strings.Trim(s, cutset): cutset is a set of runes. */
-export function goTrim(s: string, cutset: string): string {
+function goTrim(s: string, cutset: string): string {
   if (s === '' || cutset === '') return s;
   const set = new Set(Array.from(cutset));
   const cps = Array.from(s);

@@ -10,7 +10,6 @@ const LETTER = /^\p{L}$/u;
 const DIGIT = /^\p{Nd}$/u;
 const NUMBER = /^\p{N}$/u;
 const UPPER = /^\p{Lu}$/u;
-const LOWER = /^\p{Ll}$/u;
 const TITLE = /^\p{Lt}$/u;
 const PUNCT = /^\p{P}$/u;
 
@@ -27,8 +26,7 @@ export const isLetter = (r: number): boolean => (r < 0x80 ? (r | 0x20) >= 0x61 &
 export const isDigit = (r: number): boolean => (r < 0x80 ? r >= 0x30 && r <= 0x39 : DIGIT.test(ch(r)));
 export const isNumber = (r: number): boolean => (r < 0x80 ? r >= 0x30 && r <= 0x39 : NUMBER.test(ch(r)));
 export const isUpper = (r: number): boolean => (r < 0x80 ? r >= 0x41 && r <= 0x5a : UPPER.test(ch(r)));
-export const isLower = (r: number): boolean => (r < 0x80 ? r >= 0x61 && r <= 0x7a : LOWER.test(ch(r)));
-export const isTitle = (r: number): boolean => r >= 0x80 && TITLE.test(ch(r));
+const isTitle = (r: number): boolean => r >= 0x80 && TITLE.test(ch(r));
 export const isPunct = (r: number): boolean => PUNCT.test(ch(r));
 
 /** Simple upper mappings where JS's full mapping yields several characters. */

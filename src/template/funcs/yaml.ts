@@ -1,16 +1,3 @@
-/**
- * @module template/funcs/yaml
- * `toYaml` as Istio has it: sigs.k8s.io/yaml.Marshal, i.e. encoding/json first (so structs use
- * their JSON names and numbers become JSON numbers), then go-yaml v2 reads that JSON (integers
- * become ints, the rest float64) and emits it. This module reproduces go-yaml v2's emitter for
- * that data: sorted keys (go-yaml's "natural" order: "a2" before "a10"), block style with
- * sequences not indented under their key, `{}`/`[]` for empty collections, plain scalars where
- * YAML 1.1 would not re-type them, otherwise single or double quotes, literal blocks (`|-`) for
- * multi-line strings, and line folding past column 80. The `yaml` package cannot be configured
- * into these rules (folding, quoting choice and key order differ), so the emitter is our own;
- * tests check its output parses back to the same data.
- */
-import { JsonMarshalError } from './json-encode.js';
 import { isBase60Float, resolvesToString } from '../../yaml/go-quote.js';
 import { codePoints, toNode, type Node } from './yaml-node.js';
 
@@ -361,5 +348,3 @@ export function goYamlMarshal(v: unknown): string {
   e.writeIndent();
   return e.out;
 }
-
-export { JsonMarshalError };
