@@ -18,7 +18,7 @@ import { maxThroughput, WEBHOOK_PATH, type Bodies } from './lib/load.js';
 import { startCommand, startServer, writeCertificate } from './lib/servers.js';
 import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
-import { REPO_ROOT } from '../src/testing/server-process.js';
+import { REPO_ROOT } from '../test/support/server-process.js';
 import { option } from './lib/args.js';
 
 const argv = process.argv.slice(2);

@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from '../src/testing/server-process.js';
+import { REPO_ROOT } from '../test/support/server-process.js';
 import { podF3, VARIANT_SETS, variantPod, type VariantSet } from './fixtures.js';
 import { option } from './lib/args.js';
 

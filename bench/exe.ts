@@ -13,9 +13,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, pinned, REPO_ROOT, spawnServer, waitReady } from '../src/testing/server-process.js';
-import { procSample } from '../src/testing/proc-stats.js';
-import { EXE_NAME } from '../src/release/image-spec.js';
+import { freePort, pinned, REPO_ROOT, spawnServer, waitReady } from '../test/support/server-process.js';
+import { procSample } from '../test/support/proc-stats.js';
+import { EXE_NAME } from '../scripts/release/image-spec.js';
 
 const repsAt = process.argv.indexOf('--reps');
 const REPS = repsAt > 0 ? Number(process.argv[repsAt + 1]) : 11;

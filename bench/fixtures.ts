@@ -31,7 +31,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateManifest } from '../src/testing/manifest-fixtures.js';
+import { generateManifest } from '../test/support/manifest-fixtures.js';
 import type { StatusKeyring } from '../src/inject/status-mac.js';
 
 export type FixtureName = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';

@@ -16,8 +16,8 @@ import { stripPod } from '../src/inject/strip.js';
 import { templateData } from '../src/inject/data.js';
 import type { InjectionContext } from '../src/inject/types.js';
 import { podTemplates } from '../src/manifest-io/index.js';
-import { defaultConfigWith, replicaSetPod, WEBHOOK } from '../src/testing/inject-fixtures.js';
-import { istioChartConfig, istioChartPresent, ISTIO_INJECT_DIR } from '../src/testing/istio-chart.js';
+import { defaultConfigWith, replicaSetPod, WEBHOOK } from '../test/support/inject-fixtures.js';
+import { istioChartConfig, istioChartPresent, ISTIO_INJECT_DIR } from '../test/support/istio-chart.js';
 import type { JsonObject } from '../src/util/json.js';
 import { parseYamlDocument, readPlainBlockYaml } from '../src/yaml/index.js';
 

@@ -14,7 +14,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
+import { buildProject, REPO_ROOT } from '../test/support/server-process.js';
 import { DEFAULT_VARIANTS, serverStatusKeys, VARIANT_SETS, writeFixtures, writeVariants, type FixtureName, type VariantSet } from './fixtures.js';
 import { maxThroughput, WEBHOOK_PATH, type Bodies } from './lib/load.js';
 import { startServer, writeCertificate } from './lib/servers.js';

@@ -22,9 +22,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { procSample } from '../src/testing/proc-stats.js';
-import { buildProject, REPO_ROOT } from '../src/testing/server-process.js';
-import { sendOne, makeAgent } from '../src/testing/load-client.js';
+import { procSample } from '../test/support/proc-stats.js';
+import { buildProject, REPO_ROOT } from '../test/support/server-process.js';
+import { sendOne, makeAgent } from '../test/support/load-client.js';
 import { DEFAULT_VARIANTS, NEW_SET, serverStatusKeys, writeFixtures, writeVariants, type FixtureName } from './fixtures.js';
 import { benchEnv } from './lib/env.js';
 import { fixedRate, listRate, listRateClient, maxThroughput, pacedRate, WEBHOOK_PATH, type Target } from './lib/load.js';

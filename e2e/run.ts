@@ -18,7 +18,7 @@ import { down, exportLine, healthy, readState, up } from './cluster/cluster.js';
 import { ensureBinaries, ensurePrometheus, repoRoot, stateDir } from './cluster/paths.js';
 import { diffHost, entryCount, snapshotHost } from './cluster/host-state.js';
 import { ensureNodeBuild, importTestImages, loadImage, undoStaleNode, type NodeState } from './cluster/node.js';
-import { imageReference } from '../src/release/image-spec.js';
+import { imageReference } from '../scripts/release/image-spec.js';
 
 async function main(argv: string[]): Promise<number> {
   const withNode = !argv.includes('--no-node');

@@ -24,7 +24,7 @@ const work = join(out, 'sea');
 const exe = join(out, `sidecar-injector-${process.platform}-${process.arch}`);
 // The sentinel Node looks for to know it carries a blob (same for every Node version).
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-// Must equal PACKAGE_FILES in src/util/package-file-names.ts (src/release/exe.test.ts checks).
+// Must equal PACKAGE_FILES in src/util/package-file-names.ts (scripts/release/exe.test.ts checks).
 const ASSETS = ['defaults/config.yaml', 'defaults/values.yaml', 'package.json'];
 
 rmSync(work, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { parseTemplate } from '../src/template/index.js';
 import { sprigFuncs } from '../src/template/funcs/index.js';
-import { GO_PANIC_TEXT, goErrorPrefix } from '../src/testing/template-conformance.js';
+import { GO_PANIC_TEXT, goErrorPrefix } from '../test/support/template-conformance.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: string): string => {

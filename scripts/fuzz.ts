@@ -1,16 +1,16 @@
 /**
  * @module scripts/fuzz
- * The unbounded webhook fuzzer (the bounded one runs in CI: src/reliability/fuzz-handler.test.ts).
+ * The unbounded webhook fuzzer (the bounded one runs in CI: test/reliability/fuzz-handler.test.ts).
  * Runs the same property in chunks of CHUNK cases, each with its own seed (seed, seed+1, ...), so
  * progress is printed as it goes and any failure replays from its chunk's seed alone. On the
  * first failure it prints the seed, path, counterexample and error, stores the counterexample in
- * src/reliability/fuzz-corpus/ (replayed by `npm test` from then on) and exits 1.
+ * test/reliability/fuzz-corpus/ (replayed by `npm test` from then on) and exits 1.
  *
  *   npm run fuzz -- [--runs 1000000] [--minutes M] [--seed S] [--path P] [--chunk 10000]
  *   FUZZ_RUNS=1000000 npm run fuzz
  */
 import fc from 'fast-check';
-import { fuzzProperty, fuzzTargets, newStats, saveCounterexample, type FuzzCase } from '../src/testing/webhook-fuzz.js';
+import { fuzzProperty, fuzzTargets, newStats, saveCounterexample, type FuzzCase } from '../test/support/webhook-fuzz.js';
 
 const argv = process.argv.slice(2);
 function flag(name: string): string | undefined {

@@ -7,7 +7,7 @@
  *
  *   npx tsx scripts/gen-template-goldens.ts [TOPIC...] [--oracle PATH]
  */
-import { generateGoldens, listTopics } from '../src/testing/template-conformance.js';
+import { generateGoldens, listTopics } from '../test/support/template-conformance.js';
 
 const args = process.argv.slice(2);
 let bin = process.env.GOTEMPLATE_REF ?? 'gotemplate-ref';

@@ -5,18 +5,18 @@
  *    injectPod with Istio's chart config; whether each pod template is injected or skipped as in
  *    the goldens, the bad-annotation cases, and how many injected templates match the goldens
  *    semantically (every difference must be listed, with its reason, in
- *    src/testing/istio-golden-differences.ts).
+ *    test/support/istio-golden-differences.ts).
  * 2. The live peer, when built (e2e/build/istio.sh): N generated workloads through
  *    `istioctl kube-inject` and through our inject, reported as identical / intended deviation /
- *    unexplained (src/testing/istio-differential.ts).
+ *    unexplained (test/support/istio-differential.ts).
  *
  *   npm run conformance:istio -- [--runs N] [--seed S] [--batch B] [--verbose] [--case NAME]
  *
  * Exit status 1 when an injected/skipped status or an expected error does not match, when a
  * golden differs without a documented reason, or when a generated workload differs unexplained.
  */
-import { istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../src/testing/istio-conformance.js';
-import { unexplainedGoldenDifferences } from '../src/testing/istio-golden-differences.js';
+import { istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../test/support/istio-conformance.js';
+import { unexplainedGoldenDifferences } from '../test/support/istio-golden-differences.js';
 import { runDifferentialCli } from './istio-differential-cli.js';
 
 const args = process.argv.slice(2);

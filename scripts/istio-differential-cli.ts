@@ -3,9 +3,9 @@
  * differential comparison against istioctl and prints identical / intended deviation /
  * unexplained. Returns false when a difference is unexplained.
  */
-import { describeComparison, runDifferential } from '../src/testing/istio-differential.js';
-import { INTENDED_DEVIATIONS } from '../src/testing/istio-deviations.js';
-import { findIstioPeer, istioPeerDir } from '../src/testing/istio-peer.js';
+import { describeComparison, runDifferential } from '../test/support/istio-differential.js';
+import { INTENDED_DEVIATIONS } from '../test/support/istio-deviations.js';
+import { findIstioPeer, istioPeerDir } from '../test/support/istio-peer.js';
 
 function intFlag(args: readonly string[], name: string, fallback: number): number {
   const i = args.indexOf(name);

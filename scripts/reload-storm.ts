@@ -1,7 +1,7 @@
 /**
  * @module scripts/reload-storm
  * Config and certificate rotations, half of them bad, against the built webhook under load
- * (src/testing/reload-storm-driver.ts has the invariants). The server runs as in a cluster:
+ * (test/support/reload-storm-driver.ts has the invariants). The server runs as in a cluster:
  * `--config DIR` (a mounted ConfigMap: `config` and `values`) and `--tls-cert/--tls-key` in a
  * mounted Secret directory, both updated through kubelet-style `..data` swaps; it finds the
  * changes by itself (directory watch, 10 s poll as backup). Prints a JSON summary and a table;
@@ -14,8 +14,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { reviewBodies } from '../bench/fixtures.js';
-import { buildProject, freePort, REPO_ROOT, startServeProcess } from '../src/testing/server-process.js';
-import { renderStorm, runStorm, seedStorm, stormMaterial, type ReloadCounters } from '../src/testing/reload-storm-driver.js';
+import { buildProject, freePort, REPO_ROOT, startServeProcess } from '../test/support/server-process.js';
+import { renderStorm, runStorm, seedStorm, stormMaterial, type ReloadCounters } from '../test/support/reload-storm-driver.js';
 
 const argv = process.argv.slice(2);
 const num = (name: string, fallback: number): number => {

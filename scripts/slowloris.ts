@@ -1,7 +1,7 @@
 /**
  * @module scripts/slowloris
  * Slowloris check against the built webhook: normal F1 traffic at a fixed rate is measured
- * alone, then while an attacker process (src/testing/slowloris-attacker.ts) holds SOCKETS idle
+ * alone, then while an attacker process (test/support/slowloris-attacker.ts) holds SOCKETS idle
  * and slow connections (idle after the handshake, trickled headers, trickled body, no
  * handshake), replacing each one the server closes. Prints a JSON summary and a table; exits 1
  * when a normal request fails or its p99 under attack exceeds --max-ratio times the baseline.
@@ -16,10 +16,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { reviewBodies } from '../bench/fixtures.js';
 import { writeCertificate } from '../bench/lib/servers.js';
-import type { AttackStats } from '../src/testing/slowloris-attacker.js';
-import { renderSlowloris, runSlowloris, type AttackHandle } from '../src/testing/slowloris-driver.js';
-import { uniqueUidRequests } from '../src/testing/soak-requests.js';
-import { buildProject, hasTaskset, pinned, REPO_ROOT, startServeProcess } from '../src/testing/server-process.js';
+import type { AttackStats } from '../test/support/slowloris-attacker.js';
+import { renderSlowloris, runSlowloris, type AttackHandle } from '../test/support/slowloris-driver.js';
+import { uniqueUidRequests } from '../test/support/soak-requests.js';
+import { buildProject, hasTaskset, pinned, REPO_ROOT, startServeProcess } from '../test/support/server-process.js';
 
 const argv = process.argv.slice(2);
 const str = (name: string, fallback: string): string => {
@@ -43,7 +43,7 @@ function attackerProcess(port: number, sockets: number, trickleMs: number, sourc
     process.execPath,
     '--import',
     'tsx',
-    join(REPO_ROOT, 'src', 'testing', 'slowloris-attacker.ts'),
+    join(REPO_ROOT, 'test', 'support', 'slowloris-attacker.ts'),
     String(port),
     String(sockets),
     String(trickleMs),

@@ -15,9 +15,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reviewBodies } from '../bench/fixtures.js';
 import { writeCertificate } from '../bench/lib/servers.js';
-import { uniqueUidRequests } from '../src/testing/soak-requests.js';
-import { buildProject, freePort, REPO_ROOT, startServeProcess } from '../src/testing/server-process.js';
-import { renderSoak, runSoak } from '../src/testing/soak-driver.js';
+import { uniqueUidRequests } from '../test/support/soak-requests.js';
+import { buildProject, freePort, REPO_ROOT, startServeProcess } from '../test/support/server-process.js';
+import { renderSoak, runSoak } from '../test/support/soak-driver.js';
 
 const argv = process.argv.slice(2);
 const num = (name: string, fallback: number): number => {

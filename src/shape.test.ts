@@ -2,7 +2,8 @@
  * The shape of the code, checked with dependency-cruiser: no import cycles anywhere in the
  * repository's code (src/, test/, bench/, e2e/, scripts/), and
  * the general core (inject/, config/, patch/, template/) imports nothing from a profile
- * (src/istio/). The same rules run on a small fixture first, so a rule that stopped matching
+ * (src/istio/), and no product file (src/ but its tests) imports test support, benchmarks or
+ * scripts. The same rules run on a small fixture first, so a rule that stopped matching
  * (a path typo, a resolver change) fails here instead of passing silently.
  */
 import { test } from 'node:test';
@@ -20,6 +21,8 @@ const RULES: IRuleSetType = {
   forbidden: [
     { name: 'no-cycle', severity: 'error', from: { path: '^(src|test|bench|e2e|scripts)/' }, to: { circular: true } },
     { name: 'core-imports-no-profile', severity: 'error', from: { path: '^src/(inject|config|patch|template)/' }, to: { path: '^src/istio/' } },
+    // src/ is the product: only its tests may import test support, benchmarks or scripts.
+    { name: 'product-imports-no-test-code', severity: 'error', from: { path: '^src/', pathNot: '\\.test\\.ts$' }, to: { path: '^(test|bench|e2e|scripts)/' } },
   ],
 };
 
@@ -98,12 +101,17 @@ test('the rules catch a cycle and a core module importing a profile (fixture)', 
     'src/inject/b.ts': "import { a } from './a.js';\nexport const b = 1;\nexport const useA = () => a;\n",
     'src/istio/p.ts': 'export const p = 2;\n',
     'src/istio/q.ts': "import { a } from '../inject/a.js';\nexport const q = a;\n",
+    'src/cli/c.ts': "import { h } from '../../test/support/h.js';\nexport const c = h;\n",
+    'src/cli/c.test.ts': "import { h } from '../../test/support/h.js';\nexport const t = h;\n",
+    'test/support/h.ts': 'export const h = 3;\n',
   });
   try {
     const found = await violations(dir);
     assert.deepEqual(found.unresolved, []);
     const profile = found.violations.filter((v) => v.rule === 'core-imports-no-profile').map((v) => `${v.from} -> ${v.to}`);
     assert.deepEqual(profile, ['src/inject/a.ts -> src/istio/p.ts'], 'inject/ importing istio/ is caught; istio/ importing inject/ is allowed');
+    const testCode = found.violations.filter((v) => v.rule === 'product-imports-no-test-code').map((v) => `${v.from} -> ${v.to}`);
+    assert.deepEqual(testCode, ['src/cli/c.ts -> test/support/h.ts'], 'a product file importing test support is caught; its test may');
     const cycles = found.violations.filter((v) => v.rule === 'no-cycle');
     assert.ok(cycles.length > 0, 'the cycle a <-> b is caught');
     for (const c of cycles) assert.deepEqual(new Set([c.from, ...c.cycle]), new Set(['src/inject/a.ts', 'src/inject/b.ts']));
@@ -113,7 +121,7 @@ test('the rules catch a cycle and a core module importing a profile (fixture)', 
   }
 });
 
-test('no import cycles in src/, test/, bench/, e2e/ and scripts/, and inject/, config/, patch/, template/ import nothing from istio/', async () => {
+test('no import cycles in src/, test/, bench/, e2e/ and scripts/; inject/, config/, patch/, template/ import nothing from istio/; product code imports no test code', async () => {
   const found = await violations(repo);
   assert.ok(found.modules > 100, `the cruise saw the sources (${found.modules} modules)`);
   assert.deepEqual(found.unresolved, [], 'every relative import resolves');

@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { runFixedRate, type RequestRecord } from '../../src/testing/load-client.js';
+import { runFixedRate, type RequestRecord } from '../../test/support/load-client.js';
 import type { ApiTrust } from './cluster-setup.js';
 import { histograms, type Histogram } from './prom.js';
 

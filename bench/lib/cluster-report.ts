@@ -4,7 +4,7 @@
  * call and per pod, above the Go floor and against Istio's handler; our server's own times; the
  * first pods after a start against warm ones; patch sizes; and the issue's goals, met or not.
  */
-import { percentile } from '../../src/testing/load-client.js';
+import { percentile } from '../../test/support/load-client.js';
 import type { ColdResult, ModeResult } from './cluster-run.js';
 import { mean, quantile, type Histogram } from './prom.js';
 import { fmt } from './stats.js';

@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { builtCli, REPO_ROOT, spawnServer, type SpawnedServer } from '../../src/testing/server-process.js';
+import { builtCli, REPO_ROOT, spawnServer, type SpawnedServer } from '../../test/support/server-process.js';
 
 /** The certificate every server presents (issued for 127.0.0.1 by `manifests --certs-dir`). */
 export interface ClusterCerts {

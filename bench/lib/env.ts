@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/testing/server-process.js';
+import { REPO_ROOT } from '../../test/support/server-process.js';
 
 export interface BenchEnv {
   date: string;

@@ -12,9 +12,9 @@
  * open-loop child at the fixed rate); F3 has no variant set and stays one body repeated, for all four servers.
  */
 import { join } from 'node:path';
-import { findIstioPeer, ISTIO_MODULE_VERSION, writePeerConfigDir } from '../../src/testing/istio-peer.js';
-import type { SpawnedServer } from '../../src/testing/server-process.js';
-import { sendOne, makeAgent } from '../../src/testing/load-client.js';
+import { findIstioPeer, ISTIO_MODULE_VERSION, writePeerConfigDir } from '../../test/support/istio-peer.js';
+import type { SpawnedServer } from '../../test/support/server-process.js';
+import { sendOne, makeAgent } from '../../test/support/load-client.js';
 import { NEW_SET, type FixtureName, type VariantFiles, type VariantSet } from '../fixtures.js';
 import { describeBodies, fixedRate, listRate, maxThroughput, WEBHOOK_PATH, type Bodies, type Target } from './load.js';
 import { interleave, only, p99Diff, rpsRatio } from './rounds.js';

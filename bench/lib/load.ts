@@ -7,7 +7,7 @@
  * - latency at a fixed rate: h2load `--h1 --rps` open loop, percentiles from its per-request
  *   log (microsecond resolution), the warm-up's requests dropped by start time.
  * The generator runs pinned to its own core (`taskset -c 1`) when possible. Without wrk or
- * h2load the Node client of src/testing/load-client.ts stands in (in this process, unpinned).
+ * h2load the Node client of test/support/load-client.ts stands in (in this process, unpinned).
  *
  * What is sent (`Bodies`): one body file, repeated (replica pods: the same pod every time), or a
  * list of body files sent in turn (every pod new: each request the next of N distinct pods,
@@ -21,9 +21,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuShare, procSample } from '../../src/testing/proc-stats.js';
-import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../../src/testing/load-client.js';
-import { pinned, REPO_ROOT } from '../../src/testing/server-process.js';
+import { cpuShare, procSample } from '../../test/support/proc-stats.js';
+import { percentiles, runClosedLoop, runFixedRate, type LoadRequest } from '../../test/support/load-client.js';
+import { pinned, REPO_ROOT } from '../../test/support/server-process.js';
 import type { OpenLoopInput, OpenLoopOutput } from './open-loop-child.js';
 import type { FixedRateResult, ThroughputResult } from './results.js';
 import { latencyFields } from './stats.js';

@@ -11,7 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Agent } from 'node:https';
-import { builtCli, postOnce, REPO_ROOT } from '../../src/testing/server-process.js';
+import { builtCli, postOnce, REPO_ROOT } from '../../test/support/server-process.js';
 import { median } from './stats.js';
 
 export interface Timing {

@@ -1,7 +1,7 @@
 /**
  * @module bench/lib/open-loop-child
  * The fixed-rate generator for a list of bodies (h2load sends one body only): the open-loop
- * client of src/testing/load-client.ts in a process of its own, so the harness can pin it to the
+ * client of test/support/load-client.ts in a process of its own, so the harness can pin it to the
  * generator's core as it does wrk and h2load, and its timers share no event loop with the
  * harness. Request i carries body i mod N. Latency counts from each request's scheduled time
  * (a stall of the server, or of this process, is not hidden); the achieved rate counts answers
@@ -11,7 +11,7 @@
  *   node --import tsx bench/lib/open-loop-child.ts '{"port":8443,"path":"/inject","listFile":"f1-new.list","rate":1000,"connections":10,"warmupS":1,"durationS":3}'
  */
 import { readFileSync } from 'node:fs';
-import { percentiles, runFixedRate, type LoadRequest } from '../../src/testing/load-client.js';
+import { percentiles, runFixedRate, type LoadRequest } from '../../test/support/load-client.js';
 
 export interface OpenLoopInput {
   port: number;

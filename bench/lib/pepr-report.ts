@@ -4,7 +4,7 @@
  * and every pod new, each comparison with its own anchor runs and a "Sends:" line saying what
  * every server of it was sent.
  */
-import { mib } from '../../src/testing/proc-stats.js';
+import { mib } from '../../test/support/proc-stats.js';
 import { fr, listClientText, oneBodySends, roundsTable, sendsLine, spreadLine, tp } from './report-parts.js';
 import { fmt, fmtInt } from './stats.js';
 import { SERVER_LABELS, type PeprResults, type Rounds, type ServerName, type VariantCheck } from './types.js';

@@ -10,8 +10,8 @@
  * Any failure is reported as the error, not thrown: the rest of the benchmark stands.
  */
 import type { FixtureName, VariantFiles, VariantSet } from '../fixtures.js';
-import { procSample } from '../../src/testing/proc-stats.js';
-import type { SpawnedServer } from '../../src/testing/server-process.js';
+import { procSample } from '../../test/support/proc-stats.js';
+import type { SpawnedServer } from '../../test/support/server-process.js';
 import { fixedRate, listRate, listRateClient, maxThroughput, WEBHOOK_PATH, type Target } from './load.js';
 import { installPepr, PEPR_PATH, PEPR_VERSION, startPepr, type PeprProcesses } from './pepr.js';
 import { interleave, only, p99Diff, rpsRatio } from './rounds.js';

@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnServer, waitReady, type SpawnedServer } from '../../src/testing/server-process.js';
+import { freePort, spawnServer, waitReady, type SpawnedServer } from '../../test/support/server-process.js';
 import { podF1 } from '../fixtures.js';
 import { serverLogFile, type CertFiles } from './servers.js';
 

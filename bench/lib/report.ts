@@ -5,7 +5,7 @@
  * `results:start` / `results:end` markers), so the analysis written by hand around it stays.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mib } from '../../src/testing/proc-stats.js';
+import { mib } from '../../test/support/proc-stats.js';
 import { type FixtureName, type VariantSet } from '../fixtures.js';
 import type { ThroughputResult } from './results.js';
 import { renderIstio } from './istio-report.js';

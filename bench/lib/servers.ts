@@ -8,8 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { devCertificate } from '../../src/certs/index.js';
-import { procSample } from '../../src/testing/proc-stats.js';
-import { builtCli, freePort, REPO_ROOT, spawnServer, waitReady, type SpawnedServer } from '../../src/testing/server-process.js';
+import { procSample } from '../../test/support/proc-stats.js';
+import { builtCli, freePort, REPO_ROOT, spawnServer, waitReady, type SpawnedServer } from '../../test/support/server-process.js';
 import { WEBHOOK_PATH } from './load.js';
 
 export const SERVER_CPUS = '0';

@@ -3,7 +3,7 @@
  * The few statistics the benchmark reports: medians, per-pair ratios and the anchor's spread
  * (the noise gate: a run whose anchor moved by more than 10 % is flagged, not trusted).
  */
-import { percentiles } from '../../src/testing/load-client.js';
+import { percentiles } from '../../test/support/load-client.js';
 
 export function median(xs: readonly number[]): number {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

@@ -5,7 +5,7 @@
  * the script runs as root; vegeta (open loop at a fixed rate on a list of bodies, which h2load
  * cannot send), built with `go install` into the user's cache when missing (bench/lib/vegeta.ts).
  * `--no-install` installs neither. Without them the benchmark falls back to the Node client in
- * src/testing/load-client.ts (and says so in the results).
+ * test/support/load-client.ts (and says so in the results).
  */
 import { spawnSync } from 'node:child_process';
 import { findVegeta, installVegeta, VEGETA_VERSION, vegetaBinDir, type Vegeta } from './vegeta.js';

@@ -6,7 +6,7 @@
  * section, the Istio section and the Pepr section (each server compared is checked).
  */
 import { readFileSync } from 'node:fs';
-import { makeAgent, sendOne } from '../../src/testing/load-client.js';
+import { makeAgent, sendOne } from '../../test/support/load-client.js';
 import { VARIANT_DESCRIPTIONS, type VariantFiles } from '../fixtures.js';
 import { WEBHOOK_PATH } from './load.js';
 import { median } from './stats.js';

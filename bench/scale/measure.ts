@@ -9,8 +9,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { procSample } from '../../src/testing/proc-stats.js';
-import { builtCli, freePort, type SpawnedServer } from '../../src/testing/server-process.js';
+import { procSample } from '../../test/support/proc-stats.js';
+import { builtCli, freePort, type SpawnedServer } from '../../test/support/server-process.js';
 import { startCommand, type CertFiles } from '../lib/servers.js';
 import { median } from '../lib/stats.js';
 import { HttpError, type ScaleClient } from './plane.js';

@@ -16,7 +16,7 @@
 import type { LoadedConfig } from '../../src/config/types.js';
 import { injectPod } from '../../src/inject/inject.js';
 import { defaultConfig } from '../../src/profiles/index.js';
-import { defaultConfigWith } from '../../src/testing/inject-fixtures.js';
+import { defaultConfigWith } from '../../test/support/inject-fixtures.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kubernetes objects as loose JSON */
 export type Obj = Record<string, any>;

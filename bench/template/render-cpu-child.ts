@@ -15,7 +15,7 @@ import { templateData } from '../../src/inject/data.js';
 import { injectPod } from '../../src/inject/index.js';
 import * as stages from '../../src/inject/stages.js';
 import { defaultConfig } from '../../src/profiles/index.js';
-import { istioChartConfig, istioChartPresent } from '../../src/testing/istio-chart.js';
+import { istioChartConfig, istioChartPresent } from '../../test/support/istio-chart.js';
 
 const [podsFile, batchMs, batches, warmMs, only] = process.argv.slice(2) as [string, string, string, string, string | undefined];
 const pods = JSON.parse(readFileSync(podsFile, 'utf8')) as Record<string, unknown>;

@@ -16,7 +16,7 @@
  */
 import { request } from 'node:https';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../../src/testing/server-process.js';
+import { freePort } from '../../test/support/server-process.js';
 import { join } from 'node:path';
 import { ensureBinaries, stateDir } from './paths.js';
 import { createPki, type Pki } from './pki.js';

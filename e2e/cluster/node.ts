@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { freePort } from '../../src/testing/server-process.js';
+import { freePort } from '../../test/support/server-process.js';
 import { clientCert } from './pki.js';
 import { foreignNodeState, nodeCgroupPids, restoreHost, setupHost, unmountUnder } from './host.js';
 import {

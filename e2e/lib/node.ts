@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { readState } from '../cluster/cluster.js';
 import { ctr } from '../cluster/node.js';
 import { NODE } from '../cluster/node-config.js';
-import { imageReference } from '../../src/release/image-spec.js';
+import { imageReference } from '../../scripts/release/image-spec.js';
 import { getJson, kubectl, pods, waitFor, type Obj } from './kube.js';
 
 export const IMAGES = {

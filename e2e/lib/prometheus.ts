@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from '../../src/testing/server-process.js';
+import { freePort } from '../../test/support/server-process.js';
 import { waitFor } from './kube.js';
 
 interface Sample {

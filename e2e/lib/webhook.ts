@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/testing/server-process.js';
+import { freePort } from '../../test/support/server-process.js';
 import { apply, cli, kubectl, waitFor, type Obj } from './kube.js';
 import { spawnServe, type ServeProcess } from './in-pod.js';
 

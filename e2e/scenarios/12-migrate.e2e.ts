@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { repoRoot } from '../cluster/paths.js';
-import { istioChartConfigMap, istioChartPresent } from '../../src/testing/istio-chart.js';
+import { istioChartConfigMap, istioChartPresent } from '../../test/support/istio-chart.js';
 import { loadConfig } from '../../src/profiles/index.js';
 import { readManifest } from '../../src/manifest-io/index.js';
 import { injectDocuments } from '../../src/manual-inject/index.js';

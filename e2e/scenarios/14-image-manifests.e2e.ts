@@ -5,7 +5,7 @@
  * ReplicaSet controller then creates pods that run the image's entrypoint (`sidecar-injector`)
  * with `serve` arguments, as the image's user. Also accepted: the same install pinned to the
  * image's digest (`--image repository@sha256:...`). This is about admission: whether the pods
- * then run is scenario 25-02's job (and the smoke test's, src/release/image.test.ts).
+ * then run is scenario 25-02's job (and the smoke test's, scripts/release/image.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { buildImage, type BuiltImage } from '../../src/release/image.js';
-import { buildExe } from '../../src/release/test-support.js';
+import { buildImage, type BuiltImage } from '../../scripts/release/image.js';
+import { buildExe } from '../../scripts/release/test-support.js';
 import { apply, cli, deleteNamespaces, getJson, kubectl, pods, waitFor, type Obj } from '../lib/kube.js';
 
 const skip =

@@ -26,7 +26,7 @@ import { repoRoot } from '../cluster/paths.js';
 import { apply, cliPath, createNamespace, deleteNamespaces, getJson, kubectl, pods, run, waitFor, type Obj } from '../lib/kube.js';
 import { appDeployment, getPodsTable, httpGet, IMAGES, noNodeReason, ourImage, podStatus, tagImage, waitRunning } from '../lib/node.js';
 import { helm, injectorSelector, writeFile } from '../lib/install.js';
-import { blockScript, sandbox, shellBlocks, type ShellBlock } from '../../src/docs/shell-blocks.js';
+import { blockScript, sandbox, shellBlocks, type ShellBlock } from '../../test/support/shell-blocks.js';
 
 const skip = await noNodeReason();
 const INJ = 'sidecar-injector'; // the README's release, namespace and webhook configuration name

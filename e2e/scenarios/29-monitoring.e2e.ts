@@ -27,7 +27,7 @@ import { loadCA } from '../../src/certs/load.js';
 import { alertSpecs, WEBHOOK_NAME_MATCHER } from '../../src/monitoring/alerts.js';
 import { dashboardPanels } from '../../src/monitoring/dashboard.js';
 import { rulesFileYaml } from '../../src/monitoring/render.js';
-import { locatePrometheus } from '../../src/testing/prometheus.js';
+import { locatePrometheus } from '../../test/support/prometheus.js';
 import { repoRoot } from '../cluster/paths.js';
 import { inPod, isRoot, type InPod } from '../lib/in-pod.js';
 import { ENABLED, SIDECAR, assertInjected } from '../lib/injected.js';

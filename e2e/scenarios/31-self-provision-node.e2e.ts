@@ -21,7 +21,7 @@ import { IMAGES, noNodeReason, ourImage, waitRunning } from '../lib/node.js';
 import { ENABLED, SIDECAR } from '../lib/injected.js';
 import { podEvents, servedFingerprint } from '../lib/in-pod.js';
 import { startAdmissionLoad } from '../lib/admission-load.js';
-import { imageReference } from '../../src/release/image-spec.js';
+import { imageReference } from '../../scripts/release/image-spec.js';
 
 const skip = await noNodeReason();
 const CHART = join(repoRoot, 'deploy/helm/sidecar-injector');

@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BodyBudget } from './http.js';
-import { postReview, parseReview } from '../testing/https-client.js';
-import { tlsConnect, exchange } from '../testing/raw-tls.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { startHarness } from '../testing/webhook-harness.js';
+import { postReview, parseReview } from '../../test/support/https-client.js';
+import { tlsConnect, exchange } from '../../test/support/raw-tls.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
 
 const BUDGET = 1024 * 1024;
 

@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCA, issueClientCert } from '../certs/index.js';
 import { runCli } from '../cli/program.js';
-import { atomicWrite } from '../testing/atomic-writer.js';
-import { postReview, send } from '../testing/https-client.js';
-import { memoryIO } from '../testing/memory-io.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { startHarness } from '../testing/webhook-harness.js';
+import { atomicWrite } from '../../test/support/atomic-writer.js';
+import { postReview, send } from '../../test/support/https-client.js';
+import { memoryIO } from '../../test/support/memory-io.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
 import { parseClientCa } from './client-ca-reload.js';
 
 async function until(fn: () => Promise<boolean>, ms: number): Promise<void> {

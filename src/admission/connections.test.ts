@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TLSSocket } from 'node:tls';
-import { parseReview, postReview } from '../testing/https-client.js';
-import { exchange, tlsConnect } from '../testing/raw-tls.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { startHarness } from '../testing/webhook-harness.js';
+import { parseReview, postReview } from '../../test/support/https-client.js';
+import { exchange, tlsConnect } from '../../test/support/raw-tls.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
 
 const HEALTHZ = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
 

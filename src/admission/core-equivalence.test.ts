@@ -17,11 +17,11 @@ import { injectPod } from '../inject/inject.js';
 import { TOKEN_MOUNT_PATH } from '../inject/stages.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 import { runCli } from '../cli/program.js';
-import { memoryIO } from '../testing/memory-io.js';
-import { startHarness } from '../testing/webhook-harness.js';
-import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { applyWithFastJsonPatch, applyWithRfc6902 } from '../patch/testing/appliers.js';
+import { memoryIO } from '../../test/support/memory-io.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
+import { decodePatch, parseReview, postReview } from '../../test/support/https-client.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
+import { applyWithFastJsonPatch, applyWithRfc6902 } from '../../test/support/patch/appliers.js';
 import { cloneJson } from '../util/json.js';
 
 type Pod = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };

@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { generateCA, issueServingCert, devCertificate } from '../certs/index.js';
-import { startHarness } from '../testing/webhook-harness.js';
-import { send } from '../testing/https-client.js';
-import { tlsConnect } from '../testing/raw-tls.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
+import { send } from '../../test/support/https-client.js';
+import { tlsConnect } from '../../test/support/raw-tls.js';
 import type { KeyPairPem } from '../reload/sources.js';
 
 test('dynamic TLS: unready on the placeholder with the reason, ready on the first good pair, refusals keep the last good one', async (t) => {

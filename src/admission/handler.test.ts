@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyWithFastJsonPatch } from '../patch/testing/appliers.js';
+import { applyWithFastJsonPatch } from '../../test/support/patch/appliers.js';
 import { createHandler, type AdmissionCall } from './handler.js';
 import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { captureLogger } from '../testing/logs.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
+import { captureLogger } from '../../test/support/logs.js';
 import { createMetrics } from '../telemetry/metrics.js';
 import type { InjectionContext, InjectionResult } from '../inject/types.js';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { exceedsDepth, parseJsonGuarded } from './json-guard.js';
-import { referenceExceedsDepth, referenceGuarded } from '../testing/json-guard-reference.js';
+import { referenceExceedsDepth, referenceGuarded } from '../../test/support/json-guard-reference.js';
 
 function depthOf(v: unknown): number {
   if (typeof v !== 'object' || v === null) return 0;

@@ -55,7 +55,7 @@ function quoteOrBackslash(w: number): number {
  * True when some value in `bytes` is nested deeper than `max` (brackets inside strings do not
  * count). Inside a string a backslash skips the next byte, whatever it is; outside, closing
  * brackets count down even below zero (the input may not be JSON). String contents are skipped
- * 4 bytes at a time. The byte-at-a-time reference (src/testing/json-guard-reference.ts) is what
+ * 4 bytes at a time. The byte-at-a-time reference (test/support/json-guard-reference.ts) is what
  * json-guard.test.ts holds it to.
  */
 export function exceedsDepth(bytes: Uint8Array, max: number): boolean {

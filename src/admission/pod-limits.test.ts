@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/inject.js';
 import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits.js';
-import { decodePatch, parseReview, postReview } from '../testing/https-client.js';
+import { decodePatch, parseReview, postReview } from '../../test/support/https-client.js';
 import { applyPatch } from '../patch/index.js';
 import type { JsonPatchOperation } from '../patch/types.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
-import { startHarness } from '../testing/webhook-harness.js';
-import { templatesConfig } from '../testing/inject-fixtures.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
+import { templatesConfig } from '../../test/support/inject-fixtures.js';
 
 const GENEROUS_MS = 5000;
 type Pod = { metadata: { name: string; annotations: Record<string, string> }; spec: Record<string, unknown[]> & { containers: Record<string, unknown>[] } };

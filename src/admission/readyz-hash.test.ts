@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { devCertificate } from '../certs/index.js';
 import { sha256 } from '../reload/file-reloader.js';
 import { keyPairSnapshot } from '../reload/sources.js';
-import { atomicWrite } from '../testing/atomic-writer.js';
-import { send } from '../testing/https-client.js';
-import { startHarness } from '../testing/webhook-harness.js';
+import { atomicWrite } from '../../test/support/atomic-writer.js';
+import { send } from '../../test/support/https-client.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
 
 // The reloader's own framing of parts, so "a hash over cert and key" is computed exactly.
 const sha = (...parts: string[]) => sha256(...parts.map((p) => Buffer.from(p)));

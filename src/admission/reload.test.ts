@@ -10,13 +10,13 @@ import { mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devCertificate } from '../certs/index.js';
-import { oddCertificate } from '../testing/cert-fixtures.js';
-import { atomicWrite } from '../testing/atomic-writer.js';
-import { realConfig, startHarness, type Harness } from '../testing/webhook-harness.js';
-import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../testing/https-client.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { oddCertificate } from '../../test/support/cert-fixtures.js';
+import { atomicWrite } from '../../test/support/atomic-writer.js';
+import { realConfig, startHarness, type Harness } from '../../test/support/webhook-harness.js';
+import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../../test/support/https-client.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
 import { loadConfig } from '../profiles/index.js';
-import { tlsConnect } from '../testing/raw-tls.js';
+import { tlsConnect } from '../../test/support/raw-tls.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'webhook-reload-'));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeReview, MAX_UID_LENGTH } from './review.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
 
 const enc = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../testing/webhook-harness.js';
-import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../testing/https-client.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
+import { decodePatch, keepAliveAgent, parseReview, postReview, send } from '../../test/support/https-client.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
 import { defaultConfig } from '../profiles/index.js';
 import { injectPod, type InjectionResult } from '../inject/index.js';
-import { applyWithFastJsonPatch, applyWithRfc6902 } from '../patch/testing/appliers.js';
-import { handshake, exchange, tcp } from '../testing/raw-tls.js';
+import { applyWithFastJsonPatch, applyWithRfc6902 } from '../../test/support/patch/appliers.js';
+import { handshake, exchange, tcp } from '../../test/support/raw-tls.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 import { cloneJson } from '../util/json.js';
 

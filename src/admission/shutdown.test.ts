@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../testing/webhook-harness.js';
-import { exchange, tlsConnect } from '../testing/raw-tls.js';
-import { keepAliveAgent, postReview, send } from '../testing/https-client.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
+import { exchange, tlsConnect } from '../../test/support/raw-tls.js';
+import { keepAliveAgent, postReview, send } from '../../test/support/https-client.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
 
 /** A request whose headers and first half of body are sent now; `finish()` sends the rest and reads the answer. */
 async function halfSent(port: number) {

@@ -17,8 +17,8 @@ import { defaultConfig, loadConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
 import { createMetrics } from '../telemetry/metrics.js';
 import { silentLogger } from '../telemetry/log.js';
-import { realConfig, startHarness } from '../testing/webhook-harness.js';
-import { decodePatch, parseReview, postReview, send } from '../testing/https-client.js';
+import { realConfig, startHarness } from '../../test/support/webhook-harness.js';
+import { decodePatch, parseReview, postReview, send } from '../../test/support/https-client.js';
 import { createHandler, type AdmissionCall, type AdmissionReply } from './handler.js';
 import { warmUp, warmupPod, warmupReview } from './warmup.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { generateCA, issueServingCert, devCertificate, CLOCK_SKEW_MS } from './generate.js';
 import { serviceDnsNames } from './names.js';
 import { x509 } from './x509-lib.js';
-import { tlsProbe } from '../testing/tls-probe.js';
+import { tlsProbe } from '../../test/support/tls-probe.js';
 import { CertError } from '../errors.js';
 
 const DAY = 86_400_000;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCA, caLoadProblem } from './load.js';
 import { generateCA, issueServingCert } from './generate.js';
-import { tlsProbe } from '../testing/tls-probe.js';
+import { tlsProbe } from '../../test/support/tls-probe.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'si-load-'));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCA, issueServingCert } from './generate.js';
 import { validateKeyPair, validateKeyPairFiles, certificateInfo } from './validate.js';
-import { oddCertificate } from '../testing/cert-fixtures.js';
+import { oddCertificate } from '../../test/support/cert-fixtures.js';
 
 const fixture = (async () => {
   const ca = await generateCA();

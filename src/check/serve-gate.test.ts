@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { productRuntime } from '../cli/serve.js';
-import { atomicWrite } from '../testing/atomic-writer.js';
-import { send } from '../testing/https-client.js';
-import { startHarness } from '../testing/webhook-harness.js';
+import { atomicWrite } from '../../test/support/atomic-writer.js';
+import { send } from '../../test/support/https-client.js';
+import { startHarness } from '../../test/support/webhook-harness.js';
 
 const GOOD = 'templates:\n  sidecar: |\n    spec:\n      containers:\n      - name: shipper\n        image: fluent-bit:3.0\n';
 const BAD =

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { runCli } from './program.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { generateCA } from '../certs/index.js';
-import { tlsProbe } from '../testing/tls-probe.js';
+import { tlsProbe } from '../../test/support/tls-probe.js';
 
 const DAY = 86_400_000;
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { buildProgram, runCli } from './program.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-completion-'));

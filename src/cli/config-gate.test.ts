@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { runCli } from './program.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-gate-'));

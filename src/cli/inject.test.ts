@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readManifest } from '../manifest-io/index.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { parseLabels } from './explain.js';
 import { runCli } from './program.js';
 

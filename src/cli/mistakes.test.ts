@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { memoryIO, type MemoryIO } from '../testing/memory-io.js';
+import { memoryIO, type MemoryIO } from '../../test/support/memory-io.js';
 import type { Command } from 'commander';
 import { buildProgram, runCli } from './program.js';
 import { errorInfo, type ErrorCode } from '../errors.js';

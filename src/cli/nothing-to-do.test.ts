@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { runCli } from './program.js';
 import { DEFAULT_IMAGE_WARNING } from './install-manifests.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { runCli } from './program.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-output-'));

@@ -9,7 +9,7 @@ import { loadInClusterConfig } from '../cluster/in-cluster.js';
 import { CaBundleReconciler } from '../cluster/reconciler.js';
 import { silentLogger } from '../telemetry/log.js';
 import { createMetrics } from '../telemetry/metrics.js';
-import { FakeApiServer } from '../testing/fake-apiserver.js';
+import { FakeApiServer } from '../../test/support/fake-apiserver.js';
 import { caBundleEventListener } from './serve-run.js';
 
 const inSync = async (m: ReturnType<typeof createMetrics>): Promise<string | undefined> =>

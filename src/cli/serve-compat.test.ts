@@ -13,7 +13,7 @@ test('serve logs the compatibility mode and why with the loaded config', async (
 test('-c is --config on every command that takes a config', async () => {
   const { Command } = await import('commander');
   const { COMMANDS } = await import('./commands.js');
-  const { memoryIO } = await import('../testing/memory-io.js');
+  const { memoryIO } = await import('../../test/support/memory-io.js');
   const program = new Command('sidecar-injector');
   for (const register of COMMANDS) register(program, memoryIO());
   const all = program.commands.flatMap((c) => [c, ...c.commands]);

@@ -11,8 +11,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { FakeApiServer } from '../testing/fake-apiserver.js';
-import { memoryIO, type MemoryIO } from '../testing/memory-io.js';
+import { FakeApiServer } from '../../test/support/fake-apiserver.js';
+import { memoryIO, type MemoryIO } from '../../test/support/memory-io.js';
 import { caBundleFor } from '../certs/ca-bundle.js';
 import { runCli } from './program.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { runCli } from './program.js';
 import { banner } from './serve-run.js';
 

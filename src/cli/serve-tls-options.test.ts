@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLifetime, resolveTlsSecretOptions } from './serve-tls-options.js';
 import { runCli } from './program.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 
 test('lifetimes: whole days or a Go duration, from a minute to 100 years; anything else is refused', () => {
   assert.equal(parseLifetime('90d'), 90 * 86_400_000);

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { register } from './serve.js';
 import { runCli } from './program.js';
-import { memoryIO, type MemoryIO } from '../testing/memory-io.js';
+import { memoryIO, type MemoryIO } from '../../test/support/memory-io.js';
 import { devCertificate } from '../certs/index.js';
-import { atomicWrite } from '../testing/atomic-writer.js';
-import { parseReview, postReview, send } from '../testing/https-client.js';
-import { exchange, tlsConnect } from '../testing/raw-tls.js';
-import { podReview, samplePod } from '../testing/review-fixtures.js';
+import { atomicWrite } from '../../test/support/atomic-writer.js';
+import { parseReview, postReview, send } from '../../test/support/https-client.js';
+import { exchange, tlsConnect } from '../../test/support/raw-tls.js';
+import { podReview, samplePod } from '../../test/support/review-fixtures.js';
 
 /** Run `serve ARGS` in-process (real core, built-in config unless --config); resolves once it prints where it listens. */
 async function serveInProcess(args: string[]) {

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { runCli } from './program.js';
 
 let dir: string;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import fc from 'fast-check';
 import { runCli } from './program.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { errorInfo } from '../errors.js';
 import { jsonErrorOffset } from './template-render-run.js';
 

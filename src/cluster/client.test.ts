@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeApiServer } from '../testing/fake-apiserver.js';
+import { FakeApiServer } from '../../test/support/fake-apiserver.js';
 import { devCertificate } from '../certs/generate.js';
 import { KubeClient, KubeApiError, isConflict } from './client.js';
 import { loadInClusterConfig } from './in-cluster.js';

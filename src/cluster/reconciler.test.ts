@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeApiServer } from '../testing/fake-apiserver.js';
+import { FakeApiServer } from '../../test/support/fake-apiserver.js';
 import { generateCA, type CertificateAuthority } from '../certs/generate.js';
 import { caBundleFor } from '../certs/ca-bundle.js';
 import { decodeCertificates } from '../certs/pem.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../errors.js';
-import { decisionConfig } from '../testing/decision-config.js';
+import { decisionConfig } from '../../test/support/decision-config.js';
 import { buildConfig, type ConfigTexts } from './parse.js';
 
 /** Configs without templates: the decision layer and validation need no template engine. */

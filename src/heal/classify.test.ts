@@ -9,7 +9,7 @@ import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { injectPod } from '../inject/inject.js';
 import { webhookScopes } from '../install/webhook-rules.js';
-import { defaultConfigWith, replicaSetPod, templatesConfig } from '../testing/inject-fixtures.js';
+import { defaultConfigWith, replicaSetPod, templatesConfig } from '../../test/support/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { classifyPod, type ClassifyContext } from './classify.js';
 

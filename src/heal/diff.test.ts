@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { defaultConfigWith } from '../testing/inject-fixtures.js';
+import { defaultConfigWith } from '../../test/support/inject-fixtures.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import type { LoadedConfig } from '../config/types.js';
 import { classifyPod } from './classify.js';

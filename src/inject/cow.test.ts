@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
-import { injectChecked, replicaSetPod, WEBHOOK } from '../testing/inject-fixtures.js';
+import { injectChecked, replicaSetPod, WEBHOOK } from '../../test/support/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { ownWriterFrame } from './cow.js';
 import { deepFreeze } from '../util/json.js';

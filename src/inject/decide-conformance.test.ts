@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ISTIO_IGNORED_NAMESPACES } from '../config/defaults.js';
-import { decisionConfig } from '../testing/decision-config.js';
+import { decisionConfig } from '../../test/support/decision-config.js';
 import { decide } from './decide.js';
 import type { DecisionReason } from './types.js';
 

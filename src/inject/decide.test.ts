@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { decisionConfig } from '../testing/decision-config.js';
+import { decisionConfig } from '../../test/support/decision-config.js';
 import { DECIDE_REASONS, decide } from './decide.js';
 import type { Decision, DecisionReason } from './types.js';
 

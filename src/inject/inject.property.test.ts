@@ -11,8 +11,8 @@ import fc from 'fast-check';
 import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { podArb } from '../testing/inject-arbitraries.js';
-import { injectChecked, templatesConfig } from '../testing/inject-fixtures.js';
+import { podArb } from '../../test/support/inject-arbitraries.js';
+import { injectChecked, templatesConfig } from '../../test/support/inject-fixtures.js';
 import type { InjectionContext } from './types.js';
 
 /** A template that touches everything: user containers (env, probes), labels, annotations, volumes, a native sidecar. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
-import { defaultConfigWith, deploymentTemplate, injectChecked, namesOf, replicaSetPod, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
+import { defaultConfigWith, deploymentTemplate, injectChecked, namesOf, replicaSetPod, templatesConfig, WEBHOOK } from '../../test/support/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
 

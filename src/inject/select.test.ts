@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { templatesConfig } from '../testing/inject-fixtures.js';
+import { templatesConfig } from '../../test/support/inject-fixtures.js';
 import { selectTemplates } from './select.js';
 
 const config = templatesConfig({ a: 'spec: {}', b: 'spec: {}', c: 'spec: {}' }, { defaultTemplates: ['a', 'pair'], aliases: { pair: ['b', 'c'] } });

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { createHandler } from '../admission/handler.js';
 import { defaultConfig } from '../profiles/index.js';
 import { InjectorError } from '../errors.js';
-import { podReview } from '../testing/review-fixtures.js';
+import { podReview } from '../../test/support/review-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { injectPod, uninjectPod } from './index.js';
 import { signStatus, StatusKeys, statusKeyFromTlsKey, verifyStatus, STATUS_KEYS_KEPT, type StatusKeyring } from './status-mac.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
-import { defaultConfigWith } from '../testing/inject-fixtures.js';
+import { defaultConfigWith } from '../../test/support/inject-fixtures.js';
 import { formatStatus, parseStatus, templateHash } from './status.js';
 
 const KEY = 'sidecar.istio.io/status';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { podArb } from '../testing/inject-arbitraries.js';
+import { podArb } from '../../test/support/inject-arbitraries.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import type { Pod } from './pod-types.js';
 import { applyUndo, computeUndo, removeInjected } from './undo.js';

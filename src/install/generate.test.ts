@@ -8,9 +8,9 @@ import { parseAllDocuments } from 'yaml';
 import { serviceDnsNames } from '../certs/index.js';
 import { parseConfig, defaultConfig } from '../profiles/index.js';
 import { buildProgram } from '../cli/program.js';
-import { memoryIO } from '../testing/memory-io.js';
-import { tlsProbe } from '../testing/tls-probe.js';
-import { validateObject } from '../testing/k8s-validate.js';
+import { memoryIO } from '../../test/support/memory-io.js';
+import { tlsProbe } from '../../test/support/tls-probe.js';
+import { validateObject } from '../../test/support/k8s-validate.js';
 import { generateInstall, type InstallRequest, type KubeObject } from './generate.js';
 import { evaluateScopes, NAMESPACE_NAME_LABEL, type WebhookScope } from './webhook-rules.js';
 
@@ -446,7 +446,7 @@ describe('manifests: the server it deploys', () => {
     args[args.indexOf('--drain-delay') + 1] = '0';
     const { Command } = await import('commander');
     const { register } = await import('../cli/serve.js');
-    const { send } = await import('../testing/https-client.js');
+    const { send } = await import('../../test/support/https-client.js');
     const controller = new AbortController();
     const io = Object.assign(memoryIO(), { signal: controller.signal });
     const program = new Command('sidecar-injector').exitOverride();

@@ -16,7 +16,7 @@ import { ISTIO_INJECTION_KEYS } from '../config/defaults.js';
 import { defaultConfig, parseConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/inject.js';
 import { parseStatus } from '../inject/status.js';
-import { findIstioPeer, istioPeerDir } from '../testing/istio-peer.js';
+import { findIstioPeer, istioPeerDir } from '../../test/support/istio-peer.js';
 import { scopesFromWebhooks } from '../heal/scan.js';
 import { generateInstall, type InstallRequest } from './generate.js';
 import { evaluateScopes, NAMESPACE_NAME_LABEL, tagScopes, webhookScopes, type WebhookScope } from './webhook-rules.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { validateObject } from '../testing/k8s-validate.js';
+import { validateObject } from '../../test/support/k8s-validate.js';
 import { generateInstall } from './generate.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- generated objects are walked as loose JSON */

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { istioPostProcessingEnabled } from './postprocess.js';
-import { ISTIO_CHART_DIR, istioChartConfigMap, istioChartPresent, istioChartValues } from '../testing/istio-chart.js';
+import { ISTIO_CHART_DIR, istioChartConfigMap, istioChartPresent, istioChartValues } from '../../test/support/istio-chart.js';
 import { detectCompatibility, istioNativeSidecars } from '../config/compat.js';
 import { loadConfig, parseConfig } from '../profiles/index.js';
 

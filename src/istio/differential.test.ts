@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { injectObject } from '../manual-inject/index.js';
-import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
-import { compare, describeComparison, ourOutcome, runDifferential, templateOf } from '../testing/istio-differential.js';
-import { sampleWorkloads } from '../testing/workload-arbitraries.js';
-import { INTENDED_DEVIATIONS } from '../testing/istio-deviations.js';
-import { findIstioPeer, istioPeerDir, peerConfig } from '../testing/istio-peer.js';
+import { istioChartConfig, istioChartPresent } from '../../test/support/istio-chart.js';
+import { compare, describeComparison, ourOutcome, runDifferential, templateOf } from '../../test/support/istio-differential.js';
+import { sampleWorkloads } from '../../test/support/workload-arbitraries.js';
+import { INTENDED_DEVIATIONS } from '../../test/support/istio-deviations.js';
+import { findIstioPeer, istioPeerDir, peerConfig } from '../../test/support/istio-peer.js';
 import type { JsonObject } from '../util/json.js';
 
 const peer = findIstioPeer();

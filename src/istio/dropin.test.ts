@@ -13,8 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { istioChartConfig, istioChartConfigMap, istioChartPresent, ISTIO_INJECT_DIR, type IstioChartOptions } from '../testing/istio-chart.js';
-import { casePods, istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../testing/istio-conformance.js';
+import { istioChartConfig, istioChartConfigMap, istioChartPresent, ISTIO_INJECT_DIR, type IstioChartOptions } from '../../test/support/istio-chart.js';
+import { casePods, istioCases, istioInjectDataPresent, runIstioCase, summarize } from '../../test/support/istio-conformance.js';
 import { injectPod } from '../inject/index.js';
 
 const present = istioChartPresent() && istioInjectDataPresent();

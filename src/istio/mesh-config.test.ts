@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultConfigWith } from '../testing/inject-fixtures.js';
+import { defaultConfigWith } from '../../test/support/inject-fixtures.js';
 import { meshSettings, parseProxyConfigAnnotation, podProxyConfig } from './mesh-config.js';
 import { formatProtoDuration, parseProtoDuration } from './proto.js';
 

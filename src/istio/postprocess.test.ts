@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { injectChecked, templatesConfig, WEBHOOK } from '../testing/inject-fixtures.js';
+import { injectChecked, templatesConfig, WEBHOOK } from '../../test/support/inject-fixtures.js';
 import { InjectorError } from '../errors.js';
 import type { JsonObject } from '../util/json.js';
 import { injectPod } from '../inject/index.js';

@@ -9,7 +9,7 @@ import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
 import { templateFuncs } from '../template/funcs/index.js';
 import { parseTemplate } from '../template/index.js';
-import { defaultConfigWith, templatesConfig } from '../testing/inject-fixtures.js';
+import { defaultConfigWith, templatesConfig } from '../../test/support/inject-fixtures.js';
 import type { JsonObject } from '../util/json.js';
 import { templateData, templatesMayMutate } from '../inject/data.js';
 import { injectPod } from '../inject/index.js';

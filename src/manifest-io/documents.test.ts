@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { InputError } from '../errors.js';
-import { generateManifest } from '../testing/manifest-fixtures.js';
+import { generateManifest } from '../../test/support/manifest-fixtures.js';
 import { readManifest, type ManifestDocument } from './documents.js';
 import { writeManifest } from './write.js';
 

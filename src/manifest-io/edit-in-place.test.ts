@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, type Node } from 'yaml';
 import { runCli } from '../cli/program.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { deepEqual, type JsonValue } from '../util/json.js';
 import { editInPlace } from '../yaml/edit-in-place.js';
 import { podTemplates } from './kinds.js';

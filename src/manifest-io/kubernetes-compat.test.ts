@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { deepEqual } from '../util/json.js';
-import { yamlReference, type RefResult } from '../testing/yaml-ref.js';
+import { yamlReference, type RefResult } from '../../test/support/yaml-ref.js';
 import { readManifest } from './documents.js';
 import { stringifyObject } from '../yaml/emit.js';
 import { parseYamlDocument } from '../yaml/read.js';

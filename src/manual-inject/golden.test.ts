@@ -20,10 +20,10 @@ import type { LoadedConfig } from '../config/types.js';
 import { errorInfo, InjectorError, type ErrorCode } from '../errors.js';
 import { injectPod } from '../inject/index.js';
 import { podTemplates, readManifest, type ManifestDocument } from '../manifest-io/index.js';
-import { applyWithFastJsonPatch } from '../patch/testing/appliers.js';
+import { applyWithFastJsonPatch } from '../../test/support/patch/appliers.js';
 import { runCli } from '../cli/program.js';
-import { goldenCases, REPO, staleGoldens, webhookPod, type GoldenCase } from '../testing/manual-goldens.js';
-import { memoryIO } from '../testing/memory-io.js';
+import { goldenCases, REPO, staleGoldens, webhookPod, type GoldenCase } from '../../test/support/manual-goldens.js';
+import { memoryIO } from '../../test/support/memory-io.js';
 import { deepEqual, type JsonObject, type JsonValue } from '../util/json.js';
 import { DEFAULT_NAMESPACE, podInput } from './pod-templates.js';
 

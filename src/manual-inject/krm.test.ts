@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
 import { ConfigError } from '../errors.js';
 import { findResourceList, readManifest, type ResourceList } from '../manifest-io/index.js';
-import { REPO } from '../testing/manual-goldens.js';
+import { REPO } from '../../test/support/manual-goldens.js';
 import type { JsonObject } from '../util/json.js';
 import { krmSettings, runKrm } from './krm.js';
 

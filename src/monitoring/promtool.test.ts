@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import { locatePrometheus } from '../testing/prometheus.js';
+import { locatePrometheus } from '../../test/support/prometheus.js';
 import { dashboardPanels } from './dashboard.js';
 import { PROMETHEUS_RULE_FILE, RULES_FILE, ruleGroups } from './render.js';
 

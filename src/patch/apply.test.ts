@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { InjectorError } from '../errors.js';
 import { applyPatch } from './apply.js';
 import { createPatch } from './diff.js';
-import { applyWithFastJsonPatch, hasInheritedNames } from './testing/appliers.js';
-import { jsonPairArb } from './testing/arbitraries.js';
+import { applyWithFastJsonPatch, hasInheritedNames } from '../../test/support/patch/appliers.js';
+import { jsonPairArb } from '../../test/support/patch/arbitraries.js';
 
 function fails(fn: () => unknown, index: number, fragment: string): void {
   assert.throws(fn, (err: unknown) => {

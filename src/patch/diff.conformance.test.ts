@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { createPatch } from './diff.js';
-import { assertPatchTransforms } from './testing/appliers.js';
+import { assertPatchTransforms } from '../../test/support/patch/appliers.js';
 
 // Istio's injection inputs and goldens (read at run time, never copied into the repository).
 const DIR = fileURLToPath(new URL('../../../shared/conformance/istio/inject/', import.meta.url));

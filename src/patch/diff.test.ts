@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { InjectorError } from '../errors.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { createPatch } from './diff.js';
-import { assertPatchTransforms } from './testing/appliers.js';
-import { jsonArb, jsonPairArb, objectOf, podArb, podPairArb } from './testing/arbitraries.js';
+import { assertPatchTransforms } from '../../test/support/patch/appliers.js';
+import { jsonArb, jsonPairArb, objectOf, podArb, podPairArb } from '../../test/support/patch/arbitraries.js';
 
 function pod(): JsonObject {
   return {

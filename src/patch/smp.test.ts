@@ -5,7 +5,7 @@ import { InjectorError } from '../errors.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { strategicMerge } from './smp.js';
 import type { SmpSchema } from './smp-schema.js';
-import { overlayArb, podArb } from './testing/arbitraries.js';
+import { overlayArb, podArb } from '../../test/support/patch/arbitraries.js';
 
 function userPod(): JsonObject {
   return {

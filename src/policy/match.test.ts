@@ -14,7 +14,7 @@ import { compileSelector, selectorMatches } from '../config/selector.js';
 import type { LoadedConfig } from '../config/types.js';
 import { decide } from '../inject/decide.js';
 import { webhookScopes } from '../install/webhook-rules.js';
-import { decisionConfig } from '../testing/decision-config.js';
+import { decisionConfig } from '../../test/support/decision-config.js';
 import { policyMatchConditions } from './match.js';
 
 interface Pod {

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { createReloader, type CheckResult } from './file-reloader.js';
 import { configSnapshot } from './sources.js';
 import { watchDirectories } from './dir-watcher.js';
-import { atomicWrite } from '../testing/atomic-writer.js';
-import { captureLogger } from '../testing/logs.js';
+import { atomicWrite } from '../../test/support/atomic-writer.js';
+import { captureLogger } from '../../test/support/logs.js';
 import { createMetrics } from '../telemetry/metrics.js';
 import { ConfigError } from '../errors.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ISTIO_INJECTION_KEYS } from '../config/defaults.js';
 import { generateInstall, type InstallRequest } from '../install/generate.js';
-import { fakeRevisionCluster, type FakeRevisionCluster } from '../testing/fake-revision-cluster.js';
+import { fakeRevisionCluster, type FakeRevisionCluster } from '../../test/support/fake-revision-cluster.js';
 import { formatPlan, formatResults } from './format.js';
 import { planRollout, type RolloutRequest } from './plan.js';
 import { executeRollout, type NamespaceResult } from './run.js';

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderOutcome } from '../testing/template-outcome.js';
+import { renderOutcome } from '../../test/support/template-outcome.js';
 const CASES: ReadonlyArray<readonly [string, string, string]> = [
   ['{{eq .m .m}}', '{"m":{}}', 'exec: template: t:1:2: executing "t" at <eq .m .m>: error calling eq: non-comparable type map[]: map[string]interface {}'],
   ['{{eq .l .l}}', '{"l":[]}', 'exec: template: t:1:2: executing "t" at <eq .l .l>: error calling eq: non-comparable type []: []interface {}'],

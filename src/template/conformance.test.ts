@@ -40,7 +40,7 @@ import {
   loadExpected,
   type ConformanceCase,
   type Expectation,
-} from '../testing/template-conformance.js';
+} from '../../test/support/template-conformance.js';
 
 if (process.env.UPDATE_GOLDEN === '1') generateGoldens();
 

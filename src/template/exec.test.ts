@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderOutcome } from '../testing/template-outcome.js';
+import { renderOutcome } from '../../test/support/template-outcome.js';
 const CASES: ReadonlyArray<readonly [string, string, string]> = [
   ['{{.a.b}}', '{"a":"str"}', 'exec: template: t:1:4: executing "t" at <.a.b>: can\'t evaluate field b in type interface {}'],
   ['{{.a.b}}', '{"a":null}', 'exec: template: t:1:4: executing "t" at <.a.b>: nil pointer evaluating interface {}.b'],

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderOutcome } from '../testing/template-outcome.js';
+import { renderOutcome } from '../../test/support/template-outcome.js';
 const CASES: ReadonlyArray<readonly [string, string, string]> = [
   ['a  {{- 1 -}}  b', '{}', 'a1b'],
   ['a {{-1}} b', '{}', 'a -1 b'],

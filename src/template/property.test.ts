@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { templateData, templateText } from '../testing/template-arbitraries.js';
+import { templateData, templateText } from '../../test/support/template-arbitraries.js';
 import { TemplateError } from '../errors.js';
 import { parseTemplate, type Template } from './index.js';
 import { goFunc } from './value.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { durationMs, formatDurationMs, lifetimeMs, parseDuration } from './duration.js';
-import { goSyntaxReference, readCorpus, readExpected, regenerateExpected, type GoAnswer } from '../testing/go-syntax.js';
+import { goSyntaxReference, readCorpus, readExpected, regenerateExpected, type GoAnswer } from '../../test/support/go-syntax.js';
 
 const ours = (s: string): GoAnswer => {
   const r = parseDuration(s);

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../errors.js';
-import { yamlReference } from '../testing/yaml-ref.js';
+import { yamlReference } from '../../test/support/yaml-ref.js';
 import type { JsonValue } from '../util/json.js';
 import { stringifyObject } from './emit.js';
 import { resolvesToString } from './go-quote.js';

@@ -19,8 +19,8 @@ import { editInPlace } from './edit-in-place.js';
 import { parseYamlDocument } from './read.js';
 import type { JsonValue } from '../util/json.js';
 import { readManifest } from '../manifest-io/documents.js';
-import { generateManifest } from '../testing/manifest-fixtures.js';
-import { LINE_MUTATIONS, mutateLine, yamlFiles } from '../testing/yaml-mutations.js';
+import { generateManifest } from '../../test/support/manifest-fixtures.js';
+import { LINE_MUTATIONS, mutateLine, yamlFiles } from '../../test/support/yaml-mutations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARED = join(ROOT, '..', 'shared', 'conformance');

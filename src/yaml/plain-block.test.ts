@@ -23,11 +23,11 @@ import { readPod, select } from '../inject/stages.js';
 import { stripPod } from '../inject/strip.js';
 import { templateData } from '../inject/data.js';
 import type { InjectionContext } from '../inject/types.js';
-import { defaultConfigWith, deploymentTemplate, replicaSetPod, WEBHOOK } from '../testing/inject-fixtures.js';
-import { istioChartConfig, istioChartPresent } from '../testing/istio-chart.js';
-import { casePods, istioCases, istioInjectDataPresent } from '../testing/istio-conformance.js';
+import { defaultConfigWith, deploymentTemplate, replicaSetPod, WEBHOOK } from '../../test/support/inject-fixtures.js';
+import { istioChartConfig, istioChartPresent } from '../../test/support/istio-chart.js';
+import { casePods, istioCases, istioInjectDataPresent } from '../../test/support/istio-conformance.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
-import { LINE_MUTATIONS, mutateLine, yamlFiles } from '../testing/yaml-mutations.js';
+import { LINE_MUTATIONS, mutateLine, yamlFiles } from '../../test/support/yaml-mutations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARED_ISTIO = join(ROOT, '..', 'shared', 'conformance', 'istio');

@@ -2,7 +2,7 @@
 // time.ParseDuration and regexp.Compile. Reads {"durations": [...], "regexps": [...]} (JSON) on
 // stdin and prints, for each input in order, what Go decided: the value or the error text, and
 // for a regexp its capture group names. Standard library only: `go run main.go` needs no module
-// download. Used by src/testing/go-syntax.ts (live comparison when Go is installed, and the
+// download. Used by test/support/go-syntax.ts (live comparison when Go is installed, and the
 // regeneration of testdata/go-syntax/expected.json).
 package main
 

@@ -9,9 +9,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { templateData, templateText } from '../../testing/template-arbitraries.js';
-import { listTopics, loadCases } from '../../testing/template-conformance.js';
-import { bothEngines, runEngine, stepsNeeded } from '../../testing/template-engines.js';
+import { templateData, templateText } from '../../../test/support/template-arbitraries.js';
+import { listTopics, loadCases } from '../../../test/support/template-conformance.js';
+import { bothEngines, runEngine, stepsNeeded } from '../../../test/support/template-engines.js';
 import { sprigFuncs, templateFuncs } from '../funcs/index.js';
 import { goFunc, type FuncMap } from '../value.js';
 

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../../profiles/index.js';
 import type { LoadedConfig } from '../../config/types.js';
-import { istioChartConfig, istioChartPresent, type IstioChartOptions } from '../../testing/istio-chart.js';
-import { istioCases, istioInjectDataPresent, runIstioCase } from '../../testing/istio-conformance.js';
-import { DualTemplate, type EngineMismatch } from '../../testing/template-engines.js';
+import { istioChartConfig, istioChartPresent, type IstioChartOptions } from '../../../test/support/istio-chart.js';
+import { istioCases, istioInjectDataPresent, runIstioCase } from '../../../test/support/istio-conformance.js';
+import { DualTemplate, type EngineMismatch } from '../../../test/support/template-engines.js';
 import { templateFuncs } from '../funcs/index.js';
 import { parseTemplate, type Template } from '../index.js';
 

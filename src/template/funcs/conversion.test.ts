@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sprigFuncs } from './index.js';
-import { runCases } from '../../testing/template-funcs.js';
+import { runCases } from '../../../test/support/template-funcs.js';
 import { parseInt64, parseFloat64, formatFloatG } from '../strconv.js';
 
 describe('conversion functions match Go + Sprig', () => {

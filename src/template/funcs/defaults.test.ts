@@ -5,7 +5,7 @@
  */
 import { describe } from 'node:test';
 import { sprigFuncs, templateFuncs } from './index.js';
-import { runCases } from '../../testing/template-funcs.js';
+import { runCases } from '../../../test/support/template-funcs.js';
 
 describe('defaults and flow functions match Go + Sprig', () => {
   runCases(sprigFuncs(), [

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sprigFuncs } from './index.js';
-import { runCases } from '../../testing/template-funcs.js';
+import { runCases } from '../../../test/support/template-funcs.js';
 import { parseTemplate } from '../index.js';
 
 describe('dict and type functions match Go + Sprig', () => {

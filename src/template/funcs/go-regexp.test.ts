@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { compileGoRegexp, GoRegexpSyntaxError } from './go-regexp.js';
 import { GO_UNICODE_CLASSES } from './go-unicode-classes.js';
-import { goSyntaxReference, readExpected, type GoAnswer } from '../../testing/go-syntax.js';
+import { goSyntaxReference, readExpected, type GoAnswer } from '../../../test/support/go-syntax.js';
 
 const ours = (s: string): GoAnswer => {
   try {

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sprigFuncs } from './index.js';
-import { render, runCases } from '../../testing/template-funcs.js';
+import { render, runCases } from '../../../test/support/template-funcs.js';
 
 describe('math functions match Go + Sprig', () => {
   runCases(sprigFuncs(), [

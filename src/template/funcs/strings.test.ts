@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sprigFuncs } from './index.js';
-import { runCases } from '../../testing/template-funcs.js';
+import { runCases } from '../../../test/support/template-funcs.js';
 import { camelCase, kebabCase, snakeCase } from './case-convert.js';
 import { goSliceString, goRepeat } from './strings.js';
 

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { goYamlMarshal, yamlKeyLess } from './yaml.js';
 import { goJsonUnmarshal } from './json-decode.js';
 import { templateFuncs } from './index.js';
-import { render } from '../../testing/template-funcs.js';
+import { render } from '../../../test/support/template-funcs.js';
 
 const FIXTURES: [json: string, yaml: string][] = [
   [
