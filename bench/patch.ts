@@ -7,7 +7,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import * as rfc6902 from 'rfc6902';
 import { cloneJson, type JsonObject } from '../src/util/json.js';
-import { createPatch } from '../src/patch/diff.js';
+import { createPatch } from '../src/patch/json-patch-diff.js';
 import { strategicMerge } from '../src/patch/smp.js';
 
 function median(xs: number[]): number {

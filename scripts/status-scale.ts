@@ -16,7 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { defaultConfig } from '../src/profiles/index.js';
-import { injectPod } from '../src/inject/inject.js';
+import { injectPod } from '../src/inject/pipeline.js';
 
 const NS = 'i15-status-scale';
 const argv = process.argv.slice(2);

@@ -45,16 +45,16 @@ export type {
   LoadedConfig,
   TemplateOptions,
 } from './config/types.js';
-export type { BuildOptions, TemplateCompilerFactory } from './config/parse.js';
-export type { ValidateOptions } from './config/validate.js';
+export type { BuildOptions, TemplateCompilerFactory } from './config/build-config.js';
+export type { ValidateOptions } from './config/validate-config.js';
 export type { Compatibility, CompatibilityMode } from './config/compat.js';
 export type { CompiledSelector, LabelSelector, LabelSelectorRequirement, Requirement as CompiledRequirement, SelectorOperator } from './config/selector.js';
 
 // Manifests: multi-document YAML/JSON in, injected / uninjected / explained out.
 export { explainManifest, injectManifest, uninjectManifest } from './manual-inject/index.js';
 export type { DocumentNote, ExplainEntry, ExplainOptions, ExplainStep, ManualOptions, ManualOutput, TemplateSubject } from './manual-inject/index.js';
-export type { ExplainReason } from './manual-inject/explain.js';
-export type { JsonPath } from './manifest-io/kinds.js';
+export type { ExplainReason } from './manual-inject/explain-manifest.js';
+export type { JsonPath } from './manifest-io/workload-kinds.js';
 
 // Go text/template with Sprig and Istio's injector functions.
 export { parseTemplate, parseTemplateSet, formatValue, sprintf } from './template/index.js';

@@ -1,16 +1,16 @@
 /**
  * The shape of the code, checked with dependency-cruiser: no import cycles anywhere in the
- * repository's code (src/, test/, bench/, e2e/, scripts/), and
- * the general core (inject/, config/, patch/, template/) imports nothing from a profile
- * (src/istio/), and no product file (src/ but its tests) imports test support, benchmarks or
- * scripts. The same rules run on a small fixture first, so a rule that stopped matching
- * (a path typo, a resolver change) fails here instead of passing silently.
+ * repository's code (src/, test/, bench/, e2e/, scripts/); the general core (inject/, config/,
+ * patch/, template/) imports nothing from a profile (src/istio/); no product file (src/ but its
+ * tests) imports test support, benchmarks or scripts. The rules run on a small fixture first, so
+ * a rule that stopped matching (a path typo, a resolver change) fails here instead of passing
+ * silently. And no file name in src/ repeats (index.ts and types.ts may).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cruise, type IRuleSetType } from 'dependency-cruiser';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
@@ -136,4 +136,19 @@ test('no import cycles in src/, test/, bench/, e2e/ and scripts/; inject/, confi
     [],
     'known cycles that are gone: delete them from KNOWN_CYCLES',
   );
+});
+
+/** Every file under src/ (tests too), as a path from the repository root. */
+function srcFiles(dir = join(repo, 'src')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? srcFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [relative(repo, join(dir, e.name))] : [],
+  );
+}
+
+test('a file name in src/ means one thing: no name repeats but index.ts and types.ts (and their tests)', () => {
+  const byName = new Map<string, string[]>();
+  for (const path of srcFiles()) byName.set(basename(path), [...(byName.get(basename(path)) ?? []), path]);
+  assert.ok(byName.size > 300, `the walk saw the sources (${byName.size} names)`);
+  const repeated = [...byName].filter(([name, paths]) => paths.length > 1 && !/^(index|types)(\.test)?\.ts$/.test(name)).map(([, paths]) => paths.join(', '));
+  assert.deepEqual(repeated, [], 'give each file a name of its own (the domain in the name: ca-bundle-reconciler, pod-reconciler)');
 });

@@ -14,7 +14,7 @@
  * Every pod has a nodeSelector no node matches: it stays Pending on any cluster.
  */
 import type { LoadedConfig } from '../../src/config/types.js';
-import { injectPod } from '../../src/inject/inject.js';
+import { injectPod } from '../../src/inject/pipeline.js';
 import { defaultConfig } from '../../src/profiles/index.js';
 import { defaultConfigWith } from '../../test/support/inject-fixtures.js';
 

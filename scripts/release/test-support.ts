@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/command-tree.js';
 import type { Command } from 'commander';
 import { spawnServer, waitReady, type SpawnOptions } from '../../test/support/server-process.js';
 import { EXE_NAME } from './image-spec.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateCA, issueServingCert } from '../certs/generate.js';
+import { generateCA, issueServingCert } from '../certs/create-certs.js';
 import { servingCaNotAfter } from './ca-expiry.js';
 
 test('the expiry of the CA that issued the leaf, also when a rollover bundle holds another CA first', async () => {

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCA, issueClientCert } from '../certs/index.js';
-import { runCli } from '../cli/program.js';
+import { runCli } from '../cli/command-tree.js';
 import { atomicWrite } from '../../test/support/atomic-writer.js';
 import { postReview, send } from '../../test/support/https-client.js';
 import { memoryIO } from '../../test/support/memory-io.js';

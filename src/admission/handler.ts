@@ -22,7 +22,7 @@ import { budgetMs, DEFAULT_DEADLINE, pathParamsFor, type DeadlinePolicy } from '
 import { allowed, denied, errored, patched, serializeReview, serializeStatus } from './responses.js';
 import { decodeReview } from './review.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionVersion } from './types.js';
-import type { OnError } from './defaults.js';
+import type { OnError } from './server-defaults.js';
 import type { LoadedConfig } from '../config/types.js';
 
 /**

@@ -21,7 +21,7 @@ import { applyPatch as ownApply } from '../patch/apply.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 import type { ServerLimits } from './server.js';
 import { defaultConfig } from '../profiles/index.js';
-import { injectPod } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
 import type { InjectionContext } from '../inject/types.js';
 
 type Pod = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };

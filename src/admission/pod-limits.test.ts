@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig } from '../profiles/index.js';
-import { injectPod } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
 import { DEFAULT_POD_LIMITS, parseLimit, type PodLimits } from '../inject/limits.js';
 import { decodePatch, parseReview, postReview } from '../../test/support/https-client.js';
 import { applyPatch } from '../patch/index.js';

@@ -254,7 +254,7 @@ test('startup with an unusable certificate or config fails with the catalogue co
 test('#28 with the real loader: invalid YAML, an invalid schema and a YAML bomb in a mounted ConfigMap keep the last good config', async (t) => {
   const { readFile } = await import('node:fs/promises');
   const { loadConfig } = await import('../profiles/index.js');
-  const { injectPod } = await import('../inject/inject.js');
+  const { injectPod } = await import('../inject/pipeline.js');
   const dir = await tempDir(t);
   const configText = await readFile(new URL('../../defaults/config.yaml', import.meta.url), 'utf8');
   const valuesText = await readFile(new URL('../../defaults/values.yaml', import.meta.url), 'utf8');

@@ -18,7 +18,7 @@ import { createHandler, type HandlerOptions, type InjectFn } from './handler.js'
 import { createMonitoringServer, type MonitoringServer } from './monitoring.js';
 import type { DeadlinePolicy } from './request-params.js';
 import { createWebhookServer, type ServerLimits, type WebhookServer } from './server.js';
-import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT, type OnError } from './defaults.js';
+import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_GRACE_MS, DEFAULT_PORT, type OnError } from './server-defaults.js';
 import { clientCaReloader as clientCaReloaderFor } from './client-ca-reload.js';
 import { servingCaNotAfter } from './ca-expiry.js';
 import { StatusKeys, statusKeyFromTlsKey } from '../inject/status-mac.js';

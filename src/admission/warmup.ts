@@ -22,7 +22,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { allErrorCodes, errorInfo, type ErrorCode } from '../errors.js';
 import { applyPatch } from '../patch/apply.js';
-import { DEFAULT_WARMUP_ROUNDS } from './defaults.js';
+import { DEFAULT_WARMUP_ROUNDS } from './server-defaults.js';
 import type { AdmissionHandler } from './handler.js';
 
 export interface WarmupOptions {

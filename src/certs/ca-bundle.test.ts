@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { generateCA, type CertificateAuthority } from './generate.js';
+import { generateCA, type CertificateAuthority } from './create-certs.js';
 import { caBundleFor, planCaBundle } from './ca-bundle.js';
 import { decodeCertificates } from './pem.js';
 

@@ -9,11 +9,11 @@ export {
   issueClientCert,
   devCertificate,
   type CertificateAuthority,
-} from './generate.js';
-export { loadCA, caLoadProblem, CA_CERT_FILE, CA_KEY_FILE } from './load.js';
+} from './create-certs.js';
+export { loadCA, caLoadProblem, CA_CERT_FILE, CA_KEY_FILE } from './load-ca.js';
 export {
   validateKeyPair,
   validateKeyPairFiles,
-} from './validate.js';
+} from './validate-cert.js';
 export { caBundleFor } from './ca-bundle.js';
 export { serviceDnsNames, splitHosts } from './names.js';

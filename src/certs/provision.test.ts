@@ -11,7 +11,7 @@ import {
   type ProvisionPlan,
   type ProvisionPolicy,
 } from './provision.js';
-import { generateCA, issueServingCert } from './generate.js';
+import { generateCA, issueServingCert } from './create-certs.js';
 import { serviceDnsNames } from './names.js';
 import { decodeCertificates } from './pem.js';
 import { fingerprint } from './ca-bundle.js';

@@ -21,11 +21,11 @@
 import { X509Certificate } from 'node:crypto';
 import { CA_CERT_FILE, CA_KEY_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from './constants.js';
 import { fingerprint } from './ca-bundle.js';
-import { CLOCK_SKEW_MS, generateCA, issueServingCert, type CertificateAuthority } from './generate.js';
-import { caFromPem } from './load.js';
+import { CLOCK_SKEW_MS, generateCA, issueServingCert, type CertificateAuthority } from './create-certs.js';
+import { caFromPem } from './load-ca.js';
 import { splitHosts } from './names.js';
 import { decodeCertificatesLenient, encodePem } from './pem.js';
-import { validateKeyPair } from './validate.js';
+import { validateKeyPair } from './validate-cert.js';
 
 /** Where the staged CA waits during a rotation (also listed in `ca.crt`). */
 export const NEXT_CA_CERT_KEY = 'ca-next.crt';

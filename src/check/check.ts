@@ -9,7 +9,7 @@
  */
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import { injectPod, renderPodTemplates } from '../inject/inject.js';
+import { injectPod, renderPodTemplates } from '../inject/pipeline.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import type { CheckPod } from './pods.js';
 import { restrictedFailures, restrictedVolumeFailures } from './restricted.js';

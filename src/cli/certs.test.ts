@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, stat, writeFile, unlink, readdir } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 import { memoryIO } from '../../test/support/memory-io.js';
 import { generateCA } from '../certs/index.js';
 import { tlsProbe } from '../../test/support/tls-probe.js';

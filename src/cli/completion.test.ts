@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { buildProgram, runCli } from './program.js';
+import { buildProgram, runCli } from './command-tree.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-completion-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

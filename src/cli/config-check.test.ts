@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 test('config check: exit 0 with a summary; exit 4 naming file, template, line and field; -f pods are checked too', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'si-config-check-'));

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-gate-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { durationFlag } from './duration-flag.js';
 import { oneOf } from './choices.js';
 import type { CertMode, InstallRequest } from '../install/index.js';
-import { ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { ON_ERROR_MODES, type OnError } from '../admission/server-defaults.js';
 import { DEFAULT_MONITORING_PORT, DEFAULT_NAME, DEFAULT_TIMEOUT_SECONDS, DEFAULT_WEBHOOK_PORT, defaultImage, packageVersion } from '../install/options.js';
 import { InjectorError } from '../errors.js';
 import type { CliIO } from './io.js';

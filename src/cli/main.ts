@@ -4,7 +4,7 @@
  * Process entry point of the `sidecar-injector` binary.
  */
 import { processIO } from './io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 const code = await runCli(process.argv.slice(2), processIO());
 process.exitCode = code;

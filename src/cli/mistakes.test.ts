@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { memoryIO, type MemoryIO } from '../../test/support/memory-io.js';
 import type { Command } from 'commander';
-import { buildProgram, runCli } from './program.js';
+import { buildProgram, runCli } from './command-tree.js';
 import { errorInfo, type ErrorCode } from '../errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'si-mistakes-'));

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 import { DEFAULT_IMAGE_WARNING } from './install-manifests.js';
 
 test('inject/uninject with nothing to do: a notice on stderr, the input unchanged on stdout, exit 0', async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-output-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 const example = (p: string) => fileURLToPath(new URL(`../../examples/${p}`, import.meta.url));
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { defaultConfig, loadConfig } from '../profiles/index.js';
-import { generateInstall, type InstallRequest } from '../install/generate.js';
+import { generateInstall, type InstallRequest } from '../install/build-manifests.js';
 import type { HealApi } from '../heal/kube.js';
 import { MWC_PATH } from '../heal/webhook-find.js';
 import { servedConfigHint, servedConfigMap } from './restart-hint.js';

@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectorError } from '../errors.js';
 import { classifyPod } from '../heal/classify.js';
-import { describePlan, planRestart } from '../heal/plan.js';
-import { rollOut, settledTargets, type RolloutOutcome } from '../heal/rollout.js';
+import { describePlan, planRestart } from '../heal/restart-plan.js';
+import { rollOut, settledTargets, type RolloutOutcome } from '../heal/restart-workloads.js';
 import type { CliIO } from './io.js';
 import { dataText } from './output.js';
 import { scanFromCli } from './status-run.js';

@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectorError } from '../errors.js';
 import { connect } from '../heal/kube.js';
-import { formatPlan, formatResults } from '../rollout/format.js';
-import { planRollout, type NamespaceMove } from '../rollout/plan.js';
+import { formatPlan, formatResults } from '../rollout/rollout-format.js';
+import { planRollout, type NamespaceMove } from '../rollout/rollout-plan.js';
 import { executeRollout, type RolloutReport } from '../rollout/run.js';
 import type { CliIO } from './io.js';
 import { loadInjectorConfig } from './manual-io.js';

@@ -5,7 +5,7 @@
  * same: run the CLI, exit with its status.
  */
 import { processIO } from './io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 void runCli(process.argv.slice(2), processIO()).then((code) => {
   process.exitCode = code;

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import { FakeApiServer } from '../../test/support/fake-apiserver.js';
 import { memoryIO, type MemoryIO } from '../../test/support/memory-io.js';
 import { caBundleFor } from '../certs/ca-bundle.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 /** A kubeconfig with the fake as context "fake" (token t1) and a second, wrong context. */
 function kubeconfig(server: string, caPem: string): string {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 import { banner } from './serve-run.js';
 
 test('serve on a port in use: one line naming the flag, exit 2 (SI_LISTEN_FAILED), no stack trace', async (t) => {

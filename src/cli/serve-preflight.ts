@@ -8,7 +8,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { CertError, ConfigError } from '../errors.js';
-import { validateKeyPairFiles } from '../certs/validate.js';
+import { validateKeyPairFiles } from '../certs/validate-cert.js';
 import type { TlsSource } from '../admission/start.js';
 
 const TLS_HELP =

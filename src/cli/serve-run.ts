@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { caBundleFor } from '../certs/ca-bundle.js';
-import { validateKeyPair } from '../certs/validate.js';
+import { validateKeyPair } from '../certs/validate-cert.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 import { InjectorError } from '../errors.js';
 import { startServer, type RunningServer, type ServedCertificate, type TlsSource } from '../admission/start.js';
@@ -16,15 +16,15 @@ import { createMetrics, type WebhookMetrics } from '../telemetry/metrics.js';
 import type { CliIO } from './io.js';
 import type { InjectFn } from '../admission/handler.js';
 import type { ConfigProvider } from '../admission/start.js';
-import type { OnError } from '../admission/defaults.js';
+import type { OnError } from '../admission/server-defaults.js';
 import type { PodLimits } from '../inject/limits.js';
 import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
 import type { KubeCliOptions } from './kube-options.js';
 import { preflight } from './serve-preflight.js';
-import type { ReconcilerEvent } from '../cluster/reconciler.js';
+import type { ReconcilerEvent } from '../cluster/ca-bundle-reconciler.js';
 import { resolveTlsSecretOptions, type ProvisionSettings, type TlsSecretCliOptions } from './serve-tls-options.js';
-import type { CaBundleReconciler } from '../cluster/reconciler.js';
+import type { CaBundleReconciler } from '../cluster/ca-bundle-reconciler.js';
 import type { KubeClient } from '../cluster/client.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCliOptions, KubeCliOptions {
@@ -79,7 +79,7 @@ async function tlsSource(options: ServeOptions): Promise<{ tls: TlsSource; dev?:
   if (tlsCert !== undefined && tlsKey !== undefined) return { tls: { kind: 'files', certFile: tlsCert, keyFile: tlsKey, caFile: options.tlsCa } };
   const hosts = options.devHost ?? [];
   // Certificate generation (and its X.509 library) loads only when a development certificate is made.
-  const { devCertificate } = await import('../certs/generate.js');
+  const { devCertificate } = await import('../certs/create-certs.js');
   const dev = await devCertificate({ hosts });
   return {
     tls: { kind: 'memory', certPem: dev.certPem, keyPem: dev.keyPem, caPem: dev.caPem, description: 'development certificate (in memory)' },

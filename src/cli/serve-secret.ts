@@ -7,14 +7,14 @@
  */
 import { issuerFingerprint, DEFAULT_SWITCH_DELAY_MS } from '../certs/provision.js';
 import { serviceDnsNames } from '../certs/names.js';
-import { devCertificate } from '../certs/generate.js';
+import { devCertificate } from '../certs/create-certs.js';
 import { SecretSource, type SecretSourceEvent } from '../cluster/secret-source.js';
 import { CertError } from '../errors.js';
 import { parseSecretRef } from '../cluster/tls-secret.js';
 import { podEventRecorder, podFromEnv } from '../cluster/pod-events.js';
 import type { KubeClient } from '../cluster/client.js';
 import type { EventReason } from '../heal/events.js';
-import type { CaBundleReconciler } from '../cluster/reconciler.js';
+import type { CaBundleReconciler } from '../cluster/ca-bundle-reconciler.js';
 import type { DynamicTlsSource } from '../admission/start.js';
 import type { Logger } from '../telemetry/log.js';
 import type { WebhookMetrics } from '../telemetry/metrics.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLifetime, resolveTlsSecretOptions } from './serve-tls-options.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 import { memoryIO } from '../../test/support/memory-io.js';
 
 test('lifetimes: whole days or a Go duration, from a minute to 100 years; anything else is refused', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { register } from './serve.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 import { memoryIO, type MemoryIO } from '../../test/support/memory-io.js';
 import { devCertificate } from '../certs/index.js';
 import { atomicWrite } from '../../test/support/atomic-writer.js';

@@ -10,7 +10,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { formatDurationMs } from '../util/duration.js';
 import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
-import { DEFAULT_GRACE_MS, DEFAULT_WARMUP_ROUNDS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { DEFAULT_GRACE_MS, DEFAULT_WARMUP_ROUNDS, DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/server-defaults.js';
 import { DEFAULT_POD_LIMITS, LIMIT_NAMES, parseLimit, type PodLimits } from '../inject/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../telemetry/levels.js';
 import { parseRevisionName } from './heal-options.js';
@@ -46,7 +46,7 @@ function collectLimit(value: string, into: PodLimits): PodLimits {
 export async function productRuntime(revision?: string): Promise<ServeRuntime> {
   const [{ loadConfig, defaultConfig }, { injectPod }, { assertServable }] = await Promise.all([
     import('../profiles/index.js'),
-    import('../inject/inject.js'),
+    import('../inject/pipeline.js'),
     import('../check/serve-gate.js'),
   ]);
   // A revisioned injector (manifests --revision) serves its revision whatever config it loads.

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/index.js';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 let dir: string;
 let podFile: string;

@@ -6,8 +6,8 @@
  * the overlay (one YAML document per template), or with `--merged` the injected pod.
  */
 import { InjectorError, InputError } from '../errors.js';
-import { injectPod } from '../inject/inject.js';
-import { renderPodTemplates } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
+import { renderPodTemplates } from '../inject/pipeline.js';
 import { podTemplates, readManifest } from '../manifest-io/index.js';
 import { stringifyObject } from '../yaml/index.js';
 import { ownerFor, podInput } from '../manual-inject/pod-templates.js';

@@ -6,7 +6,7 @@ import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import fc from 'fast-check';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 import { memoryIO } from '../../test/support/memory-io.js';
 import { errorInfo } from '../errors.js';
 import { jsonErrorOffset } from './template-render-run.js';

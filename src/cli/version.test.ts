@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { memoryIO } from '../../test/support/memory-io.js';
-import { runCli } from './program.js';
+import { runCli } from './command-tree.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const dir = mkdtempSync(join(tmpdir(), 'si-version-'));

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeApiServer } from '../../test/support/fake-apiserver.js';
-import { devCertificate } from '../certs/generate.js';
+import { devCertificate } from '../certs/create-certs.js';
 import { KubeClient, KubeApiError, isConflict } from './client.js';
 import { loadInClusterConfig } from './in-cluster.js';
 import { ClusterError } from '../errors.js';

@@ -8,5 +8,5 @@ export {
   KubeClient,
   type KubeEndpoint,
 } from './client.js';
-export { CaBundleReconciler } from './reconciler.js';
+export { CaBundleReconciler } from './ca-bundle-reconciler.js';
 export { caBundleRbacRules } from './rbac.js';

@@ -5,8 +5,8 @@ import { SecretSource, type SecretApi, type SecretSourceEvent } from './secret-s
 import { KubeApiError } from './client.js';
 import { PROVISIONED_ANNOTATION } from './tls-secret.js';
 import { serviceDnsNames } from '../certs/names.js';
-import { generateCA, issueServingCert } from '../certs/generate.js';
-import { validateKeyPair } from '../certs/validate.js';
+import { generateCA, issueServingCert } from '../certs/create-certs.js';
+import { validateKeyPair } from '../certs/validate-cert.js';
 import type { KeyPairPem } from '../reload/sources.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Secrets as loose JSON */

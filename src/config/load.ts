@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.js';
 import { packageFilePath, readPackageFile } from '../util/package-files.js';
 import { templateFuncs } from '../template/funcs/index.js';
 import { parseTemplate, type TemplateEngine } from '../template/index.js';
-import { buildConfig, type BuildOptions, type TemplateCompilerFactory } from './parse.js';
+import { buildConfig, type BuildOptions, type TemplateCompilerFactory } from './build-config.js';
 import { selectConfigDocument, splitPick } from './select-document.js';
 import type { ConfigSource, LoadedConfig } from './types.js';
 

@@ -11,7 +11,7 @@ import type { Compatibility } from './compat.js';
 import type { JsonObject } from '../util/json.js';
 import type { CompiledSelector, LabelSelector } from './selector.js';
 // Type only: the hook contract belongs to the pipeline; config only carries the bound profiles.
-import type { Profile } from '../inject/profile.js';
+import type { Profile } from '../inject/profile-hooks.js';
 
 /**
  * The label/annotation names the injector reads and writes. Istio's by default; rename them to

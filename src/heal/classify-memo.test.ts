@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { defaultConfig } from '../profiles/index.js';
-import { injectPod } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import { podArb } from '../../test/support/inject-arbitraries.js';
 import { defaultConfigWith, replicaSetPod } from '../../test/support/inject-fixtures.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
-import { injectPod } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import { defaultConfigWith, replicaSetPod, templatesConfig } from '../../test/support/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';

@@ -16,16 +16,16 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { decide } from '../inject/decide.js';
-import { injectPod } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
 import { selectTemplates } from '../inject/select.js';
 import { revisionOf } from '../inject/data.js';
-import { parseStatus, templateHash, type ParsedStatus } from '../inject/status.js';
+import { parseStatus, templateHash, type ParsedStatus } from '../inject/status-annotation.js';
 import type { Decision } from '../inject/types.js';
 import { uninjectPod } from '../inject/uninject.js';
 import { compileSelector, selectorMatches } from '../config/selector.js';
 import { evaluateScopes, NAMESPACE_NAME_LABEL, type WebhookScope } from '../install/webhook-rules.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { sidecarChanges, injectedItemsPresent } from './diff.js';
+import { sidecarChanges, injectedItemsPresent } from './sidecar-drift.js';
 import type { Classification } from './types.js';
 
 type Obj = Record<string, unknown>;

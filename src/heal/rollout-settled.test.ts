@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rolloutInProgress } from './rollout.js';
+import { rolloutInProgress } from './restart-workloads.js';
 
 const deployment = (status: Record<string, number>, replicas = 2) => ({
   kind: 'Deployment',

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
-import { injectPod } from '../inject/inject.js';
+import { injectPod } from '../inject/pipeline.js';
 import { webhookScopes } from '../install/webhook-rules.js';
 import type { HealApi } from './kube.js';
 import { scanCluster, scopesFromWebhooks } from './scan.js';

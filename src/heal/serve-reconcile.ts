@@ -13,7 +13,7 @@ import { EventRecorder } from './events.js';
 import { connect, type HealApi } from './kube.js';
 import { LeaderElector } from './leader.js';
 import { controllerOf } from './owners.js';
-import { PodReconciler } from './reconciler.js';
+import { PodReconciler } from './pod-reconciler.js';
 import type { WorkloadRef } from './types.js';
 import { isPlainObject } from '../util/json.js';
 

@@ -13,7 +13,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import { annotationsOf, itemNames, type Pod } from './pod-types.js';
 import { selectTemplates } from './select.js';
-import { statusNames, templateHash } from './status.js';
+import { statusNames, templateHash } from './status-annotation.js';
 import type { InjectionStatus } from './types.js';
 
 const LISTS = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'] as const;

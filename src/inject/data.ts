@@ -18,7 +18,7 @@ import type { LoadedConfig } from '../config/types.js';
 import { GO_OBJECT, NO_FIELD, type GoFunc, type GoObject } from '../template/value.js';
 import { chainKey } from '../template/value-key.js';
 import { cloneJson } from '../util/json.js';
-import type { PodHooks, TemplateField } from './profile.js';
+import type { PodHooks, TemplateField } from './profile-hooks.js';
 
 /** `*inject.SidecarTemplateData`: what `.` is at the top of every injection template. */
 export class TemplateData implements GoObject {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { ISTIO_IGNORED_NAMESPACES } from '../config/defaults.js';
+import { ISTIO_IGNORED_NAMESPACES } from '../config/istio-names.js';
 import { decisionConfig } from '../../test/support/decision-config.js';
 import { decide } from './decide.js';
 import type { DecisionReason } from './types.js';

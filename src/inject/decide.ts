@@ -11,7 +11,7 @@
  * Manual mode (`inject -f`, like istioctl kube-inject) forces policy `enabled` and ignores the
  * selectors.
  */
-import { MIRROR_POD_ANNOTATION, POLICY_DISABLED, POLICY_ENABLED } from '../config/defaults.js';
+import { MIRROR_POD_ANNOTATION, POLICY_DISABLED, POLICY_ENABLED } from '../config/istio-names.js';
 import { selectorMatches, type CompiledSelector } from '../config/selector.js';
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';

@@ -8,7 +8,7 @@
  * anything else (another webhook's `log-shipper`, a user container).
  */
 import type { Pod } from './pod-types.js';
-import { statusNames } from './status.js';
+import { statusNames } from './status-annotation.js';
 import type { InjectionStatus } from './types.js';
 
 const LISTS = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'] as const;

@@ -5,11 +5,11 @@
  * it: the result and status shapes, the context's keyring and limits, the typed pod, and the
  * profile hook contract (LoadedConfig.profiles).
  */
-export { injectPod, renderPodTemplates } from './inject.js';
+export { injectPod, renderPodTemplates } from './pipeline.js';
 export { uninjectPod } from './uninject.js';
 export { decide } from './decide.js';
 export type { Container, LocalObjectReference, ObjectMeta, Pod, PodSpec, StringMap, Volume } from './pod-types.js';
-export type { Overrides, PodHooks, PodProfileInput, Profile, RemovedItems, TemplateField } from './profile.js';
+export type { Overrides, PodHooks, PodProfileInput, Profile, RemovedItems, TemplateField } from './profile-hooks.js';
 export type {
   Decision,
   DecisionReason,

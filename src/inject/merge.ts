@@ -22,7 +22,7 @@ import { deepFreeze, isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { quote } from '../util/describe.js';
 import { asJson, containersIn, itemNames, type Container, type Pod } from './pod-types.js';
-import type { Overrides } from './profile.js';
+import type { Overrides } from './profile-hooks.js';
 
 /** Istio's marker for "use the injected image" in a customised sidecar container. */
 const AUTO_IMAGE = 'auto';

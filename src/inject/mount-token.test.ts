@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig, parseConfig } from '../profiles/index.js';
 import { samplePod } from '../../test/support/review-fixtures.js';
-import { injectPod } from './inject.js';
+import { injectPod } from './pipeline.js';
 import { TOKEN_MOUNT_PATH } from './stages.js';
 import type { InjectionContext } from './types.js';
 

@@ -30,7 +30,7 @@ import type { ExecuteOptions, Template } from '../template/index.js';
 import { jsonLengthWithin, type JsonObject } from '../util/json.js';
 import { DEBUG_CHECKS } from './cow.js';
 import type { TemplateData } from './data.js';
-import { freezeOverlay, renderText, parseOverlay } from './render.js';
+import { freezeOverlay, renderText, parseOverlay } from './render-overlay.js';
 
 /** Per template: a DaemonSet's pods share one entry, so this covers the DaemonSets of a busy cluster. */
 const ENTRIES = 64;

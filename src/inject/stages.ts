@@ -25,11 +25,11 @@ import { assertHasAppContainer, assertNoPortConflicts, assertUniqueNames, mergeO
 import { DEBUG_CHECKS, freezeReceived, hasAnnotation, ownWriterFrame } from './cow.js';
 import { readPodInput } from './pod-input.js';
 import { annotationsOf, itemNames, type Pod, type StringMap } from './pod-types.js';
-import type { PodHooks, PodProfileInput } from './profile.js';
+import type { PodHooks, PodProfileInput } from './profile-hooks.js';
 import { renderMemoized } from './render-memo.js';
 import { reorderPod } from './reorder.js';
 import { selectTemplates } from './select.js';
-import { formatStatus, templateHash, type ParsedStatus } from './status.js';
+import { formatStatus, templateHash, type ParsedStatus } from './status-annotation.js';
 import { signStatus } from './status-mac.js';
 import { stripPod, type StatusTrust } from './strip.js';
 import type { Decision, InjectedResult, InjectionContext, InjectionStatus } from './types.js';

@@ -10,7 +10,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import type { Pod } from './pod-types.js';
 import type { InjectionStatus } from './types.js';
-import { parseStatus, type ParsedStatus } from './status.js';
+import { parseStatus, type ParsedStatus } from './status-annotation.js';
 import { verifyStatus, type StatusKeyring } from './status-mac.js';
 import { applyUndo, removeInjected } from './undo.js';
 

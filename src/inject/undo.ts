@@ -18,9 +18,9 @@ import { ownChild } from './cow.js';
 import { copyMap } from '../util/own.js';
 import { NAMED_LISTS } from './pod-input.js';
 import type { Pod } from './pod-types.js';
-import type { RemovedItems } from './profile.js';
+import type { RemovedItems } from './profile-hooks.js';
 import { setOwn } from '../util/own.js';
-import { statusNames } from './status.js';
+import { statusNames } from './status-annotation.js';
 import type { InjectionStatus, UndoEntry } from './types.js';
 
 type Obj = Record<string, unknown>;

@@ -7,7 +7,7 @@
 import type { Namespace, Secret, ServiceAccount, ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
 import { caBundleRbacRules } from '../cluster/index.js';
-import { commonLabels, metadata, type InstallContext } from './context.js';
+import { commonLabels, metadata, type InstallContext } from './install-context.js';
 import { servedSecretName, tlsSecretName } from './options.js';
 
 export function namespaceObject(ctx: InstallContext): Namespace {

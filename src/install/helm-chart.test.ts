@@ -9,7 +9,7 @@ import { parseKubeYaml } from '../yaml/index.js';
 import { validateObject } from '../../test/support/k8s-validate.js';
 import { Helm, locateHelm } from '../../test/support/helm.js';
 import { BUILTIN_CONFIG_FILES } from './config-data.js';
-import { generateInstall, type InstallRequest } from './generate.js';
+import { generateInstall, type InstallRequest } from './build-manifests.js';
 import { packageVersion } from './options.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rendered objects are loose JSON */

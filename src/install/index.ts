@@ -4,5 +4,5 @@
  * and the generator of the install manifests (`manifests` command, kept in agreement with the
  * Helm chart under deploy/helm by a test).
  */
-export { generateInstall, type InstallRequest } from './generate.js';
+export { generateInstall, type InstallRequest } from './build-manifests.js';
 export { type CertMode } from './options.js';

@@ -5,8 +5,8 @@
  * name, namespace and timeout, and a ServiceMonitor scraping the Service's `http-monitoring`
  * port. Off by default: without the operator's CRDs the apiserver would refuse them.
  */
-import { prometheusRule } from '../monitoring/render.js';
-import { commonLabels, selectorLabels, type InstallContext } from './context.js';
+import { prometheusRule } from '../monitoring/render-monitoring.js';
+import { commonLabels, selectorLabels, type InstallContext } from './install-context.js';
 
 const MONITORING_PORT_NAME = 'http-monitoring';
 

@@ -8,7 +8,7 @@
 import { namespaceNameError, revisionNameError } from '../config/k8s-names.js';
 import { InjectorError } from '../errors.js';
 import { LOG_LEVELS } from '../telemetry/levels.js';
-import { DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/defaults.js';
+import { DEFAULT_PORT, ON_ERROR_MODES, type OnError } from '../admission/server-defaults.js';
 import { readPackageFile } from '../util/package-files.js';
 import { lifetimeMs } from '../util/duration.js';
 

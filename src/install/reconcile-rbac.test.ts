@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { generateInstall } from './generate.js';
+import { generateInstall } from './build-manifests.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- generated objects are loose JSON */
 type Obj = Record<string, any>;

@@ -9,7 +9,7 @@
  *   name), get and update on that name only.
  */
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
-import { metadata, type InstallContext } from './context.js';
+import { metadata, type InstallContext } from './install-context.js';
 
 export function reconcileName(name: string): string {
   return `${name}-reconcile`;

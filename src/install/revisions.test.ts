@@ -12,13 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { ISTIO_INJECTION_KEYS } from '../config/defaults.js';
+import { ISTIO_INJECTION_KEYS } from '../config/istio-names.js';
 import { defaultConfig, parseConfig } from '../profiles/index.js';
-import { injectPod } from '../inject/inject.js';
-import { parseStatus } from '../inject/status.js';
+import { injectPod } from '../inject/pipeline.js';
+import { parseStatus } from '../inject/status-annotation.js';
 import { findIstioPeer, istioPeerDir } from '../../test/support/istio-peer.js';
 import { scopesFromWebhooks } from '../heal/scan.js';
-import { generateInstall, type InstallRequest } from './generate.js';
+import { generateInstall, type InstallRequest } from './build-manifests.js';
 import { evaluateScopes, NAMESPACE_NAME_LABEL, tagScopes, webhookScopes, type WebhookScope } from './webhook-rules.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- generated objects are walked as loose JSON */

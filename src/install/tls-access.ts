@@ -12,7 +12,7 @@
  */
 import type { Secret } from 'kubernetes-types/core/v1.js';
 import type { PolicyRule, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
-import { metadata, type InstallContext } from './context.js';
+import { metadata, type InstallContext } from './install-context.js';
 import { provisionedSecretName, servedSecretName } from './options.js';
 
 function tlsAccessName(name: string): string {

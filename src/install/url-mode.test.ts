@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { validateObject } from '../../test/support/k8s-validate.js';
-import { generateInstall } from './generate.js';
+import { generateInstall } from './build-manifests.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- generated objects are walked as loose JSON */
 type Obj = Record<string, any>;

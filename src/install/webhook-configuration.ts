@@ -9,7 +9,7 @@
  * calling the same server.
  */
 import type { MutatingWebhook, MutatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
-import { metadata, REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL, type InstallContext } from './context.js';
+import { metadata, REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL, type InstallContext } from './install-context.js';
 import { tagConfigurationName } from './options.js';
 import { tagScopes, webhookScopes, type WebhookScope, type WebhookScopeOptions } from './webhook-rules.js';
 

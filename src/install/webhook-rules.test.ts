@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ISTIO_INJECTION_KEYS } from '../config/defaults.js';
+import { ISTIO_INJECTION_KEYS } from '../config/istio-names.js';
 import { compileSelector, selectorMatches } from '../config/selector.js';
 import { evaluateScopes, excludedNamespaceList, NAMESPACE_NAME_LABEL, webhookScopes, type WebhookScope } from './webhook-rules.js';
 

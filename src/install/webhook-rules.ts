@@ -14,7 +14,7 @@
  * injector's own namespace by `kubernetes.io/metadata.name`, so a failing injector can always
  * restart (no self-deadlock under `failurePolicy: Fail`).
  */
-import { ISTIO_IGNORED_NAMESPACES, MIRROR_POD_ANNOTATION } from '../config/defaults.js';
+import { ISTIO_IGNORED_NAMESPACES, MIRROR_POD_ANNOTATION } from '../config/istio-names.js';
 import { compileSelector, selectorMatches, type LabelSelector, type LabelSelectorRequirement } from '../config/selector.js';
 import type { InjectionKeys } from '../config/types.js';
 import { getOwn, isPlainObject } from '../util/json.js';

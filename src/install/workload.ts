@@ -9,7 +9,7 @@
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Service } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import { metadata, commonLabels, selectorLabels, type InstallContext } from './context.js';
+import { metadata, commonLabels, selectorLabels, type InstallContext } from './install-context.js';
 import { reconcileName } from './reconcile-rbac.js';
 import { CONFIG_MOUNT, RUN_AS_USER, TLS_MOUNT, servedSecretName, tlsSecretName } from './options.js';
 import { needsToken } from './base-objects.js';

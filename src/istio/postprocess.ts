@@ -25,7 +25,7 @@ import { ownItems } from '../inject/cow.js';
 import type { Pod } from '../inject/pod-types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
-import { ISTIO_OVERRIDES_ANNOTATION as OVERRIDES_ANNOTATION, ISTIO_PROXY, type PostProcessContext } from './context.js';
+import { ISTIO_OVERRIDES_ANNOTATION as OVERRIDES_ANNOTATION, ISTIO_PROXY, type PostProcessContext } from './istio-context.js';
 import { goJson } from './go-struct.js';
 import { rewriteAppProbes } from './probes.js';
 import { checkScrapePorts, parseScrapeTargets, type ScrapeTarget } from './scrape.js';

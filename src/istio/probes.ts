@@ -12,7 +12,7 @@
  */
 import type { Pod } from '../inject/pod-types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import { ISTIO_PROXY, type PostProcessContext } from './context.js';
+import { ISTIO_PROXY, type PostProcessContext } from './istio-context.js';
 
 export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';
 const REWRITE_ANNOTATION = 'sidecar.istio.io/rewriteAppHTTPProbers';

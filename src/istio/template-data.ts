@@ -17,7 +17,7 @@
  * | InboundTrafficPolicyMode | string | meshConfig.inboundTrafficPolicy.mode: "localhost" or "passthrough" |
  * | CompliancePolicy | string | values.global.compliancePolicy (Istio reads istiod's COMPLIANCE_POLICY env) |
  */
-import type { TemplateField, PodProfileInput } from '../inject/profile.js';
+import type { TemplateField, PodProfileInput } from '../inject/profile-hooks.js';
 import { sprint } from '../template/index.js';
 import { GoNumber } from '../template/value.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';

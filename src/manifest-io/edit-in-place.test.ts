@@ -9,11 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, type Node } from 'yaml';
-import { runCli } from '../cli/program.js';
+import { runCli } from '../cli/command-tree.js';
 import { memoryIO } from '../../test/support/memory-io.js';
 import { deepEqual, type JsonValue } from '../util/json.js';
 import { editInPlace } from '../yaml/edit-in-place.js';
-import { podTemplates } from './kinds.js';
+import { podTemplates } from './workload-kinds.js';
 import { readManifest } from './documents.js';
 
 const DIR = fileURLToPath(new URL('../../testdata/format/', import.meta.url));

@@ -22,7 +22,7 @@ export {
   type WorkloadRef,
   type WorkloadKind,
   type JsonPath,
-} from './kinds.js';
+} from './workload-kinds.js';
 export {
   findResourceList,
   readResourceList,
@@ -33,4 +33,4 @@ export {
   type ResourceList,
   type KrmResult,
   type KrmSeverity,
-} from './krm.js';
+} from './krm-io.js';

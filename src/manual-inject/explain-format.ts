@@ -3,7 +3,7 @@
  * How `explain` prints: plain text for people (one block per pod template, both layers' steps
  * in order, then warnings), or JSON for scripts (an array of entries with stable field names).
  */
-import type { ExplainEntry, ExplainStep } from './explain.js';
+import type { ExplainEntry, ExplainStep } from './explain-manifest.js';
 
 export function formatExplainJson(entries: readonly ExplainEntry[]): string {
   return `${JSON.stringify(entries, null, 2)}\n`;

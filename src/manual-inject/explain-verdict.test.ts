@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig, parseConfig } from '../profiles/index.js';
-import { explainManifest } from './explain.js';
+import { explainManifest } from './explain-manifest.js';
 import { formatExplainText } from './explain-format.js';
 
 const pod = (annotations: Record<string, string>) => `apiVersion: v1

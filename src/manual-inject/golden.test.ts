@@ -21,7 +21,7 @@ import { errorInfo, InjectorError, type ErrorCode } from '../errors.js';
 import { injectPod } from '../inject/index.js';
 import { podTemplates, readManifest, type ManifestDocument } from '../manifest-io/index.js';
 import { applyWithFastJsonPatch } from '../../test/support/patch/appliers.js';
-import { runCli } from '../cli/program.js';
+import { runCli } from '../cli/command-tree.js';
 import { goldenCases, REPO, staleGoldens, webhookPod, type GoldenCase } from '../../test/support/manual-goldens.js';
 import { memoryIO } from '../../test/support/memory-io.js';
 import { deepEqual, type JsonObject, type JsonValue } from '../util/json.js';

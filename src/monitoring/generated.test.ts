@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { alertSpecs, RUNBOOK_BASE_URL } from './alerts.js';
 import { dashboardPanels, grafanaDashboard } from './dashboard.js';
-import { DEFAULT_ALERT_PARAMS, generatedFiles, RULES_FILE, PROMETHEUS_RULE_FILE, ruleGroups } from './render.js';
+import { DEFAULT_ALERT_PARAMS, generatedFiles, RULES_FILE, PROMETHEUS_RULE_FILE, ruleGroups } from './render-monitoring.js';
 
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));

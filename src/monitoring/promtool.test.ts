@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { locatePrometheus } from '../../test/support/prometheus.js';
 import { dashboardPanels } from './dashboard.js';
-import { PROMETHEUS_RULE_FILE, RULES_FILE, ruleGroups } from './render.js';
+import { PROMETHEUS_RULE_FILE, RULES_FILE, ruleGroups } from './render-monitoring.js';
 
 const located = locatePrometheus();
 const skip = 'skip' in located ? located.skip : false;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { InjectorError } from '../errors.js';
 import { applyPatch } from './apply.js';
-import { createPatch } from './diff.js';
+import { createPatch } from './json-patch-diff.js';
 import { applyWithFastJsonPatch, hasInheritedNames } from '../../test/support/patch/appliers.js';
 import { jsonPairArb } from '../../test/support/patch/arbitraries.js';
 

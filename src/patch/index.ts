@@ -9,7 +9,7 @@ export {
   type SmpSchema,
 } from './smp-schema.js';
 export type { JsonPatchOperation } from './types.js';
-export { createPatch } from './diff.js';
+export { createPatch } from './json-patch-diff.js';
 export { patchJson } from './patch-json.js';
 export { applyPatch } from './apply.js';
 export { escapePointerToken, parsePointer } from './json-pointer.js';

@@ -9,7 +9,7 @@
  * null ones match nothing), then the policy. Every expression guards with has(): an erroring
  * condition would reject the pod under failurePolicy Fail.
  */
-import { POLICY_DISABLED, POLICY_ENABLED } from '../config/defaults.js';
+import { POLICY_DISABLED, POLICY_ENABLED } from '../config/istio-names.js';
 import type { CompiledSelector } from '../config/selector.js';
 import type { LoadedConfig } from '../config/types.js';
 import { defaultMatchConditions, type MatchCondition } from '../install/webhook-rules.js';

@@ -1,5 +1,5 @@
 /**
- * The profile contract (inject/profile.ts), checked for every profile of the default set: one
+ * The profile contract (inject/profile-hooks.ts), checked for every profile of the default set: one
  * shared test, so a new profile is held to the same rules. Whatever a hook may only read is
  * deep-frozen here, so a hook that changes it throws (ES modules are strict).
  */
@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { defaultConfig as bareDefaultConfig, parseConfig } from '../config/load.js';
 import type { Pod } from '../inject/pod-types.js';
-import type { TemplateField } from '../inject/profile.js';
+import type { TemplateField } from '../inject/profile-hooks.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { DEFAULT_PROFILES } from './index.js';
 

@@ -2,7 +2,7 @@
  * @module profiles
  * The composition: which profiles a loaded config carries, and the config loaders that bind
  * them. The general core (src/inject, src/config, src/patch, src/template) knows the hook
- * contract (inject/profile.ts) but no profile; this module, above both, picks the default set
+ * contract (inject/profile-hooks.ts) but no profile; this module, above both, picks the default set
  * (Istio emulation, src/istio) and is what the CLI, the webhook and the library load configs
  * through. Each profile is bound at load, so what it computes from the config (Istio's mesh
  * config) is computed once and a bad value fails the load, not every pod later.
@@ -14,8 +14,8 @@ import {
   type LoadOptions,
 } from '../config/load.js';
 import type { LoadedConfig } from '../config/types.js';
-import type { Profile } from '../inject/profile.js';
-import { istioProfile } from '../istio/profile.js';
+import type { Profile } from '../inject/profile-hooks.js';
+import { istioProfile } from '../istio/istio-profile.js';
 
 /** Binds a profile to one loaded config (throws ConfigError when the config does not suit it). */
 export type ProfileFactory = (config: LoadedConfig) => Profile;

@@ -8,11 +8,11 @@
  * (ImagePullBackOff, a failing probe, a webhook refusing the pods...).
  */
 import type { HealApi } from '../heal/kube.js';
-import { RESTARTED_AT, selectorString } from '../heal/rollout.js';
+import { RESTARTED_AT, selectorString } from '../heal/restart-workloads.js';
 import { isLive } from '../heal/pod-record.js';
 import { workloadPath } from '../heal/kube.js';
 import type { WorkloadRef } from '../heal/types.js';
-import { parseStatus } from '../inject/status.js';
+import { parseStatus } from '../inject/status-annotation.js';
 import { isPlainObject } from '../util/json.js';
 
 type Obj = Record<string, unknown>;

@@ -9,11 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ISTIO_INJECTION_KEYS } from '../config/defaults.js';
-import { generateInstall, type InstallRequest } from '../install/generate.js';
+import { ISTIO_INJECTION_KEYS } from '../config/istio-names.js';
+import { generateInstall, type InstallRequest } from '../install/build-manifests.js';
 import { fakeRevisionCluster, type FakeRevisionCluster } from '../../test/support/fake-revision-cluster.js';
-import { formatPlan, formatResults } from './format.js';
-import { planRollout, type RolloutRequest } from './plan.js';
+import { formatPlan, formatResults } from './rollout-format.js';
+import { planRollout, type RolloutRequest } from './rollout-plan.js';
 import { executeRollout, type NamespaceResult } from './run.js';
 import { MOVE_ANNOTATION } from './targets.js';
 

@@ -10,13 +10,13 @@
  * the same way). Batches already moved stay moved; later ones are never touched.
  */
 import type { HealApi } from '../heal/kube.js';
-import type { PlannedWorkload } from '../heal/plan.js';
+import type { PlannedWorkload } from '../heal/restart-plan.js';
 import { workloadPath } from '../heal/kube.js';
-import { RESTARTED_AT, restartedAtValue, rollOut, type RolloutOutcome } from '../heal/rollout.js';
+import { RESTARTED_AT, restartedAtValue, rollOut, type RolloutOutcome } from '../heal/restart-workloads.js';
 import type { WorkloadRef } from '../heal/types.js';
 import { isPlainObject } from '../util/json.js';
 import { diagnose, podProblem, rolloutPending, type WorkloadDiagnosis } from './health.js';
-import { workloadsOff, type NamespaceMove } from './plan.js';
+import { workloadsOff, type NamespaceMove } from './rollout-plan.js';
 import { describeLabels, MOVE_ANNOTATION, type MoveLabels } from './targets.js';
 
 export interface RolloutOptions {

@@ -14,7 +14,7 @@ import type { InjectionKeys } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import type { HealApi } from '../heal/kube.js';
 import { scopesFromWebhooks } from '../heal/scan.js';
-import { APP_NAME, REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL } from '../install/context.js';
+import { APP_NAME, REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL } from '../install/install-context.js';
 import { evaluateScopes, type WebhookScope } from '../install/webhook-rules.js';
 import { isPlainObject } from '../util/json.js';
 

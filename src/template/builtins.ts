@@ -7,9 +7,9 @@
  */
 
 import { isTrue } from './truth.js';
-import { sprint, sprintf, sprintln } from './format.js';
+import { sprint, sprintf, sprintln } from './go-fmt.js';
 import { byteLength, fromUtf8, isAscii, isPrint, utf8Bytes } from './quote.js';
-import { Kind, REFLECT_VALUE, floatValue, indirectTypeName, intValue, kindOf, mapElemType, prepareArg, uintValue } from './kinds.js';
+import { Kind, REFLECT_VALUE, floatValue, indirectTypeName, intValue, kindOf, mapElemType, prepareArg, uintValue } from './reflect-kinds.js';
 import {
   GoComplex,
   GoFuncError,

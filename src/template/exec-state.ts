@@ -9,9 +9,9 @@
 
 import { TemplateError } from '../errors.js';
 import { nodeString, type Node } from './ast.js';
-import { ArgProblem, validateType } from './convert.js';
-import { formatValue, formatForTemplate } from './format.js';
-import { Kind, kindOf, mapElemType } from './kinds.js';
+import { ArgProblem, validateType } from './arg-convert.js';
+import { formatValue, formatForTemplate } from './go-fmt.js';
+import { Kind, kindOf, mapElemType } from './reflect-kinds.js';
 import { byteLength, quote } from './quote.js';
 import { GO_OBJECT, INTERFACE, NO_FIELD, goTypeName, isGoFuncValue, zeroValue, type GoFunc, type GoObject } from './value.js';
 

@@ -33,11 +33,11 @@ import {
   type Tree,
   type VariableNode,
 } from './ast.js';
-import { formatForTemplate } from './format.js';
+import { formatForTemplate } from './go-fmt.js';
 import { quote, sortStrings } from './quote.js';
 import { isTrue } from './truth.js';
-import { ArgProblem, constantArg, idealConstant, nilArg, validateType } from './convert.js';
-import { Kind, REFLECT_VALUE, kindOf, mapElemType, sliceElemType } from './kinds.js';
+import { ArgProblem, constantArg, idealConstant, nilArg, validateType } from './arg-convert.js';
+import { Kind, REFLECT_VALUE, kindOf, mapElemType, sliceElemType } from './reflect-kinds.js';
 import { INTERFACE, type GoFunc } from './value.js';
 import { DepthExceeded, ExecState, isStackOverflow, type ExecConfig, type IfaceSource } from './exec-state.js';
 

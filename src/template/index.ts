@@ -13,7 +13,7 @@
  *
  * Each set is compiled to closures when parsed (compile/, the default engine); `engine:
  * 'interpreter'` keeps the tree-walking executor (exec.ts), the reference the compiled engine
- * is tested against (compile/differential.test.ts).
+ * is tested against (compile/compiled-vs-interpreter.test.ts).
  *
  * Parse and execution failures are TemplateError (codes SI_TEMPLATE_PARSE, SI_TEMPLATE_EXEC)
  * with Go's message text; nothing else escapes. Go writes the output up to an execution
@@ -45,7 +45,7 @@ import { IMPURE_FUNCTIONS, rootReads } from './reads.js';
 import { Program } from './compile/program.js';
 import type { FuncMap } from './value.js';
 
-export { formatValue, sprint, sprintf } from './format.js';
+export { formatValue, sprint, sprintf } from './go-fmt.js';
 export { isTrue } from './truth.js';
 export { DEFAULT_MAX_DEPTH } from './exec.js';
 

@@ -6,7 +6,7 @@
  * messages convert them to Go's byte columns where needed.
  */
 
-import { sprintf } from './format.js';
+import { sprintf } from './go-fmt.js';
 
 export enum ItemType {
   Error,

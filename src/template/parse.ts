@@ -24,7 +24,7 @@ import {
 } from './ast.js';
 import { ItemType, itemString, lex, type Item } from './lex.js';
 import { SyntaxError as GoSyntaxError, parseFloat64, parseInt64, parseUint, unquote, unquoteChar } from './literal.js';
-import { sprintf } from './format.js';
+import { sprintf } from './go-fmt.js';
 import type { FuncMap, GoFunc } from './value.js';
 
 export interface ParseConfig {

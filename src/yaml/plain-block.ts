@@ -1,7 +1,7 @@
 /**
  * @module yaml/plain-block
  * A one-pass reader for the plain block YAML that injection templates render, so the cache-miss
- * path of inject/render.ts does not pay for a general YAML parser (issue 18): about 3 KB of
+ * path of inject/render-overlay.ts does not pay for a general YAML parser (issue 18): about 3 KB of
  * `key: value` lines, nested maps and lists, quoted strings, a few one-line flow lists and
  * Istio's `annotations: {` map spread over lines, and `|` blocks.
  *

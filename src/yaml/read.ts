@@ -11,7 +11,7 @@
  */
 import jsyaml from 'js-yaml';
 import { InputError, type SourceLocation } from '../errors.js';
-import { ConvertError, convertDocument, type ConvertResult } from './convert.js';
+import { ConvertError, convertDocument, type ConvertResult } from './to-json.js';
 import { locate } from './locate.js';
 import { KUBERNETES_SCHEMA } from './k8s-schema.js';
 

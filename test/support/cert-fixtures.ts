@@ -6,7 +6,7 @@
 import { webcrypto } from 'node:crypto';
 import { x509 } from '../../src/certs/x509-lib.js';
 import { encodePem } from '../../src/certs/pem.js';
-import { randomSerial } from '../../src/certs/generate.js';
+import { randomSerial } from '../../src/certs/create-certs.js';
 
 export interface OddCertificateOptions {
   commonName?: string;

@@ -4,9 +4,9 @@
  * through the real parser and validator; only template compilation is refused, because the
  * decision never looks at templates (tests that need templates use config/load.ts).
  */
-import { buildConfig } from '../../src/config/parse.js';
+import { buildConfig } from '../../src/config/build-config.js';
 import type { LoadedConfig } from '../../src/config/types.js';
-import type { ValidateOptions } from '../../src/config/validate.js';
+import type { ValidateOptions } from '../../src/config/validate-config.js';
 
 export function decisionConfig(config: Record<string, unknown>, options: ValidateOptions = {}): LoadedConfig {
   return buildConfig(

@@ -15,7 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import jsonpatch from 'fast-json-patch';
-import { generateCA, issueServingCert } from '../../src/certs/generate.js';
+import { generateCA, issueServingCert } from '../../src/certs/create-certs.js';
 import { cloneJson, deepEqual, isPlainObject, type JsonObject, type JsonValue } from '../../src/util/json.js';
 
 const RESOURCE = 'mutatingwebhookconfigurations';

@@ -10,7 +10,7 @@
  * times `rollout` looks at a Deployment.
  */
 import type { HealApi } from '../../src/heal/kube.js';
-import { RESTARTED_AT } from '../../src/heal/rollout.js';
+import { RESTARTED_AT } from '../../src/heal/restart-workloads.js';
 import type { WorkloadRef } from '../../src/heal/types.js';
 import { evaluateScopes } from '../../src/install/webhook-rules.js';
 import { scopesFromWebhooks } from '../../src/heal/scan.js';

@@ -2,7 +2,7 @@
  * @module test/support/istio-deviations
  * The short list of intended deviations from the live Istio peer (istioctl kube-inject), each
  * with its reason and the test that pins our side of it. A difference that no entry matches is
- * unexplained, and fails `npm test` (src/istio/differential.test.ts).
+ * unexplained, and fails `npm test` (src/istio/istio-peer-differential.test.ts).
  */
 import type { JsonObject } from '../../src/util/json.js';
 
@@ -61,14 +61,14 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
     id: 'port-conflict',
     reason:
       'a container declares a port the injected proxy also declares (15090, 15021, or one the user gave istio-proxy): Istio admits a pod whose two containers fight over one port; we refuse it and name the container and the port',
-    pinnedBy: 'src/inject/inject.test.ts ("declares port TCP/15090")',
+    pinnedBy: 'src/inject/pipeline.test.ts ("declares port TCP/15090")',
     matches: (c) => c.istio.decision === 'injected' && ourError(c, /^SI_INJECT_CONFLICT: .*declares port/) && duplicatePort(c.istio.template),
   },
   {
     id: 'no-containers-left',
     reason:
       'every container is named like a sidecar the template injects as a native init container (istio-proxy): Istio emits "containers: []", which the apiserver rejects; we refuse with a reason',
-    pinnedBy: 'src/inject/inject.test.ts ("no containers left"); Istio golden only-proxy-container',
+    pinnedBy: 'src/inject/pipeline.test.ts ("no containers left"); Istio golden only-proxy-container',
     matches: (c) =>
       c.istio.decision === 'injected' &&
       ourError(c, /^SI_INJECT_CONFLICT: .*no containers left/) &&
@@ -78,7 +78,7 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
     id: 'kube-inject-system-namespace',
     reason:
       "istioctl kube-inject checks a workload's pod template for Istio's system namespaces, and a template carries no namespace, so it injects a Deployment in kube-system (or fails on its bad annotations while trying); istiod's webhook never injects pods there, and we skip them",
-    pinnedBy: 'src/inject/decide.test.ts ("manual mode ... ignored-namespace"); src/istio/differential.test.ts',
+    pinnedBy: 'src/inject/decide.test.ts ("manual mode ... ignored-namespace"); src/istio/istio-peer-differential.test.ts',
     matches: (c) =>
       c.istio.decision !== 'skipped' &&
       c.ours.decision === 'skipped' &&
@@ -89,7 +89,7 @@ export const INTENDED_DEVIATIONS: readonly Deviation[] = [
     id: 'kube-inject-proxy-config-before-decision',
     reason:
       "istioctl kube-inject parses proxy.istio.io/config before deciding, so a bad value fails even a workload it would skip (opted out, host network, system namespace); istiod's webhook decides first and skips it, as we do",
-    pinnedBy: 'src/istio/differential.test.ts',
+    pinnedBy: 'src/istio/istio-peer-differential.test.ts',
     matches: (c) => c.istio.decision === 'refused' && c.ours.decision === 'skipped' && /could not parse proxy config/.test(c.istio.error ?? ''),
   },
 ];

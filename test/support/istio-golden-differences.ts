@@ -1,7 +1,7 @@
 /**
  * @module test/support/istio-golden-differences
  * Istio's goldens our injection does not reproduce exactly, each with its reason. The golden
- * comparison is gated on this list (src/istio/conformance.test.ts): a golden that differs
+ * comparison is gated on this list (src/istio/istio-conformance.test.ts): a golden that differs
  * and is not listed fails, and so does a listed one that has become identical (remove it).
  */
 import type { CaseResult } from './istio-conformance.js';

@@ -26,7 +26,7 @@ import fc from 'fast-check';
 import { createHandler, type AdmissionHandler } from '../../src/admission/handler.js';
 import { defaultConfig, loadConfig } from '../../src/profiles/index.js';
 import type { LoadedConfig } from '../../src/config/types.js';
-import { injectPod } from '../../src/inject/inject.js';
+import { injectPod } from '../../src/inject/pipeline.js';
 import type { StatusKeyring } from '../../src/inject/status-mac.js';
 import type { JsonPatchOperation } from '../../src/patch/types.js';
 import { applyWithFastJsonPatch, applyWithRfc6902, hasInheritedNames } from './patch/appliers.js';

@@ -7,9 +7,9 @@
  */
 
 import type { Node } from '../ast.js';
-import { ArgProblem, validateType } from '../convert.js';
+import { ArgProblem, validateType } from '../arg-convert.js';
 import { CONSTANT_COST, costOf, isStackOverflow } from '../exec.js';
-import { REFLECT_VALUE, typeKind } from '../kinds.js';
+import { REFLECT_VALUE, typeKind } from '../reflect-kinds.js';
 import { isTrue } from '../truth.js';
 import { INTERFACE, type GoFunc } from '../value.js';
 import { DepthExceeded, MISSING, type MethodCaller, type Runtime } from './runtime.js';

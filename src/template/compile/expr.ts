@@ -20,7 +20,7 @@ import {
   type PipeNode,
   type VariableNode,
 } from '../ast.js';
-import { ArgProblem, constantArg, idealConstant, nilArg } from '../convert.js';
+import { ArgProblem, constantArg, idealConstant, nilArg } from '../arg-convert.js';
 import { quote } from '../quote.js';
 import { compileCall, methodCaller, validator, type ArgFn } from './call.js';
 import { MISSING, type IfaceSource, type Runtime } from './runtime.js';

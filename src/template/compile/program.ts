@@ -5,13 +5,13 @@
  * and a render calls those functions instead of walking the tree (exec.ts). The interpreter is
  * the reference: same output, same errors at the same nodes, and the same step count (one step
  * per statement executed, plus what functions are charged), so the same templates hit the
- * same limits. src/template/compile/differential.test.ts holds the two engines to that.
+ * same limits. src/template/compile/compiled-vs-interpreter.test.ts holds the two engines to that.
  */
 
 import { NodeType, nodeString, type BranchNode, type ListNode, type Node, type TemplateNode, type Tree } from '../ast.js';
 import type { ExecConfig } from '../exec.js';
-import { formatForTemplate } from '../format.js';
-import { Kind, kindOf, mapElemType, sliceElemType } from '../kinds.js';
+import { formatForTemplate } from '../go-fmt.js';
+import { Kind, kindOf, mapElemType, sliceElemType } from '../reflect-kinds.js';
 import { quote, sortStrings } from '../quote.js';
 import { isTrue } from '../truth.js';
 import { INTERFACE } from '../value.js';

@@ -6,7 +6,7 @@
  */
 
 import type { Node } from '../ast.js';
-import type { ArgProblem } from '../convert.js';
+import type { ArgProblem } from '../arg-convert.js';
 import { ExecState } from '../exec-state.js';
 import type { GoFunc } from '../value.js';
 

@@ -4,7 +4,7 @@
  * spf13/cast's `ToInt64`/`ToFloat64` (errors become 0, exactly as Sprig ignores them), Sprig's
  * `empty`, and reflect.DeepEqual over the Go value model. The oracle's cast is v1.5.0.
  */
-import { formatValue } from '../format.js';
+import { formatValue } from '../go-fmt.js';
 import { GoNumber, goTypeName, isGoFuncValue, isGoObject } from '../value.js';
 import { float64ToInt64, parseFloat64, parseInt64 } from '../strconv.js';
 

@@ -4,7 +4,7 @@
  * "x" is 0 and an out-of-range value is clamped); `int`, `int64`, `float64` use spf13/cast v1.5
  * rules (base prefixes, "12.00" as 12, bool as 0/1, anything unconvertible as 0).
  */
-import { sprint } from '../format.js';
+import { sprint } from '../go-fmt.js';
 import { goFunc, INTERFACE, type FuncMap } from '../value.js';
 import { int64, strval, toFloat64, toInt64 } from './coerce.js';
 import { parseInt64 } from '../strconv.js';

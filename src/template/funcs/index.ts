@@ -8,11 +8,11 @@
  * Istio). Maps are built once; the option-dependent ones are memoised per option set.
  */
 import type { FuncMap } from '../value.js';
-import { defaultFuncs } from './defaults.js';
+import { defaultFuncs } from './flow.js';
 import { dictFuncs } from './dicts.js';
 import { encodingFuncs } from './encoding.js';
 import { buildInjectorFuncs, type InjectorOptions } from './injector.js';
-import { jsonFuncs } from './json.js';
+import { jsonFuncs } from './json-funcs.js';
 import { listFuncs } from './lists.js';
 import { mathFuncs } from './math.js';
 import { reflectFuncs } from './reflect.js';

@@ -6,7 +6,7 @@
  * Semantics come from Istio's source; the Go oracle has plain Sprig, so tests for these are
  * derived from that source. `env` reads the process environment only when the config allows it.
  */
-import { sprint, sprintf } from '../format.js';
+import { sprint, sprintf } from '../go-fmt.js';
 import { goFunc, GoFuncError, GoNumber, INTERFACE, isGoObject, newGoMap, taggedGoType, type FuncMap, type GoObject } from '../value.js';
 import { ifaceResult, isGoComplex, isNil } from './coerce.js';
 import { hasOwn } from './dicts.js';

@@ -4,7 +4,7 @@
  * Sprig's (the string to work on comes last, so pipelines read `"x" | trimSuffix "-"`), and
  * lengths are UTF-8 byte counts as in Go.
  */
-import { formatValue } from '../format.js';
+import { formatValue } from '../go-fmt.js';
 import { quote as goQuote } from '../quote.js';
 import { goFunc, GoFuncError, INTERFACE, type FuncMap } from '../value.js';
 import { isNil, strval } from './coerce.js';
