@@ -36,7 +36,7 @@ function git(args: string[]): string {
 
 /** Does this serve module take the real core (`injectPod` from the inject module, imported statically or lazily)? */
 function importsCore(text: string): boolean {
-  return /\binjectPod\b/.test(text) && /['"]\.\.\/inject\/(index|inject)\.js['"]/.test(text);
+  return /\binjectPod\b/.test(text) && /['"]\.\.\/inject\/(index|pipeline)\.js['"]/.test(text);
 }
 
 /** The built serve takes the core: dist/cli/serve.js imports it, or the shipped bundle contains it. */
