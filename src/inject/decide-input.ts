@@ -23,7 +23,7 @@ export interface PodView {
   hostNetwork: unknown;
 }
 
-export function readPod(pod: Record<string, unknown>, requestNamespace: string, warnings: string[]): PodView {
+export function readDecisionView(pod: Record<string, unknown>, requestNamespace: string, warnings: string[]): PodView {
   let meta: Record<string, unknown> = {};
   if (isPlainObject(pod.metadata)) meta = pod.metadata;
   else if (pod.metadata !== undefined && pod.metadata !== null) warnings.push(`metadata is ${describe(pod.metadata)}, not a map; treated as empty`);

@@ -17,7 +17,7 @@ import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';
 import { invalidValueHint, keyHints } from './decide-hints.js';
 import { quote } from '../util/describe.js';
-import { readPod, type PodView } from './decide-input.js';
+import { readDecisionView, type PodView } from './decide-input.js';
 import type { Decision, DecisionReason, DecisionStep, InjectionContext } from './types.js';
 
 /** The parts of a loaded config the decision reads. */
@@ -53,7 +53,7 @@ export function decide(pod: unknown, ctx: Pick<InjectionContext, 'namespace' | '
   }
   const manual = ctx.mode === 'manual';
   if (manual) steps.push({ check: 'mode', found: 'manual', effect: 'policy forced to enabled, selectors ignored (as istioctl kube-inject)' });
-  const view = readPod(pod, ctx.namespace, warnings);
+  const view = readDecisionView(pod, ctx.namespace, warnings);
 
   // Ours: the kubelet owns mirror pods (static pods); the apiserver refuses changes to them.
   if (view.annotations.values.has(MIRROR_POD_ANNOTATION) || view.annotations.invalid.has(MIRROR_POD_ANNOTATION)) {

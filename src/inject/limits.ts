@@ -65,23 +65,24 @@ export function checkAnnotationLimit(pod: unknown, limits: Readonly<PodLimits>):
   }
 }
 
-/** Throws SI_INJECT_LIMIT when a list of the pod spec, or the env entries, are over their limit. */
-export function checkSpecLimits(pod: unknown, limits: Readonly<PodLimits>): void {
+/** SI_INJECT_LIMIT when a list of the pod spec, or the env entries, are over their limit; else undefined. */
+export function specOverLimit(pod: unknown, limits: Readonly<PodLimits>): InjectionError | undefined {
   const spec = isPlainObject(pod) ? pod.spec : undefined;
-  if (!isPlainObject(spec)) return;
+  if (!isPlainObject(spec)) return undefined;
   const length = (v: unknown) => (Array.isArray(v) ? v.length : 0);
   const containers = length(spec.containers);
   const initContainers = length(spec.initContainers);
-  if (containers > limits.containers) throw over('containers', containers, limits.containers, 'containers');
-  if (initContainers > limits.initContainers) throw over('init containers', initContainers, limits.initContainers, 'initContainers');
+  if (containers > limits.containers) return over('containers', containers, limits.containers, 'containers');
+  if (initContainers > limits.initContainers) return over('init containers', initContainers, limits.initContainers, 'initContainers');
   const volumes = length(spec.volumes);
-  if (volumes > limits.volumes) throw over('volumes', volumes, limits.volumes, 'volumes');
+  if (volumes > limits.volumes) return over('volumes', volumes, limits.volumes, 'volumes');
   let env = 0;
   for (const list of [spec.containers, spec.initContainers]) {
     if (!Array.isArray(list)) continue;
     for (const c of list) env += isPlainObject(c) ? length(c.env) : 0;
   }
-  if (env > limits.envEntries) throw over('env entries', env, limits.envEntries, 'envEntries');
+  if (env > limits.envEntries) return over('env entries', env, limits.envEntries, 'envEntries');
+  return undefined;
 }
 
 /** Throws SI_INJECT_LIMIT when the patch (as JSON) is over its limit. */

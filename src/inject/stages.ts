@@ -15,16 +15,16 @@
 import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { applyPatch, createPatch } from '../patch/index.js';
-import { deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
+import { cloneJson, deepEqual, isPlainObject, type JsonObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
 import { isCurrentInjection } from './current.js';
 import { revisionOf, templateData } from './data.js';
 import { decide } from './decide.js';
-import { checkPatchLimit } from './limits.js';
+import { checkAnnotationLimit, checkPatchLimit, specOverLimit } from './limits.js';
 import { assertHasAppContainer, assertNoPortConflicts, assertUniqueNames, mergeOverlays, type MergeResult } from './merge.js';
 import { DEBUG_CHECKS, freezeReceived, hasAnnotation, ownWriterFrame } from './cow.js';
 import { readPodInput } from './pod-input.js';
-import { annotationsOf, itemNames, type Pod, type StringMap } from './pod-types.js';
+import { annotationsOf, asJson, itemNames, type Pod, type StringMap } from './pod-types.js';
 import type { PodHooks, PodProfileInput } from './profile-hooks.js';
 import { renderMemoized } from './render-memo.js';
 import { reorderPod } from './reorder.js';
@@ -32,7 +32,7 @@ import { selectTemplates } from './select.js';
 import { formatStatus, templateHash, type ParsedStatus } from './status-annotation.js';
 import { signStatus } from './status-mac.js';
 import { stripPod, type StatusTrust } from './strip.js';
-import type { Decision, InjectedResult, InjectionContext, InjectionStatus } from './types.js';
+import type { Decision, InjectedResult, InjectionContext, InjectionStatus, SkippedResult } from './types.js';
 import { computeUndo, withoutInjected } from './undo.js';
 
 /** After readPod: the pod, checked and typed, and its working copy. */
@@ -51,7 +51,10 @@ export interface Decided extends Read {
   readonly decision: Decision;
 }
 
-export interface Stripped extends Decided {
+export interface Stripped extends Decided, StripResult {}
+
+/** What the strip stage adds (renderPodTemplates runs it on a pod that was only read). */
+export interface StripResult {
   /** Only statuses signed for this namespace are acted on (the webhook); undefined: all (the CLI). */
   readonly trust: StatusTrust | undefined;
   /** The earlier injection that was stripped from `work`, if any. */
@@ -95,6 +98,23 @@ function advance<S extends object, T extends object>(s: S, results: T): S & T {
 }
 
 /**
+ * The per-request limits, checked before any work that grows with the pod (so before readPod's
+ * copy). A pod over a list limit is still decided on (decide reads only metadata and
+ * spec.hostNetwork, without copying), so a pod that would be skipped is skipped, not refused;
+ * one that would be injected gets SI_INJECT_LIMIT. Undefined: within the limits.
+ */
+export function checkLimits(pod: unknown, ctx: InjectionContext, config: LoadedConfig): SkippedResult | undefined {
+  const limits = ctx.limits;
+  if (limits === undefined) return undefined;
+  checkAnnotationLimit(pod, limits);
+  const over = specOverLimit(pod, limits);
+  if (over === undefined) return undefined;
+  const decision = decide(pod, ctx, config);
+  if (!decision.inject) return { kind: 'skipped', decision, warnings: [] };
+  throw over;
+}
+
+/**
  * Read the pod: check its shape (InjectionError otherwise) and make the working copy, which shares
  * the received pod's subtrees unless strip will edit it (an earlier injection's status: cow.ts).
  */
@@ -110,7 +130,7 @@ export function decideStage(s: Read): Decided {
 }
 
 /** Strip an earlier injection from `work` (strip.ts), and tell whether it is current already. */
-export function strip(s: Decided): Stripped {
+export function strip<S extends Read>(s: S): S & StripResult {
   const { ctx, config, warnings } = s;
   const trust = ctx.statusKeys !== undefined ? { ring: ctx.statusKeys, namespace: ctx.namespace } : undefined;
   const { previous, foreign } = stripPod(s.work, config, warnings, trust);
@@ -123,6 +143,19 @@ export function strip(s: Decided): Stripped {
     );
   }
   return advance(s, { trust, previous, foreign, current });
+}
+
+/** The result for a pod the decision skips. */
+export function skipped(s: Decided): SkippedResult {
+  return { kind: 'skipped', decision: s.decision, warnings: [] };
+}
+
+/**
+ * The result for a pod that already carries this injector's signed, current status: injected,
+ * with nothing to change (an empty patch), its status the one it carries.
+ */
+export function alreadyCurrent(s: Stripped & { readonly current: InjectionStatus }): InjectedResult {
+  return { kind: 'injected', decision: s.decision, pod: cloneJson(asJson(s.received)), patch: [], status: s.current, warnings: [...s.decision.warnings] };
 }
 
 /** Validate the annotations (profiles' `validate`), select the templates, and bind the profiles to this pod. */

@@ -14,7 +14,7 @@ import { parseStatus, type ParsedStatus } from './status-annotation.js';
 import { verifyStatus, type StatusKeyring } from './status-mac.js';
 import { applyUndo, removeInjected } from './undo.js';
 
-export interface Stripped {
+export interface StripOutcome {
   /** The status that was found and trusted, if any. */
   previous: ParsedStatus | undefined;
   /**
@@ -44,7 +44,7 @@ export function statusAnnotation(pod: Pod, key: string): string | undefined {
  * as if it had never carried it, which any pod author may ask for anyway. Without `trust` (the
  * CLI, on its user's own files) every status is read.
  */
-export function stripPod(pod: Pod, config: Pick<LoadedConfig, 'injectionKeys' | 'profiles'>, warnings: string[], trust?: StatusTrust): Stripped {
+export function stripPod(pod: Pod, config: Pick<LoadedConfig, 'injectionKeys' | 'profiles'>, warnings: string[], trust?: StatusTrust): StripOutcome {
   const key = config.injectionKeys.status;
   const annotations = pod.metadata?.annotations;
   if (annotations === null || annotations === undefined || !Object.hasOwn(annotations, key)) return { previous: undefined };
