@@ -11,7 +11,7 @@ import type { JsonObject } from '../util/json.js';
 import { KubeClient, KubeApiError, type KubeApi } from './client.js';
 import { loadInClusterConfig } from './in-cluster.js';
 import { CaBundleReconciler, type CaBundleReconcilerOptions, type ReconcilerEvent } from './ca-bundle-reconciler.js';
-import { caBundleRbacRules, CA_BUNDLE_RBAC } from './rbac.js';
+import { caBundleRules, grantText } from '../kube/rbac-rules.js';
 
 const NAME = 'sidecar-injector';
 const DAY = 86_400_000;
@@ -343,8 +343,12 @@ test('stop() cancels the timer and an in-flight request; a throwing listener bre
 });
 
 test('RBAC: get and patch on that one MutatingWebhookConfiguration, nothing else', () => {
-  assert.deepEqual(caBundleRbacRules('sidecar-injector'), [
+  assert.deepEqual(caBundleRules('sidecar-injector'), [
     { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], verbs: ['get', 'patch'], resourceNames: ['sidecar-injector'] },
   ]);
-  assert.deepEqual([...CA_BUNDLE_RBAC.verbs], ['get', 'patch']);
+  assert.equal(
+    grantText(caBundleRules('sidecar-injector')),
+    'get and patch on mutatingwebhookconfigurations/sidecar-injector',
+    'the hint on a 403 names the grant',
+  );
 });

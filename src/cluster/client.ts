@@ -9,6 +9,7 @@ import { Agent, request } from 'node:https';
 import { ClusterError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
 import { readCredential, readToken, type InClusterConfig } from './in-cluster.js';
+import { caBundleRules, grantText } from '../kube/rbac-rules.js';
 
 export type PatchType = 'json' | 'merge';
 
@@ -202,8 +203,8 @@ export class KubeClient implements KubeApi {
 
 function hint(status: number, path: string): string {
   if (status === 401) return ' (the service account token was refused; it may have expired or been rotated)';
-  if (status === 403 && path.includes('/mutatingwebhookconfigurations/'))
-    return ' (grant the service account get and patch on this mutatingwebhookconfiguration: see CA_BUNDLE_RBAC)';
+  const mwc = /\/mutatingwebhookconfigurations\/([^/?]+)/.exec(path);
+  if (status === 403 && mwc !== null) return ` (grant the service account ${grantText(caBundleRules(decodeURIComponent(mwc[1])))})`;
   return '';
 }
 

@@ -9,4 +9,3 @@ export {
   type KubeEndpoint,
 } from './client.js';
 export { CaBundleReconciler } from './ca-bundle-reconciler.js';
-export { caBundleRbacRules } from './rbac.js';

@@ -15,6 +15,7 @@ import type { KeyPairPem } from '../reload/sources.js';
 import { toInjectorError } from '../errors.js';
 import { isConflict, KubeApiError, type RequestOptions } from './client.js';
 import { parseSecret, provisionedSecret, provisionedUpdate, secretPath, secretsPath, type LiveSecret, type SecretRef } from './tls-secret.js';
+import { grantText, tlsSecretRules } from '../kube/rbac-rules.js';
 
 export interface SecretApi {
   get(path: string, options?: RequestOptions): Promise<unknown>;
@@ -249,7 +250,7 @@ export class SecretSource {
       const verb = err.details?.method === 'GET' ? 'read' : 'write';
       return {
         kind: 'forbidden',
-        message: `the injector may not ${verb} ${this.#where} (${err.apiMessage ?? 'Forbidden'}): grant its service account get${this.#o.provision ? ' and update' : ''} on secrets/${this.#o.secret.name} in ${this.#o.secret.namespace} (the Role the install writes)`,
+        message: `the injector may not ${verb} ${this.#where} (${err.apiMessage ?? 'Forbidden'}): grant its service account ${grantText(tlsSecretRules(this.#o.secret.name, this.#o.provision !== undefined))} in ${this.#o.secret.namespace} (the Role the install writes)`,
       };
     }
     return { kind: 'unreachable', message: `${this.#where}: ${toInjectorError(err).message}` };

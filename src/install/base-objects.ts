@@ -6,7 +6,7 @@
  */
 import type { Namespace, Secret, ServiceAccount, ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { ClusterRole, ClusterRoleBinding } from 'kubernetes-types/rbac/v1.js';
-import { caBundleRbacRules } from '../cluster/index.js';
+import { caBundleRules } from '../kube/rbac-rules.js';
 import { commonLabels, metadata, type InstallContext } from './install-context.js';
 import { servedSecretName, tlsSecretName } from './options.js';
 
@@ -48,7 +48,7 @@ export function clusterRole(ctx: InstallContext): ClusterRole {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: metadata(ctx, ctx.options.name, false),
-    rules: caBundleRbacRules(ctx.options.name),
+    rules: caBundleRules(ctx.options.name),
   };
 }
 

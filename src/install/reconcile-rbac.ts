@@ -8,31 +8,12 @@
  * - a Role in the injector's namespace for its one Lease: create (which cannot be limited by
  *   name), get and update on that name only.
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
+import { leaderLeaseRules, podReconcilerRules } from '../kube/rbac-rules.js';
 import { metadata, type InstallContext } from './install-context.js';
 
 export function reconcileName(name: string): string {
   return `${name}-reconcile`;
-}
-
-function reconcileClusterRules(webhookConfigName: string, restart: boolean): PolicyRule[] {
-  const read = ['get', 'list', 'watch'];
-  const rules: PolicyRule[] = [
-    { apiGroups: [''], resources: ['pods', 'namespaces'], verbs: read },
-    { apiGroups: ['apps'], resources: ['replicasets'], verbs: read },
-    { apiGroups: ['batch'], resources: ['jobs'], verbs: read },
-    { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], verbs: ['get'], resourceNames: [webhookConfigName] },
-    { apiGroups: [''], resources: ['events'], verbs: ['create'] },
-  ];
-  if (restart) rules.push({ apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: ['get', 'patch'] });
-  return rules;
-}
-
-function reconcileLeaseRules(leaseName: string): PolicyRule[] {
-  return [
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [leaseName] },
-  ];
 }
 
 export function reconcileRbacObjects(ctx: InstallContext): [ClusterRole, ClusterRoleBinding, Role, RoleBinding] {
@@ -44,7 +25,7 @@ export function reconcileRbacObjects(ctx: InstallContext): [ClusterRole, Cluster
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: metadata(ctx, name, false),
-      rules: reconcileClusterRules(o.name, o.reconcileRestart),
+      rules: podReconcilerRules(o.name, o.reconcileRestart),
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -53,7 +34,7 @@ export function reconcileRbacObjects(ctx: InstallContext): [ClusterRole, Cluster
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects,
     },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: metadata(ctx, name), rules: reconcileLeaseRules(name) },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: metadata(ctx, name), rules: leaderLeaseRules(name) },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',

@@ -11,7 +11,8 @@
  * tls.crt and tls.key at creation.
  */
 import type { Secret } from 'kubernetes-types/core/v1.js';
-import type { PolicyRule, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
+import type { Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';
+import { tlsSecretRules } from '../kube/rbac-rules.js';
 import { metadata, type InstallContext } from './install-context.js';
 import { provisionedSecretName, servedSecretName } from './options.js';
 
@@ -20,21 +21,13 @@ function tlsAccessName(name: string): string {
 }
 
 /** Get (and, provisioning, update) the one Secret; Events on the server's pods (create cannot be limited by name). */
-function tlsAccessRules(secret: string, provision: boolean): PolicyRule[] {
-  return [
-    { apiGroups: [''], resources: ['secrets'], verbs: provision ? ['get', 'update'] : ['get'], resourceNames: [secret] },
-    { apiGroups: [''], resources: ['events'], verbs: ['create'] },
-  ];
-}
-
-/** The Role and RoleBinding, or nothing when the certificate is mounted instead. */
 export function tlsAccessObjects(ctx: InstallContext): [Role, RoleBinding] | [] {
   const o = ctx.options;
   const secret = servedSecretName(o);
   if (secret === undefined) return [];
   const name = tlsAccessName(o.name);
   return [
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: metadata(ctx, name), rules: tlsAccessRules(secret, o.certMode === 'provision') },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: metadata(ctx, name), rules: tlsSecretRules(secret, o.certMode === 'provision') },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
