@@ -14,7 +14,8 @@ import { CertError, ClusterError, toInjectorError, type InjectorError } from '..
 import { DEFAULT_MAX_BUNDLE_CAS, planCaBundle } from '../certs/ca-bundle.js';
 import { decodeCertificates } from '../certs/pem.js';
 import { isConflict, type KubeApi } from './client.js';
-import { caBundlePatch, parseWebhookConfiguration, selectWebhooks, webhookConfigPath, type WebhookSelector } from './webhook-config.js';
+import { assertWebhookConfigName, parseWebhookConfiguration, webhookConfigPath } from '../kube/webhook-configuration.js';
+import { caBundlePatch, selectWebhooks, type WebhookSelector } from './webhook-config.js';
 
 export type ReconcileTrigger = 'start' | 'ca-changed' | 'periodic' | 'retry' | 'manual';
 
@@ -107,6 +108,7 @@ export class CaBundleReconciler {
   constructor(options: CaBundleReconcilerOptions) {
     this.#api = options.api;
     this.#name = options.webhookConfigName;
+    assertWebhookConfigName(options.webhookConfigName);
     this.#path = webhookConfigPath(options.webhookConfigName);
     this.#selector = { webhookNames: options.webhookNames, service: options.service };
     this.#intervalMs = positive(options.intervalMs, 60_000, 'intervalMs');

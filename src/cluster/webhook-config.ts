@@ -1,70 +1,12 @@
 /**
  * @module cluster/webhook-config
- * Reading a MutatingWebhookConfiguration as the API returns it (validated, since it is input),
- * choosing which of its webhooks are ours, and building the JSON patch that sets their
+ * Choosing which webhooks of a MutatingWebhookConfiguration (read and parsed by
+ * kube/webhook-configuration.ts) are ours, and building the JSON patch that sets their
  * caBundle. The patch touches only `clientConfig.caBundle` of those entries, so fields other
  * tools manage (selectors, rules, other webhooks) are never overwritten.
  */
-import { ClusterError } from '../errors.js';
-import { getOwn, isPlainObject } from '../util/json.js';
+import type { LiveWebhook, LiveWebhookConfiguration } from '../kube/webhook-configuration.js';
 import type { JsonPatchOperation } from '../patch/types.js';
-
-const MWC_API_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
-
-const DNS1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** API path of one MutatingWebhookConfiguration; refuses names the API would refuse. */
-export function webhookConfigPath(name: string): string {
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    throw new ClusterError('SI_CLUSTER_CONFIG', `"${name}" is not a valid MutatingWebhookConfiguration name (a lower-case DNS subdomain)`);
-  }
-  return `${MWC_API_PATH}/${name}`;
-}
-
-export interface LiveWebhook {
-  /** Position in `webhooks`, used in the patch path. */
-  index: number;
-  name: string;
-  caBundle: string | undefined;
-  service: { name: string; namespace: string } | undefined;
-  url: string | undefined;
-}
-
-export interface LiveWebhookConfiguration {
-  name: string;
-  resourceVersion: string;
-  webhooks: LiveWebhook[];
-}
-
-export function parseWebhookConfiguration(value: unknown, expectedName: string): LiveWebhookConfiguration {
-  const bad = (what: string) => new ClusterError('SI_CLUSTER_REQUEST', `the API returned a malformed MutatingWebhookConfiguration "${expectedName}": ${what}`);
-  if (!isPlainObject(value)) throw bad('not an object');
-  const metadata = getOwn(value, 'metadata');
-  if (!isPlainObject(metadata)) throw bad('no metadata');
-  const resourceVersion = getOwn(metadata, 'resourceVersion');
-  if (typeof resourceVersion !== 'string' || resourceVersion === '') throw bad('no metadata.resourceVersion');
-  const rawWebhooks = getOwn(value, 'webhooks') ?? [];
-  if (!Array.isArray(rawWebhooks)) throw bad('webhooks is not a list');
-  const webhooks = rawWebhooks.map((raw, index): LiveWebhook => {
-    if (!isPlainObject(raw) || typeof getOwn(raw, 'name') !== 'string') throw bad(`webhooks[${index}] has no name`);
-    const clientConfig = getOwn(raw, 'clientConfig');
-    const cc = isPlainObject(clientConfig) ? clientConfig : {};
-    const caBundle = getOwn(cc, 'caBundle');
-    const service = getOwn(cc, 'service');
-    const url = getOwn(cc, 'url');
-    return {
-      index,
-      name: getOwn(raw, 'name') as string,
-      caBundle: typeof caBundle === 'string' ? caBundle : undefined,
-      service:
-        isPlainObject(service) && typeof getOwn(service, 'name') === 'string' && typeof getOwn(service, 'namespace') === 'string'
-          ? { name: getOwn(service, 'name') as string, namespace: getOwn(service, 'namespace') as string }
-          : undefined,
-      url: typeof url === 'string' ? url : undefined,
-    };
-  });
-  return { name: expectedName, resourceVersion, webhooks };
-}
 
 export interface WebhookSelector {
   /** Exactly these webhooks (by `name`). Takes precedence over `service`. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { HealApi } from './kube.js';
-import { APP_SELECTOR, findWebhookConfiguration, MWC_PATH } from './webhook-find.js';
+import { INJECTOR_SELECTOR, MWC_PATH } from '../kube/webhook-configuration.js';
+import { findWebhookConfiguration } from './webhook-find.js';
 
 const mwc = (name: string) => ({ metadata: { name, labels: { 'app.kubernetes.io/name': 'sidecar-injector' } }, webhooks: [] });
 
@@ -13,7 +14,7 @@ function api(objects: ReturnType<typeof mwc>[]): HealApi {
     },
     async list(path: string, query?: Record<string, string>) {
       assert.equal(path, MWC_PATH);
-      assert.equal(query?.labelSelector, APP_SELECTOR);
+      assert.equal(query?.labelSelector, INJECTOR_SELECTOR);
       return { items: objects, resourceVersion: '1' };
     },
   } as unknown as HealApi;

@@ -7,11 +7,9 @@
  */
 import { InjectorError } from '../errors.js';
 import { DEFAULT_NAME } from '../install/options.js';
+import { INJECTOR_SELECTOR, MWC_PATH, webhookConfigPath } from '../kube/webhook-configuration.js';
 import { isPlainObject } from '../util/json.js';
 import type { HealApi } from './kube.js';
-
-export const MWC_PATH = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
-export const APP_SELECTOR = `app.kubernetes.io/name=${DEFAULT_NAME}`;
 
 export interface FoundWebhookConfiguration {
   name: string;
@@ -26,24 +24,24 @@ export interface FoundWebhookConfiguration {
  */
 export async function findWebhookConfiguration(api: HealApi, name: string | undefined, notes: string[]): Promise<FoundWebhookConfiguration | undefined> {
   const wanted = name ?? DEFAULT_NAME;
-  const byName = await api.get(`${MWC_PATH}/${encodeURIComponent(wanted)}`);
+  const byName = await api.get(webhookConfigPath(wanted));
   if (isPlainObject(byName)) return { name: wanted, object: byName, by: 'name' };
   if (name !== undefined) {
     notes.push(`MutatingWebhookConfiguration ${name} not found`);
     return undefined;
   }
-  const labelled = (await api.list(MWC_PATH, { labelSelector: APP_SELECTOR })).items.filter(isPlainObject);
+  const labelled = (await api.list(MWC_PATH, { labelSelector: INJECTOR_SELECTOR })).items.filter(isPlainObject);
   const names = labelled.map((o) => (isPlainObject(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : ''));
   if (labelled.length === 1) {
-    notes.push(`using MutatingWebhookConfiguration ${names[0]} (labelled ${APP_SELECTOR}; --webhook-config chooses another)`);
+    notes.push(`using MutatingWebhookConfiguration ${names[0]} (labelled ${INJECTOR_SELECTOR}; --webhook-config chooses another)`);
     return { name: names[0], object: labelled[0], by: 'label' };
   }
   if (labelled.length > 1) {
     throw new InjectorError(
       'SI_USAGE',
-      `several MutatingWebhookConfigurations are labelled ${APP_SELECTOR}: ${names.join(', ')}; choose one with --webhook-config`,
+      `several MutatingWebhookConfigurations are labelled ${INJECTOR_SELECTOR}: ${names.join(', ')}; choose one with --webhook-config`,
     );
   }
-  notes.push(`no MutatingWebhookConfiguration named ${DEFAULT_NAME} or labelled ${APP_SELECTOR}`);
+  notes.push(`no MutatingWebhookConfiguration named ${DEFAULT_NAME} or labelled ${INJECTOR_SELECTOR}`);
   return undefined;
 }

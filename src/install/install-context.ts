@@ -22,6 +22,8 @@ export interface InstallContext {
 }
 
 export const APP_NAME = 'sidecar-injector';
+/** The label that names the app on every object the install writes (the webhook configuration is found by it). */
+export const NAME_LABEL = 'app.kubernetes.io/name';
 export const MANAGED_BY = 'sidecar-injector-manifests';
 /**
  * On every object of a revisioned install, and on a tag's webhook configuration (the revision it
@@ -34,7 +36,7 @@ export const TAG_OBJECT_LABEL = 'sidecar-injector.io/tag';
 
 /** The labels that pick the injector's pods (Deployment selector, Service, PDB, anti-affinity). */
 export function selectorLabels(ctx: InstallContext): Record<string, string> {
-  return { 'app.kubernetes.io/name': APP_NAME, 'app.kubernetes.io/instance': ctx.options.name };
+  return { [NAME_LABEL]: APP_NAME, 'app.kubernetes.io/instance': ctx.options.name };
 }
 
 /** Labels on every object. */

@@ -14,7 +14,8 @@ import type { InjectionKeys } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import type { HealApi } from '../heal/kube.js';
 import { scopesFromWebhooks } from '../heal/scan.js';
-import { APP_NAME, REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL } from '../install/install-context.js';
+import { REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL } from '../install/install-context.js';
+import { INJECTOR_SELECTOR, MWC_PATH, parseWebhookConfiguration, type LiveWebhookConfiguration } from '../kube/webhook-configuration.js';
 import { evaluateScopes, type WebhookScope } from '../install/webhook-rules.js';
 import { isPlainObject } from '../util/json.js';
 
@@ -44,16 +45,20 @@ export interface MoveRecord {
 
 /** Our webhook configurations (manifests and the chart label them app.kubernetes.io/name=sidecar-injector). */
 export async function readInjectors(api: HealApi): Promise<Injector[]> {
-  const { items } = await api.list('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
-    labelSelector: `app.kubernetes.io/name=${APP_NAME}`,
-  });
+  const { items } = await api.list(MWC_PATH, { labelSelector: INJECTOR_SELECTOR });
   const out: Injector[] = [];
-  for (const mwc of items) {
-    if (!isPlainObject(mwc) || !isPlainObject(mwc.metadata) || !Array.isArray(mwc.webhooks)) continue;
-    const labels = isPlainObject(mwc.metadata.labels) ? mwc.metadata.labels : {};
-    const revision = typeof labels[REVISION_OBJECT_LABEL] === 'string' ? labels[REVISION_OBJECT_LABEL] : 'default';
-    const injector: Injector = { configuration: String(mwc.metadata.name), revision, scopes: scopesFromWebhooks(mwc.webhooks) };
-    if (typeof labels[TAG_OBJECT_LABEL] === 'string') injector.tag = labels[TAG_OBJECT_LABEL];
+  for (const item of items) {
+    const name = isPlainObject(item) && isPlainObject(item.metadata) ? item.metadata.name : undefined;
+    let mwc: LiveWebhookConfiguration;
+    try {
+      mwc = parseWebhookConfiguration(item, String(name));
+    } catch {
+      continue; // Not one a rollout can move (the list is of labelled objects; a malformed one is skipped, not fatal).
+    }
+    const revision = mwc.labels[REVISION_OBJECT_LABEL] ?? 'default';
+    const injector: Injector = { configuration: mwc.name, revision, scopes: scopesFromWebhooks(mwc.webhooks.map((w) => w.raw)) };
+    const tag = mwc.labels[TAG_OBJECT_LABEL];
+    if (tag !== undefined) injector.tag = tag;
     out.push(injector);
   }
   return out.sort((a, b) => a.configuration.localeCompare(b.configuration));

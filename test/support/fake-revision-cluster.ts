@@ -15,6 +15,7 @@ import type { WorkloadRef } from '../../src/heal/types.js';
 import { evaluateScopes } from '../../src/install/webhook-rules.js';
 import { scopesFromWebhooks } from '../../src/heal/scan.js';
 import { isPlainObject } from '../../src/util/json.js';
+import { MWC_PATH } from '../../src/kube/webhook-configuration.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- loose JSON objects
 
@@ -162,7 +163,8 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
     },
     async list(path, query = {}) {
       const items = ((): unknown[] => {
-        if (path === '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations') return mwcs;
+        // As the apiserver returns them: every object has a resourceVersion.
+        if (path === MWC_PATH) return mwcs.map((o, i) => ({ ...o, metadata: { resourceVersion: String(10 + i), ...(o.metadata as Obj) } }));
         if (path === '/api/v1/namespaces') return [...c.namespaces.keys()].map(nsObject);
         const m = /^\/(?:api|apis\/[^/]+)\/v1\/namespaces\/([^/]+)\/(\w+)$/.exec(path);
         if (m === null) throw new Error(`fake: cannot list ${path}`);
