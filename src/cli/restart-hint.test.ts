@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { defaultConfig, loadConfig } from '../profiles/index.js';
 import { generateInstall, type InstallRequest } from '../install/build-manifests.js';
 import type { HealApi } from '../heal/kube.js';
-import { MWC_PATH } from '../kube/webhook-configuration.js';
+import { MWC_PATH } from '../kube/live-webhook-config.js';
 import { servedConfigHint, servedConfigMap } from './restart-hint.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- generated objects are loose JSON

@@ -14,7 +14,7 @@ import { CertError, ClusterError, toInjectorError, type InjectorError } from '..
 import { DEFAULT_MAX_BUNDLE_CAS, planCaBundle } from '../certs/ca-bundle.js';
 import { decodeCertificates } from '../certs/pem.js';
 import { isConflict, type KubeApi } from './client.js';
-import { assertWebhookConfigName, parseWebhookConfiguration, webhookConfigPath } from '../kube/webhook-configuration.js';
+import { assertWebhookConfigName, parseWebhookConfiguration, webhookConfigPath } from '../kube/live-webhook-config.js';
 import { caBundlePatch, selectWebhooks, type WebhookSelector } from './webhook-config.js';
 
 export type ReconcileTrigger = 'start' | 'ca-changed' | 'periodic' | 'retry' | 'manual';

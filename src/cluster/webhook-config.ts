@@ -1,11 +1,11 @@
 /**
  * @module cluster/webhook-config
  * Choosing which webhooks of a MutatingWebhookConfiguration (read and parsed by
- * kube/webhook-configuration.ts) are ours, and building the JSON patch that sets their
+ * kube/live-webhook-config.ts) are ours, and building the JSON patch that sets their
  * caBundle. The patch touches only `clientConfig.caBundle` of those entries, so fields other
  * tools manage (selectors, rules, other webhooks) are never overwritten.
  */
-import type { LiveWebhook, LiveWebhookConfiguration } from '../kube/webhook-configuration.js';
+import type { LiveWebhook, LiveWebhookConfiguration } from '../kube/live-webhook-config.js';
 import type { JsonPatchOperation } from '../patch/types.js';
 
 export interface WebhookSelector {

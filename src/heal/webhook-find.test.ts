@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { HealApi } from './kube.js';
-import { INJECTOR_SELECTOR, MWC_PATH } from '../kube/webhook-configuration.js';
+import { INJECTOR_SELECTOR, MWC_PATH } from '../kube/live-webhook-config.js';
 import { findWebhookConfiguration } from './webhook-find.js';
 
 const mwc = (name: string) => ({ metadata: { name, labels: { 'app.kubernetes.io/name': 'sidecar-injector' } }, webhooks: [] });

@@ -7,7 +7,7 @@
  */
 import { InjectorError } from '../errors.js';
 import { DEFAULT_NAME } from '../install/options.js';
-import { INJECTOR_SELECTOR, MWC_PATH, webhookConfigPath } from '../kube/webhook-configuration.js';
+import { INJECTOR_SELECTOR, MWC_PATH, webhookConfigPath } from '../kube/live-webhook-config.js';
 import { isPlainObject } from '../util/json.js';
 import type { HealApi } from './kube.js';
 

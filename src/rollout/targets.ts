@@ -15,7 +15,7 @@ import { InjectorError } from '../errors.js';
 import type { HealApi } from '../heal/kube.js';
 import { scopesFromWebhooks } from '../heal/scan.js';
 import { REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL } from '../install/install-context.js';
-import { INJECTOR_SELECTOR, MWC_PATH, parseWebhookConfiguration, type LiveWebhookConfiguration } from '../kube/webhook-configuration.js';
+import { INJECTOR_SELECTOR, MWC_PATH, parseWebhookConfiguration, type LiveWebhookConfiguration } from '../kube/live-webhook-config.js';
 import { evaluateScopes, type WebhookScope } from '../install/webhook-rules.js';
 import { isPlainObject } from '../util/json.js';
 

@@ -15,7 +15,7 @@ import type { WorkloadRef } from '../../src/heal/types.js';
 import { evaluateScopes } from '../../src/install/webhook-rules.js';
 import { scopesFromWebhooks } from '../../src/heal/scan.js';
 import { isPlainObject } from '../../src/util/json.js';
-import { MWC_PATH } from '../../src/kube/webhook-configuration.js';
+import { MWC_PATH } from '../../src/kube/live-webhook-config.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- loose JSON objects
 

@@ -1,5 +1,5 @@
 /**
- * @module kube/webhook-configuration
+ * @module kube/live-webhook-config
  * The injector's MutatingWebhookConfiguration as the product reads it: its API path, the label
  * every install puts on it (manifests and the chart: `app.kubernetes.io/name=sidecar-injector`,
  * how a Helm release's configuration is found), and the one parser of what the API returns
