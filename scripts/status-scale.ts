@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
+import { connect } from '../src/kube/client.js';
 import { defaultConfig } from '../src/profiles/index.js';
 import { injectPod } from '../src/inject/pipeline.js';
 
@@ -38,41 +38,30 @@ function timed(command: string, args: string[]): { seconds: number; maxRssMiB: n
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromDefault();
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  await core.deleteNamespace({ name: NS }).catch(() => undefined);
+  const kube = connect();
+  const nsPath = `/api/v1/namespaces/${NS}`;
+  await kube.delete(nsPath).catch(() => undefined);
   for (let i = 0; i < 120; i++) {
-    const gone = await core.readNamespace({ name: NS }).then(
-      () => false,
-      () => true,
-    );
-    if (gone) break;
+    if ((await kube.find(nsPath)) === undefined) break;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  await core.createNamespace({ body: { metadata: { name: NS, labels: { 'istio-injection': 'enabled' } } } });
+  await kube.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, labels: { 'istio-injection': 'enabled' } } });
   for (let i = 0; i < 60; i++) {
-    if (
-      await core.readNamespacedServiceAccount({ name: 'default', namespace: NS }).then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
+    if ((await kube.find(`${nsPath}/serviceaccounts/default`)) !== undefined) break;
     await new Promise((r) => setTimeout(r, 500));
   }
 
   const config = defaultConfig();
-  const podAt = (i: number): k8s.V1Pod => {
+  const podAt = (i: number): unknown => {
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: `p-${i}`, namespace: NS, labels: { app: `app-${i % 50}` } },
       spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] },
     };
-    if (i % 2 === 1) return pod as k8s.V1Pod;
+    if (i % 2 === 1) return pod;
     const r = injectPod(pod, { namespace: NS, mode: 'webhook' }, config);
-    return (r.kind === 'injected' ? r.pod : pod) as unknown as k8s.V1Pod;
+    return r.kind === 'injected' ? r.pod : pod;
   };
 
   const rows: string[] = [];
@@ -85,7 +74,7 @@ async function main(): Promise<void> {
       Array.from({ length: 16 }, async () => {
         while (next < size) {
           const i = next++;
-          await core.createNamespacedPod({ namespace: NS, body: podAt(i) });
+          await kube.post(`${nsPath}/pods`, podAt(i));
         }
       }),
     );
@@ -115,7 +104,8 @@ async function main(): Promise<void> {
   console.log('| Pods | status -o json | status RSS | kubectl get pods -o json | kubectl RSS | time / kubectl | RSS / kubectl | JSON out | create pods |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  if (!argv.includes('--keep')) await core.deleteNamespace({ name: NS });
+  if (!argv.includes('--keep')) await kube.delete(nsPath);
+  kube.close();
 }
 
 await main();

@@ -26,7 +26,7 @@ import { waitClusterSettled } from '../lib/settle.js';
 import { freePort } from '../lib/webhook.js';
 import { admittedPods, type Intended, type WorkloadPlan } from '../../bench/scale/plan.js';
 import { ScaleClient } from '../../bench/scale/plane.js';
-import { connect } from '../../src/heal/kube.js';
+import { connect } from '../../src/kube/client.js';
 import { Informer } from '../../src/heal/informer.js';
 
 const NS = { main: 'i30-reconcile', skip: 'i30-reconcile-skip' };

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { repoRoot } from '../cluster/paths.js';
-import { connect } from '../../src/heal/kube.js';
+import { connect } from '../../src/kube/client.js';
 import { apply, cli, createNamespace, deleteNamespaces, getJson, kubectl, pods, run, type Obj } from '../lib/kube.js';
 import { appDeployment, IMAGES, noNodeReason, ourImage, tagImage, waitRunning } from '../lib/node.js';
 import { CHART, e2eValues, scratchDir, waitInjectorReady, writeFile } from '../lib/install.js';

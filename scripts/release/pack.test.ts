@@ -187,8 +187,8 @@ test('npm install -g of the tarball: no install-scripts warning, only the runtim
   });
   assert.match(readFileSync(join(dir, 'certs', 'tls.crt'), 'utf8'), /^-----BEGIN CERTIFICATE-----/);
 
-  // status reads the cluster through @kubernetes/client-node, bundled in its own chunk: against a
-  // cluster that is not there, a clear error about that address, not a missing module.
+  // status reads the cluster through src/kube, bundled in its own chunk: against a cluster that
+  // is not there, a clear error about that address, not a missing module.
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, KUBECONFIG_UNREACHABLE);
   const status = await run(bin, ['status'], { cwd: clean, env: { ...env, KUBECONFIG: kubeconfig }, encoding: 'utf8' }).then(
@@ -199,7 +199,7 @@ test('npm install -g of the tarball: no install-scripts warning, only the runtim
   assert.doesNotMatch(status, /ERR_MODULE_NOT_FOUND|Cannot find (module|package)|SI_INTERNAL/);
 
   // serve (pino, prom-client, a development certificate) with --reconcile, which loads the same
-  // client chunk: it answers a review while its leader election fails against that cluster.
+  // Kubernetes client: it answers a review while its leader election fails against that cluster.
   const port = await freePort();
   const args = ['serve', '--port', String(port), '--address', '127.0.0.1', '--reconcile'];
   await serveOneReview({ command: bin, args, env: { ...env, KUBECONFIG: kubeconfig }, cwd: clean, port, timeoutMs: 30_000 });

@@ -19,9 +19,8 @@ export function addKubeOptions(cmd: Command, use = 'default: $KUBECONFIG, ~/.kub
 
 /** `https://127.0.0.1:6443 (context "dev")`: where a cluster call went, for messages. */
 async function describeTarget(opts: KubeCliOptions): Promise<string> {
-  const { loadKubeConfig } = await import('../heal/kube.js');
-  const kc = loadKubeConfig(opts);
-  return `${kc.getCurrentCluster()?.server ?? '?'} (context "${kc.getCurrentContext()}")`;
+  const { resolveEndpoint } = await import('../kube/endpoint.js');
+  return resolveEndpoint(opts).description;
 }
 
 /**

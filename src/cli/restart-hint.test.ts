@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { defaultConfig, loadConfig } from '../profiles/index.js';
 import { generateInstall, type InstallRequest } from '../install/build-manifests.js';
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { MWC_PATH } from '../kube/live-webhook-config.js';
 import { servedConfigHint, servedConfigMap } from './restart-hint.js';
 
@@ -32,8 +32,8 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-/** A HealApi over the objects `manifests` writes. */
-async function cluster(request: InstallRequest): Promise<{ api: HealApi; objects: Obj[] }> {
+/** A ClusterApi over the objects `manifests` writes. */
+async function cluster(request: InstallRequest): Promise<{ api: ClusterApi; objects: Obj[] }> {
   const objects = (await generateInstall({ certsDir: join(dir, 'certs'), ...request })).objects as Obj[];
   const path = (o: Obj): string => {
     if (o.kind === 'MutatingWebhookConfiguration') return `${MWC_PATH}/${o.metadata.name}`;
@@ -42,13 +42,13 @@ async function cluster(request: InstallRequest): Promise<{ api: HealApi; objects
   };
   const api = {
     defaultNamespace: 'default',
-    async get(p: string) {
+    async find(p: string) {
       return objects.find((o) => path(o) === p);
     },
     async list() {
       return { items: objects.filter((o) => o.kind === 'MutatingWebhookConfiguration'), resourceVersion: '1' };
     },
-  } as unknown as HealApi;
+  } as unknown as ClusterApi;
   return { api, objects };
 }
 

@@ -8,7 +8,7 @@
  * layout or key order of the same config is no difference.
  */
 import type { LoadedConfig } from '../config/types.js';
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { isPlainObject } from '../util/json.js';
 import { installedWebhook, podSpec, serverContainer } from './version-webhook.js';
 
@@ -36,14 +36,19 @@ export function servedConfigMap(deployment: Obj): string | undefined {
  * A warning when the webhook serves another config than `local` (loaded as `revision`, if any);
  * undefined when they agree or when it cannot be told (URL mode, no Deployment, no ConfigMap, one that does not load).
  */
-export async function servedConfigHint(api: HealApi, local: LoadedConfig, webhookConfig: string | undefined, revision?: string): Promise<string | undefined> {
+export async function servedConfigHint(
+  api: ClusterApi,
+  local: LoadedConfig,
+  webhookConfig: string | undefined,
+  revision?: string,
+): Promise<string | undefined> {
   const deployment = (await installedWebhook(api, webhookConfig, []))?.deployment;
   if (deployment === undefined) return undefined;
   const meta = isPlainObject(deployment.metadata) ? deployment.metadata : {};
   const ns = typeof meta.namespace === 'string' ? meta.namespace : '';
   const name = servedConfigMap(deployment);
   if (name === undefined) return undefined;
-  const cm = await api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/configmaps/${encodeURIComponent(name)}`);
+  const cm = await api.find(`/api/v1/namespaces/${encodeURIComponent(ns)}/configmaps/${encodeURIComponent(name)}`);
   const data = isPlainObject(cm) && isPlainObject(cm.data) ? cm.data : undefined;
   if (data === undefined || typeof data.config !== 'string') return undefined;
   const { parseConfig } = await import('../profiles/index.js');

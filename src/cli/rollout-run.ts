@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectorError } from '../errors.js';
-import { connect } from '../heal/kube.js';
+import { connect } from '../kube/client.js';
 import { formatPlan, formatResults } from '../rollout/rollout-format.js';
 import { planRollout, type NamespaceMove } from '../rollout/rollout-plan.js';
 import { executeRollout, type RolloutReport } from '../rollout/run.js';

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateCA } from '../certs/create-certs.js';
-import { KubeClient } from '../cluster/client.js';
-import { loadInClusterConfig } from '../cluster/in-cluster.js';
+import { inClusterEndpoint } from '../kube/endpoint.js';
+import { KubeClient } from '../kube/client.js';
+import { loadInClusterConfig } from '../kube/in-cluster.js';
 import { CaBundleReconciler } from '../cluster/ca-bundle-reconciler.js';
 import { silentLogger } from '../telemetry/log.js';
 import { createMetrics } from '../telemetry/metrics.js';
@@ -19,7 +20,7 @@ test('serve --webhook-config: cabundle_in_sync is absent before the first check,
   const fake = await FakeApiServer.start({ tokens: ['t'] });
   const dir = await mkdtemp(join(tmpdir(), 'si-in-sync-'));
   await fake.writeServiceAccount(dir, 't');
-  const client = new KubeClient(await loadInClusterConfig({ dir, env: fake.env() }), { timeoutMs: 2000 });
+  const client = new KubeClient(inClusterEndpoint(await loadInClusterConfig({ dir, env: fake.env() })), { timeoutMs: 2000 });
   fake.addWebhookConfiguration({
     metadata: { name: 'inj' },
     webhooks: [

@@ -25,7 +25,7 @@ import { preflight } from './serve-preflight.js';
 import type { ReconcilerEvent } from '../cluster/ca-bundle-reconciler.js';
 import { resolveTlsSecretOptions, type ProvisionSettings, type TlsSecretCliOptions } from './serve-tls-options.js';
 import type { CaBundleReconciler } from '../cluster/ca-bundle-reconciler.js';
-import type { KubeClient } from '../cluster/client.js';
+import type { KubeClient } from '../kube/client.js';
 
 export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCliOptions, KubeCliOptions {
   config?: string;
@@ -159,21 +159,23 @@ function clusterAccess(kube: KubeCliOptions): () => Promise<InCluster> {
   let loading: Promise<InCluster> | undefined;
   return () =>
     (loading ??= (async () => {
-      const cluster = await import('../cluster/index.js');
+      const { KubeClient } = await import('../kube/client.js');
+      const { inClusterEndpoint, resolveEndpoint } = await import('../kube/endpoint.js');
+      // Short calls: the caBundle and the TLS Secret are small objects, retried on a timer.
+      const limits = { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, userAgent: 'sidecar-injector' };
       if (usesKubeconfig(kube)) {
-        const { kubeconfigEndpoint } = await import('./serve-kube.js');
-        const { endpoint, namespace } = kubeconfigEndpoint(kube);
-        return { namespace, client: new cluster.KubeClient(endpoint) };
+        const endpoint = resolveEndpoint(kube);
+        return { namespace: endpoint.namespace, client: new KubeClient(endpoint, limits) };
       }
-      const config = await cluster.loadInClusterConfig();
-      return { namespace: config.namespace, client: new cluster.KubeClient(config) };
+      const config = await (await import('../kube/in-cluster.js')).loadInClusterConfig();
+      return { namespace: config.namespace, client: new KubeClient(inClusterEndpoint(config), limits) };
     })());
 }
 
 /** Start the caBundle reconciler when asked; it follows the served CA. */
 async function startReconciler(name: string, resyncMs: number, logger: Logger, metrics: WebhookMetrics, client: KubeClient) {
-  const cluster = await import('../cluster/index.js');
-  const reconciler = new cluster.CaBundleReconciler({
+  const { CaBundleReconciler } = await import('../cluster/ca-bundle-reconciler.js');
+  const reconciler = new CaBundleReconciler({
     api: client,
     webhookConfigName: name,
     intervalMs: resyncMs,
@@ -209,7 +211,7 @@ async function secretTls(
 async function startHeal(options: ServeOptions, logger: Logger, metrics: WebhookMetrics) {
   const { startReconcile } = await import('../heal/serve-reconcile.js');
   const { DEFAULT_NAME } = await import('../install/options.js');
-  const api = usesKubeconfig(options) ? (await import('../heal/kube.js')).connect({ kubeconfig: options.kubeconfig, context: options.context }) : undefined;
+  const api = usesKubeconfig(options) ? (await import('../kube/client.js')).connect({ kubeconfig: options.kubeconfig, context: options.context }) : undefined;
   return startReconcile({
     ...(api !== undefined ? { api } : {}),
     registry: metrics.registry,

@@ -12,7 +12,7 @@ import { SecretSource, type SecretSourceEvent } from '../cluster/secret-source.j
 import { CertError } from '../errors.js';
 import { parseSecretRef } from '../cluster/tls-secret.js';
 import { podEventRecorder, podFromEnv } from '../cluster/pod-events.js';
-import type { KubeClient } from '../cluster/client.js';
+import type { KubeClient } from '../kube/client.js';
 import type { EventReason } from '../heal/events.js';
 import type { CaBundleReconciler } from '../cluster/ca-bundle-reconciler.js';
 import type { DynamicTlsSource } from '../admission/start.js';

@@ -3,7 +3,8 @@
  * The running part of `status` (loaded only when it runs: it brings the Kubernetes client).
  */
 import { InjectorError } from '../errors.js';
-import { connect, type HealApi } from '../heal/kube.js';
+import { connect } from '../kube/client.js';
+import { type ClusterApi } from '../kube/cluster-api.js';
 import { formatTable, needsAttention, type StatusReport } from '../heal/report.js';
 import { scanCluster, type ScanResult } from '../heal/scan.js';
 import type { CliIO } from './io.js';
@@ -19,7 +20,7 @@ export interface StatusCliOptions extends HealCliOptions {
 }
 
 /** Connect, read and classify: what status and restart both start with. */
-export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ api: HealApi; scan: ScanResult; namespace: string | undefined }> {
+export async function scanFromCli(io: CliIO, opts: HealCliOptions): Promise<{ api: ClusterApi; scan: ScanResult; namespace: string | undefined }> {
   if (opts.allNamespaces === true && opts.namespace !== undefined) throw new InjectorError('SI_USAGE', '--namespace and --all-namespaces exclude each other');
   const config = await loadInjectorConfig(io, opts.config, false, false, opts.revision);
   const api = connect({ kubeconfig: opts.kubeconfig, context: opts.context });

@@ -6,7 +6,7 @@
  * mode the server runs outside the cluster and none of that can be read from it: said so.
  * Used by `version` (the webhook's build) and `restart --stale` (the config it serves).
  */
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { findWebhookConfiguration } from '../heal/webhook-find.js';
 import { isPlainObject } from '../util/json.js';
 
@@ -29,7 +29,7 @@ export interface InstalledWebhook {
   deployment?: Obj;
 }
 
-export async function installedWebhook(api: HealApi, name: string | undefined, notes: string[]): Promise<InstalledWebhook | undefined> {
+export async function installedWebhook(api: ClusterApi, name: string | undefined, notes: string[]): Promise<InstalledWebhook | undefined> {
   const found = await findWebhookConfiguration(api, name, notes);
   if (found === undefined) return undefined;
   const first = Array.isArray(found.object.webhooks) ? found.object.webhooks.find(isPlainObject) : undefined;
@@ -47,7 +47,7 @@ export async function installedWebhook(api: HealApi, name: string | undefined, n
   const ns = typeof service.namespace === 'string' ? service.namespace : '';
   const svc = typeof service.name === 'string' ? service.name : '';
   const build: WebhookBuild = { configuration: found.name, endpoint: `service ${ns}/${svc}` };
-  const deployment = await api.get(`/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/deployments/${encodeURIComponent(svc)}`);
+  const deployment = await api.find(`/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/deployments/${encodeURIComponent(svc)}`);
   if (!isPlainObject(deployment)) return { build: { ...build, note: `no Deployment ${ns}/${svc} behind the Service` } };
   const labels = isPlainObject(deployment.metadata) && isPlainObject(deployment.metadata.labels) ? deployment.metadata.labels : {};
   const container = serverContainer(deployment);
@@ -62,7 +62,7 @@ export async function installedWebhook(api: HealApi, name: string | undefined, n
   };
 }
 
-export async function webhookBuild(api: HealApi, name: string | undefined, notes: string[]): Promise<WebhookBuild | undefined> {
+export async function webhookBuild(api: ClusterApi, name: string | undefined, notes: string[]): Promise<WebhookBuild | undefined> {
   return (await installedWebhook(api, name, notes))?.build;
 }
 

@@ -51,7 +51,7 @@ export function register(program: Command, io: CliIO): void {
 }
 
 async function addServer(io: CliIO, report: VersionReport, flags: VersionFlags): Promise<void> {
-  const { connect } = await import('../heal/kube.js');
+  const { connect } = await import('../kube/client.js');
   let api;
   try {
     api = connect(flags);
@@ -64,7 +64,7 @@ async function addServer(io: CliIO, report: VersionReport, flags: VersionFlags):
     throw err;
   }
   try {
-    const server = await api.get('/version');
+    const server = await api.find('/version');
     if (server !== null && typeof server === 'object') report.serverVersion = server as Record<string, unknown>;
     const notes: string[] = [];
     const { webhookBuild } = await import('./version-webhook.js');

@@ -8,8 +8,11 @@ import { generateCA, type CertificateAuthority } from '../certs/create-certs.js'
 import { caBundleFor } from '../certs/ca-bundle.js';
 import { decodeCertificates } from '../certs/pem.js';
 import type { JsonObject } from '../util/json.js';
-import { KubeClient, KubeApiError, type KubeApi } from './client.js';
-import { loadInClusterConfig } from './in-cluster.js';
+import { KubeApiError } from '../kube/api-error.js';
+import { inClusterEndpoint } from '../kube/endpoint.js';
+import { KubeClient } from '../kube/client.js';
+import type { KubeApi } from './ca-bundle-reconciler.js';
+import { loadInClusterConfig } from '../kube/in-cluster.js';
 import { CaBundleReconciler, type CaBundleReconcilerOptions, type ReconcilerEvent } from './ca-bundle-reconciler.js';
 import { caBundleRules, grantText } from '../kube/rbac-rules.js';
 
@@ -55,7 +58,7 @@ async function harness(fn: (h: Harness) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'si-reconciler-'));
   const saDir = join(dir, 'sa');
   await fake.writeServiceAccount(saDir, 't1');
-  const client = new KubeClient(await loadInClusterConfig({ dir: saDir, env: fake.env() }), { timeoutMs: 2000 });
+  const client = new KubeClient(inClusterEndpoint(await loadInClusterConfig({ dir: saDir, env: fake.env() })), { timeoutMs: 2000 });
   fake.addWebhookConfiguration(mwc());
   const events: ReconcilerEvent[] = [];
   const made: CaBundleReconciler[] = [];

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { CertError, ClusterError, toInjectorError, type InjectorError } from '../errors.js';
 import { DEFAULT_MAX_BUNDLE_CAS, planCaBundle } from '../certs/ca-bundle.js';
 import { decodeCertificates } from '../certs/pem.js';
-import { isConflict, type KubeApi } from './client.js';
+import { isConflict } from '../kube/api-error.js';
+import type { KubeClient } from '../kube/client.js';
 import { assertWebhookConfigName, parseWebhookConfiguration, webhookConfigPath } from '../kube/live-webhook-config.js';
 import { caBundlePatch, selectWebhooks, type WebhookSelector } from './webhook-config.js';
 
@@ -42,6 +43,9 @@ export interface ReconcilerStats {
   lastSuccessAt: Date | undefined;
   lastError: string | undefined;
 }
+
+/** The two calls the reconciler makes; tests may supply their own. */
+export type KubeApi = Pick<KubeClient, 'get' | 'patch'>;
 
 export interface CaBundleReconcilerOptions extends WebhookSelector {
   api: KubeApi;

@@ -4,16 +4,12 @@
  * missing or forbidden TLS Secret) next to kubelet's probe failures. The pod learns its name,
  * namespace and uid from the downward API (POD_NAME, POD_NAMESPACE, POD_UID, set by the
  * install); without them (serve outside a pod) nothing is recorded. Recording itself
- * (deduplication, rate limit, never throwing) is heal/events' EventRecorder, over this minimal
- * client instead of @kubernetes/client-node, which serve does not load for this.
+ * (deduplication, rate limit, never throwing) is heal/events' EventRecorder, over the same
+ * client as the caBundle and the TLS Secret.
  */
 import { EventRecorder } from '../heal/events.js';
 import type { WorkloadRef } from '../heal/types.js';
-import type { RequestOptions } from './client.js';
-
-export interface EventApi {
-  post(path: string, body: unknown, options?: RequestOptions): Promise<unknown>;
-}
+import type { ClusterApi } from '../kube/cluster-api.js';
 
 /** The pod this process runs in, from the downward-API variables; undefined outside a pod. */
 export function podFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): WorkloadRef | undefined {
@@ -24,12 +20,6 @@ export function podFromEnv(env: Readonly<Record<string, string | undefined>> = p
   return { kind: 'Pod', apiVersion: 'v1', name, namespace, ...(uid ? { uid } : {}) };
 }
 
-export function podEventRecorder(api: EventApi, pod: WorkloadRef, onError: (err: unknown) => void): EventRecorder {
-  return new EventRecorder({
-    api: {
-      createEvent: async (namespace, event) => void (await api.post(`/api/v1/namespaces/${namespace}/events`, { apiVersion: 'v1', kind: 'Event', ...event })),
-    },
-    instance: pod.name,
-    onError,
-  });
+export function podEventRecorder(api: Pick<ClusterApi, 'createEvent'>, pod: WorkloadRef, onError: (err: unknown) => void): EventRecorder {
+  return new EventRecorder({ api, instance: pod.name, onError });
 }

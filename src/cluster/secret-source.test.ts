@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { SecretSource, type SecretApi, type SecretSourceEvent } from './secret-source.js';
-import { KubeApiError } from './client.js';
+import { KubeApiError } from '../kube/api-error.js';
 import { PROVISIONED_ANNOTATION } from './tls-secret.js';
 import { serviceDnsNames } from '../certs/names.js';
 import { generateCA, issueServingCert } from '../certs/create-certs.js';

@@ -13,7 +13,8 @@ import { CA_CERT_FILE, TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js
 import { planProvision, PROVISIONED_KEYS, type ProvisionPolicy, type ProvisionStep } from '../certs/provision.js';
 import type { KeyPairPem } from '../reload/sources.js';
 import { toInjectorError } from '../errors.js';
-import { isConflict, KubeApiError, type RequestOptions } from './client.js';
+import { isConflict, KubeApiError } from '../kube/api-error.js';
+import type { CallOptions as RequestOptions } from '../kube/transport.js';
 import { parseSecret, provisionedSecret, provisionedUpdate, secretPath, secretsPath, type LiveSecret, type SecretRef } from './tls-secret.js';
 import { grantText, tlsSecretRules } from '../kube/rbac-rules.js';
 

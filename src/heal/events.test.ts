@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CoreV1Event } from '@kubernetes/client-node';
+import type { KubeEvent } from '../kube/cluster-api.js';
 import { EventRecorder } from './events.js';
 
 const web = { kind: 'Deployment', name: 'web', namespace: 'shop', apiVersion: 'apps/v1', uid: 'u1' };
 
 function recorder(options: { burst?: number; perMinute?: number; dedupeMs?: number } = {}) {
-  const sent: { ns: string; event: CoreV1Event }[] = [];
+  const sent: { ns: string; event: KubeEvent }[] = [];
   const clock = { t: 1_000_000 };
   const r = new EventRecorder({ api: { createEvent: async (ns, event) => void sent.push({ ns, event }) }, instance: 'pod-a', now: () => clock.t, ...options });
   return { r, sent, clock };

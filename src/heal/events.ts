@@ -6,9 +6,8 @@
  * counted, never queued without bound. Sending is asynchronous and never throws into the
  * caller (the webhook path calls this).
  */
-import type { CoreV1Event } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
-import type { HealApi } from './kube.js';
+import type { ClusterApi, KubeEvent } from '../kube/cluster-api.js';
 import type { WorkloadRef } from './types.js';
 
 export type EventReason =
@@ -25,7 +24,7 @@ export type EventReason =
   | 'TLSCertificateProvisioned';
 
 export interface RecorderOptions {
-  api: Pick<HealApi, 'createEvent'>;
+  api: Pick<ClusterApi, 'createEvent'>;
   /** `reportingInstance`: which replica (pod name). */
   instance: string;
   dedupeMs?: number;
@@ -117,7 +116,9 @@ export class EventRecorder {
 
   async #send(on: WorkloadRef, reason: EventReason, message: string, type: 'Normal' | 'Warning', at: Date): Promise<boolean> {
     const suffix = createHash('sha256').update(`${reason}|${message}|${at.getTime()}|${this.#o.instance}`).digest('hex').slice(0, 10);
-    const event: CoreV1Event = {
+    // metav1.Time has whole seconds.
+    const time = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const event: KubeEvent = {
       metadata: { name: `${on.name.slice(0, 200)}.${suffix}`, namespace: on.namespace },
       involvedObject: {
         kind: on.kind,
@@ -130,8 +131,8 @@ export class EventRecorder {
       message,
       type,
       count: 1,
-      firstTimestamp: at,
-      lastTimestamp: at,
+      firstTimestamp: time,
+      lastTimestamp: time,
       source: { component: 'sidecar-injector' },
       reportingComponent: 'sidecar-injector',
       reportingInstance: this.#o.instance,

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClusterError } from '../errors.js';
 import { Informer } from './informer.js';
-import type { HealApi, ReadOptions } from './kube.js';
+import type { ClusterApi, ReadOptions } from '../kube/cluster-api.js';
 
 type Obj = Record<string, any>;
 const pod = (name: string, rv: string, extra: Obj = {}): Obj => ({
@@ -32,7 +32,7 @@ function scripted(options: { pages?: Obj[][]; rv?: string; refuse?: (attempt: nu
   let pages = options.pages ?? [[pod('a', '1'), pod('b', '2')], [pod('c', '3')]];
   let rv = options.rv ?? '10';
   let attempts = 0;
-  const api: Pick<HealApi, 'listPages' | 'watch'> = {
+  const api: Pick<ClusterApi, 'listPages' | 'watch'> = {
     async listPages(path: string, _q: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>, o?: ReadOptions) {
       calls.push(`list ${path}${o?.metadataOnly ? ' metadata' : ''}`);
       for (const p of pages) await onPage(p);
@@ -71,7 +71,7 @@ async function until(what: string, check: () => boolean, ms = 3000): Promise<voi
   assert.fail(`timed out: ${what}`);
 }
 
-function make(api: Pick<HealApi, 'listPages' | 'watch'>, extra: Partial<ConstructorParameters<typeof Informer<{ rv: string }>>[0]> = {}) {
+function make(api: Pick<ClusterApi, 'listPages' | 'watch'>, extra: Partial<ConstructorParameters<typeof Informer<{ rv: string }>>[0]> = {}) {
   const logs: { message: string; fields?: Record<string, unknown> }[] = [];
   const events: string[] = [];
   const syncs: string[] = [];
@@ -213,7 +213,7 @@ describe('Informer', () => {
     assert.equal(informer.items.size, 0);
 
     let release: () => void = () => undefined;
-    const slow: Pick<HealApi, 'listPages' | 'watch'> = {
+    const slow: Pick<ClusterApi, 'listPages' | 'watch'> = {
       listPages: async (_p, _q, onPage) => {
         await new Promise<void>((r) => (release = r));
         await onPage([pod('a', '1')]);

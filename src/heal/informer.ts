@@ -16,13 +16,14 @@
  * No polling.
  */
 import { isPlainObject } from '../util/json.js';
-import { apiStatus, type HealApi } from './kube.js';
+import { apiStatus } from '../kube/api-error.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 
 /** Why the store was (re)filled from a list. */
 export type ListReason = 'start' | 'expired' | 'error' | 'resync';
 
 export interface InformerOptions<T> {
-  api: Pick<HealApi, 'listPages' | 'watch'>;
+  api: Pick<ClusterApi, 'listPages' | 'watch'>;
   /** Collection path, e.g. `/api/v1/pods`. */
   path: string;
   /** Read metadata only (PartialObjectMetadata). */

@@ -4,13 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Lease } from '@kubernetes/client-node';
 import { ClusterError } from '../errors.js';
-import type { LeaseApi } from './kube.js';
+import type { Lease, LeaseApi } from '../kube/cluster-api.js';
 import { LeaderElector } from './leader.js';
 
 function store() {
-  let lease: V1Lease | undefined;
+  let lease: Lease | undefined;
   let rv = 0;
   const conflict = () => new ClusterError('SI_CLUSTER_REQUEST', 'conflict', { details: { status: 409 } });
   const down = new Set<string>();

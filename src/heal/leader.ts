@@ -8,8 +8,8 @@
  * that cannot renew within `renewDeadline` steps down. Stopping releases the Lease (holder
  * emptied, duration 1 s) so another replica takes over at once.
  */
-import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
-import { apiStatus, type LeaseApi } from './kube.js';
+import { apiStatus } from '../kube/api-error.js';
+import { type Lease, type LeaseApi, microTime } from '../kube/cluster-api.js';
 
 export interface LeaderOptions {
   leases: LeaseApi;
@@ -98,7 +98,8 @@ export class LeaderElector {
   async #tryAcquireOrRenew(): Promise<boolean> {
     const { leases, namespace, name, identity } = this.#o;
     // MicroTime: the apiserver wants six fractional digits, which a plain Date does not give.
-    const now = new V1MicroTime(this.#now().getTime());
+    const nowMs = this.#now().getTime();
+    const now = microTime(nowMs);
     const durationS = Math.ceil(this.#o.leaseDurationMs / 1000);
     const current = await leases.get(namespace, name);
     if (current === undefined) {
@@ -118,11 +119,11 @@ export class LeaderElector {
     const spec = current.spec ?? {};
     const holder = spec.holderIdentity ?? '';
     const key = `${holder}|${String(spec.renewTime)}|${current.metadata?.resourceVersion ?? ''}`;
-    if (this.#observed?.key !== key) this.#observed = { key, at: now.getTime() };
-    const expired = this.#observed.at + (spec.leaseDurationSeconds ?? durationS) * 1000 <= now.getTime();
+    if (this.#observed?.key !== key) this.#observed = { key, at: nowMs };
+    const expired = this.#observed.at + (spec.leaseDurationSeconds ?? durationS) * 1000 <= nowMs;
     if (holder !== '' && holder !== identity && !expired) return false;
 
-    const next: V1Lease = {
+    const next: Lease = {
       ...current,
       spec: {
         ...spec,
@@ -145,7 +146,7 @@ export class LeaderElector {
     const { leases, namespace, name, identity } = this.#o;
     const current = await leases.get(namespace, name);
     if (current?.spec?.holderIdentity !== identity) return;
-    const now = new V1MicroTime(this.#now().getTime());
+    const now = microTime(this.#now().getTime());
     await leases.replace(namespace, { ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } });
   }
 }

@@ -23,7 +23,7 @@ import type { WebhookScope } from '../install/webhook-rules.js';
 import { ClassifyMemo } from './classify-memo.js';
 import type { EventRecorder } from './events.js';
 import { Informer, keyOf, type ListReason } from './informer.js';
-import type { HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { controllerOf, workloadKey, type ControllerLookup, type OwnerRef } from './owners.js';
 import { planRestart } from './restart-plan.js';
 import { toPodRecord, type PodRecord } from './pod-record.js';
@@ -34,7 +34,7 @@ import { PodTally } from './tally.js';
 import { isRestartable, POD_STATES } from './types.js';
 
 export interface ReconcilerOptions {
-  api: HealApi;
+  api: ClusterApi;
   getConfig(): LoadedConfig | undefined;
   webhookConfig: string;
   injectorNamespace: string;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import type { PlannedWorkload } from './restart-plan.js';
 import { planRestart } from './restart-plan.js';
 import { buildReport } from './report.js';
@@ -25,7 +25,7 @@ function fakeCluster(workloads: Record<string, FakeWorkload>) {
   let rolling = 0;
   let maxRolling = 0;
   const order: string[] = [];
-  const api: HealApi = {
+  const api: ClusterApi = {
     defaultNamespace: 'default',
     async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>) {
       const l = await this.list(path, query);
@@ -41,7 +41,7 @@ function fakeCluster(workloads: Record<string, FakeWorkload>) {
       };
       return { items: [pod], resourceVersion: '1' };
     },
-    async get(path) {
+    async find(path) {
       const name = path.split('/').pop()!;
       const s = state.get(name)!;
       s.polls++;
@@ -82,7 +82,7 @@ const classify = (pod: unknown): Classification => {
 
 const target = (name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace: 'ns' }, stale: 1, missing: 0, why: [] });
 
-function deps(api: HealApi, log: string[] = []) {
+function deps(api: ClusterApi, log: string[] = []) {
   return { api, classify, now: () => new Date(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), log: (l: string) => void log.push(l) };
 }
 
@@ -171,7 +171,7 @@ describe('workloads being deleted', () => {
     '/api/v1/namespaces/live': { metadata: { name: 'live' }, status: { phase: 'Active' } },
     '/api/v1/namespaces/going': { metadata: { name: 'going', deletionTimestamp: '2026-11-28T08:25:00Z' }, status: { phase: 'Terminating' } },
   };
-  const api = { defaultNamespace: 'default', get: async (path: string) => objects[path] } as unknown as HealApi;
+  const api = { defaultNamespace: 'default', find: async (path: string) => objects[path] } as unknown as ClusterApi;
   const at = (namespace: string, name: string): PlannedWorkload => ({ workload: { kind: 'Deployment', name, namespace }, stale: 1, missing: 0, why: [] });
 
   it('are neither restarted nor waited for: gone, marked for deletion, or in a namespace being deleted', async () => {
@@ -201,9 +201,9 @@ describe('workloads being deleted', () => {
     const vanishing = {
       defaultNamespace: 'default',
       patchWorkload: async () => ({ metadata: { generation: 2 }, spec: { selector: { matchLabels: { app: 'web' } } } }),
-      get: async () => (++gets < 3 ? { metadata: { generation: 2 }, status: { observedGeneration: 2 } } : undefined),
+      find: async () => (++gets < 3 ? { metadata: { generation: 2 }, status: { observedGeneration: 2 } } : undefined),
       list: async () => ({ items: [], resourceVersion: '1' }),
-    } as unknown as HealApi;
+    } as unknown as ClusterApi;
     const t0 = Date.now();
     const [o] = await rollOut([target('web')], deps(vanishing), { maxInFlight: 1, intervalMs: 0, timeoutMs: 60_000, pollMs: 5 });
     assert.equal(o.result, 'failed');
@@ -263,7 +263,7 @@ describe('settledTargets', () => {
   function api(objects: Obj[]) {
     const calls: string[] = [];
     const a = {
-      async get(path: string) {
+      async find(path: string) {
         calls.push(`get ${path}`);
         const ns = namespaces.find((n) => path === `/api/v1/namespaces/${n.metadata.name}`);
         if (ns !== undefined) return ns;
@@ -276,7 +276,7 @@ describe('settledTargets', () => {
         onPage(objects.filter((o) => !path.includes('/namespaces/') || path.includes(`/namespaces/${o.metadata.namespace}/`)));
         return { resourceVersion: '1', count: objects.length };
       },
-    } as unknown as HealApi;
+    } as unknown as ClusterApi;
     return { a, calls };
   }
   const t = (ns: string, name: string): PlannedWorkload => ({

@@ -15,7 +15,7 @@
  */
 import { ClusterError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
-import { workloadPath, type HealApi } from './kube.js';
+import { workloadPath, type ClusterApi } from '../kube/cluster-api.js';
 import type { PlannedWorkload } from './restart-plan.js';
 import { isLive } from './pod-record.js';
 import type { Classification, WorkloadRef } from './types.js';
@@ -23,7 +23,7 @@ import type { Classification, WorkloadRef } from './types.js';
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 export interface RolloutDeps {
-  api: HealApi;
+  api: ClusterApi;
   /** Judge one pod as `status` does: a new pod is good when `current` (unless `accept` is given). */
   classify?(pod: unknown): Classification;
   /**
@@ -197,7 +197,7 @@ interface Seen {
 }
 
 async function look(workload: WorkloadRef, generation: number, labelSelector: string, restartedAt: string, deps: RolloutDeps): Promise<Seen | 'deleted'> {
-  const current = await deps.api.get(workloadPath(workload));
+  const current = await deps.api.find(workloadPath(workload));
   if (current === undefined || beingDeleted(current)) return 'deleted' as const;
   const status = isPlainObject(current) && isPlainObject(current.status) ? current.status : {};
   const observed = typeof status.observedGeneration === 'number' && status.observedGeneration >= generation;
@@ -277,7 +277,7 @@ function settledState(obj: unknown, ns: unknown): Settled {
  * created there, so a restart would only wait out the whole timeout and hold up the others.
  */
 export async function settledTargets(
-  api: HealApi,
+  api: ClusterApi,
   targets: readonly PlannedWorkload[],
 ): Promise<{ ready: PlannedWorkload[]; rolling: PlannedWorkload[]; deleting: PlannedWorkload[] }> {
   const out: Record<Settled, PlannedWorkload[]> = { ready: [], rolling: [], deleting: [] };
@@ -288,7 +288,7 @@ export async function settledTargets(
       out[listed.states.get(path) === undefined || listed.terminating.has(t.workload.namespace) ? 'deleting' : listed.states.get(path)!].push(t);
       continue;
     }
-    const [obj, ns] = await Promise.all([api.get(path), api.get(`/api/v1/namespaces/${encodeURIComponent(t.workload.namespace)}`)]);
+    const [obj, ns] = await Promise.all([api.find(path), api.find(`/api/v1/namespaces/${encodeURIComponent(t.workload.namespace)}`)]);
     out[settledState(obj, ns)].push(t);
   }
   return out;
@@ -298,7 +298,7 @@ export async function settledTargets(
  * The targets' kinds from one paginated list per kind (and namespace, when all are in one), and
  * the namespaces being deleted from one list: only each workload's state is kept, not the object.
  */
-async function settledByList(api: HealApi, targets: readonly PlannedWorkload[]): Promise<{ states: Map<string, Settled>; terminating: Set<string> }> {
+async function settledByList(api: ClusterApi, targets: readonly PlannedWorkload[]): Promise<{ states: Map<string, Settled>; terminating: Set<string> }> {
   const states = new Map<string, Settled>();
   const terminating = new Set<string>();
   const namespaces = new Set(targets.map((t) => t.workload.namespace));

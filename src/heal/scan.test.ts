@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { defaultConfig } from '../profiles/index.js';
 import { injectPod } from '../inject/pipeline.js';
 import { webhookScopes } from '../install/webhook-rules.js';
-import type { HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { scanCluster, scopesFromWebhooks } from './scan.js';
 
 type Obj = Record<string, any>;
@@ -28,12 +28,12 @@ const pod = (name: string, extra: Obj = {}): Obj => ({
   status: { phase: 'Pending', ...extra.status },
 });
 
-function fakeApi(objects: { mwc?: Obj; namespaces: Obj[]; pods: Obj[] }): { api: HealApi; paths: string[] } {
+function fakeApi(objects: { mwc?: Obj; namespaces: Obj[]; pods: Obj[] }): { api: ClusterApi; paths: string[] } {
   const paths: string[] = [];
   const api = {
     defaultNamespace: 'default',
     async listPages(path: string, query: Record<string, string>, onPage: (items: unknown[]) => void | Promise<void>) {
-      const l = await (this as unknown as HealApi).list(path, query);
+      const l = await (this as unknown as ClusterApi).list(path, query);
       await onPage(l.items);
       return { resourceVersion: l.resourceVersion, count: l.items.length };
     },
@@ -56,12 +56,12 @@ function fakeApi(objects: { mwc?: Obj; namespaces: Obj[]; pods: Obj[] }): { api:
       if (path.endsWith('/namespaces')) return { items: objects.namespaces, resourceVersion: '1' };
       return { items: [], resourceVersion: '1' };
     },
-    async get(path: string) {
+    async find(path: string) {
       paths.push(path);
       if (path.includes('mutatingwebhookconfigurations')) return objects.mwc;
       return objects.namespaces.find((n) => path.endsWith(`/${n.metadata.name}`));
     },
-  } as unknown as HealApi;
+  } as unknown as ClusterApi;
   return { api, paths };
 }
 

@@ -14,7 +14,7 @@ import { InjectorError } from '../errors.js';
 import { isPlainObject } from '../util/json.js';
 import { ClassifyMemo } from './classify-memo.js';
 import { findWebhookConfiguration } from './webhook-find.js';
-import type { HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { indexControllers, resolveWorkload, type OwnerIndex, type OwnerRef } from './owners.js';
 import { toPodRecord, type PodRecord } from './pod-record.js';
 import { buildReport, type ClassifiedPod, type StatusReport } from './report.js';
@@ -38,7 +38,7 @@ export interface ScanResult {
 }
 
 /** The webhook entries from the cluster, or (with a note why) the ones `manifests` writes. */
-export async function readScopes(api: HealApi, config: LoadedConfig, options: ScanOptions, notes: string[]): Promise<WebhookScope[]> {
+export async function readScopes(api: ClusterApi, config: LoadedConfig, options: ScanOptions, notes: string[]): Promise<WebhookScope[]> {
   let mwc: unknown;
   try {
     mwc = (await findWebhookConfiguration(api, options.webhookConfig, notes))?.object;
@@ -85,7 +85,7 @@ export function nameOf(obj: unknown): string {
 const collection = (namespace: string | undefined, group: string, resource: string) =>
   namespace === undefined ? `/${group}/${resource}` : `/${group}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 
-export async function scanCluster(api: HealApi, config: LoadedConfig, options: ScanOptions): Promise<ScanResult> {
+export async function scanCluster(api: ClusterApi, config: LoadedConfig, options: ScanOptions): Promise<ScanResult> {
   const notes: string[] = [];
   const ns = options.namespace;
   // The scopes and the namespaces' labels first: then every pod is classified as its page
@@ -94,7 +94,7 @@ export async function scanCluster(api: HealApi, config: LoadedConfig, options: S
     readScopes(api, config, options, notes),
     ns === undefined
       ? api.list('/api/v1/namespaces').then((l) => l.items)
-      : api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}`).then((n) => (n === undefined ? [] : [n])),
+      : api.find(`/api/v1/namespaces/${encodeURIComponent(ns)}`).then((n) => (n === undefined ? [] : [n])),
   ]);
   if (ns !== undefined && namespaces.length === 0) notes.push(`namespace ${ns} not found`);
   const labels = new Map(namespaces.map((n) => [nameOf(n), labelsOfObject(n)]));

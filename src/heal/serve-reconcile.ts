@@ -10,7 +10,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { LoadedConfig } from '../config/types.js';
 import type { InjectionFailure } from '../admission/handler.js';
 import { EventRecorder } from './events.js';
-import { connect, type HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
+import { connect } from '../kube/client.js';
 import { LeaderElector } from './leader.js';
 import { controllerOf } from './owners.js';
 import { PodReconciler } from './pod-reconciler.js';
@@ -30,7 +31,7 @@ export interface ReconcileServeOptions {
   maxInFlight: number;
   restartTimeoutMs: number;
   /** For tests: a fake cluster. */
-  api?: HealApi;
+  api?: ClusterApi;
   leaseDurationMs?: number;
   retryPeriodMs?: number;
 }
@@ -140,7 +141,7 @@ export function startReconcile(options: ReconcileServeOptions): ReconcileHandle 
 }
 
 /** The workload a refused pod belongs to: its controller, through ReplicaSet/Job to Deployment/CronJob. */
-async function workloadFor(api: HealApi, failure: InjectionFailure, cache: Map<string, WorkloadRef | undefined>): Promise<WorkloadRef> {
+async function workloadFor(api: ClusterApi, failure: InjectionFailure, cache: Map<string, WorkloadRef | undefined>): Promise<WorkloadRef> {
   const namespace = failure.namespace;
   const meta = isPlainObject(failure.object) && isPlainObject(failure.object.metadata) ? failure.object.metadata : {};
   const podName = typeof meta.name === 'string' && meta.name !== '' ? meta.name : typeof meta.generateName === 'string' ? meta.generateName : 'pod';
@@ -163,7 +164,7 @@ async function workloadFor(api: HealApi, failure: InjectionFailure, cache: Map<s
   const key = `${namespace}/${ref.kind}/${ref.name}`;
   if (!cache.has(key)) {
     if (cache.size > 1000) cache.clear();
-    const parent = controllerOf(await api.get(path).catch(() => undefined));
+    const parent = controllerOf(await api.find(path).catch(() => undefined));
     cache.set(
       key,
       parent === undefined

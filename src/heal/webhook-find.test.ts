@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { INJECTOR_SELECTOR, MWC_PATH } from '../kube/live-webhook-config.js';
 import { findWebhookConfiguration } from './webhook-find.js';
 
 const mwc = (name: string) => ({ metadata: { name, labels: { 'app.kubernetes.io/name': 'sidecar-injector' } }, webhooks: [] });
 
-function api(objects: ReturnType<typeof mwc>[]): HealApi {
+function api(objects: ReturnType<typeof mwc>[]): ClusterApi {
   return {
     defaultNamespace: 'default',
-    async get(path: string) {
+    async find(path: string) {
       return objects.find((o) => path === `${MWC_PATH}/${o.metadata.name}`);
     },
     async list(path: string, query?: Record<string, string>) {
@@ -17,7 +17,7 @@ function api(objects: ReturnType<typeof mwc>[]): HealApi {
       assert.equal(query?.labelSelector, INJECTOR_SELECTOR);
       return { items: objects, resourceVersion: '1' };
     },
-  } as unknown as HealApi;
+  } as unknown as ClusterApi;
 }
 
 describe('findWebhookConfiguration', () => {

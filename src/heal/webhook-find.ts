@@ -9,7 +9,7 @@ import { InjectorError } from '../errors.js';
 import { DEFAULT_NAME } from '../install/options.js';
 import { INJECTOR_SELECTOR, MWC_PATH, webhookConfigPath } from '../kube/live-webhook-config.js';
 import { isPlainObject } from '../util/json.js';
-import type { HealApi } from './kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 
 export interface FoundWebhookConfiguration {
   name: string;
@@ -22,9 +22,9 @@ export interface FoundWebhookConfiguration {
  * The injector's webhook configuration, or undefined (with a note why) when there is none.
  * `name` undefined means "not chosen by the user". Several labelled ones and no name: SI_USAGE.
  */
-export async function findWebhookConfiguration(api: HealApi, name: string | undefined, notes: string[]): Promise<FoundWebhookConfiguration | undefined> {
+export async function findWebhookConfiguration(api: ClusterApi, name: string | undefined, notes: string[]): Promise<FoundWebhookConfiguration | undefined> {
   const wanted = name ?? DEFAULT_NAME;
-  const byName = await api.get(webhookConfigPath(wanted));
+  const byName = await api.find(webhookConfigPath(wanted));
   if (isPlainObject(byName)) return { name: wanted, object: byName, by: 'name' };
   if (name !== undefined) {
     notes.push(`MutatingWebhookConfiguration ${name} not found`);

@@ -7,10 +7,10 @@
  * When the gate fails, the pods' container states and the Events around them say why
  * (ImagePullBackOff, a failing probe, a webhook refusing the pods...).
  */
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { RESTARTED_AT, selectorString } from '../heal/restart-workloads.js';
 import { isLive } from '../heal/pod-record.js';
-import { workloadPath } from '../heal/kube.js';
+import { workloadPath } from '../kube/cluster-api.js';
 import type { WorkloadRef } from '../heal/types.js';
 import { parseStatus } from '../inject/status-annotation.js';
 import { isPlainObject } from '../util/json.js';
@@ -109,14 +109,14 @@ const MAX_EVENTS = 6;
 
 /** The new pods (from the restart stamped `restartedAt`) and the Events around them. */
 export async function diagnose(
-  api: HealApi,
+  api: ClusterApi,
   workload: WorkloadRef,
   restartedAt: string,
   startedAt: string,
   statusKey: string,
   revision: string,
 ): Promise<WorkloadDiagnosis> {
-  const current = await api.get(workloadPath(workload));
+  const current = await api.find(workloadPath(workload));
   const selector = selectorString(obj(obj(current).spec).selector);
   const ns = encodeURIComponent(workload.namespace);
   const [pods, events] = await Promise.all([

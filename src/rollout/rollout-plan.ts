@@ -11,7 +11,7 @@
  */
 import type { InjectionKeys } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { indexControllers, workloadKey, workloadOf, type OwnerIndex } from '../heal/owners.js';
 import { restartAdvice } from '../heal/restart-plan.js';
 import { isLive } from '../heal/pod-record.js';
@@ -73,7 +73,7 @@ function refused(message: string): InjectorError {
   return new InjectorError('SI_ROLLOUT_REFUSED', message);
 }
 
-export async function planRollout(api: HealApi, req: RolloutRequest): Promise<NamespaceMove[]> {
+export async function planRollout(api: ClusterApi, req: RolloutRequest): Promise<NamespaceMove[]> {
   if (!req.undo && (req.from === undefined || req.to === undefined)) throw refused('say which revisions: --from A --to B (or --undo)');
   if (!req.undo && req.from === req.to) throw refused(`--from and --to are both ${req.from}: nothing to move`);
   const injectors = await readInjectors(api);
@@ -87,7 +87,7 @@ export async function planRollout(api: HealApi, req: RolloutRequest): Promise<Na
   return moves;
 }
 
-async function candidates(api: HealApi, req: RolloutRequest): Promise<unknown[]> {
+async function candidates(api: ClusterApi, req: RolloutRequest): Promise<unknown[]> {
   if (req.all) {
     const { items } = await api.list('/api/v1/namespaces');
     const on = items
@@ -105,7 +105,7 @@ async function candidates(api: HealApi, req: RolloutRequest): Promise<unknown[]>
     throw refused('say which namespaces: -n NS[,NS...] (moved in that order), or -A for every one on the source revision');
   const out: unknown[] = [];
   for (const name of new Set(req.namespaces)) {
-    const ns = await api.get(`/api/v1/namespaces/${encodeURIComponent(name)}`);
+    const ns = await api.find(`/api/v1/namespaces/${encodeURIComponent(name)}`);
     if (ns === undefined) throw refused(`namespace ${name} not found`);
     if (req.undo && recordOf(ns) === undefined)
       throw refused(`namespace ${name} has no move record (${MOVE_ANNOTATION}): no rollout moved it, nothing to undo`);
@@ -130,7 +130,7 @@ function onlyInjector(serving: Injector[], what: () => string, none: string): In
   throw refused(`${what()}: ${serving.map(describeInjector).join(' and ')} would all inject its pods (every pod injected twice); remove one`);
 }
 
-async function planNamespace(api: HealApi, req: RolloutRequest, injectors: Injector[], ns: unknown): Promise<NamespaceMove> {
+async function planNamespace(api: ClusterApi, req: RolloutRequest, injectors: Injector[], ns: unknown): Promise<NamespaceMove> {
   const name = nameOf(ns);
   const labels = labelsOfObject(ns);
   const record = recordOf(ns);
@@ -171,7 +171,7 @@ function labelName(keys: InjectionKeys, labels: MoveLabels): string {
 
 /** The workloads of a namespace with live pods injected by another revision than `revision`. */
 export async function workloadsOff(
-  api: HealApi,
+  api: ClusterApi,
   namespace: string,
   statusKey: string,
   revision: string,

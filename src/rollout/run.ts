@@ -9,9 +9,9 @@
  * labels back, and their workloads are restarted onto the revision they came from (waited for
  * the same way). Batches already moved stay moved; later ones are never touched.
  */
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import type { PlannedWorkload } from '../heal/restart-plan.js';
-import { workloadPath } from '../heal/kube.js';
+import { workloadPath } from '../kube/cluster-api.js';
 import { RESTARTED_AT, restartedAtValue, rollOut, type RolloutOutcome } from '../heal/restart-workloads.js';
 import type { WorkloadRef } from '../heal/types.js';
 import { isPlainObject } from '../util/json.js';
@@ -30,7 +30,7 @@ export interface RolloutOptions {
 }
 
 export interface RolloutRunDeps {
-  api: HealApi;
+  api: ClusterApi;
   statusKey: string;
   now(): Date;
   sleep(ms: number): Promise<void>;
@@ -189,7 +189,7 @@ async function restartOnto(
  */
 async function pastLastRestart(targets: readonly PlannedWorkload[], deps: RolloutRunDeps): Promise<void> {
   for (const t of targets) {
-    const current = await deps.api.get(workloadPath(t.workload));
+    const current = await deps.api.find(workloadPath(t.workload));
     const template = isPlainObject(current) && isPlainObject(current.spec) && isPlainObject(current.spec.template) ? current.spec.template : {};
     const annotations = isPlainObject(template.metadata) && isPlainObject(template.metadata.annotations) ? template.metadata.annotations : {};
     const last = Date.parse(String(annotations[RESTARTED_AT] ?? ''));
@@ -213,7 +213,7 @@ function planned(workload: WorkloadRef, pods: number): PlannedWorkload {
 }
 
 /** One merge patch: the two labels and the move record (null removes either). */
-async function relabel(api: HealApi, namespace: string, labels: MoveLabels, record: string | null): Promise<unknown> {
+async function relabel(api: ClusterApi, namespace: string, labels: MoveLabels, record: string | null): Promise<unknown> {
   const patched = await api.patchMerge(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, {
     metadata: { labels, annotations: { [MOVE_ANNOTATION]: record } },
   });

@@ -12,7 +12,7 @@
  */
 import type { InjectionKeys } from '../config/types.js';
 import { InjectorError } from '../errors.js';
-import type { HealApi } from '../heal/kube.js';
+import type { ClusterApi } from '../kube/cluster-api.js';
 import { scopesFromWebhooks } from '../heal/scan.js';
 import { REVISION_OBJECT_LABEL, TAG_OBJECT_LABEL } from '../install/install-context.js';
 import { INJECTOR_SELECTOR, MWC_PATH, parseWebhookConfiguration, type LiveWebhookConfiguration } from '../kube/live-webhook-config.js';
@@ -44,7 +44,7 @@ export interface MoveRecord {
 }
 
 /** Our webhook configurations (manifests and the chart label them app.kubernetes.io/name=sidecar-injector). */
-export async function readInjectors(api: HealApi): Promise<Injector[]> {
+export async function readInjectors(api: ClusterApi): Promise<Injector[]> {
   const { items } = await api.list(MWC_PATH, { labelSelector: INJECTOR_SELECTOR });
   const out: Injector[] = [];
   for (const item of items) {

@@ -9,7 +9,7 @@
  * Old pods go once the new ones are ready, as with maxUnavailable 0. Time is the number of
  * times `rollout` looks at a Deployment.
  */
-import type { HealApi } from '../../src/heal/kube.js';
+import type { ClusterApi } from '../../src/kube/cluster-api.js';
 import { RESTARTED_AT } from '../../src/heal/restart-workloads.js';
 import type { WorkloadRef } from '../../src/heal/types.js';
 import { evaluateScopes } from '../../src/install/webhook-rules.js';
@@ -34,7 +34,7 @@ interface Deployment {
 }
 
 export interface FakeRevisionCluster {
-  api: HealApi;
+  api: ClusterApi;
   namespaces: Map<string, { labels: Record<string, string>; annotations: Record<string, string> }>;
   /** Revision -> are its sidecars ready. */
   healthy: Record<string, boolean>;
@@ -49,7 +49,7 @@ export interface FakeRevisionCluster {
 
 export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Record<string, string>>, apps: string[]): FakeRevisionCluster {
   const c: FakeRevisionCluster = {
-    api: undefined as unknown as HealApi,
+    api: undefined as unknown as ClusterApi,
     namespaces: new Map(Object.entries(namespaces).map(([n, labels]) => [n, { labels: { ...labels }, annotations: {} }])),
     healthy: {},
     deployments: new Map(),
@@ -189,7 +189,7 @@ export function fakeRevisionCluster(mwcs: Obj[], namespaces: Record<string, Reco
       })();
       return { items: structuredClone(items), resourceVersion: '1' };
     },
-    async get(path) {
+    async find(path) {
       const d = deploymentAt(path);
       if (d !== undefined) {
         tick(d);

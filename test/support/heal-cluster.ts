@@ -1,12 +1,12 @@
 /**
  * @module test/support/heal-cluster
- * An in-memory cluster behind the HealApi, for the reconciler's and status' tests: pods,
+ * An in-memory cluster behind the ClusterApi, for the reconciler's and status' tests: pods,
  * namespaces, ReplicaSets and Jobs with resourceVersions from one counter, lists in pages of
  * `pageSize` (limit/continue, as the apiserver), metadata-only reads, and watches that see every
  * later change. Not a stand-in for the real apiserver (the e2e suite is): it makes the
  * reconciler's bookkeeping checkable against a full `status` scan of the same objects.
  */
-import type { HealApi, ReadOptions } from '../../src/heal/kube.js';
+import type { ClusterApi, ReadOptions } from '../../src/kube/cluster-api.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- loose JSON objects */
 type Obj = Record<string, any>;
@@ -27,7 +27,7 @@ export class FakeHealCluster {
   readonly events: Obj[] = [];
   readonly calls: string[] = [];
   readonly #watchers = new Set<Watcher>();
-  readonly api: HealApi;
+  readonly api: ClusterApi;
 
   constructor() {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the api object's methods close over the cluster
@@ -50,7 +50,7 @@ export class FakeHealCluster {
         if (items.length === 0) await onPage([]);
         return { resourceVersion: rv, count: items.length };
       },
-      async get(path: string) {
+      async find(path: string) {
         cluster.calls.push(`get ${path}`);
         if (path.includes('mutatingwebhookconfigurations')) return cluster.mwc;
         const m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path);
@@ -77,8 +77,8 @@ export class FakeHealCluster {
       patchMerge: async () => {
         throw new Error('not in the fake');
       },
-      leases: {} as HealApi['leases'],
-    } as HealApi;
+      leases: {} as ClusterApi['leases'],
+    } as ClusterApi;
   }
 
   put(resource: Resource, obj: Obj): Obj {

@@ -13,7 +13,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { apiStatus, connect, type HealApi } from './kube.js';
+import { apiStatus } from './api-error.js';
+import type { ClusterApi } from './cluster-api.js';
+import { connect } from './client.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let handler: Handler = (_req, res) => res.end('{}');
@@ -23,7 +25,7 @@ const server = createServer((req, res) => {
   handler(req, res);
 });
 const dir = mkdtempSync(join(tmpdir(), 'heal-kube-'));
-let api: HealApi;
+let api: ClusterApi;
 
 before(async () => {
   server.listen(0, '127.0.0.1');
@@ -54,7 +56,7 @@ const json = (res: ServerResponse, status: number, body: unknown): void => {
   res.end(JSON.stringify(body));
 };
 
-describe('KubeHealApi', () => {
+describe('KubeClusterApi', () => {
   it('lists page by page (limit, continue), each page to the consumer; metadata-only asks for PartialObjectMetadataList and takes items: null', async () => {
     seen.length = 0;
     handler = (req, res) => {

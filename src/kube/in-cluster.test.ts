@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeApiServer } from '../../test/support/fake-apiserver.js';
 import { devCertificate } from '../certs/create-certs.js';
-import { KubeClient, KubeApiError, isConflict } from './client.js';
+import { KubeApiError, isConflict } from './api-error.js';
+import { KubeClient } from './client.js';
+import { inClusterEndpoint } from './endpoint.js';
 import { loadInClusterConfig } from './in-cluster.js';
 import { ClusterError } from '../errors.js';
 
@@ -17,7 +19,7 @@ const dir = await mkdtemp(join(tmpdir(), 'si-client-'));
 await fake.writeServiceAccount(join(dir, 'sa'), 'token-1', 'mesh');
 fake.addWebhookConfiguration({ metadata: { name: 'demo' }, webhooks: [{ name: 'a.example.com', clientConfig: { url: 'https://x.example' } }] });
 const config = await loadInClusterConfig({ dir: join(dir, 'sa'), env: fake.env() });
-const client = new KubeClient(config, { timeoutMs: 2000, userAgent: 'sidecar-injector/test' });
+const client = new KubeClient(inClusterEndpoint(config), { timeoutMs: 2000, userAgent: 'sidecar-injector/test' });
 after(async () => {
   client.close();
   await fake.stop();
@@ -104,7 +106,7 @@ test('the token is re-read on every request, so a rotated token is used at once'
 });
 
 test('no server, a TLS server we do not trust, and a server that never answers are clear errors', async () => {
-  const down = new KubeClient({ ...config, port: 1 }, { timeoutMs: 2000 });
+  const down = new KubeClient(inClusterEndpoint({ ...config, port: 1 }), { timeoutMs: 2000 });
   const refused = await down.get(PATH).catch((e: unknown) => e);
   assert.ok(refused instanceof KubeApiError);
   assert.equal(refused.status, undefined);
@@ -115,11 +117,11 @@ test('no server, a TLS server we do not trust, and a server that never answers a
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
     const port = (silent.address() as AddressInfo).port;
-    const untrusted = await new KubeClient({ ...config, port }).get(PATH).catch((e: unknown) => e);
+    const untrusted = await new KubeClient(inClusterEndpoint({ ...config, port })).get(PATH).catch((e: unknown) => e);
     assert.match((untrusted as Error).message, /cannot reach .*(SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER)/);
     const caFile = join(dir, 'dev-ca.crt');
     await writeFile(caFile, dev.caPem);
-    const slow = new KubeClient({ ...config, port, caFile }, { timeoutMs: 150 });
+    const slow = new KubeClient(inClusterEndpoint({ ...config, port, caFile }), { timeoutMs: 150 });
     const timedOut = await slow.get(PATH).catch((e: unknown) => e);
     assert.match((timedOut as Error).message, /no answer from the Kubernetes API within 150 ms/);
     const controller = new AbortController();
