@@ -8,8 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -206,7 +207,44 @@ test('basic auth, impersonation and an oidc id-token go in the headers; other au
   assert.equal(last().authorization, 'Bearer eyJ.oidc');
   oidc.close();
   assert.throws(() => client('{auth-provider: {name: gcp}}'), configError(/auth-provider "gcp", which sidecar-injector does not run .*exec plugin/));
-  assert.throws(() => client('{token: t}', 'proxy-url: "http://proxy:3128"'), configError(/proxy-url, which sidecar-injector does not support/));
+  assert.throws(
+    () => client('{token: t}', 'proxy-url: "socks5://proxy:1080"'),
+    configError(/socks5 proxy-url, which sidecar-injector does not support: use an http or https proxy/),
+  );
+});
+
+test("proxy-url: requests go through the proxy's CONNECT tunnel, with its credentials; TLS stays end to end", async () => {
+  const tunnels: { target: string; auth?: string }[] = [];
+  const proxy = createHttpServer();
+  proxy.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    tunnels.push({ target: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    const [host, p] = (req.url ?? '').split(':');
+    const upstream = netConnect(Number(p), host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const proxyPort = (proxy.address() as AddressInfo).port;
+    const c = client('{token: via-proxy}', `certificate-authority: ca.crt, proxy-url: "http://ann:pw@127.0.0.1:${proxyPort}"`);
+    await c.get('/api/v1/namespaces/a');
+    assert.equal(last().authorization, 'Bearer via-proxy');
+    assert.deepEqual(tunnels, [{ target: `127.0.0.1:${port}`, auth: `Basic ${Buffer.from('ann:pw').toString('base64')}` }]);
+    c.close();
+    const closed = client('{token: t}', 'certificate-authority: ca.crt, proxy-url: "http://127.0.0.1:1"');
+    await assert.rejects(
+      closed.get('/api/v1/namespaces/a'),
+      (e: unknown) => e instanceof ClusterError && /cannot reach the proxy 127\.0\.0\.1:1: ECONNREFUSED/.test(e.message),
+    );
+  } finally {
+    proxy.closeAllConnections();
+    proxy.close();
+  }
 });
 
 test('the server is verified against the kubeconfig CA; insecure-skip-tls-verify turns that off', async () => {

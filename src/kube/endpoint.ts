@@ -1,8 +1,8 @@
 /**
  * @module kube/endpoint
  * Where requests go and with which credentials, one way for every command: a kubeconfig
- * context (token, token file, client certificate, basic auth, exec plugin, impersonation, as
- * kubectl applies them) or the pod's service account. The connection is asked for before every
+ * context (token, token file, client certificate, basic auth, exec plugin, impersonation, an
+ * http(s) proxy-url, as kubectl applies them) or the pod's service account. The connection is asked for before every
  * request, because credentials change under a running process: kubelet rotates the service
  * account token and CA in place, a token file is rewritten, an exec credential expires.
  */
@@ -16,6 +16,7 @@ import { getOwn, isPlainObject } from '../util/json.js';
 import { type ExecConfig, type ExecResult, parseExecConfig, runExecPlugin } from './exec-credential.js';
 import { type InClusterConfig, inClusterAddress, readCredential, readToken, serviceAccountConfig } from './in-cluster.js';
 import { type ConnectOptions, type Entry, type KubeconfigTarget, kubeconfigFiles, loadKubeconfig } from './kubeconfig.js';
+import { ProxyAgent } from './proxy-agent.js';
 
 interface Connection {
   agent: HttpAgent;
@@ -88,8 +89,7 @@ export function kubeconfigEndpoint(target: KubeconfigTarget): Endpoint {
   const { cluster, user } = target;
   const insecure = getOwn(cluster.value, 'insecure-skip-tls-verify') === true;
   const serverName = stringField(cluster, 'tls-server-name');
-  if (stringField(cluster, 'proxy-url') !== undefined)
-    throw configError(`the cluster "${cluster.name}" has a proxy-url, which sidecar-injector does not support yet; reach the API server directly`);
+  const proxy = proxyUrl(cluster, target.server);
   const ca = pemField(cluster, 'certificate-authority-data', 'certificate-authority', 'cluster');
   const auth = user === undefined ? { kind: 'none' as const } : userAuth(user, target);
   const staticCert = auth.kind === 'cert' ? auth : { cert: undefined, key: undefined };
@@ -98,6 +98,14 @@ export function kubeconfigEndpoint(target: KubeconfigTarget): Endpoint {
   let agentKey: string | undefined;
   let exec: Promise<ExecResult> | undefined;
 
+  const tls = (cert: string | undefined, key: string | undefined) => ({
+    ca,
+    cert,
+    key,
+    rejectUnauthorized: !insecure,
+    servername: serverName,
+    minVersion: 'TLSv1.2' as const,
+  });
   const agentFor = (cert: string | undefined, key: string | undefined): HttpAgent => {
     const k = `${cert ?? ''}|${key ?? ''}`;
     if (agent !== undefined && k === agentKey) return agent;
@@ -105,7 +113,9 @@ export function kubeconfigEndpoint(target: KubeconfigTarget): Endpoint {
     agent =
       target.server.protocol === 'http:'
         ? new HttpAgent({ keepAlive: true, maxSockets: 8 })
-        : new HttpsAgent({ ca, cert, key, rejectUnauthorized: !insecure, servername: serverName, keepAlive: true, maxSockets: 8, minVersion: 'TLSv1.2' });
+        : proxy !== undefined
+          ? new ProxyAgent(proxy, { ...tls(cert, key), keepAlive: true, maxSockets: 8 })
+          : new HttpsAgent({ ...tls(cert, key), keepAlive: true, maxSockets: 8 });
     agentKey = k;
     return agent;
   };
@@ -156,6 +166,24 @@ export function kubeconfigEndpoint(target: KubeconfigTarget): Endpoint {
       agentKey = undefined;
     },
   };
+}
+
+/** `proxy-url`: an http(s) proxy that tunnels with CONNECT; socks5 is refused in words. */
+function proxyUrl(cluster: Entry, server: URL): URL | undefined {
+  const text = stringField(cluster, 'proxy-url');
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (err) {
+    throw configError(`the cluster "${cluster.name}" has a proxy-url "${text}" that is not a URL`, err);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw configError(
+      `the cluster "${cluster.name}" has a ${url.protocol.replace(':', '')} proxy-url, which sidecar-injector does not support: use an http or https proxy`,
+    );
+  if (server.protocol !== 'https:') throw configError(`the cluster "${cluster.name}" has a proxy-url and a plain-http server: the proxy tunnels TLS only`);
+  return url;
 }
 
 type UserAuth =
