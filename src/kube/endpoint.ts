@@ -37,6 +37,12 @@ export interface Endpoint {
   close(): void;
 }
 
+/**
+ * Connections are kept for reuse, and never capped: every open watch holds one for minutes, so
+ * a cap would queue the reconciler's gets and lease renewals behind its watches until they time out.
+ */
+const POOL = { keepAlive: true } as const;
+
 const configError = (message: string, cause?: unknown) => new ClusterError('SI_CLUSTER_CONFIG', message, { cause });
 
 /**
@@ -70,7 +76,7 @@ export function inClusterEndpoint(config: InClusterConfig): Endpoint {
       const ca = await readCredential(config.caFile, 'service account CA');
       if (!agent || ca !== agentCa) {
         agent?.destroy();
-        agent = new HttpsAgent({ ca, keepAlive: true, maxSockets: 4, minVersion: 'TLSv1.2' });
+        agent = new HttpsAgent({ ca, ...POOL, minVersion: 'TLSv1.2' });
         agentCa = ca;
       }
       return { agent, headers: { Authorization: `Bearer ${token}` } };
@@ -112,10 +118,10 @@ export function kubeconfigEndpoint(target: KubeconfigTarget): Endpoint {
     agent?.destroy();
     agent =
       target.server.protocol === 'http:'
-        ? new HttpAgent({ keepAlive: true, maxSockets: 8 })
+        ? new HttpAgent(POOL)
         : proxy !== undefined
-          ? new ProxyAgent(proxy, { ...tls(cert, key), keepAlive: true, maxSockets: 8 })
-          : new HttpsAgent({ ...tls(cert, key), keepAlive: true, maxSockets: 8 });
+          ? new ProxyAgent(proxy, { ...tls(cert, key), ...POOL })
+          : new HttpsAgent({ ...tls(cert, key), ...POOL });
     agentKey = k;
     return agent;
   };

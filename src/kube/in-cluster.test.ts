@@ -134,3 +134,35 @@ test('no server, a TLS server we do not trust, and a server that never answers a
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   }
 });
+
+test('open watches never starve other calls: a dozen watches held open, and a get still answers at once', { timeout: 20_000 }, async () => {
+  const dev = await devCertificate();
+  const server = createServer({ cert: dev.certPem, key: dev.keyPem }, (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url?.includes('watch=true'))
+      res.write('\n'); // held open, as the apiserver holds a watch
+    else res.end('{"kind":"Namespace"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const caFile = join(dir, 'watch-ca.crt');
+  await writeFile(caFile, dev.caPem);
+  const watcher = new KubeClient(inClusterEndpoint({ ...config, port: (server.address() as AddressInfo).port, caFile }), { timeoutMs: 5000 });
+  try {
+    const watches = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        watcher.watch(
+          `/api/v1/namespaces/n${i}/pods`,
+          {},
+          () => undefined,
+          () => undefined,
+        ),
+      ),
+    );
+    assert.deepEqual(await watcher.get('/api/v1/namespaces/default'), { kind: 'Namespace' });
+    for (const w of watches) w.abort();
+  } finally {
+    watcher.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
