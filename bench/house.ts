@@ -158,7 +158,11 @@ const loadEnd = loadavg();
 const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(1));
 const sizes = dirs.map(srcSize);
 const keys = Object.keys(rows[0]);
-const header = `| | ${dirs.map((d) => d.split('/').at(-1)).join(' | ')} |`;
+const commit = (dir: string): string => {
+  const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' });
+  return r.status === 0 ? ` (${r.stdout.trim()})` : '';
+};
+const header = `| | ${dirs.map((d) => `${d.split('/').at(-1)}${commit(d)}`).join(' | ')} |`;
 const lines = [header, `|---|${dirs.map(() => '---:').join('|')}|`];
 lines.push(`| files in src | ${sizes.map((s) => s.files).join(' | ')} |`);
 lines.push(`| non-test .ts files in src | ${sizes.map((s) => s.tsFiles).join(' | ')} |`);
