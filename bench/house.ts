@@ -174,5 +174,7 @@ process.stdout.write(`inject outputs ${sameInject ? 'are the same bytes' : 'DIFF
 process.stdout.write(`load average at start ${loadStart.map((l) => l.toFixed(2)).join(' ')}, at end ${loadEnd.map((l) => l.toFixed(2)).join(' ')} (2 cores)\n`);
 // The start decides: by the end the run's own processes have raised the load.
 if (loadStart[0] > 1.5)
-  process.stdout.write('the machine was busy at the start (load average above 1.5): these numbers measure it, not the builds; run again with nothing else running\n');
+  process.stdout.write(
+    'the machine was busy at the start (load average above 1.5): these numbers measure it, not the builds; run again with nothing else running\n',
+  );
 rmSync(work, { recursive: true, force: true });
