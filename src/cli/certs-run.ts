@@ -19,6 +19,7 @@ import {
 } from '../certs/index.js';
 import { CertError, InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
+import { fileFormat } from './output.js';
 import { TLS_CERT_FILE, TLS_KEY_FILE } from '../certs/constants.js';
 
 export interface CertsOptions {
@@ -110,7 +111,8 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
   }
 
   if (options.secretManifest !== undefined) {
-    const manifest = stringifyObject({
+    const file = options.secretManifest === true ? undefined : options.secretManifest;
+    const secret = {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: secretName, namespace: options.namespace, labels: { 'app.kubernetes.io/name': 'sidecar-injector' } },
@@ -120,8 +122,10 @@ export async function runCerts(io: CliIO, options: CertsOptions): Promise<void> 
         'tls.key': Buffer.from(leaf.keyPem).toString('base64'),
         'ca.crt': Buffer.from(ca.certPem).toString('base64'),
       },
-    });
-    await writeOutput(io, options.secretManifest === true ? undefined : options.secretManifest, manifest);
+    };
+    // A FILE.json gets JSON, as its extension says.
+    const manifest = fileFormat(file, undefined) === 'json' ? `${JSON.stringify(secret, null, 2)}\n` : stringifyObject(secret);
+    await writeOutput(io, file, manifest);
   }
 }
 

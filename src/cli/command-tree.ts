@@ -18,19 +18,33 @@ export function buildProgram(io: CliIO): Command {
     .description('Kubernetes sidecar injector: admission webhook, manual injection and install tooling')
     .version(VERSION, '-v, --version', 'print the client version (sidecar-injector version also asks the cluster)')
     .showHelpAfterError('(run with --help for usage)')
+    // The program's own options (-v/--version) only before a command: after one, `inject ... -v`
+    // would print the version and exit 0 without injecting. There they are unknown options.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
       // A usage error commander finds reads like every other error: with its catalogue code.
-      outputError: (s, write) => write(s.replace(/^error: /, 'Error [SI_USAGE]: ')),
+      outputError: (s, write) => write(versionHint(s.replace(/^error: /, 'Error [SI_USAGE]: '))),
     });
   for (const register of COMMANDS) register(program, io);
   // Subcommands inherit output routing and exitOverride so errors come back to runCli.
   for (const cmd of program.commands) {
-    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+    cmd.exitOverride().configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(versionHint(s.replace(/^error: /, 'Error [SI_USAGE]: '))),
+    });
   }
   return program;
+}
+
+/** `-v`/`--version` after a command: say where they belong (kubectl's `-v` is verbosity; ours is not). */
+function versionHint(message: string): string {
+  const m = /^(Error \[SI_USAGE\]: unknown option '(-v|--version)')/.exec(message);
+  if (m === null) return message;
+  return `${m[1]}: -v and --version print the version only before a command (sidecar-injector --version), or use sidecar-injector version\n`;
 }
 
 /** Run one command line (without `node` and script: e.g. `['inject', '-f', 'x.yaml']`). */

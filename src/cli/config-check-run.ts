@@ -6,23 +6,24 @@ import { ConfigError, InputError } from '../errors.js';
 import { podTemplates, readManifest } from '../manifest-io/index.js';
 import { ownerFor, podInput } from '../manual-inject/pod-templates.js';
 import type { JsonObject } from '../util/json.js';
-import { readInput, type CliIO } from './io.js';
-import { loadInjectorConfig, sourceName } from './manual-io.js';
+import { type CliIO } from './io.js';
+import { readManifestSources } from './manifest-sources.js';
+import { loadInjectorConfig } from './manual-io.js';
 import { dataText, type DataFormat } from './output.js';
 
 export async function runConfigCheck(io: CliIO, opts: { config?: string; filename?: string[]; output: 'text' | DataFormat }): Promise<void> {
   const config = await loadInjectorConfig(io, opts.config, false);
   const pods: CheckPod[] = representativePods(config);
-  for (const file of opts.filename ?? []) {
-    for (const doc of readManifest(await readInput(io, file), sourceName(file))) {
+  for (const { name: file, bytes } of await readManifestSources(io, opts.filename ?? [])) {
+    for (const doc of readManifest(bytes, file)) {
       if (doc.value === null) continue;
-      for (const ref of podTemplates(doc.value, { file: sourceName(file), document: doc.index, line: doc.line })) {
+      for (const ref of podTemplates(doc.value, { file, document: doc.index, line: doc.line })) {
         const pod = podInput(doc.value, ref) as JsonObject;
         const owner = ownerFor(ref);
-        const name = `${sourceName(file)} ${ref.owner.kind}/${ref.owner.name}`;
+        const name = `${file} ${ref.owner.kind}/${ref.owner.name}`;
         pods.push({
           name,
-          source: { file: sourceName(file), line: doc.line },
+          source: { file, line: doc.line },
           pod:
             owner === undefined
               ? pod

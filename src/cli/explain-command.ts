@@ -8,13 +8,14 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_NAME as DEFAULT_INJECTOR_NAMESPACE } from '../install/options.js';
-import { readInput, type CliIO } from './io.js';
+import { type CliIO } from './io.js';
+import { collectFiles } from './manifest-sources.js';
 import { MANUAL_HELP } from './manual-help.js';
 import { dataText, formatOption } from './output.js';
 import { setOwn } from '../util/own.js';
 
 interface ExplainCliOptions {
-  filename: string;
+  filename: string[];
   config?: string;
   namespace?: string;
   namespaceLabels?: Record<string, string>;
@@ -29,7 +30,11 @@ export function register(program: Command, io: CliIO): void {
   program
     .command('explain')
     .description('explain, for each pod or pod template, whether the webhook would inject it and why')
-    .requiredOption('-f, --filename <file>', 'manifest to explain (YAML or JSON, multi-document), or - for stdin')
+    .requiredOption(
+      '-f, --filename <file>',
+      'manifest to explain (YAML or JSON, multi-document), or - for stdin; repeat -f for more, a directory reads its .yaml, .yml and .json files, an http(s) URL is fetched',
+      collectFiles,
+    )
     .option('-c, --config <path>', 'injector config (as for inject); default: the built-in one')
     .option('-n, --namespace <namespace>', 'namespace for objects without metadata.namespace', 'default')
     .option('--namespace-labels <k=v,...>', 'labels of that namespace ("" for none); default: assume it is labelled for injection', parseLabels)
@@ -41,20 +46,23 @@ export function register(program: Command, io: CliIO): void {
     .addHelpText('after', MANUAL_HELP.explain)
     .action(async (opts: ExplainCliOptions) => {
       // Loaded when the command runs, not at CLI start-up.
-      const [{ explainManifest, formatExplainJson, formatExplainText }, { loadInjectorConfig, sourceName }] = await Promise.all([
+      const [{ explainManifest, formatExplainJson, formatExplainText }, { loadInjectorConfig }, { readManifestSources }] = await Promise.all([
         import('../manual-inject/index.js'),
         import('./manual-io.js'),
+        import('./manifest-sources.js'),
       ]);
-      const input = await readInput(io, opts.filename);
+      const sources = await readManifestSources(io, opts.filename);
       const config = await loadInjectorConfig(io, opts.config, false);
-      const entries = explainManifest(input, sourceName(opts.filename), config, {
-        namespace: opts.namespace,
-        namespaceLabels: opts.namespaceLabels,
-        injectorNamespace: opts.injectorNamespace,
-        enableNamespacesByDefault: opts.enableNamespacesByDefault === true,
-        excludedNamespaces: opts.excludeNamespace ?? [],
-        matchConditions: opts.matchConditions,
-      });
+      const entries = sources.flatMap((s) =>
+        explainManifest(s.bytes, s.name, config, {
+          namespace: opts.namespace,
+          namespaceLabels: opts.namespaceLabels,
+          injectorNamespace: opts.injectorNamespace,
+          enableNamespacesByDefault: opts.enableNamespacesByDefault === true,
+          excludedNamespaces: opts.excludeNamespace ?? [],
+          matchConditions: opts.matchConditions,
+        }),
+      );
       io.stdout(
         opts.output === 'json'
           ? formatExplainJson(entries)

@@ -49,7 +49,7 @@ interface ManifestsFlags {
   revision?: string;
   tag?: string[];
   webhookUrl?: string;
-  output: DataFormat;
+  output?: DataFormat;
   outputFile?: string;
   prometheusRule?: boolean;
   serviceMonitor?: boolean;
@@ -159,7 +159,7 @@ export function register(program: Command, io: CliIO): void {
       keyValue,
       {},
     )
-    .addOption(formatOption(['yaml', 'json'] as const, 'yaml', 'json: a v1 List'))
+    .addOption(formatOption(['yaml', 'json'] as const, undefined, 'default yaml, or as --output-file FILE.json/.yaml names it; json: a v1 List'))
     .addOption(outputFileOption())
     .action(async (flags: ManifestsFlags) => runManifests(io, flags));
 }
@@ -210,7 +210,7 @@ async function runManifests(io: CliIO, flags: ManifestsFlags): Promise<void> {
   const { generateInstall } = await import('../install/index.js');
   const result = await generateInstall(request);
   // The YAML is ours and all YAML: only json needs a conversion.
-  await writeStream(io, flags.outputFile, result.yaml, flags.output === 'json' ? 'json' : undefined);
+  await writeStream(io, flags.outputFile, result.yaml, flags.output);
   for (const note of result.notes) io.stderr(`${note}\n`);
   // URL mode writes no Deployment, so no image is used.
   if (flags.image === undefined && flags.webhookUrl === undefined) io.stderr(DEFAULT_IMAGE_WARNING);

@@ -6,20 +6,10 @@
  */
 import { defaultConfig, loadConfig } from '../profiles/index.js';
 import type { LoadedConfig } from '../config/types.js';
-import { findResourceList, readManifest, type ManifestDocument, type ResourceList } from '../manifest-io/index.js';
+import { findResourceList, type ManifestDocument, type ResourceList } from '../manifest-io/index.js';
 import { describeSubject, krmFailure, krmSettings, runKrm, type DocumentNote, type KrmOperation, type KrmOutput } from '../manual-inject/index.js';
-import { readInput, type CliIO } from './io.js';
+import { type CliIO } from './io.js';
 import { writeStream, type DataFormat } from './output.js';
-
-/** Name of the input in messages: the path, or `<stdin>`. */
-export function sourceName(file: string): string {
-  return file === '-' ? '<stdin>' : file;
-}
-
-/** Read and split the manifest (throws InputError with file, document and line). */
-export async function readManifestInput(io: CliIO, file: string): Promise<ManifestDocument[]> {
-  return readManifest(await readInput(io, file), sourceName(file));
-}
 
 /**
  * `--config PATH`, or the built-in default (as `revision` serves it). Its load warnings go to
@@ -48,10 +38,11 @@ function formatNote(note: DocumentNote): string {
   return `warning: ${subject}: ${note.message}`;
 }
 
-export function printNotes(io: CliIO, notes: readonly DocumentNote[], quiet: boolean): void {
+/** `source`: the file the notes are about, named when several were read. */
+export function printNotes(io: CliIO, notes: readonly DocumentNote[], quiet: boolean, source?: string): void {
   if (quiet) return;
   let text = '';
-  for (const note of notes) text += `${formatNote(note)}\n`;
+  for (const note of notes) text += `${source === undefined ? '' : `${source}: `}${formatNote(note)}\n`;
   if (text !== '') io.stderr(text);
 }
 

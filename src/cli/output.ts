@@ -118,7 +118,20 @@ async function streamText(text: string, format: DataFormat | undefined): Promise
   );
 }
 
-/** Write `text` to the file or stdout, after converting it to `format`. */
+/**
+ * The format to write: a file's extension chooses it (`.json` JSON, `.yaml`/`.yml` YAML), as a
+ * user who names `out.json` expects; an explicit `-o` that says otherwise is refused, never
+ * silently obeyed. Undefined: no file, or an extension that names no format, and no `-o`.
+ */
+export function fileFormat(file: string | undefined, format: DataFormat | undefined): DataFormat | undefined {
+  const ext = file === undefined || file === '-' ? undefined : /\.(json|ya?ml)$/i.exec(file)?.[1].toLowerCase();
+  const byName: DataFormat | undefined = ext === undefined ? undefined : ext === 'json' ? 'json' : 'yaml';
+  if (format !== undefined && byName !== undefined && format !== byName)
+    throw new InjectorError('SI_USAGE', `-o ${format} and the file ${file} disagree: its extension says ${byName}; rename the file or drop -o ${format}`);
+  return format ?? byName;
+}
+
+/** Write `text` to the file or stdout, in `format` or the one the file's extension names. */
 export async function writeStream(io: CliIO, file: string | undefined, text: string, format: DataFormat | undefined): Promise<void> {
-  await writeOutput(io, file, await streamText(text, format));
+  await writeOutput(io, file, await streamText(text, fileFormat(file, format)));
 }

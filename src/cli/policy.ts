@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { oneOf } from './choices.js';
 import { writeOutput, type CliIO } from './io.js';
-import { formatOption, objectsText, outputFileOption, type DataFormat } from './output.js';
+import { fileFormat, formatOption, objectsText, outputFileOption, type DataFormat } from './output.js';
 import { loadInjectorConfig } from './manual-io.js';
 
 interface PolicyFlags {
@@ -16,7 +16,7 @@ interface PolicyFlags {
   name: string;
   failurePolicy: 'Fail' | 'Ignore';
   enableNamespacesByDefault?: boolean;
-  output: DataFormat;
+  output?: DataFormat;
   outputFile?: string;
 }
 
@@ -35,7 +35,7 @@ export function register(program: Command, io: CliIO): void {
       'Fail',
     )
     .option('--enable-namespaces-by-default', "also inject pods in namespaces without the injection label (Istio's enableNamespacesByDefault)")
-    .addOption(formatOption(['yaml', 'json'] as const, 'yaml'))
+    .addOption(formatOption(['yaml', 'json'] as const, undefined, 'default yaml, or as --output-file FILE.json/.yaml names it'))
     .addOption(outputFileOption())
     .action(async (flags: PolicyFlags) => {
       const config = await loadInjectorConfig(io, flags.config, false, true);
@@ -45,6 +45,6 @@ export function register(program: Command, io: CliIO): void {
         failurePolicy: flags.failurePolicy,
         enableNamespacesByDefault: flags.enableNamespacesByDefault === true,
       });
-      await writeOutput(io, flags.outputFile, await objectsText([compiled.policy, ...compiled.bindings], flags.output));
+      await writeOutput(io, flags.outputFile, await objectsText([compiled.policy, ...compiled.bindings], fileFormat(flags.outputFile, flags.output) ?? 'yaml'));
     });
 }

@@ -12,30 +12,31 @@ import { podTemplates, readManifest } from '../manifest-io/index.js';
 import { stringifyObject } from '../yaml/index.js';
 import { ownerFor, podInput } from '../manual-inject/pod-templates.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-import { readInput, type CliIO } from './io.js';
-import { loadInjectorConfig, sourceName } from './manual-io.js';
+import { type CliIO } from './io.js';
+import { readManifestSources } from './manifest-sources.js';
+import { loadInjectorConfig } from './manual-io.js';
 import type { RenderOptions } from './template-render-run.js';
 
 export async function renderForPod(io: CliIO, templateFile: string | undefined, opts: RenderOptions): Promise<string> {
   if (templateFile !== undefined)
     throw new InjectorError('SI_USAGE', 'give either a template file or -f POD, not both (with -f the template comes from --config; pick one with --template)');
-  const file = opts.filename as string;
+  const files = opts.filename ?? [];
+  if (files.length > 1)
+    throw new InjectorError('SI_USAGE', `-f is given ${files.length} times: template render -f renders one pod; give the one manifest that holds it`);
+  const [{ name: file, bytes }] = await readManifestSources(io, files);
   const config = await loadInjectorConfig(io, opts.config, false, true);
-  const docs = readManifest(await readInput(io, file), sourceName(file));
+  const docs = readManifest(bytes, file);
   let found: { root: JsonValue; ref: ReturnType<typeof podTemplates>[number] } | undefined;
   for (const d of docs) {
     if (d.value === null) continue;
-    const refs = podTemplates(d.value, { file: sourceName(file), document: d.index, line: d.line });
+    const refs = podTemplates(d.value, { file: file, document: d.index, line: d.line });
     if (refs.length > 0) {
       found = { root: d.value, ref: refs[0] };
       break;
     }
   }
   if (found === undefined)
-    throw new InputError(
-      'SI_INPUT_OBJECT',
-      `${sourceName(file)} holds no pod or pod template (kinds: Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob, ...)`,
-    );
+    throw new InputError('SI_INPUT_OBJECT', `${file} holds no pod or pod template (kinds: Pod, Deployment, StatefulSet, DaemonSet, Job, CronJob, ...)`);
   const pod = podInput(found.root, found.ref);
   const owner = ownerFor(found.ref);
   const namespace = found.ref.owner.namespace ?? opts.namespace ?? 'default';

@@ -13,7 +13,7 @@ import { setOwn } from '../util/own.js';
 export interface RenderOptions {
   config?: string;
   template?: string;
-  filename?: string;
+  filename?: string[];
   merged?: boolean;
   namespace?: string;
   data?: string;

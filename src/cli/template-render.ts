@@ -6,6 +6,7 @@
  * it: JSON, or YAML 1.1, with every number a float64 as after Go's YAML -> JSON decode.
  */
 import type { Command } from 'commander';
+import { collectFiles } from './manifest-sources.js';
 import { InjectorError } from '../errors.js';
 import { writeOutput, type CliIO } from './io.js';
 import { formatOption, outputFileOption, writeStream } from './output.js';
@@ -23,7 +24,11 @@ export function register(program: Command, io: CliIO): void {
     )
     .argument('[template-file]', 'template file, or - for stdin (not with -f)')
     .option('-c, --config <path>', 'with -f: the injector config whose template to render (default: the built-in one)')
-    .option('-f, --filename <file>', 'a pod or workload (YAML or JSON; its first pod template): render with the same typed data the injector uses')
+    .option(
+      '-f, --filename <file>',
+      'a pod or workload (YAML or JSON; its first pod template; a directory or an http(s) URL too): render with the same typed data the injector uses',
+      collectFiles,
+    )
     .option('--template <name>', "with -f: the config's template to render (default: those injection would select)")
     .option('--merged', 'with -f: print the final injected pod instead of the overlay')
     .option('-n, --namespace <namespace>', 'with -f: namespace for a pod without metadata.namespace (default: default)')

@@ -1,0 +1,184 @@
+/**
+ * @module cli/command-truth.test
+ * Every command tells the truth (issue 36): a command line that asks for something the command
+ * would not do is refused, never answered with exit 0 and other output. Table-driven: each row
+ * runs one command line as the binary runs it and asserts the exit status, what stdout and
+ * stderr say, and which files were written.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { memoryIO } from '../../test/support/memory-io.js';
+import { runCli } from './command-tree.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'si-truth-'));
+const at = (p: string) => join(dir, p);
+const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: registry.example/${name}:1}]\n`;
+const file = (p: string, text: string): string => {
+  mkdirSync(join(at(p), '..'), { recursive: true });
+  writeFileSync(at(p), text);
+  return at(p);
+};
+const A = file('a.yaml', pod('alpha'));
+const B = file('b.yaml', pod('beta'));
+file('dir/1-gamma.yaml', pod('gamma'));
+file('dir/2-delta.yml', pod('delta'));
+file('dir/3-eps.json', JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'eps' }, spec: { containers: [{ name: 'app', image: 'e' }] } }));
+file('dir/notes.txt', 'not a manifest\n');
+mkdirSync(at('empty'));
+
+let server: Server;
+let base = '';
+before(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/app.yaml') return res.end(pod('remote'));
+    if (req.url === '/huge') {
+      res.writeHead(200);
+      // Past the 64 MiB cap, in 1 MiB writes; the reader stops taking them.
+      const chunk = Buffer.alloc(1024 * 1024, 'x');
+      let sent = 0;
+      const more = (): void => {
+        while (sent < 70 && res.write(chunk)) sent++;
+        if (sent < 70) res.once('drain', more);
+        else res.end();
+      };
+      res.on('error', () => undefined);
+      return more();
+    }
+    res.writeHead(404);
+    res.end('no');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Row {
+  what: string;
+  argv: () => string[];
+  exit: number;
+  /** Names of the pods injected, in the order stdout (or the written file) holds them. */
+  pods?: string[];
+  stderr?: RegExp;
+  /** A file the command must write, and what it must start with; or that it must not exist. */
+  writes?: { path: string; starts: RegExp };
+  writesNothing?: string;
+}
+
+/** Pod names in a YAML or JSON stream, in order. */
+function podNames(text: string): string[] {
+  const names = [...text.matchAll(/^(?: {2}name: |\s*"name": "|metadata: \{name: )([a-z]+)["}]?,?$/gm)].map((m) => m[1]);
+  return names.filter((n) => n !== 'app' && n !== 'istio-proxy' && n !== 'istio-init');
+}
+
+const ROWS: Row[] = [
+  // 1. every -f is read, in order; a directory reads its manifests; URLs are fetched or refused.
+  { what: 'inject -f a -f b: both files, in order', argv: () => ['inject', '-f', A, '-f', B, '-q'], exit: 0, pods: ['alpha', 'beta'] },
+  { what: 'inject -f b -f a: the order given', argv: () => ['inject', '-f', B, '-f', A, '-q'], exit: 0, pods: ['beta', 'alpha'] },
+  {
+    what: 'inject -f DIR: its .yaml, .yml and .json files by name, nothing else',
+    argv: () => ['inject', '-f', at('dir'), '-q'],
+    exit: 0,
+    pods: ['gamma', 'delta', 'eps'],
+  },
+  { what: 'inject -f DIR -f a', argv: () => ['inject', '-f', at('dir'), '-f', A, '-q'], exit: 0, pods: ['gamma', 'delta', 'eps', 'alpha'] },
+  {
+    what: 'inject -f EMPTY_DIR',
+    argv: () => ['inject', '-f', at('empty')],
+    exit: 2,
+    stderr: /SI_FILE_READ.*empty is a directory with no \.yaml, \.yml or \.json file/,
+  },
+  { what: 'inject -f URL', argv: () => ['inject', '-f', `${base}/app.yaml`, '-q'], exit: 0, pods: ['remote'] },
+  { what: 'inject -f URL that is not there', argv: () => ['inject', '-f', `${base}/nope.yaml`], exit: 2, stderr: /SI_FILE_READ.*nope\.yaml: HTTP 404/ },
+  { what: 'inject -f URL too large', argv: () => ['inject', '-f', `${base}/huge`], exit: 2, stderr: /SI_FILE_READ.*the answer is larger than 64 MiB/ },
+  {
+    what: 'inject -f ftp://...',
+    argv: () => ['inject', '-f', 'ftp://example.com/app.yaml'],
+    exit: 2,
+    stderr: /SI_FILE_READ.*only http:\/\/ and https:\/\/ URLs are fetched/,
+  },
+  { what: 'uninject -f a -f b', argv: () => ['uninject', '-f', A, '-f', B, '-q'], exit: 0, pods: ['alpha', 'beta'] },
+  { what: 'explain -f a -f b: both explained', argv: () => ['explain', '-f', A, '-f', B], exit: 0, pods: [] },
+  {
+    what: 'template render -f a -f b: one pod, refused',
+    argv: () => ['template', 'render', '-f', A, '-f', B],
+    exit: 2,
+    stderr: /SI_USAGE.*-f is given 2 times: template render -f renders one pod/,
+  },
+  { what: 'config check -f DIR', argv: () => ['config', 'check', '-f', at('dir')], exit: 0 },
+  // 2. -v/--version belong to the top level.
+  {
+    what: 'inject -f a -o out.yaml -v: refused, nothing written',
+    argv: () => ['inject', '-f', A, '-o', at('v-out.yaml'), '-v'],
+    exit: 2,
+    stderr: /SI_USAGE.*unknown option '-v': -v and --version print the version only before a command/,
+    writesNothing: 'v-out.yaml',
+  },
+  { what: 'status --version', argv: () => ['status', '--version'], exit: 2, stderr: /unknown option '--version'/ },
+  // 3. a file's extension chooses its format; a mismatch is refused.
+  {
+    what: 'inject -o out.json writes JSON',
+    argv: () => ['inject', '-f', A, '-o', at('out.json'), '-q'],
+    exit: 0,
+    writes: { path: 'out.json', starts: /^\{\n {2}"apiVersion"/ },
+  },
+  {
+    what: 'inject --output-file out.yml of a JSON input writes YAML',
+    argv: () => ['inject', '-f', at('dir/3-eps.json'), '--output-file', at('out.yml'), '-q'],
+    exit: 0,
+    writes: { path: 'out.yml', starts: /^apiVersion: v1\n/ },
+  },
+  {
+    what: 'inject -o yaml --output-file out.json: refused',
+    argv: () => ['inject', '-f', A, '-o', 'yaml', '--output-file', at('clash.json')],
+    exit: 2,
+    stderr: /SI_USAGE.*-o yaml and the file .*clash\.json disagree: its extension says json/,
+    writesNothing: 'clash.json',
+  },
+  {
+    what: 'manifests --output-file install.json writes a JSON List',
+    argv: () => ['manifests', '--output-file', at('install.json')],
+    exit: 0,
+    writes: { path: 'install.json', starts: /^\{\n {2}"apiVersion": "v1",\n {2}"kind": "List"/ },
+  },
+  {
+    what: 'policy --output-file policy.json writes JSON',
+    argv: () => ['policy', '-c', 'examples/policy-nginx-sidecar', '--output-file', at('policy.json')],
+    exit: 0,
+    writes: { path: 'policy.json', starts: /^\{\n/ },
+  },
+  {
+    what: 'certs --secret-manifest secret.json writes JSON',
+    argv: () => ['certs', '--service', 's', '-n', 'n', '--out', at('certs'), '--secret-manifest', at('secret.json')],
+    exit: 0,
+    writes: { path: 'secret.json', starts: /^\{\n {2}"apiVersion": "v1",\n {2}"kind": "Secret"/ },
+  },
+];
+
+describe('every command tells the truth', () => {
+  for (const row of ROWS) {
+    it(row.what, async () => {
+      const io = memoryIO();
+      const code = await runCli(row.argv(), io);
+      assert.equal(code, row.exit, `exit status; stderr: ${io.err}`);
+      if (row.stderr !== undefined) assert.match(io.err, row.stderr);
+      if (row.exit !== 0) assert.equal(io.out, '', 'a refused command prints nothing on stdout');
+      if (row.pods !== undefined && row.pods.length > 0) assert.deepEqual(podNames(io.out), row.pods);
+      if (row.writes !== undefined) assert.match(readFileSync(at(row.writes.path), 'utf8'), row.writes.starts);
+      if (row.writesNothing !== undefined) assert.equal(existsSync(at(row.writesNothing)), false, `${row.writesNothing} must not be written`);
+    });
+  }
+  it('explain -f a -f b explains the pods of both files', async () => {
+    const io = memoryIO();
+    assert.equal(await runCli(['explain', '-f', A, '-f', B], io), 0, io.err);
+    assert.match(io.out, /alpha[\s\S]*beta/);
+  });
+});
