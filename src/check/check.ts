@@ -34,6 +34,8 @@ export interface CheckReport {
   renders: number;
   failures: CheckFinding[];
   warnings: CheckFinding[];
+  /** Warnings of the config's own load (printed as it loads), counted with the others. */
+  configWarnings: string[];
   restricted: { template: string; container: string; reasons: string[] }[];
 }
 
@@ -57,6 +59,7 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
     renders: 0,
     failures: [],
     warnings: [],
+    configWarnings: [...config.warnings],
     restricted: [],
   };
   const seenWarnings = new Set<string>();
@@ -259,7 +262,7 @@ export function formatReport(r: CheckReport): string {
   for (const x of r.restricted) out.push(`restricted: template ${x.template}: ${x.container} would fail Pod Security "restricted": ${x.reasons.join('; ')}`);
   out.push(
     `${r.failures.length === 0 ? 'ok' : 'FAILED'}: ${r.templates.length} template(s) x ${r.pods.length} pod(s) = ${r.renders} injections, ` +
-      `${r.failures.length} failure(s), ${r.warnings.length} warning(s), ${r.restricted.length} not "restricted"`,
+      `${r.failures.length} failure(s), ${r.warnings.length + r.configWarnings.length} warning(s), ${r.restricted.length} not "restricted"`,
   );
   return `${out.join('\n')}\n`;
 }

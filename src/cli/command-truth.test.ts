@@ -30,6 +30,18 @@ file('dir/2-delta.yml', pod('delta'));
 file('dir/3-eps.json', JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'eps' }, spec: { containers: [{ name: 'app', image: 'e' }] } }));
 file('dir/notes.txt', 'not a manifest\n');
 mkdirSync(at('empty'));
+// A copy of the built-in config with one line changed.
+const defaultsWith = (name: string, from: RegExp, to: string): string => {
+  mkdirSync(at(name));
+  for (const f of ['config.yaml', 'values.yaml']) writeFileSync(at(`${name}/${f}`), readFileSync(`defaults/${f}`, 'utf8').replace(from, to));
+  return at(name);
+};
+const POLICY_TYPO = defaultsWith('policy-typo', /^policy: enabled$/m, 'policy: enable');
+const POLICY_EMPTY = defaultsWith('policy-empty', /^policy: enabled$/m, 'policy:');
+const MISPLACED = file(
+  'misplaced.yaml',
+  'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    sidecar.istio.io/inject: "false"\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n',
+);
 
 let server: Server;
 let base = '';
@@ -68,6 +80,7 @@ interface Row {
   /** Names of the pods injected, in the order stdout (or the written file) holds them. */
   pods?: string[];
   stderr?: RegExp;
+  stdout?: RegExp;
   /** A file the command must write, and what it must start with; or that it must not exist. */
   writes?: { path: string; starts: RegExp };
   writesNothing?: string;
@@ -161,6 +174,49 @@ const ROWS: Row[] = [
     exit: 0,
     writes: { path: 'secret.json', starts: /^\{\n {2}"apiVersion": "v1",\n {2}"kind": "Secret"/ },
   },
+  // 6. an invalid policy is an error in every command; warnings are counted.
+  {
+    what: 'config check on policy: enable',
+    argv: () => ['config', 'check', '-c', POLICY_TYPO],
+    exit: 4,
+    stderr: /SI_CONFIG_INVALID.*policy: must be "enabled" or "disabled", got "enable" \(did you mean "enabled"\?\)/,
+  },
+  { what: 'inject on policy: enable', argv: () => ['inject', '-f', A, '-c', POLICY_TYPO], exit: 4, stderr: /SI_CONFIG_INVALID.*got "enable"/ },
+  { what: 'policy on policy: enable', argv: () => ['policy', '-c', POLICY_TYPO], exit: 4, stderr: /SI_CONFIG_INVALID.*got "enable"/ },
+  {
+    what: 'config check counts the load warnings it printed (policy: empty)',
+    argv: () => ['config', 'check', '-c', POLICY_EMPTY],
+    exit: 0,
+    stderr: /warning: config: .*policy is empty, so no pod gets a sidecar/,
+    stdout: /^ok: .* 1 warning\(s\)/m,
+  },
+  // 8. inject says what explain says about the opt-in on the Deployment's own metadata.
+  {
+    what: 'inject of a Deployment with the opt-out on its own metadata: one warning line naming document and line',
+    argv: () => ['inject', '-f', MISPLACED],
+    exit: 0,
+    stderr:
+      /^warning: Deployment "default\/web" \(document 1\): line 1: annotation sidecar\.istio\.io\/inject="false" is on the Deployment's own metadata, which the injector never sees; move it to spec\.template\.metadata\.labels\n$/,
+  },
+  // 9. a flag of the other form of template render is refused, not ignored.
+  {
+    what: 'template render -f POD --data missing.yaml',
+    argv: () => ['template', 'render', '-f', A, '--data', at('missing.yaml')],
+    exit: 2,
+    stderr: /SI_USAGE.*--data goes with a template file, not with -f POD/,
+  },
+  {
+    what: 'template render -f POD --name x --allow-env',
+    argv: () => ['template', 'render', '-f', A, '--name', 'x', '--allow-env'],
+    exit: 2,
+    stderr: /SI_USAGE.*--name, --allow-env go with a template file/,
+  },
+  {
+    what: 'template render FILE --merged --template sidecar',
+    argv: () => ['template', 'render', 'examples/template/sidecar.tpl', '--merged', '--template', 'sidecar'],
+    exit: 2,
+    stderr: /SI_USAGE.*--template, --merged go with -f POD/,
+  },
 ];
 
 describe('every command tells the truth', () => {
@@ -170,6 +226,7 @@ describe('every command tells the truth', () => {
       const code = await runCli(row.argv(), io);
       assert.equal(code, row.exit, `exit status; stderr: ${io.err}`);
       if (row.stderr !== undefined) assert.match(io.err, row.stderr);
+      if (row.stdout !== undefined) assert.match(io.out, row.stdout);
       if (row.exit !== 0) assert.equal(io.out, '', 'a refused command prints nothing on stdout');
       if (row.pods !== undefined && row.pods.length > 0) assert.deepEqual(podNames(io.out), row.pods);
       if (row.writes !== undefined) assert.match(readFileSync(at(row.writes.path), 'utf8'), row.writes.starts);

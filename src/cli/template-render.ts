@@ -40,6 +40,8 @@ export function register(program: Command, io: CliIO): void {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .action(async (templateFile: string | undefined, opts: RenderOptions) => {
+      const misplaced = notForForm(opts);
+      if (misplaced !== undefined) throw new InjectorError('SI_USAGE', misplaced);
       if (opts.filename !== undefined) {
         const { renderForPod } = await import('./template-render-pod.js');
         await writeStream(io, opts.outputFile, await renderForPod(io, templateFile, opts), opts.output);
@@ -52,11 +54,36 @@ export function register(program: Command, io: CliIO): void {
           'SI_USAGE',
           `-o chooses the format of -f's overlay or pod; a template's own output is printed as it is: write it to a file with --output-file FILE`,
         );
-      if (opts.namespace !== undefined)
-        throw new InjectorError('SI_USAGE', '-n/--namespace goes with -f POD; to execute a {{define}}d template use --name NAME');
       // The YAML reader and the template engine load only when the command runs.
       const { renderFiles } = await import('./template-render-run.js');
       await writeOutput(io, opts.outputFile, await renderFiles(io, templateFile, opts));
     });
   parent.exitOverride().configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+}
+
+/**
+ * A flag of the other form is refused, never ignored: `-f POD --data x.yaml` would otherwise
+ * render without the data the user named (even a missing file passed).
+ */
+function notForForm(opts: RenderOptions): string | undefined {
+  const given = (flags: [keyof RenderOptions, string][]) => flags.filter(([k]) => opts[k] !== undefined).map(([, f]) => f);
+  if (opts.filename !== undefined) {
+    const wrong = given([
+      ['data', '--data'],
+      ['name', '--name'],
+      ['allowEnv', '--allow-env'],
+    ]);
+    if (wrong.length > 0)
+      return `${wrong.join(', ')} ${wrong.length === 1 ? 'goes' : 'go'} with a template file, not with -f POD (which renders the config's templates with the injector's own data); drop ${wrong.length === 1 ? 'it' : 'them'}`;
+    return undefined;
+  }
+  if (opts.namespace !== undefined) return '-n/--namespace goes with -f POD; to execute a {{define}}d template use --name NAME';
+  const wrong = given([
+    ['config', '--config'],
+    ['template', '--template'],
+    ['merged', '--merged'],
+  ]);
+  if (wrong.length > 0)
+    return `${wrong.join(', ')} ${wrong.length === 1 ? 'goes' : 'go'} with -f POD (a config's template for a pod), not with a template file`;
+  return undefined;
 }

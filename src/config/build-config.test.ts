@@ -176,12 +176,8 @@ describe('config: validation errors name the file, line and key path', () => {
     assert.ok(cfg.warnings.some((w) => /alwaysInjectSelector\[1\]: empty selector is ignored/.test(w)));
   });
 
-  it('accepts any policy but warns that a non enabled/disabled one turns injection off', () => {
-    assert.ok(
-      build({ config: 'policy: Enabled' }).warnings.some((w) =>
-        /cfg\.yaml:1: policy: "Enabled" is not "enabled" or "disabled".*did you mean "enabled"/.test(w),
-      ),
-    );
+  it('refuses a policy other than enabled or disabled, naming the near one', () => {
+    assert.match(configError(() => build({ config: 'policy: Enabled' })).message, /cfg\.yaml:1: policy: must be "enabled" or "disabled", got "Enabled" \(did you mean "enabled"\?\)/);
     assert.match(
       configError(() => build({ config: 'policy: on' })).message,
       /policy: must be "enabled" or "disabled", got a boolean \(true\); quote the value/,

@@ -32,6 +32,12 @@ const TEMPLATE_OPTION_NAMES = Object.keys(DEFAULT_TEMPLATE_OPTIONS) as (keyof Te
 export interface ValidateOptions {
   /** `error` (default): a selector breaking Kubernetes' rules fails the load. `skip`: warn and skip it at decision time (Istio's behaviour). */
   invalidSelectors?: 'error' | 'skip';
+  /**
+   * `error` (default): a policy other than enabled or disabled fails the load, in every command.
+   * `off`: Istio's runtime rule, kept for the conformance tests of its decision table: a warning,
+   * and no pod gets a sidecar.
+   */
+  invalidPolicy?: 'error' | 'off';
 }
 
 export interface ValidatedConfig {
@@ -57,7 +63,7 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
     errors.push({ path: key, message: hint !== undefined ? `unknown key "${key}": ${hint}` : unknownKeyMessage(key, KNOWN_KEYS) });
   }
 
-  const policy = readPolicy(root.policy, errors, warnings);
+  const policy = readPolicy(root.policy, errors, warnings, options.invalidPolicy ?? 'error');
   const templates = readStringMap(root.templates, 'templates', 'the template text', errors);
   if (staticSidecar !== undefined) {
     if (Object.hasOwn(templates, staticSidecar.name)) {
@@ -131,7 +137,7 @@ export function validateConfig(root: Record<string, unknown>, options: ValidateO
   };
 }
 
-function readPolicy(raw: unknown, errors: ConfigIssue[], warnings: ConfigIssue[]): string {
+function readPolicy(raw: unknown, errors: ConfigIssue[], warnings: ConfigIssue[], invalid: 'error' | 'off'): string {
   // Absent: we default to enabled (Istio's chart always writes the key; Istio's loader would leave it "").
   if (raw === undefined) return POLICY_ENABLED;
   if (raw === null) {
@@ -145,7 +151,9 @@ function readPolicy(raw: unknown, errors: ConfigIssue[], warnings: ConfigIssue[]
   if (raw !== POLICY_ENABLED && raw !== POLICY_DISABLED) {
     const guess = closest(raw, [POLICY_ENABLED, POLICY_DISABLED]);
     const hint = guess !== undefined ? ` (did you mean "${guess}"?)` : '';
-    warnings.push({ path: 'policy', message: `"${raw}" is not "enabled" or "disabled", so no pod gets a sidecar, even when asked (Istio's rule)${hint}` });
+    // An error, not Istio's silent "no pod gets a sidecar": every command would otherwise run on a config that injects nothing.
+    if (invalid === 'error') errors.push({ path: 'policy', message: `must be "enabled" or "disabled", got "${raw}"${hint}` });
+    else warnings.push({ path: 'policy', message: `"${raw}" is not "enabled" or "disabled", so no pod gets a sidecar, even when asked (Istio's rule)${hint}` });
   }
   return raw;
 }

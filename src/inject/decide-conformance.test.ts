@@ -52,7 +52,7 @@ describe('Istio injectRequired conformance (inject-required.yaml)', { skip: pres
   for (const c of cases) {
     it(c.name, () => {
       // Istio skips invalid selectors at decision time, so the case configs load in skip mode.
-      const config = decisionConfig(c.config, { invalidSelectors: 'skip' });
+      const config = decisionConfig(c.config, { invalidSelectors: 'skip', invalidPolicy: 'off' });
       const pod = { metadata: { namespace: c.pod.namespace, labels: c.pod.labels, annotations: c.pod.annotations }, spec: { hostNetwork: c.pod.hostNetwork } };
       const d = decide(pod, { namespace: 'request-namespace', mode: 'webhook' }, config);
       assert.equal(d.inject, c.inject, `inject: ${d.message}\n${JSON.stringify(d.steps, null, 1)}`);

@@ -161,7 +161,7 @@ describe('decide: selectors and policy', () => {
   });
 
   it('turns injection off for an unknown policy, even when asked, and says why', () => {
-    const bad = decisionConfig({ policy: 'on' });
+    const bad = decisionConfig({ policy: 'on' }, { invalidPolicy: 'off' });
     const d = decide(pod({ labels: { [KEY]: 'true' } }), webhook, bad);
     expect(d, false, 'policy-invalid');
     assert.ok(d.warnings.some((w) => /policy "on" is not enabled\/disabled/.test(w)));
@@ -173,7 +173,7 @@ describe('decide: selectors and policy', () => {
 
   it('manual mode forces policy enabled and ignores selectors, like istioctl kube-inject', () => {
     expect(decide(pod({ labels: { legacy: 'yes-really' } }), manual, cfg), true, 'policy-enabled');
-    expect(decide(pod(), manual, decisionConfig({ policy: 'nonsense' })), true, 'policy-enabled');
+    expect(decide(pod(), manual, decisionConfig({ policy: 'nonsense' }, { invalidPolicy: 'off' })), true, 'policy-enabled');
     expect(decide(pod({ annotations: { [KEY]: 'false' } }), manual, cfg), false, 'explicit-disabled');
     expect(decide(pod({ namespace: 'kube-system' }), manual, cfg), false, 'ignored-namespace');
   });
@@ -219,7 +219,7 @@ describe('decide: reasons and robustness', () => {
       decide(pod({ labels: { a: 'y' } }), webhook, sel).reason,
       decide(pod(), webhook, enabled).reason,
       decide(pod(), webhook, disabled).reason,
-      decide(pod(), webhook, decisionConfig({ policy: '' })).reason,
+      decide(pod(), webhook, decisionConfig({ policy: '' }, { invalidPolicy: 'off' })).reason,
       decide(pod({ annotations: { 'sidecar.istio.io/status': 'injected' } }), webhook, {
         ...enabled,
         injectionValues: { inject: null, injected: ['injected'] },

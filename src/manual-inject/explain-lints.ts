@@ -27,14 +27,16 @@ function stringMap(meta: unknown, field: 'labels' | 'annotations'): Record<strin
   return isPlainObject(m) ? m : {};
 }
 
-export function manifestLints(ref: PodTemplateRef, config: LoadedConfig, ctx: LintContext): string[] {
+/**
+ * Keys on the workload's own metadata, which pods never get: the checks `inject` prints too (it
+ * would otherwise inject, or not, without a word about the key the user thinks decides it).
+ */
+export function ownMetadataLints(ref: PodTemplateRef, config: LoadedConfig): string[] {
   const keys = config.injectionKeys;
   const out: string[] = [];
   const isPod = ref.owner.kind === 'Pod' && ref.path.length === ref.owner.path.length;
   const podLabels = stringMap(ref.metadata, 'labels');
   const podAnnotations = stringMap(ref.metadata, 'annotations');
-
-  // 1. Keys on the workload's own metadata: pods never get them.
   if (!isPod) {
     const templatePath = ref.path.slice(ref.owner.path.length).join('.');
     for (const where of ['label', 'annotation'] as const) {
@@ -58,6 +60,18 @@ export function manifestLints(ref: PodTemplateRef, config: LoadedConfig, ctx: Li
       }
     }
   }
+
+  return out;
+}
+
+export function manifestLints(ref: PodTemplateRef, config: LoadedConfig, ctx: LintContext): string[] {
+  const keys = config.injectionKeys;
+  const out: string[] = [];
+  const isPod = ref.owner.kind === 'Pod' && ref.path.length === ref.owner.path.length;
+  const podLabels = stringMap(ref.metadata, 'labels');
+  const podAnnotations = stringMap(ref.metadata, 'annotations');
+
+  out.push(...ownMetadataLints(ref, config));
 
   // 2. The opt-in as an annotation: the webhook's objectSelector only sees labels.
   const label = podLabels[keys.inject];

@@ -8,6 +8,7 @@
  * document and line, and no output exists.
  */
 import { injectPod } from '../inject/index.js';
+import { ownMetadataLints } from './explain-lints.js';
 import type { InjectionContext } from '../inject/types.js';
 import type { LoadedConfig } from '../config/types.js';
 import { podTemplates, readManifest, withPodTemplate, type ManifestDocument } from '../manifest-io/index.js';
@@ -65,6 +66,9 @@ export function injectObject(
     }
     const warnings = new Set([...injected.decision.warnings, ...injected.warnings]);
     for (const message of warnings) result.notes.push({ ...subject, severity: 'warning', type: 'warning', message });
+    // What explain warns about the manifest itself (the opt-in on the Deployment's own metadata), said here too.
+    for (const lint of ownMetadataLints(ref, config))
+      result.notes.push({ ...subject, severity: 'warning', type: 'warning', message: where.line === undefined ? lint : `line ${where.line}: ${lint}` });
     if (injected.kind === 'skipped') {
       result.unchanged++;
       result.notes.push({ ...subject, severity: 'info', type: 'skipped', message: injected.decision.message, reason: injected.decision.reason });
