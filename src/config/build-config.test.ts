@@ -177,7 +177,10 @@ describe('config: validation errors name the file, line and key path', () => {
   });
 
   it('refuses a policy other than enabled or disabled, naming the near one', () => {
-    assert.match(configError(() => build({ config: 'policy: Enabled' })).message, /cfg\.yaml:1: policy: must be "enabled" or "disabled", got "Enabled" \(did you mean "enabled"\?\)/);
+    assert.match(
+      configError(() => build({ config: 'policy: Enabled' })).message,
+      /cfg\.yaml:1: policy: must be "enabled" or "disabled", got "Enabled" \(did you mean "enabled"\?\)/,
+    );
     assert.match(
       configError(() => build({ config: 'policy: on' })).message,
       /policy: must be "enabled" or "disabled", got a boolean \(true\); quote the value/,
