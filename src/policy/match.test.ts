@@ -57,7 +57,7 @@ describe('policy selection == decide, Istio decision table', { skip: existsSync(
   const cases = (parse(readFileSync(TABLE, 'utf8')) as { cases: { name: string; config: Record<string, unknown>; pod: Pod; inject: boolean }[] }).cases;
   for (const c of cases) {
     it(c.name, () => {
-      const config = decisionConfig(c.config, { invalidSelectors: 'skip' });
+      const config = decisionConfig(c.config, { invalidSelectors: 'skip', invalidPolicy: 'off' });
       assert.equal(coreInjects(config, c.pod), c.inject, 'the core agrees with the table');
       // In an opted-in namespace the pod reaches the policy as it reaches the webhook.
       assert.equal(policyInjects(config, c.pod, { 'istio-injection': 'enabled' }), c.inject);
@@ -81,7 +81,7 @@ describe('policy selection == webhook scopes + decide, our table', () => {
       alwaysInjectSelector: [{ matchLabels: { tier: 'web' } }],
       neverInjectSelector: [{ matchExpressions: [{ key: 'legacy', operator: 'Exists' }] }],
     }),
-    off: decisionConfig({ policy: 'off', injectionKeys: keys }),
+    off: decisionConfig({ policy: 'off', injectionKeys: keys }, { invalidPolicy: 'off' }),
   };
   const nsOn = { 'x-injection': 'enabled' };
   const rows: [keyof typeof configs, Pod, Record<string, string>, boolean][] = [
