@@ -355,7 +355,7 @@ test("17: the policy decides as decide does on Istio's decision table", { skip: 
     }),
   );
   try {
-    // A config with an invalid selector does not load (the webhook refuses it too); its cases are not run.
+    // A config with an invalid selector or policy does not load (the webhook refuses it too); its cases are not run.
     const refused = new Set<number>();
     for (let i = 0; i < configs.length; i++) {
       try {
@@ -412,7 +412,7 @@ test("17: the policy decides as decide does on Istio's decision table", { skip: 
       if (injected !== c.inject) mismatches.push(`${c.name}: policy ${injected}, decide ${c.inject}`);
     }
     t.diagnostic(
-      `${checked.length} of ${cases.length} cases created on the apiserver; ${[...refused].length} of ${configs.length} configs refused at load (invalid selectors)`,
+      `${checked.length} of ${cases.length} cases created on the apiserver; ${[...refused].length} of ${configs.length} configs refused at load (an invalid selector or policy)`,
     );
     assert.deepEqual(mismatches, []);
     assert.ok(checked.length >= 40, `only ${checked.length} cases reached the apiserver`);
