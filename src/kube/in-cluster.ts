@@ -63,23 +63,16 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
       'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set: not running in a Kubernetes pod, so the caBundle (--webhook-config) and the TLS Secret (--tls-secret) cannot be reached with its service account; outside a pod, pass --kubeconfig (or --context) to reach them with a kubeconfig',
     );
   }
-  const { host, port } = address;
-  const tokenFile = join(dir, 'token');
-  const caFile = join(dir, 'ca.crt');
-  await readToken(tokenFile);
-  const caPem = await readCredential(caFile, 'service account CA');
+  // The same files the fallback of every command reads (serviceAccountConfig), checked here at once.
+  const config = serviceAccountConfig(address, dir);
+  await readToken(config.tokenFile);
+  const caPem = await readCredential(config.caFile, 'service account CA');
   try {
-    decodeCertificates(caPem, caFile);
+    decodeCertificates(caPem, config.caFile);
   } catch (err) {
     throw new ClusterError('SI_CLUSTER_CONFIG', (err as Error).message, { cause: err });
   }
-  let namespace: string | undefined;
-  try {
-    namespace = (await readFile(join(dir, 'namespace'), 'utf8')).trim() || undefined;
-  } catch {
-    namespace = undefined; // optional: only used to default the Service namespace
-  }
-  return { host, port, tokenFile, caFile, namespace };
+  return config;
 }
 
 /** The current bearer token; re-read each call because kubelet rotates it in place. */
