@@ -195,8 +195,8 @@ test('17: policy, no webhook: Deployment, Job and bare Pod in an opted-in namesp
 });
 
 /** Pods of different shapes: with and without the lists the policy adds to, annotations, labels. */
-function contractPods(inject: string): Obj[] {
-  const on = { [inject]: 'true' };
+function contractPods(inject: string, optIn = 'true'): Obj[] {
+  const on = { [inject]: optIn };
   return [
     app('plain', {}, { labels: { app: 'plain', ...on } }),
     app('bare', { automountServiceAccountToken: false }, { labels: on }),
@@ -222,6 +222,8 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
   writeFileSync(workload, WORKLOAD_CONFIG);
   const configs = [
     { name: 'i17-nginx', path: example('policy-nginx-sidecar/config.yaml'), sidecar: 'sidecar-nginx' },
+    // The tutorial's own config: its opt-in values in any case (injectionValues).
+    { name: 'i17-tutorial', path: example('nginx-sidecar/config.yaml'), sidecar: 'sidecar-nginx', optIn: 'YES' },
     { name: 'i17-logs', path: example('policy-log-shipper/config.yaml'), sidecar: 'log-shipper' },
     { name: 'i17-agent', path: workload, sidecar: 'i17-agent' },
   ];
@@ -232,8 +234,9 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
     const plain = await namespace(`${c.name}-plain`, { [keys.namespaceLabel]: 'disabled' });
     await applyPolicy(c.path, c.name);
     try {
-      await waitActive(ns, contractPods(keys.inject)[0], c.sidecar);
-      for (const pod of contractPods(keys.inject)) {
+      const pods = contractPods(keys.inject, c.optIn);
+      await waitActive(ns, pods[0], c.sidecar);
+      for (const pod of pods) {
         const what = `${c.name}: pod ${pod.metadata.name ?? pod.metadata.generateName}`;
         const byPolicy = await admit(ns, pod);
         assert.ok(hasContainer(byPolicy, c.sidecar), `${what}: injected by the policy`);
@@ -242,9 +245,7 @@ test('17: the pod the policy produces equals the pod inject produces (JSON), for
         assert.deepEqual(comparable(byPolicy), comparable(byInject), `${what}: policy and inject disagree`);
       }
       // Re-creating a stored injected pod (as a controller or a backup restore would) leaves it as it is.
-      const stored = JSON.parse(
-        (await kubectl(['-n', ns, 'create', '-f', '-', '-o', 'json'], { input: JSON.stringify(contractPods(keys.inject)[2]) })).stdout,
-      ) as Obj;
+      const stored = JSON.parse((await kubectl(['-n', ns, 'create', '-f', '-', '-o', 'json'], { input: JSON.stringify(pods[2]) })).stdout) as Obj;
       // With a kubelet the pod is gone only once it has stopped: wait, or the name is still taken.
       await kubectl(['-n', ns, 'delete', 'pod', stored.metadata.name, '--wait=true', '--timeout=90s'], { timeoutMs: 100_000 });
       const again = await admit(ns, { ...stored, metadata: { ...stored.metadata, uid: undefined, resourceVersion: undefined, creationTimestamp: undefined } });

@@ -137,12 +137,11 @@ describe('static sidecar config (the tutorial form)', () => {
 });
 
 describe('the tutorial config and policy mode', () => {
-  it('policy refuses a config with injectionValues instead of compiling match conditions that would differ from the webhook', async () => {
+  it('policy compiles the tutorial config as it is: its opt-in values, in any ASCII case, are the match condition', async () => {
     const { compilePolicy } = await import('../policy/compile.js');
     const config = await loadConfig(new URL('../../examples/nginx-sidecar/config.yaml', import.meta.url).pathname);
-    assert.throws(
-      () => compilePolicy(config, { name: 'nginx' }),
-      (err: Error & { code?: string }) => err.code === 'SI_POLICY_UNSUPPORTED' && /injectionValues/.test(err.message),
-    );
+    const spec = compilePolicy(config, { name: 'nginx' }).policy.spec as { matchConditions: { name: string; expression: string }[] };
+    const decision = spec.matchConditions.find((c) => c.name === 'injection-decision')!.expression;
+    assert.ok(decision.includes('.lowerAscii() in ["y", "yes", "true", "on"]'), decision);
   });
 });

@@ -14,6 +14,7 @@ import { closest, joinPath, quoteHint, unknownKeyMessage, type ConfigIssue } fro
 import { namespaceNameError, qualifiedNameError } from './k8s-names.js';
 import { compileSelector, parseLabelSelector, type CompiledSelector, type LabelSelector } from './selector.js';
 import type { InjectionKeys, InjectionValues, InjectorConfig, TemplateOptions } from './types.js';
+import { lowerAscii } from '../util/ascii.js';
 import { describeValue } from '../util/describe.js';
 
 /** Istio's `inject.Config` keys. */
@@ -391,7 +392,7 @@ function readInjectionValues(raw: unknown, errors: ConfigIssue[]): InjectionValu
     let list: string[] = [];
     v.forEach((item: unknown, i) => {
       // YAML 1.1 reads unquoted y/yes/on/true as booleans: take them back as the word meant.
-      if (typeof item === 'string' && item !== '') list.push(item.toLowerCase());
+      if (typeof item === 'string' && item !== '') list.push(lowerAscii(item));
       else if (item === true) list.push(...YAML_TRUE_WORDS);
       else errors.push({ path: joinPath(path, i), message: `must be a non-empty string, got ${describeValue(item)}${quoteHint(item)}` });
     });

@@ -16,6 +16,7 @@ import { selectorMatches, type CompiledSelector } from '../config/selector.js';
 import type { LoadedConfig } from '../config/types.js';
 import { isPlainObject } from '../util/json.js';
 import { invalidValueHint, keyHints } from './decide-hints.js';
+import { lowerAscii } from '../util/ascii.js';
 import { quote } from '../util/describe.js';
 import { readDecisionView, type PodView } from './decide-input.js';
 import type { Decision, DecisionReason, DecisionStep, InjectionContext } from './types.js';
@@ -84,7 +85,7 @@ export function decide(pod: unknown, ctx: Pick<InjectionContext, 'namespace' | '
   if (injectedValues.length > 0) {
     const statusKey = config.injectionKeys.status;
     const status = view.annotations.values.get(statusKey);
-    if (status !== undefined && injectedValues.includes(status.toLowerCase())) {
+    if (status !== undefined && injectedValues.includes(lowerAscii(status))) {
       steps.push({ check: `annotation ${statusKey}`, found: quote(status), effect: 'already injected: skip' });
       return done(false, 'already-injected', `annotation ${statusKey} is ${quote(status)}: the pod is already injected`);
     }
@@ -131,7 +132,7 @@ export function decide(pod: unknown, ctx: Pick<InjectionContext, 'namespace' | '
 
 function explicitChoice(view: PodView, key: string, steps: DecisionStep[], warnings: string[], yes: readonly string[] | null): Choice {
   // The config's opt-in values (any case), else exactly "true" as Istio.
-  const isYes = (v: string | undefined) => v !== undefined && (yes === null ? v === 'true' : yes.includes(v.toLowerCase()));
+  const isYes = (v: string | undefined) => v !== undefined && (yes === null ? v === 'true' : yes.includes(lowerAscii(v)));
   const effectOf = (v: string | undefined) => (isYes(v) ? 'explicit yes' : effectOfValue(v));
   const label = lookup(view.labels, key);
   const annotation = lookup(view.annotations, key);

@@ -60,7 +60,7 @@ export function fieldText(f: PodField): string {
 
 export function refusal(template: string, line: number | undefined, construct: string, why: string): InjectorError {
   const where = line === undefined ? `template ${JSON.stringify(template)}` : `template ${JSON.stringify(template)}, line ${line}`;
-  return new InjectorError('SI_POLICY_UNSUPPORTED', `${where}: ${construct}: ${why}; use the webhook for this config`, {
+  return new InjectorError('SI_POLICY_UNSUPPORTED', `${where}: ${construct}: ${why}; or use the webhook for this config`, {
     details: { template, line, construct },
   });
 }
@@ -174,7 +174,11 @@ class Analyzer {
 
   /** A pipeline and its declarations: must not read the pod. */
   private pipe(p: PipeNode, ctx: Ctx, at: Node): void {
-    for (const cmd of p.cmds) for (const arg of cmd.args) this.arg(arg, ctx, at);
+    for (const cmd of p.cmds) {
+      const read = this.podMapRead(cmd.args, ctx);
+      if (read !== undefined) this.refuse(at, steersWhy(read));
+      for (const arg of cmd.args) this.arg(arg, ctx, at);
+    }
     for (const d of p.decl) {
       if (!p.isAssign) this.vars[this.vars.length - 1].set(d.ident[0], 'config');
     }
@@ -183,11 +187,10 @@ class Analyzer {
   private arg(a: Node, ctx: Ctx, at: Node): void {
     switch (a.type) {
       case NodeType.Field:
-        if (ctx === 'root' && !CONFIG_ROOTS.has(a.ident[0]))
-          this.refuse(
-            at,
-            `reads ${nodeString(a)} from the pod, which the policy cannot use here (only .ObjectMeta.Name, .ObjectMeta.Namespace, .Spec.ServiceAccountName, one label or one annotation, printed as they are)`,
-          );
+        if (ctx === 'root' && !CONFIG_ROOTS.has(a.ident[0])) {
+          const field = podField(a.ident);
+          this.refuse(at, field === undefined ? unseenWhy(nodeString(a)) : steersWhy(fieldText(field)));
+        }
         return;
       case NodeType.Variable: {
         const base = this.lookup(a.ident[0]);
@@ -246,12 +249,44 @@ class Analyzer {
     return undefined;
   }
 
+  /** `annotation .ObjectMeta "k" D` or `index .ObjectMeta.Labels "k"` (a pod label or annotation read), named. */
+  private podMapRead(args: readonly Node[], ctx: Ctx): string | undefined {
+    if (args.length < 3 || args[2].type !== NodeType.String) return undefined;
+    const path = this.rootPath(args[1], ctx);
+    if (path === undefined) return undefined;
+    if (args.length === 4 && isIdent(args, 'annotation') && path.length === 1 && path[0] === 'ObjectMeta') return `annotation ${JSON.stringify(args[2].text)}`;
+    if (args.length === 3 && isIdent(args, 'index') && path.length === 2 && path[0] === 'ObjectMeta' && (path[1] === 'Labels' || path[1] === 'Annotations')) {
+      return `${path[1] === 'Labels' ? 'label' : 'annotation'} ${JSON.stringify(args[2].text)}`;
+    }
+    return undefined;
+  }
+
   /** The field path from the template data's root, when `a` is `.A.B` in root context or `$.A.B`. */
   private rootPath(a: Node, ctx: Ctx): string[] | undefined {
     if (a.type === NodeType.Field && ctx === 'root') return a.ident;
     if (a.type === NodeType.Variable && this.lookup(a.ident[0]) === 'root') return a.fields;
     return undefined;
   }
+}
+
+/**
+ * Why a pod field that steers the template is refused, and what to write instead: the policy
+ * has no template engine in the apiserver, so a pod field can only be printed as it is.
+ */
+function steersWhy(field: string): string {
+  return (
+    `uses the pod's ${field} to decide what to render (a condition, a variable, a function argument), and a policy can only print a pod field as it is. ` +
+    'Instead, take the setting from .Values (the same for every pod), or print the field where it is needed, e.g. ' +
+    '{{ annotation .ObjectMeta "KEY" .Values.DEFAULT | quote }} (examples/policy-log-shipper)'
+  );
+}
+
+/** Why other pod data is refused, and what to write instead. */
+function unseenWhy(field: string): string {
+  return (
+    `reads ${field} from the pod; a policy sees only .ObjectMeta.Name, .ObjectMeta.Namespace, .Spec.ServiceAccountName, one label or one annotation, printed as they are. ` +
+    'Instead, take the setting from .Values, or pass it to the pod in a label or an annotation'
+  );
 }
 
 /** The action as written, without the body of a branch: `{{range .Spec.Containers}}`. */

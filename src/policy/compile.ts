@@ -77,13 +77,6 @@ export function planPolicy(config: LoadedConfig): { plan: Probe; templates: stri
 
 /** Compile `config`; throws SI_POLICY_UNSUPPORTED naming what cannot be expressed. */
 export function compilePolicy(config: LoadedConfig, options: PolicyOptions): CompiledPolicy {
-  // The match conditions encode decide's exact "true"/"false"; the tutorial's value lists are not in them yet.
-  if (config.injectionValues.inject !== null || config.injectionValues.injected.length > 0) {
-    throw new InjectorError(
-      'SI_POLICY_UNSUPPORTED',
-      'the config sets injectionValues (opt-in values other than "true", or status markers), which the policy\'s match conditions do not express yet; use the webhook for this config',
-    );
-  }
   const { plan: p, templates: names } = planPolicy(config);
   const policy = {
     apiVersion: POLICY_API_VERSION,

@@ -82,6 +82,8 @@ describe('policy selection == webhook scopes + decide, our table', () => {
       neverInjectSelector: [{ matchExpressions: [{ key: 'legacy', operator: 'Exists' }] }],
     }),
     off: decisionConfig({ policy: 'off', injectionKeys: keys }, { invalidPolicy: 'off' }),
+    // The tutorial's opt-in values, in any case (examples/nginx-sidecar).
+    tutorial: decisionConfig({ policy: 'disabled', injectionKeys: keys, injectionValues: { inject: ['y', 'yes', 'true', 'on'], injected: ['injected'] } }),
   };
   const nsOn = { 'x-injection': 'enabled' };
   const rows: [keyof typeof configs, Pod, Record<string, string>, boolean][] = [
@@ -102,6 +104,13 @@ describe('policy selection == webhook scopes + decide, our table', () => {
     ['disabled', { namespace: 'a', labels: { tier: 'web', legacy: '', 'x.example.com/inject': 'true' }, annotations: {} }, nsOn, true],
     ['disabled', { namespace: 'a', labels: { tier: 'db' }, annotations: {} }, nsOn, false],
     ['off', { namespace: 'a', labels: { 'x.example.com/inject': 'true' }, annotations: {} }, nsOn, false],
+    ['tutorial', { namespace: 'a', labels: {}, annotations: { 'x.example.com/inject': 'Yes' } }, nsOn, true],
+    ['tutorial', { namespace: 'a', labels: { 'x.example.com/inject': 'ON' }, annotations: {} }, nsOn, true],
+    ['tutorial', { namespace: 'a', labels: {}, annotations: { 'x.example.com/inject': 'y' } }, nsOn, true],
+    ['tutorial', { namespace: 'a', labels: {}, annotations: { 'x.example.com/inject': 'yess' } }, nsOn, false],
+    ['tutorial', { namespace: 'a', labels: {}, annotations: { 'x.example.com/inject': 'False' } }, nsOn, false],
+    ['tutorial', { namespace: 'a', labels: {}, annotations: {} }, nsOn, false],
+    ['tutorial', { namespace: 'a', labels: {}, annotations: { 'x.example.com/inject': 'yes', 'x.example.com/status': 'injected' } }, nsOn, false],
   ];
   rows.forEach(([name, pod, ns, expected], i) => {
     it(`row ${i}: ${name} ${JSON.stringify(pod)} in ${JSON.stringify(ns)} -> ${expected}`, () => {

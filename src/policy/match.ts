@@ -41,7 +41,18 @@ function choiceCel(key: string): string {
   return `(${hasMapKey('labels', key)} ? object.metadata.labels[${k}] : (${hasMapKey('annotations', key)} ? object.metadata.annotations[${k}] : ""))`;
 }
 
-export type DecisionConditionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'>;
+export type DecisionConditionConfig = Pick<LoadedConfig, 'policy' | 'compiledSelectors' | 'injectionKeys' | 'ignoredNamespaces'> &
+  Partial<Pick<LoadedConfig, 'injectionValues'>>;
+
+/**
+ * "The pod opts in": exactly "true" (Istio), or one of the config's `injectionValues.inject`
+ * in any case (the tutorial's y/yes/true/on). decide folds case with util/ascii's lowerAscii,
+ * which is what CEL's lowerAscii() does, so both read "YES" and "On" alike.
+ */
+function optsInCel(choice: string, yes: readonly string[] | null | undefined): string {
+  if (yes === null || yes === undefined) return `${choice} == "true"`;
+  return `${choice}.lowerAscii() in ${celList(yes.map(celString))}`;
+}
 
 /** The decision rules as one CEL expression (true: inject). */
 function decisionCel(config: DecisionConditionConfig): string {
@@ -54,7 +65,7 @@ function decisionCel(config: DecisionConditionConfig): string {
   const always = usable(config.compiledSelectors.always);
   const notNever = never.length === 0 ? 'true' : `!(${never.join(' || ')})`;
   const byDefault = policy === POLICY_ENABLED ? 'true' : always.length === 0 ? 'false' : `(${always.join(' || ')})`;
-  return `${choice} == "true" || (${choice} != "false" && ${notNever} && ${byDefault})`;
+  return `${optsInCel(choice, config.injectionValues?.inject)} || (${choice} != "false" && ${notNever} && ${byDefault})`;
 }
 
 /** All match conditions of the policy, in evaluation order. */
@@ -64,7 +75,9 @@ export function policyMatchConditions(config: DecisionConditionConfig): MatchCon
     ...defaultMatchConditions(),
     { name: 'not-ignored-namespace', expression: `!(request.namespace in ${celList(config.ignoredNamespaces.map(celString))})` },
     // Idempotence: a pod that already carries the status annotation was injected (by this
-    // policy on an earlier invocation, or by the webhook); reinvocation leaves it alone.
+    // policy on an earlier invocation, or by the webhook); reinvocation leaves it alone. This
+    // also covers injectionValues.injected (a status value another webhook wrote), which
+    // decide skips too.
     { name: 'not-yet-injected', expression: `!${hasMapKey('annotations', status)}` },
     { name: 'injection-decision', expression: decisionCel(config) },
   ];

@@ -148,6 +148,9 @@ describe('the policy plan applied to random pods == the webhook injection', () =
       'sidecar-injector-webhook.morven.me/inject': 'true',
     });
   });
+  it('the tutorial nginx sidecar as the tutorial wrote it (examples/nginx-sidecar), opted in with one of its values', async () => {
+    check(await loadConfig(example('nginx-sidecar/config.yaml')), [], [], { 'sidecar-injector-webhook.morven.me/inject': 'Yes' });
+  });
   it('the policy log shipper (examples/policy-log-shipper)', async () => {
     check(await loadConfig(example('policy-log-shipper/config.yaml')), ['app'], [], { 'logging.example.com/ship-logs': 'true' });
   });
