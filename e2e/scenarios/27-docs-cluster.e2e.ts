@@ -191,7 +191,7 @@ test('scenario 27-1e: docs/policy-mode.md: the policy block exits 0', { skip }, 
   await runBlock(t, POLICY_DOC[0]!, docBox);
   const policies = await getJson(['mutatingadmissionpolicies']);
   assert.ok((policies.items as Obj[]).length >= 1, 'no MutatingAdmissionPolicy after the block');
-  assert.equal((await getJson(['namespace', SHOP])).metadata.labels['sidecar-injection'], 'enabled');
+  assert.equal((await getJson(['namespace', SHOP])).metadata.labels['sidecar-injector'], 'enabled');
   // What the doc promises: the apiserver injects an opted-in pod of shop (what it would store;
   // the apiserver starts applying a new policy about a second after it is created).
   const pod = {

@@ -2,7 +2,7 @@
  * The single executable (`npm run build:exe`), built fresh into a scratch directory and run
  * from there with a PATH that holds no `node`: it must need neither a Node installation nor the
  * package directory. Its output is compared with the npm package's bundle (what
- * `npx sidecar-injector` runs), byte for byte.
+ * `npx --no-install sidecar-injector` runs), byte for byte.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

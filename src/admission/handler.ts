@@ -242,7 +242,9 @@ export function createHandler(options: HandlerOptions): AdmissionHandler {
       const decoded = decodeReview(call.body, maxDepth);
       if (!decoded.ok) {
         logger.warn({ uid: clip(decoded.uid), reason: decoded.error.code, error: clip(decoded.error.message, 512) }, 'admission request rejected');
-        return { status: 400, body: serializeStatus(400, 'BadRequest', decoded.error.message), outcome: 'invalid' };
+        // The catalogue code, as every other answer of the webhook carries one.
+        const message = `malformed AdmissionReview (${decoded.error.code}): ${decoded.error.message}`;
+        return { status: 400, body: serializeStatus(400, 'BadRequest', message), outcome: 'invalid' };
       }
       uid = decoded.review.request.uid;
       version = decoded.review.apiVersion;

@@ -286,6 +286,12 @@ for (const core of CORES) {
     await kase('#11 admission.k8s.io/v2 and a wrong kind are 400; v1beta1 is answered in v1beta1', async () => {
       expectStatus(await postReview(h.port, review(pod(), { apiVersion: 'admission.k8s.io/v2' })), 400, /unsupported apiVersion/);
       expectStatus(await postReview(h.port, { ...review(pod()), kind: 'AdmissionRequest' }), 400, /kind must be/);
+      // No apiVersion at all: said so, with the catalogue code.
+      expectStatus(
+        await postReview(h.port, { kind: 'AdmissionReview' }),
+        400,
+        /^malformed AdmissionReview \(SI_ADMISSION_BAD_REQUEST\): apiVersion is missing: send admission\.k8s\.io\/v1/,
+      );
       assert.equal(reviewOf(await postReview(h.port, review(pod(), { apiVersion: 'admission.k8s.io/v1beta1' }))).apiVersion, 'admission.k8s.io/v1beta1');
     });
     await kase('#12 request null, uid missing, non-string or 10 KB is 400', async () => {

@@ -56,6 +56,7 @@ function decodeGvr(value: unknown): GroupVersionResource | undefined | false {
 function validateReview(value: unknown): DecodeResult {
   if (!isPlainObject(value)) return bad(`request body must be an AdmissionReview object, got ${show(value)}`);
   const { apiVersion, kind, request } = value;
+  if (apiVersion === undefined || apiVersion === null) return bad('apiVersion is missing: send admission.k8s.io/v1 or admission.k8s.io/v1beta1');
   if (apiVersion !== 'admission.k8s.io/v1' && apiVersion !== 'admission.k8s.io/v1beta1') {
     return bad(`unsupported apiVersion ${show(apiVersion)}: send admission.k8s.io/v1 or admission.k8s.io/v1beta1`);
   }

@@ -17,7 +17,7 @@ export function register(program: Command, io: CliIO): void {
     .requiredOption('--service <name>', 'name of the webhook Service')
     .requiredOption('-n, --namespace <namespace>', 'namespace of the webhook Service')
     .requiredOption('--out <dir>', 'directory for ca.crt, ca.key, tls.crt and tls.key (created if missing)')
-    .option('--ca-validity-days <days>', 'lifetime of a new CA', parseDays, DEFAULT_CA_VALIDITY_DAYS)
+    .option('--ca-validity-days <days>', 'lifetime of a new CA, in days (3650 or 3650d)', parseDays, DEFAULT_CA_VALIDITY_DAYS)
     .option('--validity-days <days>', 'lifetime of the serving certificate (never beyond the CA)', parseDays, DEFAULT_LEAF_VALIDITY_DAYS)
     .option('--cluster-domain <domain>', 'cluster DNS domain for the fully-qualified name', 'cluster.local')
     .option('--secret-manifest [file]', 'also write a kubernetes.io/tls Secret manifest to FILE (stdout when FILE is omitted or -)')
@@ -34,10 +34,12 @@ export function register(program: Command, io: CliIO): void {
     });
 }
 
+/** Whole days, `90` or `90d` (as serve's --tls-cert-validity writes them). */
 function parseDays(value: string): number {
-  const days = Number(value);
-  if (!/^\d+$/.test(value) || days < 1 || days > MAX_VALIDITY_DAYS) {
-    throw new InvalidArgumentError(`expected a whole number of days from 1 to ${MAX_VALIDITY_DAYS}`);
+  const m = /^(\d+)d?$/.exec(value);
+  const days = m === null ? Number.NaN : Number(m[1]);
+  if (!(days >= 1 && days <= MAX_VALIDITY_DAYS)) {
+    throw new InvalidArgumentError(`expected a whole number of days from 1 to ${MAX_VALIDITY_DAYS}, such as 90 or 90d`);
   }
   return days;
 }

@@ -9,11 +9,14 @@ import { toInjectorError } from '../errors.js';
 import type { CliIO } from './io.js';
 import { COMMANDS } from './commands.js';
 import { packageVersion } from '../install/options.js';
+import { longOptions, usageHint, withoutHelpForUnknownCommand } from './usage-hints.js';
 
 /** The package's version (package.json), as `-v` and `version --client` print it. */
 const VERSION = packageVersion();
 
-export function buildProgram(io: CliIO): Command {
+export function buildProgram(io: CliIO, argv: readonly string[] = []): Command {
+  // Filled once every command is registered; read only when an error is printed.
+  const known = new Set<string>();
   const program = new Command('sidecar-injector')
     .description('Kubernetes sidecar injector: admission webhook, manual injection and install tooling')
     .version(VERSION, '-v, --version', 'print the client version (sidecar-injector version also asks the cluster)')
@@ -26,7 +29,7 @@ export function buildProgram(io: CliIO): Command {
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
       // A usage error commander finds reads like every other error: with its catalogue code.
-      outputError: (s, write) => write(versionHint(s.replace(/^error: /, 'Error [SI_USAGE]: '))),
+      outputError: (s, write) => write(usageHint(s.replace(/^error: /, 'Error [SI_USAGE]: '), argv, known)),
     });
   for (const register of COMMANDS) register(program, io);
   // Subcommands inherit output routing and exitOverride so errors come back to runCli.
@@ -34,24 +37,18 @@ export function buildProgram(io: CliIO): Command {
     cmd.exitOverride().configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
-      outputError: (s, write) => write(versionHint(s.replace(/^error: /, 'Error [SI_USAGE]: '))),
+      outputError: (s, write) => write(usageHint(s.replace(/^error: /, 'Error [SI_USAGE]: '), argv, known)),
     });
   }
+  for (const name of longOptions(program)) known.add(name);
   return program;
-}
-
-/** `-v`/`--version` after a command: say where they belong (kubectl's `-v` is verbosity; ours is not). */
-function versionHint(message: string): string {
-  const m = /^(Error \[SI_USAGE\]: unknown option '(-v|--version)')/.exec(message);
-  if (m === null) return message;
-  return `${m[1]}: -v and --version print the version only before a command (sidecar-injector --version), or use sidecar-injector version\n`;
 }
 
 /** Run one command line (without `node` and script: e.g. `['inject', '-f', 'x.yaml']`). */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  const program = buildProgram(io);
+  const program = buildProgram(io, argv);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync([...withoutHelpForUnknownCommand(program, argv)], { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -99,10 +99,10 @@ describe('sidecar-injector inject', () => {
     assert.match(r.err, /SI_INJECT_TEMPLATE_MISSING/);
   });
 
-  it('--help says comments in injected documents are lost and describes KRM mode', async () => {
+  it('--help says injected documents keep their comments (help-claims.test.ts checks it) and describes KRM mode', async () => {
     const r = await run(['inject', '--help']);
     assert.equal(r.code, 0);
-    assert.match(r.out, /comments inside it are lost/);
+    assert.match(r.out, /keeps its text, quoting and comments/);
     assert.match(r.out, /KRM function mode/);
   });
 });

@@ -64,7 +64,7 @@ function integer(min: number, max: number): (value: string) => number {
   };
 }
 
-function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
+function keyValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError('expected KEY=VALUE');
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
@@ -157,7 +157,6 @@ export function register(program: Command, io: CliIO): void {
       '--monitoring-label <key=value>',
       'a label for the PrometheusRule and ServiceMonitor, e.g. release=kube-prometheus-stack so your Prometheus selects them (repeatable)',
       keyValue,
-      {},
     )
     .addOption(formatOption(['yaml', 'json'] as const, undefined, 'default yaml, or as --output-file FILE.json/.yaml names it; json: a v1 List'))
     .addOption(outputFileOption())

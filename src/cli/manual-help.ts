@@ -46,9 +46,12 @@ stderr, e.g. skipped Deployment "shop/web" (document 2): ... (host-network)).
 Kinds: Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob,
 DeploymentConfig and v1 List of them. YAML is read as Kubernetes reads it (YAML 1.1: 0644 is 420).
 Documents that are not changed are written back byte for byte, comments included. An injected
-document is re-serialised with its keys in their original order; comments inside it are lost
-(as with istioctl), the comment lines before it are kept. Injecting again replaces the earlier
-injection (idempotent); a document already injected by the same config is left byte for byte.
+YAML document is edited in place: the lines the injection adds or changes are new, and every
+other line keeps its text, quoting and comments (istioctl kube-inject re-serialises the document
+and drops them). A document that cannot be edited in place (a tag or a complex key where the
+injection changes it) is re-serialised with its keys in their original order, and the comments
+inside it are lost. Injecting again replaces the earlier injection (idempotent); a document
+already injected by the same config is left byte for byte.
 Warnings from the injector print as "warning: KIND "NS/NAME" (document N): ..."; --quiet hides
 them and the skip lines.
 -o chooses the format as in kubectl: yaml (the default: the input as written, edited in place)
@@ -63,7 +66,8 @@ ${KRM}${EXIT}`,
   uninject: `
 For each pod template carrying the status annotation, removes the containers, init containers,
 volumes and image pull secrets it lists, and the annotation itself. Other documents are written
-back byte for byte; changed ones are re-serialised (comments inside them are lost).
+back byte for byte; changed YAML ones are edited in place, as by inject, so every comment stays
+and uninjecting what inject wrote gives back the input byte for byte.
 
 Example:
   sidecar-injector uninject -f app.injected.yaml --output-file app.yaml

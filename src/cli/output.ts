@@ -8,6 +8,7 @@
  * The conventions table is in README.md ("Flag conventions").
  */
 import { InvalidArgumentError, Option } from 'commander';
+import { closest } from '../config/issues.js';
 import { InjectorError, InputError } from '../errors.js';
 import type { JsonValue } from '../util/json.js';
 import type { CliIO } from './io.js';
@@ -20,8 +21,16 @@ function looksLikePath(value: string): boolean {
   return /[./\\]/.test(value);
 }
 
+/** `-o YAML`, `-o yml`: the format meant, said first (formats are lowercase, as kubectl's). */
+function nearFormat(value: string, formats: readonly string[]): string {
+  const near = closest(value, formats);
+  return near === undefined ? '' : `; did you mean -o ${near}?`;
+}
+
 function formatProblem(value: string, formats: readonly string[]): string {
-  const fileHint = looksLikePath(value) ? `; -o chooses the output format, as in kubectl: write a file with --output-file ${value} (or > ${value})` : '';
+  const fileHint = looksLikePath(value)
+    ? `; -o chooses the output format, as in kubectl: write a file with --output-file ${value} (or > ${value})`
+    : nearFormat(value, formats);
   return `unknown output format "${value}": expected ${formats.join(', ')}${fileHint}`;
 }
 
@@ -56,8 +65,11 @@ export function manualOutputOption(): Option {
       (value: string): ManualOutputChoice => {
         if (value === 'yaml' || value === 'json') return { format: value };
         if (looksLikePath(value)) return { file: value };
+        const near = nearFormat(value, ['yaml', 'json']);
         throw new InvalidArgumentError(
-          `unknown output format "${value}": expected yaml or json; to write a file use --output-file ${value} (a value with a "." or "/", like ${value}.yaml, is also taken as a file, as istioctl kube-inject -o does)`,
+          near !== ''
+            ? `unknown output format "${value}": expected yaml or json${near}`
+            : `unknown output format "${value}": expected yaml or json; to write a file use --output-file ${value} (a value with a "." or "/", like ${value}.yaml, is also taken as a file, as istioctl kube-inject -o does)`,
         );
       },
       { choices: ['yaml', 'json'] },

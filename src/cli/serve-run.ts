@@ -17,7 +17,7 @@ import type { CliIO } from './io.js';
 import type { InjectFn } from '../admission/handler.js';
 import type { ConfigProvider } from '../admission/start.js';
 import type { OnError } from '../admission/server-defaults.js';
-import type { PodLimits } from '../inject/limits.js';
+import { DEFAULT_POD_LIMITS, type PodLimits } from '../inject/limits.js';
 import type { LogLevel } from '../telemetry/levels.js';
 import type { ReconcileCliOptions } from './serve-reconcile-options.js';
 import type { KubeCliOptions } from './kube-options.js';
@@ -49,7 +49,8 @@ export interface ServeOptions extends Partial<ReconcileCliOptions>, TlsSecretCli
   shutdownTimeout: number;
   /** Rounds of the warm-up before ready (0: none). */
   warmup: number;
-  limit: PodLimits;
+  /** Unset: the defaults (DEFAULT_POD_LIMITS); help lists them, so commander holds no default to print as JSON. */
+  limit?: PodLimits;
   clientCa?: string;
   clientName?: string[];
 }
@@ -294,7 +295,7 @@ export async function runServe(options: ServeOptions, io: CliIO, runtime: ServeR
         shutdown: { drainDelayMs: options.drainDelay, graceMs: options.shutdownTimeout },
         onCertificate,
         warmup: { ...DEFAULT_WARMUP, rounds: options.warmup },
-        podLimits: options.limit,
+        podLimits: options.limit ?? DEFAULT_POD_LIMITS,
         ...(options.clientCa !== undefined ? { clientCa: { file: options.clientCa, names: options.clientName ?? [] } } : {}),
         ...(heal !== undefined ? { onConfig: (c) => heal.setConfig(c), onInjectionFailed: heal.injectionFailed } : {}),
       });

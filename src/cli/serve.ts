@@ -33,7 +33,7 @@ function parseCount(value: string): number {
   return Number(value);
 }
 
-function collectLimit(value: string, into: PodLimits): PodLimits {
+function collectLimit(value: string, into: PodLimits = { ...DEFAULT_POD_LIMITS }): PodLimits {
   const problem = parseLimit(value, into);
   if (problem !== undefined) throw new InvalidArgumentError(problem);
   return into;
@@ -124,7 +124,6 @@ export function register(program: Command, io: CliIO): void {
       '--limit <NAME=N>',
       `a per-request limit of the pod (repeatable): ${LIMIT_NAMES.map((n) => `${n} (default ${DEFAULT_POD_LIMITS[n]})`).join(', ')}`,
       collectLimit,
-      { ...DEFAULT_POD_LIMITS },
     );
   addKubeOptions(
     addReconcileOptions(addTlsSecretOptions(serve)),

@@ -81,7 +81,12 @@ describe('template render -f POD --config CFG', () => {
     const template = (parse(POD) as { spec: { template: Record<string, unknown> } }).spec.template;
     const want = injectPod(template, { namespace: 'shop', mode: 'manual', owner: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' } }, config);
     assert.equal(want.kind, 'injected');
-    if (want.kind === 'injected') assert.deepEqual(parse(r.out), want.pod);
+    // A whole Pod: the workload's template with apiVersion, kind, the workload's name and the namespace.
+    if (want.kind === 'injected') {
+      const meta = want.pod.metadata as Record<string, unknown>;
+      assert.deepEqual(parse(r.out), { apiVersion: 'v1', kind: 'Pod', ...want.pod, metadata: { name: 'web', namespace: 'shop', ...meta } });
+      assert.match(r.out, /^apiVersion: v1\nkind: Pod\nmetadata:\n {2}name: web\n {2}namespace: shop\n/);
+    }
   });
 
   it("--template picks one; a template error exits 3 with Go's message; an unknown name lists the known ones", async () => {

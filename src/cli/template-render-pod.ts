@@ -3,7 +3,8 @@
  * `template render -f POD [--config CFG] [--template NAME] [--merged]`: a config's template
  * rendered for a real pod with exactly the data, stripping and checks injection uses (the
  * core's renderPodTemplates), so what a user debugs is what the webhook would render. Prints
- * the overlay (one YAML document per template), or with `--merged` the injected pod.
+ * the overlay (one YAML document per template), or with `--merged` the injected pod (a whole
+ * Pod object, also for a workload's template).
  */
 import { InjectorError, InputError } from '../errors.js';
 import { injectPod } from '../inject/pipeline.js';
@@ -45,14 +46,28 @@ export async function renderForPod(io: CliIO, templateFile: string | undefined, 
     // Injection itself, with the template chosen the way a pod chooses it (the templates annotation).
     const target = opts.template === undefined ? pod : withTemplatesAnnotation(pod, config.injectionKeys.templates, opts.template);
     const r = injectPod(target, ctx, config);
-    if (r.kind === 'skipped') {
-      io.stderr(`notice: not injected: ${r.decision.message}\n`);
-      return stringifyObject(pod);
-    }
-    return stringifyObject(r.pod);
+    if (r.kind === 'skipped') io.stderr(`notice: not injected: ${r.decision.message}\n`);
+    return stringifyObject(asPod(r.kind === 'skipped' ? pod : r.pod, namespace, owner?.name));
   }
   const overlays = renderPodTemplates(pod, ctx, config, opts.template === undefined ? undefined : [opts.template]);
   return overlays.map((o) => `# template: ${o.name}\n${stringifyObject(o.overlay)}`).join('---\n');
+}
+
+/**
+ * A workload's pod template as the Pod it becomes: apiVersion, kind, a name (the template's own,
+ * else the workload's) and the namespace first, so the output is a whole object that kubectl
+ * can read; a bare Pod keeps what it has.
+ */
+function asPod(pod: JsonObject, namespace: string, ownerName: string | undefined): JsonObject {
+  const { apiVersion, kind, metadata, ...rest } = pod;
+  const meta = isPlainObject(metadata) ? metadata : {};
+  const { name, namespace: ns, ...restMeta } = meta;
+  return {
+    apiVersion: apiVersion ?? 'v1',
+    kind: kind ?? 'Pod',
+    metadata: { name: name ?? ownerName ?? 'pod', namespace: ns ?? namespace, ...restMeta },
+    ...rest,
+  } as JsonObject;
 }
 
 function withTemplatesAnnotation(pod: JsonObject, key: string, name: string): JsonObject {

@@ -30,7 +30,7 @@ export function register(program: Command, io: CliIO): void {
       collectFiles,
     )
     .option('--template <name>', "with -f: the config's template to render (default: those injection would select)")
-    .option('--merged', 'with -f: print the final injected pod instead of the overlay')
+    .option('--merged', 'with -f: print the injected Pod (a whole object: apiVersion, kind, name, namespace) instead of the overlay')
     .option('-n, --namespace <namespace>', 'with -f: namespace for a pod without metadata.namespace (default: default)')
     .addOption(formatOption(['yaml', 'json'], undefined, "with -f; a template's own output is printed as it is"))
     .option('-d, --data <file>', 'data as JSON or YAML (YAML 1.1, as Kubernetes reads it), or - for stdin; none means nil data')

@@ -3,8 +3,8 @@
  * `inject -f` at the manifest level (istioctl kube-inject): every pod template of every workload
  * document goes through the same core as the webhook, in manual mode (policy forced enabled,
  * selectors ignored; hostNetwork and ignored namespaces still skip). A document with an injected
- * template is re-serialised (key order kept, comments inside it lost, as with istioctl); every
- * other document comes out byte for byte. All or nothing: the first error is thrown with its
+ * template is edited in place where it changed (manifest-io/write.ts: comments kept, unlike
+ * istioctl); every other document comes out byte for byte. All or nothing: the first error is thrown with its
  * document and line, and no output exists.
  */
 import { injectPod } from '../inject/index.js';

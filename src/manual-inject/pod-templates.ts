@@ -99,7 +99,8 @@ export interface ObjectResult {
 }
 
 /**
- * Run a per-object operation over a manifest stream: documents it changed are re-serialised,
+ * Run a per-object operation over a manifest stream: documents it changed are rewritten
+ * (edited in place where they changed, manifest-io/write.ts),
  * all others (and empty documents) are kept byte for byte. Throws whatever the operation throws.
  */
 export function mapDocuments(

@@ -48,7 +48,7 @@ describe('compilePolicy', () => {
       ],
     );
     const ns = (c.bindings[0].spec as any).matchResources.namespaceSelector.matchExpressions;
-    assert.deepEqual(ns[0], { key: 'sidecar-injection', operator: 'In', values: ['enabled'] });
+    assert.deepEqual(ns[0], { key: 'sidecar-injector', operator: 'In', values: ['enabled'] });
     const e = expr(c);
     assert.match(e, /Object\.spec\.containers\{name: "sidecar-nginx", image: "nginx:1\.27-alpine"/);
     // The ConfigMap name comes from the pod's annotation, else the values' default.

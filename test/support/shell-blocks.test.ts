@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { docFiles, runBlocks, shellBlocks, type ShellBlock } from './shell-blocks.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { docFiles, ROOT, runBlocks, shellBlocks, type ShellBlock } from './shell-blocks.js';
 
 const unshare = spawnSync('unshare', ['--user', '--map-root-user', '--net', 'true']).status === 0;
 const skip = unshare ? false : 'unshare cannot make a user and network namespace here (the blocks would reach the network and collide on ports)';
@@ -74,6 +76,20 @@ test('the documentation has shell blocks in every file the issue names, and some
   const all = docFiles().flatMap((f) => shellBlocks(f));
   assert.ok(docFiles().includes('README.md') && docFiles().some((f) => f.startsWith('docs/')) && docFiles().some((f) => f.startsWith('examples/')));
   assert.ok(all.filter((b) => b.needs === undefined).length >= 8, 'fewer runnable blocks than when this test was written');
+});
+
+test("no file tells a reader to run a plain `npx sidecar-injector` (outside the clone npx would fetch a stranger's package of that name)", () => {
+  const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(tracked.status, 0, tracked.stderr);
+  const files = tracked.stdout.split('\0').filter((f) => f !== '' && /\.(md|ya?ml|sh|tpl|json|ts|mjs)$/.test(f) && f !== 'test/support/shell-blocks.test.ts');
+  assert.ok(files.length > 100, 'git ls-files listed the repository');
+  const plain = /\bnpx +(?:-y +|--yes +)?sidecar-injector\b/;
+  const found = files.flatMap((f) =>
+    readFileSync(join(ROOT, f), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (plain.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  assert.deepEqual(found, [], 'write npx --no-install sidecar-injector (in the clone) or the installed sidecar-injector');
 });
 
 describe('every runnable shell block of the documentation runs as written', { skip }, () => {

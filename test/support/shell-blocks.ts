@@ -10,7 +10,7 @@
  * The sandbox is a private network and PID namespace (`unshare`): loopback only, so a block
  * cannot reach the internet and its ports (serve's 9443) cannot collide with anything else on
  * the machine, and every process a block started dies with it. `sidecar-injector` and
- * `npx sidecar-injector` run this checkout's CLI from the sources.
+ * `npx --no-install sidecar-injector` run this checkout's CLI from the sources.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, mkdirSync, existsSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Why a block does not run in the sandbox; each is run somewhere else or by the reader only. */
 const NEEDS = {
@@ -90,7 +90,7 @@ const SOURCE_CLI = `"${process.execPath}" --import tsx "${join(ROOT, 'src/cli/ma
 /**
  * A scratch directory as a reader's clone looks to a block: the repository's files (read only
  * by convention, linked), and `.bin` with `sidecar-injector` running `cli` (a shell command
- * line; the e2e scenario gives the built bundle) and `npx sidecar-injector` running the same.
+ * line; the e2e scenario gives the built bundle) and `npx --no-install sidecar-injector` running the same.
  */
 export function sandbox(cli = SOURCE_CLI): { dir: string; bin: string } {
   const dir = mkdtempSync(join(tmpdir(), 'si-docs-'));
@@ -104,10 +104,18 @@ export function sandbox(cli = SOURCE_CLI): { dir: string; bin: string } {
     chmodSync(join(bin, name), 0o755);
   };
   write('sidecar-injector', `exec ${cli} "$@"`);
-  // `npx sidecar-injector` in a clone runs the package's own bin: the same CLI.
+  // `npx --no-install sidecar-injector` in a clone runs the package's own bin: the same CLI. A
+  // plain `npx` of the name fails the block: outside the clone npx would fetch whatever
+  // package of that name the registry has (the name is not ours) and run it.
   write(
     'npx',
-    `[ "$1" = sidecar-injector ] || { echo "npx $1: only npx sidecar-injector runs in the docs sandbox" >&2; exit 127; }\nshift\nexec sidecar-injector "$@"`,
+    [
+      '[ "$1" = --no-install ] || { echo "npx $1: the docs must say npx --no-install (a plain npx may fetch and run a package of a stranger)" >&2; exit 127; }',
+      'shift',
+      '[ "$1" = sidecar-injector ] || { echo "npx $1: only npx --no-install sidecar-injector runs in the docs sandbox" >&2; exit 127; }',
+      'shift',
+      'exec sidecar-injector "$@"',
+    ].join('\n'),
   );
   return { dir, bin };
 }
