@@ -29,6 +29,7 @@ const CATALOGUE = {
   SI_INJECT_TEMPLATE_MISSING: [6, 500, 'a requested injection template is not defined'],
   SI_INJECT_RENDER_OUTPUT: [6, 500, 'a template rendered something that is not a pod overlay'],
   SI_INJECT_MERGE: [6, 500, 'the rendered sidecar could not be merged into the pod'],
+  SI_INJECT_IMAGE: [6, 500, 'a template rendered a container image holding <nil> or <no value> (a value missing from the values)'],
   SI_INJECT_ANNOTATION: [6, 400, 'a pod annotation has an invalid value'],
   SI_INJECT_CONFLICT: [6, 400, 'the pod conflicts with the sidecar (name or port)'],
   SI_INJECT_STATUS: [6, 400, 'the sidecar status annotation cannot be read'],

@@ -71,7 +71,8 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
     for (const p of pods) {
       report.renders++;
       const input = template === null ? p.pod : withAnnotation(p.pod, config.injectionKeys.templates, template);
-      const ctx = { namespace: 'check', mode: 'manual' as const };
+      // The core refuses a `<nil>` image; the check lets it through to report it with the pod's other findings.
+      const ctx = { namespace: 'check', mode: 'manual' as const, unresolvedImages: 'allow' as const };
       const add = (finding: Omit<CheckFinding, 'template' | 'pod'>, warning = p.guessed === true) => {
         const f = { template: label, pod: p.name, ...finding, ...locate(options.source, template, finding.field, finding.message) };
         if (!warning) report.failures.push(f);
@@ -129,18 +130,25 @@ export function injectionProblems(
   const out = podProblems(result.pod)
     .filter((problem) => !before.has(`${problem.field}\0${problem.message}`))
     .map((problem) => ({ field: problem.field, message: problem.message }));
-  for (const path of noValuePaths(result.pod, result.status))
-    out.push({ field: path, message: 'the template printed "<no value>": a missing key (see the missing-key warning)' });
+  for (const { path, printed } of noValuePaths(result.pod, result.status))
+    out.push({ field: path, message: `the template printed "${printed}": a missing key (see the missing-key warning)` });
   return out;
 }
 
-/** Fields of the injected containers and volumes whose text is Go's `<no value>` (a missing key printed). */
-function noValuePaths(pod: JsonObject, status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null }): string[] {
+/**
+ * Fields of the injected containers and volumes whose text holds Go's `<no value>` (a missing
+ * key printed), and images holding `<nil>` (a missing key through printf).
+ */
+function noValuePaths(
+  pod: JsonObject,
+  status: { containers: string[] | null; initContainers: string[] | null; volumes: string[] | null },
+): { path: string; printed: string }[] {
   const spec = pod.spec as Obj;
-  const out: string[] = [];
+  const out: { path: string; printed: string }[] = [];
   const walk = (v: unknown, path: string, depth: number) => {
     if (depth > 20) return;
-    if (typeof v === 'string' && v.includes('<no value>')) out.push(path);
+    if (typeof v === 'string' && v.includes('<no value>')) out.push({ path, printed: '<no value>' });
+    else if (typeof v === 'string' && path.endsWith('].image') && v.includes('<nil>')) out.push({ path, printed: '<nil>' });
     else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, depth + 1));
     else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, depth + 1);
   };

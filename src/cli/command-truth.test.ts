@@ -38,6 +38,16 @@ const defaultsWith = (name: string, from: RegExp, to: string): string => {
 };
 const POLICY_TYPO = defaultsWith('policy-typo', /^policy: enabled$/m, 'policy: enable');
 const POLICY_EMPTY = defaultsWith('policy-empty', /^policy: enabled$/m, 'policy:');
+// Values typos in a copy of defaults/ (item 7).
+const HUBB = defaultsWith('hubb', /^ {2}hub:/m, '  hubb:');
+const REDIRCT = defaultsWith('redirct', /interceptionMode: REDIRECT/, 'interceptionMode: REDIRCT');
+const STATUS_X = defaultsWith('status-x', /statusPort: 15021/, 'statusPort: "15021x"');
+const FAR_KEY = defaultsWith('far-key', /^ {2}clusterDomain:/m, '  owner: team-a\n  clusterDomain:');
+// A config of one's own whose template prints a value the values misspell.
+const NIL_IMAGE = file(
+  'nil-image.yaml',
+  'templates:\n  s: |\n    spec:\n      containers:\n      - name: side\n        image: {{ printf "%v/agent:1" .Values.registry }}\ndefaultTemplates: [s]\nvalues:\n  registy: r.example\n',
+);
 const MISPLACED = file(
   'misplaced.yaml',
   'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    sidecar.istio.io/inject: "false"\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n',
@@ -191,6 +201,49 @@ const ROWS: Row[] = [
     exit: 0,
     stderr: /warning: config: .*policy is empty, so no pod gets a sidecar/,
     stdout: /^ok: .* 1 warning\(s\)/m,
+  },
+  // 7. values the built-in template reads are checked alike in every command; no image holds <nil>.
+  ...(['config check', 'inject', 'policy', 'serve'] as const).map(
+    (cmd): Row => ({
+      what: `${cmd} on hubb: (a misspelt hub): refused with the near key, file and line`,
+      argv: () => [
+        ...cmd.split(' '),
+        ...(cmd === 'inject' ? ['-f', A, '-o', at('out-hubb.yaml')] : []),
+        ...(cmd === 'serve' ? ['--port', '0'] : []),
+        '-c',
+        HUBB,
+      ],
+      exit: 4,
+      stderr: /SI_CONFIG_INVALID\]: .*values\.yaml:7: global\.hubb: unknown key "hubb" \(did you mean "hub"\?\); global\.hub is not set/,
+      writesNothing: 'out-hubb.yaml',
+    }),
+  ),
+  {
+    what: 'inject on interceptionMode: REDIRCT: refused, as the same value in the annotation is',
+    argv: () => ['inject', '-f', A, '-c', REDIRCT],
+    exit: 4,
+    stderr: /values\.yaml:19: global\.proxy\.interceptionMode: must be REDIRECT, TPROXY or NONE .*got "REDIRCT" \(did you mean "REDIRECT"\?\)/,
+  },
+  {
+    what: 'config check on statusPort: "15021x": refused, not a dropped probe',
+    argv: () => ['config', 'check', '-c', STATUS_X],
+    exit: 4,
+    stderr: /values\.yaml:28: global\.proxy\.statusPort: must be a port number from 1 to 65535, or 0 to turn the readiness probes off .*got "15021x"/,
+  },
+  {
+    what: 'inject with an unknown values key near nothing: a warning, and the sidecar',
+    argv: () => ['inject', '-f', A, '-c', FAR_KEY],
+    exit: 0,
+    pods: ['alpha'],
+    stderr: /warning: config: .*values\.yaml:11: global\.owner: unknown key "owner": the built-in sidecar template does not read it, so it has no effect/,
+  },
+  {
+    what: 'inject with a template of ones own printing a missing value into the image: refused, nothing written',
+    argv: () => ['inject', '-f', A, '-c', NIL_IMAGE, '-o', at('out-nil.yaml')],
+    exit: 4,
+    stderr:
+      /SI_CONFIG_INVALID\]: the config's default sidecar \(s\) gives a pod the API server would refuse .*spec\.containers\[name=side\]\.image: the template printed "<nil>"/,
+    writesNothing: 'out-nil.yaml',
   },
   // 8. inject says what explain says about the opt-in on the Deployment's own metadata.
   {

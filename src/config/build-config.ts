@@ -13,6 +13,8 @@ import { detectCompatibility, istioNativeSidecars } from './compat.js';
 import { joinPath, type ConfigIssue } from './issues.js';
 import type { ConfigSource, InjectorConfig, LoadedConfig, TemplateOptions } from './types.js';
 import { validateConfig, type ValidateOptions } from './validate-config.js';
+import { checkBuiltinValues } from './builtin-values.js';
+import type { ValuesIssue } from './values-schema.js';
 import { parseKubeYaml, YamlSyntaxError, type ParsedYaml } from '../yaml/index.js';
 import { describeValue } from '../util/describe.js';
 
@@ -83,6 +85,8 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
 
   // values: a separate document (directory / ConfigMap layout) or a `values:` key (single file).
   let values: JsonObject = {};
+  // Where the values came from, to name the file and line of a problem in them.
+  let valuesAt: ValuesSource | undefined;
   const inline = root.values;
   if (texts.values !== undefined && inline !== undefined) {
     errors.push({
@@ -95,16 +99,27 @@ function build(texts: ConfigTexts, source: ConfigSource, options: BuildOptions):
     const file = texts.valuesFile ?? 'values';
     const parsed = parseValues(texts.values, file);
     checkValues(parsed.value, '', file, parsed.doc, errors);
-    if (isPlainObject(parsed.value)) values = parsed.value as JsonObject;
+    if (isPlainObject(parsed.value)) {
+      values = parsed.value as JsonObject;
+      valuesAt = { file, base: [], doc: parsed.doc, text: texts.values };
+    }
   } else if (typeof inline === 'string') {
     const file = `${texts.configFile} (values)`;
     const parsed = parseValues(inline, file);
     checkValues(parsed.value, '', file, parsed.doc, errors);
-    if (isPlainObject(parsed.value)) values = parsed.value as JsonObject;
+    if (isPlainObject(parsed.value)) {
+      values = parsed.value as JsonObject;
+      valuesAt = { file, base: [], doc: parsed.doc, text: inline };
+    }
   } else if (inline !== undefined && inline !== null) {
     checkValues(inline, 'values', texts.configFile, configDoc, errors);
-    if (isPlainObject(inline)) values = inline as JsonObject;
+    if (isPlainObject(inline)) {
+      values = inline as JsonObject;
+      valuesAt = { file: texts.configFile, base: ['values'], doc: configDoc };
+    }
   }
+  // The values as given (before --revision and the mesh config are merged in), against what the built-in template reads.
+  if (valuesAt !== undefined) checkKnownValues(validated.config.templates, values, valuesAt, errors, warnings);
 
   if (options.revision !== undefined && options.revision !== '') {
     const given = values.revision;
@@ -233,6 +248,37 @@ function checkValues(value: unknown, base: string, file: string, doc: ParsedYaml
       for (const [k, item] of Object.entries(v)) stack.push([item, joinPath(path, k)]);
     }
   }
+}
+
+interface ValuesSource {
+  file: string;
+  /** The values' path in the document (`values` for the inline map of a one-file config). */
+  base: string[];
+  doc?: ParsedYaml;
+  /** The text, when it was read as JSON (no lines kept): re-read as YAML for lines on a problem. */
+  text?: string;
+}
+
+/** The built-in template's values schema (config/builtin-values), when the config uses that template. */
+function checkKnownValues(templates: Record<string, string>, values: JsonObject, at: ValuesSource, errors: FileIssue[], warnings: FileIssue[]): void {
+  const found = checkBuiltinValues(templates, values);
+  if (found === undefined || found.errors.length + found.warnings.length === 0) return;
+  let doc = at.doc;
+  if (doc === undefined && at.text !== undefined) {
+    try {
+      doc = parseKubeYaml(at.text);
+    } catch {
+      // JSON that YAML 1.1 reads otherwise: no lines, the key paths still say where.
+    }
+  }
+  const toIssue = (i: ValuesIssue): FileIssue => ({
+    file: at.file,
+    path: at.base.length > 0 ? `${at.base.join('.')}${i.path === '' ? '' : `.${i.path}`}` : i.path,
+    line: doc?.lineOf([...at.base, ...i.at]),
+    message: i.message,
+  });
+  for (const i of found.errors) errors.push(toIssue(i));
+  for (const i of found.warnings) warnings.push(toIssue(i));
 }
 
 /** Inverse of joinPath, for line look-ups: `a.b[0]["x.y"]` -> ['a', 'b', 0, 'x.y']. */

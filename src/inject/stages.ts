@@ -28,6 +28,7 @@ import { annotationsOf, asJson, itemNames, type Pod, type StringMap } from './po
 import type { PodHooks, PodProfileInput } from './profile-hooks.js';
 import { renderMemoized } from './render-memo.js';
 import { reorderPod } from './reorder.js';
+import { assertImagesResolved } from './unresolved-image.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash, type ParsedStatus } from './status-annotation.js';
 import { signStatus } from './status-mac.js';
@@ -172,12 +173,16 @@ export function select<S extends Read>(s: S): S & Selection {
   return advance(s, { annotations, names, hooks });
 }
 
-/** Render each selected template with the template data (the core's fields + profiles' `templateFields`). */
+/**
+ * Render each selected template with the template data (the core's fields + profiles' `templateFields`);
+ * an image holding a missing value's print is refused here, for every config (unresolved-image.ts).
+ */
 export function render(s: Selected): Rendered {
   const data = templateData(s.config, s.hooks);
   const options = renderOptions(s.config);
   // select checked every name against the compiled templates.
   const overlays = s.names.map((name) => ({ name, overlay: renderMemoized(s.config, name, s.config.compiledTemplates.get(name)!, data, options, s.work) }));
+  if (s.ctx.unresolvedImages !== 'allow') for (const o of overlays) assertImagesResolved(o.name, o.overlay);
   return advance(s, { overlays });
 }
 

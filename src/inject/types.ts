@@ -70,6 +70,12 @@ export interface InjectionContext {
   limits?: Readonly<PodLimits>;
   /** For pods built from a workload template: the workload's kind/name (Istio's DeploymentMeta). */
   owner?: { kind: string; name: string; apiVersion?: string };
+  /**
+   * A rendered container image holding `<nil>` or `<no value>` (text/template's print of a
+   * missing value) is SI_INJECT_IMAGE (`refuse`, the default). `allow`: for `config check`
+   * only, which validates the injected pod itself and reports every problem of it at once.
+   */
+  unresolvedImages?: 'refuse' | 'allow';
 }
 
 /** What the status annotation records: what was injected, and by which template+values. */
