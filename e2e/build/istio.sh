@@ -4,6 +4,8 @@
 #   bin/istioctl                 the real istioctl (kube-inject is the differential-testing peer)
 #   bin/istio-injector-server    our small Go program serving Istio's own injection webhook handler
 #                                (pkg/kube/inject) over HTTPS, for the speed comparison
+#   bin/istio-gateway-render     our small Go program rendering Istio's gateway deployment templates
+#                                with Istio's template functions and types (src/istio/gateway-data tests)
 #   config/inject-config.yaml    the istio-sidecar-injector ConfigMap's `config` key  } rendered by this
 #   config/values.json           the istio-sidecar-injector ConfigMap's `values` key  } istioctl's
 #   config/mesh.yaml             the istio ConfigMap's `mesh` key                     } `manifest generate`
@@ -43,11 +45,13 @@ ldflags="-X istio.io/istio/pkg/version.buildVersion=$ISTIO_VERSION \
 build() { go_build_once "$1" "$here/istio" "$2" "$ldflags" "$bin" "istio build"; }
 
 build istioctl istio.io/istio/istioctl/cmd/istioctl
-# The injector server is our code: rebuild it when its source or the module pins change.
-src_hash="$(cat "$here/istio/injector-server/"*.go "$here/istio/go.mod" "$here/istio/go.sum" | sha256sum | cut -c1-16)"
-if [ "$(cat "$bin/.istio-injector-server.src" 2>/dev/null)" != "$src_hash" ]; then rm -f "$bin/istio-injector-server"; fi
-build istio-injector-server ./injector-server
-echo "$src_hash" > "$bin/.istio-injector-server.src"
+# The injector server and the gateway renderer are our code: rebuilt when their source or the module pins change.
+for prog in injector-server gateway-render; do
+  src_hash="$(cat "$here/istio/$prog/"*.go "$here/istio/go.mod" "$here/istio/go.sum" | sha256sum | cut -c1-16)"
+  if [ "$(cat "$bin/.istio-$prog.src" 2>/dev/null)" != "$src_hash" ]; then rm -f "$bin/istio-$prog"; fi
+  build "istio-$prog" "./$prog"
+  echo "$src_hash" > "$bin/.istio-$prog.src"
+done
 
 # The three config files, from the ConfigMaps istioctl renders from its embedded charts (default
 # profile, revision "default"). Extracted by our own small Node script (no yq on the machine).

@@ -11,6 +11,8 @@ import type { LoadedConfig } from '../config/types.js';
 import { InjectorError } from '../errors.js';
 import { injectPod, renderPodTemplates } from '../inject/pipeline.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
+import { checkGatewayTemplate, gatewayClassOf, isGatewayInjectionTemplate } from './gateway-check.js';
+import { gatewayPod } from './gateways.js';
 import type { CheckPod } from './pods.js';
 import { restrictedFailures, restrictedVolumeFailures } from './restricted.js';
 import { podProblems } from './validate-pod.js';
@@ -26,11 +28,15 @@ export interface CheckFinding {
   file?: string;
   /** `pod`: the given pod itself is invalid (a bad annotation value, duplicate names): its file and line, not the config's. */
   blame?: 'pod';
+  /** `Gateway`: `pod` names a Gateway the template was rendered for (Istio's gateway deployment templates). */
+  target?: 'Gateway';
 }
 
 export interface CheckReport {
   templates: string[];
   pods: string[];
+  /** Templates rendered for something other than `pods`: Istio's gateway templates, for Gateways or a gateway pod. */
+  targets: { template: string; kind: 'Gateway' | 'gateway pod'; names: string[] }[];
   renders: number;
   failures: CheckFinding[];
   warnings: CheckFinding[];
@@ -56,6 +62,7 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
   const report: CheckReport = {
     templates: templates.map((t) => t ?? config.defaultTemplates.join(',')),
     pods: pods.map((p) => p.name),
+    targets: [],
     renders: 0,
     failures: [],
     warnings: [],
@@ -68,7 +75,34 @@ export function checkConfig(config: LoadedConfig, pods: readonly CheckPod[], opt
   const noValues = valuesMissing(config);
   for (const template of templates) {
     const label = template ?? config.defaultTemplates.join(',');
-    for (const p of pods) {
+    const gatewayClass = gatewayClassOf(config, template);
+    if (gatewayClass !== undefined) {
+      // Istiod renders these for Gateways, never into a pod: checked that way (gateway-check.ts).
+      const { gateways, findings } = checkGatewayTemplate(config, gatewayClass);
+      report.targets.push({ template: label, kind: 'Gateway', names: gateways });
+      report.renders += gateways.length;
+      for (const f of findings) {
+        const finding: CheckFinding = {
+          template: label,
+          pod: f.gateway,
+          field: f.field,
+          message: f.message,
+          target: 'Gateway',
+          ...locate(options.source, template, f.field, f.message),
+        };
+        if (f.warning !== true) report.failures.push(finding);
+        else if (!seenWarnings.has(`${label}\0${f.field}\0${f.message}`)) {
+          seenWarnings.add(`${label}\0${f.field}\0${f.message}`);
+          report.warnings.push(finding);
+        }
+      }
+      continue;
+    }
+    // Istio's gateway injection template is for gateway pods (an istio-proxy container with image: auto), and those the user gave.
+    const gatewayPods = isGatewayInjectionTemplate(config, template);
+    const targets = gatewayPods ? [gatewayPod(config.injectionKeys), ...pods.filter((p) => p.source !== undefined)] : pods;
+    if (gatewayPods) report.targets.push({ template: label, kind: 'gateway pod', names: targets.map((p) => p.name) });
+    for (const p of targets) {
       report.renders++;
       const input = template === null ? p.pod : withAnnotation(p.pod, config.injectionKeys.templates, template);
       // The core refuses a `<nil>` image; the check lets it through to report it with the pod's other findings.
@@ -260,7 +294,7 @@ function locate(source: CheckOptions['source'], template: string | null, field: 
 export function formatFinding(f: CheckFinding): string {
   const where = f.file !== undefined ? `${f.file}${f.line !== undefined ? `:${f.line}` : ''}: ` : '';
   if (f.blame === 'pod') return `${where}pod ${f.pod} (the pod itself, not the config): ${f.field}: ${f.message}`;
-  return `${where}template ${f.template}, pod ${f.pod}: ${f.field}: ${f.message}`;
+  return `${where}template ${f.template}, ${f.target === 'Gateway' ? 'Gateway' : 'pod'} ${f.pod}: ${f.field}: ${f.message}`;
 }
 
 export function formatReport(r: CheckReport): string {
@@ -268,8 +302,10 @@ export function formatReport(r: CheckReport): string {
   for (const f of r.failures) out.push(`FAIL ${formatFinding(f)}`);
   for (const f of r.warnings) out.push(`warning: ${formatFinding(f)}`);
   for (const x of r.restricted) out.push(`restricted: template ${x.template}: ${x.container} would fail Pod Security "restricted": ${x.reasons.join('; ')}`);
+  const others = r.targets.map((t) => ` + ${t.template} x ${t.names.length} ${t.kind === 'Gateway' ? 'Gateway(s)' : 'gateway pod(s)'}`).join('');
+  const forPods = r.templates.length - r.targets.length;
   out.push(
-    `${r.failures.length === 0 ? 'ok' : 'FAILED'}: ${r.templates.length} template(s) x ${r.pods.length} pod(s) = ${r.renders} injections, ` +
+    `${r.failures.length === 0 ? 'ok' : 'FAILED'}: ${forPods} template(s) x ${r.pods.length} pod(s)${others} = ${r.renders} ${others === '' ? 'injections' : 'renders'}, ` +
       `${r.failures.length} failure(s), ${r.warnings.length + r.configWarnings.length} warning(s), ${r.restricted.length} not "restricted"`,
   );
   return `${out.join('\n')}\n`;

@@ -17,17 +17,19 @@ import { GO_OBJECT, NO_FIELD, GoNumber, withGoType, type GoFunc, type GoNumberTy
 import { jsonKey } from '../template/value-key.js';
 import { isPlainObject } from '../util/json.js';
 import { setOwn } from '../util/own.js';
+import { GATEWAY_STRUCTS } from './gateway-structs.js';
 import { K8S_STRUCTS, type StructSchema } from './k8s-structs.js';
 
 /** The struct types views know (and so `*T`, `[]T` of them), by Go type name. */
-const SCHEMAS = new Map<string, StructSchema>(K8S_STRUCTS.map((s) => [s.goType, s]));
+const STRUCTS: readonly StructSchema[] = [...K8S_STRUCTS, ...GATEWAY_STRUCTS];
+const SCHEMAS = new Map<string, StructSchema>(STRUCTS.map((s) => [s.goType, s]));
 /** Each struct's fields by Go name: the JSON name, and the field type's viewer (made on first use). */
 interface FieldView {
   readonly json: string;
   view(json: unknown): unknown;
 }
 const FIELD_INDEX = new Map<string, Map<string, FieldView>>(
-  K8S_STRUCTS.map((s) => [s.goType, new Map(s.fields.map(([goName, jsonName, goType]) => [goName, fieldView(jsonName, goType)]))]),
+  STRUCTS.map((s) => [s.goType, new Map(s.fields.map(([goName, jsonName, goType]) => [goName, fieldView(jsonName, goType)]))]),
 );
 
 function fieldView(jsonName: string, goType: string): FieldView {

@@ -7,7 +7,7 @@
  */
 
 /** A field: Go name, JSON name, Go type (`string`, `int32`, `[]v1.Container`, `*v1.Probe`, `map[string]string`). */
-type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
+export type FieldSpec = readonly [goName: string, jsonName: string, goType: string];
 
 export interface StructSchema {
   /** reflect's name, e.g. `v1.Container`. */
@@ -22,7 +22,7 @@ function defineStruct(goType: string, fields: readonly FieldSpec[]): void {
 }
 
 /** [GoName, jsonName, goType]; jsonName defaults to GoName with a lower-case first letter. */
-function f(goName: string, goType: string, jsonName?: string): FieldSpec {
+export function f(goName: string, goType: string, jsonName?: string): FieldSpec {
   return [goName, jsonName ?? goName.charAt(0).toLowerCase() + goName.slice(1), goType];
 }
 

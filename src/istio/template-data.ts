@@ -98,6 +98,22 @@ export function proxyImage(
   return `${hub}/${image}:${withImageType(tag, imageType)}`;
 }
 
+/**
+ * Istio's AgentgatewayImage: `<hub>/agentgateway:<tag>`, the image type from values.global.variant,
+ * replaced by the proxy config's `image.imageType` when it has an image, then by annotation
+ * `gateway.istio.io/agentgatewayImage` (which Istio reads as the type, not the image).
+ */
+export function agentgatewayImage(values: JsonObject, proxyConfig: Readonly<Record<string, unknown>>, annotations: Readonly<Record<string, unknown>>): string {
+  const global = isPlainObject(values.global) ? values.global : {};
+  const hub = typeof global.hub === 'string' ? global.hub : '';
+  const tag = global.tag === undefined || global.tag === null ? '' : sprint([global.tag]);
+  let imageType = typeof global.variant === 'string' ? global.variant : '';
+  if (isPlainObject(proxyConfig.image)) imageType = typeof proxyConfig.image.imageType === 'string' ? proxyConfig.image.imageType : '';
+  const fromAnnotation = annotations['gateway.istio.io/agentgatewayImage'];
+  if (typeof fromAnnotation === 'string') imageType = fromAnnotation;
+  return `${hub}/agentgateway:${withImageType(tag, imageType)}`;
+}
+
 function withImageType(tag: string, imageType: string): string {
   if (imageType === '') return tag;
   for (const t of KNOWN_IMAGE_TYPES) {

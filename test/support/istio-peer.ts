@@ -25,6 +25,8 @@ export interface IstioPeer {
   dir: string;
   istioctl: string;
   injectorServer: string;
+  /** Istio's gateway deployment templates rendered with Istio's own template code (e2e/build/istio/gateway-render). */
+  gatewayRender: string;
   injectConfig: string;
   values: string;
   mesh: string;
@@ -42,11 +44,26 @@ export function findIstioPeer(dir = istioPeerDir()): IstioPeer | undefined {
     dir,
     istioctl: join(dir, 'bin', 'istioctl'),
     injectorServer: join(dir, 'bin', 'istio-injector-server'),
+    gatewayRender: join(dir, 'bin', 'istio-gateway-render'),
     injectConfig: join(dir, 'config', 'inject-config.yaml'),
     values: join(dir, 'config', 'values.json'),
     mesh: join(dir, 'config', 'mesh.yaml'),
   };
   return [peer.istioctl, peer.injectConfig, peer.values, peer.mesh].every((f) => existsSync(f)) ? peer : undefined;
+}
+
+/**
+ * The `istio-sidecar-injector` ConfigMap as the peer's istioctl generated it (config/manifest.yaml,
+ * the document a cluster gets and `kubectl get cm -o yaml` prints back), or undefined when the
+ * manifest is not there.
+ */
+export function peerInjectorConfigMap(peer: IstioPeer): string | undefined {
+  const manifest = join(peer.dir, 'config', 'manifest.yaml');
+  if (!existsSync(manifest)) return undefined;
+  const doc = readFileSync(manifest, 'utf8')
+    .split(/^---[ \t]*$/m)
+    .find((d) => /^kind: ConfigMap$/m.test(d) && /^ {2}name: istio-sidecar-injector$/m.test(d));
+  return doc === undefined ? undefined : `${doc.replace(/^\n+/, '')}\n`;
 }
 
 /**
