@@ -2,8 +2,10 @@
  * Issue 12 against a real kube-apiserver: Istio's own ConfigMap as --config (no extra keys)
  * injects like Istio (native sidecar, probes rewritten, Prometheus merge); the tutorial's
  * static sidecar config with its keys and values ("yes", status "injected", namespace label
- * sidecar-injector=enabled); and `config check`'s verdicts agree with the apiserver's own
- * validation of the injected pod.
+ * sidecar-injector=enabled); `config check`'s verdicts agree with the apiserver's own
+ * validation of the injected pod; and today's Istio ConfigMap (the e2e's Istio build), stored in
+ * the cluster and read back with `kubectl get -o yaml`, checks clean, its gateway templates
+ * rendering objects the apiserver stores (issue 36 item 5).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +14,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { repoRoot } from '../cluster/paths.js';
 import { istioChartConfigMap, istioChartPresent } from '../../test/support/istio-chart.js';
+import { findIstioPeer, peerInjectorConfigMap } from '../../test/support/istio-peer.js';
+import { representativeGateways } from '../../src/check/gateways.js';
+import { GATEWAY_CLASSES, gatewayTemplateData } from '../../src/istio/gateway-data.js';
+import { meshSettings } from '../../src/istio/mesh-config.js';
 import { loadConfig } from '../../src/profiles/index.js';
 import { readManifest } from '../../src/manifest-io/index.js';
 import { injectDocuments } from '../../src/manual-inject/index.js';
@@ -21,13 +27,14 @@ import { appPod, dryRunCreate, startWebhook, type RunningWebhook } from '../lib/
 const ISTIO_NS = 'i12-istio';
 const TUTORIAL_NS = 'i12-tutorial';
 const CHECK_NS = 'i12-check';
+const GATEWAY_NS = 'i12-gateways';
 let dir: string;
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'i12-e2e-'));
 });
 after(async () => {
-  await deleteNamespaces(ISTIO_NS, TUTORIAL_NS, CHECK_NS);
+  await deleteNamespaces(ISTIO_NS, TUTORIAL_NS, CHECK_NS, GATEWAY_NS);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -141,6 +148,39 @@ describe('config check agrees with the apiserver', () => {
         assert.equal(check.code, 4, `${name}: config check refuses: ${check.stdout}`);
         assert.notEqual(created.code, 0, `${name}: the apiserver refuses too`);
         assert.match(created.stderr, apiserverField, `${name}: the apiserver names the problem`);
+      }
+    }
+  });
+});
+
+const peer = findIstioPeer();
+const peerConfigMap = peer === undefined ? undefined : peerInjectorConfigMap(peer);
+
+describe("today's Istio ConfigMap", { skip: peerConfigMap === undefined ? 'the Istio peer is not built (e2e/build/istio.sh)' : false }, () => {
+  before(async () => createNamespace(GATEWAY_NS));
+
+  test('12-4 read back from the cluster, config check passes; each gateway template renders objects the apiserver stores', async () => {
+    const cm = readManifest(peerConfigMap!, 'istio-sidecar-injector')[0].value as Obj;
+    cm.metadata.namespace = GATEWAY_NS;
+    await kubectl(['create', '-f', '-'], { input: JSON.stringify(cm) });
+    const file = join(dir, 'istio-sidecar-injector-from-cluster.yaml');
+    await writeFile(file, (await kubectl(['-n', GATEWAY_NS, 'get', 'configmap', 'istio-sidecar-injector', '-o', 'yaml'])).stdout);
+    const check = await cli(['config', 'check', '-c', file], { allowFail: true });
+    assert.equal(check.code, 0, `config check passes on the ConfigMap as kubectl prints it: ${check.stdout}${check.stderr}`);
+    assert.match(
+      check.stdout,
+      /\+ waypoint x 2 Gateway\(s\) \+ kube-gateway x 2 Gateway\(s\) \+ agentgateway x 2 Gateway\(s\) \+ agentgateway-waypoint x 2 Gateway\(s\) = \d+ renders, 0 failure\(s\)/,
+    );
+    // What check passes, the apiserver stores: every rendered ServiceAccount, Deployment and Service.
+    const config = await loadConfig(file);
+    const mesh = meshSettings(config);
+    for (const cls of GATEWAY_CLASSES) {
+      for (const { name, gateway } of representativeGateways(cls)) {
+        const gw = { ...gateway, metadata: { ...(gateway.metadata as Obj), namespace: GATEWAY_NS } };
+        const text = config.compiledTemplates.get(cls.template)!.execute(gatewayTemplateData(gw, { config, mesh, gatewayClass: cls }));
+        const created = await kubectl(['-n', GATEWAY_NS, 'create', '--dry-run=server', '-o', 'name', '-f', '-'], { input: text, allowFail: true });
+        assert.equal(created.code, 0, `${cls.template} for Gateway ${name}: the apiserver stores what it renders: ${created.stderr}`);
+        assert.match(created.stdout, /serviceaccount\/[\s\S]*deployment\.apps\/[\s\S]*service\//, `${cls.template}: all three objects`);
       }
     }
   });
