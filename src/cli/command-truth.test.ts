@@ -53,6 +53,11 @@ const MISPLACED = file(
   'misplaced.yaml',
   'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    sidecar.istio.io/inject: "false"\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n',
 );
+// A pod whose last line, with no line break after it, is inside a block scalar.
+const EOF_BLOCK = file(
+  'eof-block.yaml',
+  'apiVersion: v1\nkind: Pod\nmetadata: {name: eof}\nspec:\n  containers:\n  - name: app\n    image: nginx\n    args:\n    - |\n      hi',
+);
 // Today's Istio ConfigMap (item 5): the one the e2e's Istio build generates, when it is built.
 const peer = findIstioPeer();
 const istioConfigMap = peer === undefined ? undefined : peerInjectorConfigMap(peer);
@@ -194,6 +199,12 @@ const ROWS: Row[] = [
     argv: () => ['certs', '--service', 's', '-n', 'n', '--out', at('certs'), '--secret-manifest', at('secret.json')],
     exit: 0,
     writes: { path: 'secret.json', starts: /^\{\n {2}"apiVersion": "v1",\n {2}"kind": "Secret"/ },
+  },
+  {
+    what: 'inject -o json of a pod ending inside a block scalar: the value kubectl stores ("hi", no line break added)',
+    argv: () => ['inject', '-f', EOF_BLOCK, '-o', 'json'],
+    exit: 0,
+    stdout: /"args": \[\n\s*"hi"\n\s*\]/,
   },
   // 5. today's Istio ConfigMap checks clean: gateway templates are rendered for Gateways, the gateway injection template for a gateway pod.
   {

@@ -42,13 +42,10 @@ function variant(p: IstioPeer, name: string, change: (values: JsonObject) => voi
   const valuesFile = join(work, `${name}.json`);
   writeFileSync(valuesFile, JSON.stringify(values));
   const mesh = (parse(readFileSync(p.mesh, 'utf8')) ?? {}) as JsonObject;
-  // The file ends inside its last template without a line break, where go-yaml and our YAML
-  // readers differ by that template's final newline (a known reader difference, not the
-  // rendering): both sides get the file with a line break at the end.
-  const text = `${readFileSync(p.injectConfig, 'utf8')}\n`;
-  const configFile = join(work, `${name}-config.yaml`);
-  writeFileSync(configFile, text);
-  const ours = parseConfig(`${text}nativeSidecars: true\n`, JSON.stringify({ ...values, meshConfig: mesh }), `istio-peer ${name}`);
+  // In front: the file ends inside its last template, with no line break, which must stay so.
+  const configFile = p.injectConfig;
+  const text = readFileSync(configFile, 'utf8');
+  const ours = parseConfig(`nativeSidecars: true\n${text}`, JSON.stringify({ ...values, meshConfig: mesh }), `istio-peer ${name}`);
   return { name, ours, valuesFile, configFile };
 }
 

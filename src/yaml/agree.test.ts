@@ -13,6 +13,7 @@ import { yamlReference } from '../../test/support/yaml-ref.js';
 import type { JsonValue } from '../util/json.js';
 import { stringifyObject } from './emit.js';
 import { resolvesToString } from './go-quote.js';
+import { readPlainBlockYaml } from './plain-block.js';
 import { parseYamlDocument } from './read.js';
 import { parseKubeYaml, parseKubeYamlStream } from './read-config.js';
 
@@ -162,4 +163,52 @@ describe('one rule table: both writers quote what a reader would retype', () => 
       if (resolvesToString(s) && !/^["'!]/.test(s)) assert.equal(configRead(s), s);
     });
   }
+});
+
+/**
+ * A block scalar's final line break at the end of the input: go-yaml keeps it only when the text
+ * has it. Both libraries read an input without a final break as if it had one, so every reader
+ * corrects the scalar that ends the input (read.ts, read-config.ts, plain-block.ts).
+ */
+const END_OF_INPUT: readonly { text: string; v2: unknown }[] = [
+  { text: 'a: |\n  x', v2: { a: 'x' } },
+  { text: 'a: |\n  x\n', v2: { a: 'x\n' } },
+  { text: 'a: |+\n  x', v2: { a: 'x' } },
+  { text: 'a: |-\n  x', v2: { a: 'x' } },
+  { text: 'a: >\n  x\n  y', v2: { a: 'x y' } },
+  { text: 'a: |\n  x\n\n  y', v2: { a: 'x\n\ny' } },
+  { text: 'a: |\n  x\n  ', v2: { a: 'x\n' } },
+  { text: 'a: |\n  x\n# c', v2: { a: 'x\n' } },
+  { text: 'a:\n- |\n  x', v2: { a: ['x'] } },
+  { text: 'a: !!str |\n  x', v2: { a: 'x' } },
+  { text: 'a: &z |\n  x', v2: { a: 'x' } },
+  { text: 'a: |2\n   x', v2: { a: ' x' } },
+  { text: 'a: "x\\n"', v2: { a: 'x\n' } },
+  { text: 'b: |\n  x\nc: |\n  y', v2: { b: 'x\n', c: 'y' } },
+  { text: 'spec:\n  containers:\n  - name: a\n    args:\n    - |\n      hi', v2: { spec: { containers: [{ name: 'a', args: ['hi'] }] } } },
+];
+
+describe("a block scalar at the end of the input keeps go-yaml's final line break, no more", () => {
+  for (const row of END_OF_INPUT) {
+    it(`${JSON.stringify(row.text)} -> ${JSON.stringify(row.v2)}`, () => {
+      assert.deepEqual(parseKubeYaml(row.text).value, row.v2, 'config reader');
+      assert.deepEqual(parseKubeYamlStream(row.text)[0].toJS(), row.v2, 'config stream reader');
+      assert.deepEqual(parseYamlDocument(row.text).value, row.v2, 'manifest reader');
+      const fast = readPlainBlockYaml(row.text);
+      if (fast !== undefined) assert.deepEqual(fast, row.v2, 'plain-block reader');
+    });
+  }
+  it('the last document of a stream only: an earlier one ends with its own break', () => {
+    const docs = parseKubeYamlStream('a: |\n  x\n---\nb: |\n  y');
+    assert.deepEqual(
+      docs.map((d) => d.toJS()),
+      [{ a: 'x\n' }, { b: 'y' }],
+    );
+  });
+  const reference = yamlReference('v2');
+  it('go-yaml v2 decodes every row so', { skip: typeof reference === 'string' ? reference : false }, () => {
+    if (typeof reference === 'string') return;
+    const results = reference(END_OF_INPUT.map((r) => r.text));
+    END_OF_INPUT.forEach((row, i) => assert.deepEqual(results[i], { value: row.v2 }, row.text));
+  });
 });

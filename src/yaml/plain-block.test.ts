@@ -691,8 +691,8 @@ describe('readPlainBlockYaml', () => {
       metadata: { annotations: { 'istio.io/rev': 'default' } },
     });
     assert.deepStrictEqual(readPlainBlockYaml('a: x # c\nd: # c\n  e: 1\n'), { a: 'x', d: { e: 1 } });
-    // js-yaml reads a text without a final line break as if it had one.
-    assert.deepStrictEqual(readPlainBlockYaml('a: |\n  x'), { a: 'x\n' });
+    // A block scalar ending the text without a line break has none to keep, as in go-yaml.
+    assert.deepStrictEqual(readPlainBlockYaml('a: |\n  x'), { a: 'x' });
     assert.equal(readPlainBlockYaml('\n# only a comment\n\n'), null);
     assert.equal(readPlainBlockYaml(''), null);
   });

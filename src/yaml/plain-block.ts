@@ -352,6 +352,7 @@ class Reader {
     let contentIndent = -1;
     let emptyLines = 0;
     let any = false; // a content line was read
+    let broken = true; // the last content line ends with a line break
     let pos = h + 1;
     while (pos < text.length) {
       const nl = text.indexOf('\n', pos);
@@ -379,12 +380,13 @@ class Reader {
       emptyLines = 0;
       value += text.slice(pos + contentIndent, end);
       any = true;
+      broken = nl !== -1;
       pos = nl === -1 ? end : nl + 1;
     }
     if (contentIndent === -1) throw BAIL;
-    // Clip keeps the last content line's break, strip drops it; blank lines after it go. The
-    // library reads a text without a final line break as if it had one (js-yaml appends it).
-    if (!strip) value += '\n';
+    // Clip keeps the last content line's break, strip drops it; blank lines after it go. A last
+    // line that ends the text has no break to keep (go-yaml; read.ts makes the library agree).
+    if (!strip && broken) value += '\n';
     // The line that ended the block is read next; this.line* move on with the caller's loop.
     return { value, next: pos };
   }

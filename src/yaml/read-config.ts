@@ -13,6 +13,7 @@ import {
   isSeq,
   parseAllDocuments,
   parseDocument,
+  visit,
   type Document,
   type DocumentOptions,
   type ParseOptions,
@@ -92,6 +93,7 @@ export function parseKubeYaml(text: string): ParsedYaml {
     const line = first.linePos?.[0]?.line;
     throw new YamlSyntaxError(firstLine(first.message), line);
   }
+  endAtEndOfInput(doc, text);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -126,6 +128,34 @@ export function parseKubeYaml(text: string): ParsedYaml {
   };
 }
 
+/**
+ * go-yaml keeps a block scalar's final line break only when the text has one: `k: |` with its last
+ * line ending the input reads `x` in go-yaml (kubectl, the apiserver, Istio) and `x\n` in the
+ * `yaml` library, which reads the input as if it ended with a break. The one scalar that can end
+ * the input is corrected in place.
+ */
+function endAtEndOfInput(doc: Document.Parsed, text: string): void {
+  if (!lastLineUnbroken(text)) return;
+  visit(doc, {
+    Scalar(_, node) {
+      if ((node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED') || node.range?.[1] !== text.length) return;
+      if (typeof node.value === 'string' && node.value.endsWith('\n')) node.value = node.value.slice(0, -1);
+    },
+  });
+}
+
+/**
+ * The input ends without a line break, on a line with something besides spaces: the line a
+ * block scalar could end on with no break of its own (a last line of spaces only is a blank
+ * line of the scalar, and the line before it has its break).
+ */
+export function lastLineUnbroken(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  if (text.length === 0 || last === 0x0a || last === 0x0d) return false;
+  const nl = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+  return /[^ \t]/.test(text.slice(nl + 1));
+}
+
 /** yaml's pretty messages end with a source excerpt; the first line carries the position. */
 function firstLine(message: string): string {
   const nl = message.indexOf(':\n');
@@ -152,6 +182,7 @@ export function parseKubeYamlStream(text: string): YamlStreamDocument[] {
   const docs = parseAllDocuments(text, { ...KUBE_OPTIONS, lineCounter, prettyErrors: true });
   // Only comments: an empty array (marked `empty`), so nil data.
   return (docs as Document.Parsed[]).map((doc): YamlStreamDocument => {
+    endAtEndOfInput(doc, text);
     const first = doc.errors[0];
     const pos = first?.linePos?.[0];
     const contents = doc.contents as { range?: [number, number, number] } | null;

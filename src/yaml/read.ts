@@ -14,6 +14,7 @@ import { InputError, type SourceLocation } from '../errors.js';
 import { ConvertError, convertDocument, type ConvertResult } from './to-json.js';
 import { locate } from './locate.js';
 import { KUBERNETES_SCHEMA } from './k8s-schema.js';
+import { lastLineUnbroken } from './read-config.js';
 
 /**
  * Deepest nesting accepted. Real manifests (even CRDs with deep schemas) stay far below; the cap
@@ -73,6 +74,7 @@ export function parseYamlDocument(text: string, options: YamlParseOptions = {}):
       // js-yaml's own depth check keeps its recursive parser off the stack limit; ours (convert)
       // also counts alias expansion.
       maxDepth,
+      ...(lastLineUnbroken(text) ? { listener: endAtEndOfInput(text) } : {}),
     } as jsyaml.LoadOptions);
   } catch (err) {
     throw fromParserError(err, text, startLine, where, maxDepth);
@@ -86,6 +88,34 @@ export function parseYamlDocument(text: string, options: YamlParseOptions = {}):
       return throwInput(err.code, `${at}${err.message}`, pos ? where(startLine + pos.line - 1, pos.column) : where(startLine), err);
     }
     throw fromParserError(err, text, startLine, where, maxDepth);
+  }
+}
+
+/**
+ * go-yaml keeps a block scalar's final line break only when the text has one (`k: |` whose last
+ * line ends the input reads `x`); js-yaml appends a break to such an input first and reads `x\n`.
+ * This listener corrects the one scalar that can end the input as it closes, before its parent
+ * takes it: a block scalar (`|` or `>` after any tag or anchor) whose end is the end of the input.
+ */
+function endAtEndOfInput(text: string): (eventType: jsyaml.EventType, state: jsyaml.State) => void {
+  const starts: number[] = [];
+  return (eventType, state) => {
+    if (eventType === 'open') return void starts.push(state.position);
+    const start = starts.pop() ?? 0;
+    if (state.kind !== 'scalar' || typeof state.result !== 'string' || !state.result.endsWith('\n') || state.position < text.length) return;
+    if (isBlockScalarAt(state.input, start)) state.result = state.result.slice(0, -1);
+  };
+}
+
+/** Whether the node at `i` (before its separation space, tag and anchor) is a block scalar. */
+function isBlockScalarAt(input: string, i: number): boolean {
+  for (;;) {
+    while (i < input.length && (input[i] === ' ' || input[i] === '\t' || input[i] === '\n' || input[i] === '\r')) i++;
+    if (input[i] === '#') {
+      while (i < input.length && input[i] !== '\n') i++;
+    } else if (input[i] === '!' || input[i] === '&') {
+      while (i < input.length && !/[ \t\r\n]/.test(input[i])) i++;
+    } else return input[i] === '|' || input[i] === '>';
   }
 }
 
