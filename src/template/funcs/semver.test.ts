@@ -50,7 +50,8 @@ describe('semver properties', () => {
       fc.property(version, version, (a, b) => {
         const va = newVersion(a);
         const vb = newVersion(b);
-        assert.equal(va.compare(vb), -vb.compare(va));
+        // `0 -`, not unary minus: equal versions compare 0 both ways, and -0 is not 0 to strict equality.
+        assert.equal(va.compare(vb), 0 - vb.compare(va));
         if (va.pre === '' && vb.pre === '') {
           assert.equal(semverCompare(`>=${b}`, a), va.compare(vb) >= 0);
           assert.equal(semverCompare(`<${b}`, a), va.compare(vb) < 0);
