@@ -19,6 +19,7 @@ import {
   type ParseOptions,
   type SchemaOptions,
 } from 'yaml';
+import { lastLineUnbroken } from './end-of-input.js';
 import { BigIntScalar, FloatScalar, NULL_SCALAR, resolvePlain, STRING } from './resolve.js';
 
 /** Alias expansion cap (billion-laughs defence); real configs use none or a handful. */
@@ -142,18 +143,6 @@ function endAtEndOfInput(doc: Document.Parsed, text: string): void {
       if (typeof node.value === 'string' && node.value.endsWith('\n')) node.value = node.value.slice(0, -1);
     },
   });
-}
-
-/**
- * The input ends without a line break, on a line with something besides spaces: the line a
- * block scalar could end on with no break of its own (a last line of spaces only is a blank
- * line of the scalar, and the line before it has its break).
- */
-export function lastLineUnbroken(text: string): boolean {
-  const last = text.charCodeAt(text.length - 1);
-  if (text.length === 0 || last === 0x0a || last === 0x0d) return false;
-  const nl = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-  return /[^ \t]/.test(text.slice(nl + 1));
 }
 
 /** yaml's pretty messages end with a source excerpt; the first line carries the position. */

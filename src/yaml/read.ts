@@ -14,7 +14,7 @@ import { InputError, type SourceLocation } from '../errors.js';
 import { ConvertError, convertDocument, type ConvertResult } from './to-json.js';
 import { locate } from './locate.js';
 import { KUBERNETES_SCHEMA } from './k8s-schema.js';
-import { lastLineUnbroken } from './read-config.js';
+import { lastLineUnbroken } from './end-of-input.js';
 
 /**
  * Deepest nesting accepted. Real manifests (even CRDs with deep schemas) stay far below; the cap
