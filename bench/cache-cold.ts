@@ -12,6 +12,9 @@ import { injectPod } from '../src/inject/index.js';
 import { StatusKeys } from '../src/inject/status-mac.js';
 import { reviewBodies, type FixtureName } from './fixtures.js';
 import { cpuUs } from './lib/stats.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: string): string => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);

@@ -14,6 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFixtures } from './fixtures.js';
 import { median } from './lib/stats.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const argv = process.argv.slice(2);
 const take = (flag: string): string | undefined => {

@@ -20,6 +20,9 @@ import { median } from './lib/stats.js';
 import { ensureTools } from './lib/tools.js';
 import { REPO_ROOT } from '../test/support/server-process.js';
 import { option } from './lib/args.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback?: string): string => option(argv, name, fallback);

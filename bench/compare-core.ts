@@ -20,6 +20,9 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../test/support/server-process.js';
 import { podF3, VARIANT_SETS, variantPod, type VariantSet } from './fixtures.js';
 import { option } from './lib/args.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback?: string): string => option(argv, name, fallback);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { freePort, pinned, REPO_ROOT, spawnServer, waitReady } from '../test/support/server-process.js';
 import { procSample } from '../test/support/proc-stats.js';
 import { EXE_NAME } from '../scripts/release/image-spec.js';
+import { quietLine, quietness } from './lib/quiet.js';
 
 const repsAt = process.argv.indexOf('--reps');
 const REPS = repsAt > 0 ? Number(process.argv[repsAt + 1]) : 11;
@@ -100,7 +101,7 @@ const load1 = loadavg();
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout.trim();
 console.log(`### Single executable vs node + bundle (${new Date().toISOString().slice(0, 10)})
 
-- Node ${process.version}, commit ${commit}, ${REPS} alternating runs each, median, pinned to core ${CPUS}; load average ${load0.map((l) => l.toFixed(2)).join(' / ')} at start, ${load1.map((l) => l.toFixed(2)).join(' / ')} at end
+- Node ${process.version}, commit ${commit}, ${REPS} alternating runs each, median, pinned to core ${CPUS}; load average ${load0.map((l) => l.toFixed(2)).join(' / ')} at start, ${load1.map((l) => l.toFixed(2)).join(' / ')} at end; ${quietLine(quietness(load0), false)}
 - Command: \`npm run build && npm run build:exe && npx tsx bench/exe.ts --reps ${REPS}\`
 
 | Size | |

@@ -19,6 +19,9 @@ import { batchedSink, createLogger, type LogLevel } from '../src/telemetry/log.j
 import { createMetrics } from '../src/telemetry/metrics.js';
 import { reviewBodies } from './fixtures.js';
 import { cpuUs, median } from './lib/stats.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const argv = process.argv.slice(2);
 const num = (flag: string, fallback: number): number => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);

@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median } from './lib/stats.js';
+import { quietLine, quietness } from './lib/quiet.js';
 
 const argv = process.argv.slice(2);
 const take = (flag: string): string | undefined => {
@@ -172,9 +173,5 @@ const sameInject = dirs.every((_d, i) => readFileSync(join(work, `inject-${i}.ya
 process.stdout.write(`${lines.join('\n')}\n\n`);
 process.stdout.write(`inject outputs ${sameInject ? 'are the same bytes' : 'DIFFER'}; rounds alternate the order of the builds\n`);
 process.stdout.write(`load average at start ${loadStart.map((l) => l.toFixed(2)).join(' ')}, at end ${loadEnd.map((l) => l.toFixed(2)).join(' ')} (2 cores)\n`);
-// The start decides: by the end the run's own processes have raised the load.
-if (loadStart[0] > 1.5)
-  process.stdout.write(
-    'the machine was busy at the start (load average above 1.5): these numbers measure it, not the builds; run again with nothing else running\n',
-  );
+process.stdout.write(`the machine was ${quietLine(quietness(loadStart), false)}\n`);
 rmSync(work, { recursive: true, force: true });

@@ -11,6 +11,9 @@ import type { LoadedConfig } from '../src/config/types.js';
 import { injectPod } from '../src/inject/index.js';
 import type { JsonObject } from '../src/util/json.js';
 import { istioChartConfig, istioChartPresent } from '../test/support/istio-chart.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 function pod(workload: string, envVars = 0): JsonObject {
   return {

@@ -9,6 +9,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const CHILD = process.argv[2] === '--child';
 

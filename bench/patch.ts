@@ -9,6 +9,9 @@ import * as rfc6902 from 'rfc6902';
 import { cloneJson, type JsonObject } from '../src/util/json.js';
 import { createPatch } from '../src/patch/json-patch-diff.js';
 import { strategicMerge } from '../src/patch/smp.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

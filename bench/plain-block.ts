@@ -20,6 +20,9 @@ import { defaultConfigWith, replicaSetPod, WEBHOOK } from '../test/support/injec
 import { istioChartConfig, istioChartPresent, ISTIO_INJECT_DIR } from '../test/support/istio-chart.js';
 import type { JsonObject } from '../src/util/json.js';
 import { parseYamlDocument, readPlainBlockYaml } from '../src/yaml/index.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: number): number => {

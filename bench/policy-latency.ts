@@ -20,6 +20,9 @@ import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../e2e/cluster/paths.js';
 import { cli, createNamespace, deleteNamespaces, kubectl, waitFor, type Obj } from '../e2e/lib/kube.js';
 import { startWebhook } from '../e2e/lib/webhook.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: number): number => {

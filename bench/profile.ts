@@ -19,6 +19,9 @@ import { DEFAULT_VARIANTS, serverStatusKeys, VARIANT_SETS, writeFixtures, writeV
 import { maxThroughput, WEBHOOK_PATH, type Bodies } from './lib/load.js';
 import { startServer, writeCertificate } from './lib/servers.js';
 import { ensureTools } from './lib/tools.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 interface ProfileNode {
   id: number;

@@ -14,6 +14,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reviewBodies, type FixtureName } from './fixtures.js';
 import { median } from './lib/stats.js';
+import { recordLoad } from './lib/quiet.js';
+
+recordLoad();
 
 const STAGES = ['readPod', 'decide', 'strip', 'select', 'render', 'merge', 'postProcess', 'order', 'annotate', 'patch'] as const;
 const FIXTURES: readonly FixtureName[] = ['F1', 'F2', 'F3'];

@@ -11,6 +11,7 @@ import type { ThroughputResult } from './results.js';
 import { renderIstio } from './istio-report.js';
 import { renderPepr } from './pepr-report.js';
 import { fr, listClientName, listClientText, oneBodySends, roundsTable, sendsLine, spreadLine, tp } from './report-parts.js';
+import { quietLine, quietness, verdict, type Quiet } from './quiet.js';
 import { fmt, fmtInt, median } from './stats.js';
 import { SERVER_LABELS, type BenchResults, type Rounds, type ServerName, type TargetCheck, type VariantCheck } from './types.js';
 
@@ -185,17 +186,20 @@ export function idleRatio(r: BenchResults): number {
 }
 
 /** The anchor's spread over rounds, flagged past 10 %, and the order the servers ran in. */
-const yes = (t: TargetCheck): string => (t.informational ? 'information' : t.met === undefined ? 'n/a' : t.met ? 'met' : '**missed**');
+const yes = (t: TargetCheck, q: Quiet): string => {
+  if (t.informational) return 'information';
+  const v = verdict(t.met, q);
+  return v === 'missed' ? '**missed**' : v;
+};
 
 export function renderMarkdown(r: BenchResults): string {
   const e = r.env;
   const s = r.settings;
+  const q = quietness(e.loadStart, e.cores);
   const L: string[] = [];
   L.push(`### Run of ${e.date.slice(0, 10)} (${e.date})`, '');
   L.push(`- Machine: ${e.cores} x ${e.cpu}, ${e.memoryGiB} GiB, Linux ${e.kernel}; Node ${e.node}`);
-  L.push(
-    `- Load average at start ${e.loadStart.join(' / ')}, at end ${e.loadEnd?.join(' / ') ?? 'n/a'}${e.loadStart[0] > e.cores * 0.5 ? ' — **the machine was busy with other work; absolute numbers are low and noisy, same-run ratios are what count**' : ''}`,
-  );
+  L.push(`- Load average at start ${e.loadStart.join(' / ')}, at end ${e.loadEnd?.join(' / ') ?? 'n/a'}: ${quietLine(q)}`);
   L.push(
     `- Commit ${e.commit}${e.dirty ? ' plus uncommitted changes in the tree' : ''}; serve runs the real core: ${e.coreWired.built ? 'yes' : '**no (stand-in)**'}`,
   );
@@ -208,7 +212,7 @@ export function renderMarkdown(r: BenchResults): string {
   L.push(`- Command: \`${s.command}\``, '');
 
   L.push('| Target | Goal | Measured | |', '|---|---|---|---|');
-  for (const t of r.targets) L.push(`| ${t.metric} | ${t.target} | ${t.measured} | ${yes(t)} |`);
+  for (const t of r.targets) L.push(`| ${t.metric} | ${t.target} | ${t.measured} | ${yes(t, q)} |`);
   L.push('');
 
   L.push(

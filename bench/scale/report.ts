@@ -7,6 +7,7 @@
 import { fmt, median } from '../lib/stats.js';
 import type { FillResult } from './generate.js';
 import type { Timed } from './measure.js';
+import { quietLine, quietness, verdict } from '../lib/quiet.js';
 
 export interface SizeResult {
   pods: number;
@@ -190,6 +191,11 @@ export function markdown(
     );
   }
   out.push('', 'Goals:', '');
-  for (const g of checkGoals(results)) out.push(`- ${g.ok ? 'met' : '**missed**'}: ${g.name}: ${g.value}`);
+  const q = quietness(run.loadStart, run.cpus);
+  out.push(quietLine(q), '');
+  for (const g of checkGoals(results)) {
+    const v = verdict(g.ok, q);
+    out.push(`- ${v === 'missed' ? '**missed**' : v}: ${g.name}: ${g.value}`);
+  }
   return `${out.join('\n')}\n`;
 }

@@ -27,6 +27,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TemplateEngine } from '../../src/template/index.js';
 import { buildWorkloads } from './workloads.js';
+import { quietLine, quietness } from '../lib/quiet.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
@@ -212,12 +213,8 @@ const report = [
   `Command: \`${command}\``,
   '',
   table,
-  ...(Math.max(loadBefore, loadAfter) > cpus().length
-    ? [
-        '',
-        `The machine was busy (load ${Math.max(loadBefore, loadAfter).toFixed(1)} on ${cpus().length} vCPU): absolute times are noisy; the ratios of the pairs are the figures to use.`,
-      ]
-    : []),
+  '',
+  `The machine was ${quietLine(quietness([loadBefore]), false)}.`,
 ].join('\n');
 process.stdout.write(`${report}\n`);
 
