@@ -19,7 +19,18 @@ import { ISTIO_MODULE_VERSION, writePeerConfigDir, findIstioPeer } from '../test
 import { option } from './lib/args.js';
 import { benchEnv } from './lib/env.js';
 import { createPods } from './lib/cluster-load.js';
-import { benchPodFor, describeVariant, expectSidecar, parseVariant, type PodShape, type Variant } from './lib/cluster-modes.js';
+import {
+  benchPodFor,
+  describeVariant,
+  expectSidecar,
+  FLOOR_PATCH_MODES,
+  PATCH_LABELS,
+  parseVariant,
+  type PatchOp,
+  withStatusOf,
+  type PodShape,
+  type Variant,
+} from './lib/cluster-modes.js';
 import { renderReport, type ClusterReport, type PatchInfo } from './lib/cluster-report.js';
 import { runCold, runRate, type Mode } from './lib/cluster-run.js';
 import { certsIn, floorSpec, hookServer, istioSpec, logDir, oursSpec, type ClusterCerts, type HookServer } from './lib/cluster-servers.js';
@@ -68,7 +79,7 @@ const log = (line: string): void => console.error(`[bench:cluster] ${line}`);
 process.setMaxListeners(50);
 
 /** POST a review to a server on 127.0.0.1: the JSON patch of its answer. */
-async function patchFrom(server: HookServer, certs: ClusterCerts, review: Buffer): Promise<unknown[]> {
+async function patchFrom(server: HookServer, certs: ClusterCerts, review: Buffer): Promise<PatchOp[]> {
   const { request } = await import('node:https');
   const text = await new Promise<string>((resolve, reject) => {
     const r = request(
@@ -94,7 +105,7 @@ async function patchFrom(server: HookServer, certs: ClusterCerts, review: Buffer
   });
   const patch = (JSON.parse(text) as { response?: { patch?: string } }).response?.patch;
   if (patch === undefined) throw new Error(`${server.spec.name} gave no patch for the recorded review: ${text.slice(0, 300)}`);
-  return JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown[];
+  return JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as PatchOp[];
 }
 
 async function main(): Promise<void> {
@@ -199,7 +210,7 @@ async function main(): Promise<void> {
     if (!servers.includes(never.server)) servers.push(never.server);
 
     for (const s of servers) log(`${s.spec.name} ready in ${(await s.start()).toFixed(0)} ms`);
-    await createModeNamespaces([...modes.map((m) => m.name), 'floor-ours-patch', 'floor-istio-patch']);
+    await createModeNamespaces([...modes.map((m) => m.name), ...FLOOR_PATCH_MODES]);
     await applyConfigs(configs);
     // The apiserver picks configurations up asynchronously: wait until each mode's first pod is as it should be.
     const ready = async (m: Mode): Promise<void> => {
@@ -220,17 +231,20 @@ async function main(): Promise<void> {
     // then the floor answering each, to measure the apiserver's own work on the patch.
     const recorded = readFileSync(review);
     const patches: PatchInfo[] = [];
-    for (const [name, server] of [
-      ['ours', never.server],
-      ['istio', istio],
+    const oursPatch = await patchFrom(never.server, certs, recorded);
+    const istioPatch = await patchFrom(istio, certs, recorded);
+    for (const [name, patch] of [
+      ['ours', oursPatch],
+      ['istio', istioPatch],
+      // Ours with Istio's status annotation in place of ours: the share of the status's size.
+      ['ours-istio-status', withStatusOf(oursPatch, istioPatch)],
     ] as const) {
-      const patch = await patchFrom(server, certs, recorded);
       const file = join(work, `${name}-patch.json`);
       // The token volume's name is random per pod: the floor puts each review's own in its place.
       const token = /kube-api-access-[a-z0-9]{5}/.exec(recorded.toString('utf8'))?.[0];
       const text = JSON.stringify(patch);
       writeFileSync(file, token === undefined ? text : text.split(token).join('KUBE_API_ACCESS'));
-      patches.push({ server: name === 'ours' ? 'ours' : 'Istio', bytes: Buffer.byteLength(JSON.stringify(patch)), ops: patch.length });
+      patches.push({ server: PATCH_LABELS[name], bytes: Buffer.byteLength(JSON.stringify(patch)), ops: patch.length });
       const mode = `floor-${name}-patch`;
       if (!want(mode)) continue;
       const port = await freePort();
@@ -301,7 +315,7 @@ async function main(): Promise<void> {
   } finally {
     for (const s of servers) await s.stop();
     await deletePods(modes.map((m) => m.name)).catch(() => undefined);
-    await removeAll([...modes.map((m) => m.name), 'floor-ours-patch', 'floor-istio-patch']);
+    await removeAll([...modes.map((m) => m.name), ...FLOOR_PATCH_MODES]);
     await stopCluster(cluster, has('--keep-cluster'), log);
   }
 }

@@ -6,6 +6,8 @@
  * - `floor`: the Go floor webhook (decodes the review, answers allowed): what any webhook costs;
  * - `floor-ours-patch`, `floor-istio-patch`: the Go floor answering with our (Istio's) patch for
  *   that pod: the apiserver's own work on each patch, with no work on the server's side;
+ *   `floor-ours-istio-status`: our patch with Istio's status annotation in place of ours, so the
+ *   status's share of the difference is measured apart from the rest of the patch's shape;
  * - `ours-skip`: ours, an opted-out pod (it reaches the webhook, which lets it through);
  * - `ours-ifneeded`, `ours-never`: ours injecting, with each reinvocation policy;
  * - `istio`: Istio's handler (`Never`, its chart's default);
@@ -16,6 +18,29 @@ import type { Obj } from '../../e2e/lib/kube.js';
 import { podF1, podF2 } from '../fixtures.js';
 
 const INJECT_KEY = 'sidecar.istio.io/inject';
+const STATUS_PATH = '/metadata/annotations/sidecar.istio.io~1status';
+
+/** The modes whose server is the Go floor answering a fixed patch (one per patch below). */
+export const FLOOR_PATCH_MODES = ['floor-ours-patch', 'floor-istio-patch', 'floor-ours-istio-status-patch'] as const;
+
+/** How the report names each fixed patch. */
+export const PATCH_LABELS = { ours: 'ours', istio: 'Istio', 'ours-istio-status': "ours with Istio's status" } as const;
+
+export interface PatchOp {
+  op: string;
+  path: string;
+  value?: unknown;
+}
+
+/**
+ * `ours` with the value of its status-annotation operation replaced by the one `istio` adds
+ * (Istio adds it as its own member, as ours does): everything else of our patch's shape stays.
+ */
+export function withStatusOf(ours: readonly PatchOp[], istio: readonly PatchOp[]): PatchOp[] {
+  const theirs = istio.find((o) => o.path === STATUS_PATH);
+  if (theirs === undefined || !ours.some((o) => o.path === STATUS_PATH)) throw new Error(`both patches must add ${STATUS_PATH}`);
+  return ours.map((o) => (o.path === STATUS_PATH ? { ...o, value: theirs.value } : o));
+}
 const SIDECAR = 'istio-proxy';
 
 export type PodShape = 'F1' | 'F2';

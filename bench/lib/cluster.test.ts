@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { add, counters, delta, histograms, mean, quantile } from './prom.js';
 import { aboveFloorMs, overIstio, perPodMs } from './cluster-report.js';
 import { emptyResult, readOurLog, type ModeResult } from './cluster-run.js';
-import { benchPodFor, expectSidecar, parseVariant } from './cluster-modes.js';
+import { benchPodFor, expectSidecar, parseVariant, withStatusOf } from './cluster-modes.js';
 import { floorConfig, forMode, MODE_LABEL } from './cluster-setup.js';
 import { REPO_ROOT, spawnServer } from '../../test/support/server-process.js';
 import { sharedDevCertificate } from '../../test/support/webhook-harness.js';
@@ -243,4 +243,20 @@ test("the Go floor webhook: answers allowed with the uid, or the fixed patch wit
       await s.stop();
     }
   }
+});
+
+test("our patch with Istio's status: only the status operation's value changes; a patch without one is refused", () => {
+  const status = '/metadata/annotations/sidecar.istio.io~1status';
+  const ours = [
+    { op: 'add', path: '/metadata/labels/a', value: 'x' },
+    { op: 'add', path: status, value: '{"long":"ours"}' },
+    { op: 'add', path: '/spec/volumes/0', value: { name: 'v' } },
+  ];
+  const istio = [
+    { op: 'add', path: '/spec/volumes/-', value: { name: 'w' } },
+    { op: 'add', path: status, value: '{"short":1}' },
+  ];
+  assert.deepEqual(withStatusOf(ours, istio), [ours[0], { op: 'add', path: status, value: '{"short":1}' }, ours[2]]);
+  assert.equal(ours[1].value, '{"long":"ours"}', 'the input is not changed');
+  assert.throws(() => withStatusOf(ours, istio.slice(0, 1)), /both patches must add/);
 });
