@@ -41,7 +41,7 @@ const STATUS = 'sidecar.istio.io/status';
  */
 function unsigned(pod: Pod): Pod {
   const annotations = pod.metadata.annotations as Record<string, string>;
-  const m = /,"mac":"[0-9a-f]{64}"\}$/.exec(annotations[STATUS]);
+  const m = /,"mac":"[A-Za-z0-9_-]{22}"\}$/.exec(annotations[STATUS]);
   assert.ok(m, `the webhook's status is signed: ${annotations[STATUS]}`);
   annotations[STATUS] = `${annotations[STATUS].slice(0, m.index)}}`;
   return pod;

@@ -11,6 +11,7 @@ import { InjectorError } from '../errors.js';
 import { defaultConfigWith, deploymentTemplate, injectChecked, namesOf, replicaSetPod, templatesConfig, WEBHOOK } from '../../test/support/inject-fixtures.js';
 import { cloneJson, type JsonObject } from '../util/json.js';
 import { injectPod } from './index.js';
+import { memberHash } from './strip-record.js';
 
 type Obj = Record<string, unknown>;
 const spec = (pod: JsonObject) => pod.spec as Obj;
@@ -231,7 +232,9 @@ describe('injectPod with the built-in config', () => {
     assert.equal(((r.pod.metadata as Obj).labels as Obj).app, 'overwritten');
     const undo = r.status.undo ?? [];
     assert.ok(undo.some((e) => e.p === '/metadata/labels/app' && e.v === 'shop'));
-    assert.ok(undo.some((e) => e.p === '/metadata/labels/added' && !('v' in e)));
+    // An added member is named by its pointer's hash (format 2), not by an undo entry.
+    assert.ok(!undo.some((e) => e.p === '/metadata/labels/added'));
+    assert.ok((r.status.rm ?? '').includes(memberHash('/metadata/labels/added')));
   });
 
   it('keys with / and ~ are escaped in the patch', () => {

@@ -9,6 +9,11 @@
  * Hooks, in pipeline order:
  * - `strip`: after the items listed by a status without an undo record (another injector's,
  *   e.g. Istio's) were removed, put back what that injector is known to have changed.
+ * - `restore`: the same for this injector's own status (format 2): put back what the profile's
+ *   own post-processing changed and can read back from the removed containers (Istio's probe
+ *   rewrite, its metrics merge), so the undo record need not carry it. The undo record is
+ *   computed after this hook ran on the injected pod, and checked, so whatever the hook does
+ *   not give back exactly is recorded.
  * - `validate`: check the pod's annotations before templates are selected; throw an
  *   InjectionError to refuse the pod.
  * - `forPod`: once per pod, after validation: the per-pod hooks below (closed over what the
@@ -82,6 +87,14 @@ export interface Profile {
   readonly name: string;
   /** Restore, in place, what another injector changed besides adding the items it listed. */
   strip?(pod: Pod, removed: RemovedItems): void;
+  /**
+   * Restore, in place, what this profile's post-processing changed on our own injection, read
+   * back from the removed containers. Deterministic: it runs when the undo record is computed
+   * and again when it is applied. It may set members of the pod's metadata, labels,
+   * annotations, spec, container lists and containers (private copies when the record is
+   * computed), never anything deeper in place.
+   */
+  restore?(pod: Pod, removed: RemovedItems): void;
   /** Throw an InjectionError for annotations the profile refuses. */
   validate?(annotations: Readonly<StringMap>): void;
   /** The per-pod hooks. */

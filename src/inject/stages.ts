@@ -32,9 +32,9 @@ import { assertImagesResolved } from './unresolved-image.js';
 import { selectTemplates } from './select.js';
 import { formatStatus, templateHash, type ParsedStatus } from './status-annotation.js';
 import { signStatus } from './status-mac.js';
+import { computeStripRecord } from './strip-record.js';
 import { stripPod, type StatusTrust } from './strip.js';
 import type { Decision, InjectedResult, InjectionContext, InjectionStatus, SkippedResult } from './types.js';
-import { computeUndo, withoutInjected } from './undo.js';
 
 /** After readPod: the pod, checked and typed, and its working copy. */
 export interface Read {
@@ -235,10 +235,12 @@ export function annotate(s: Merged): Annotated {
     revision: revisionOf(config) || 'default',
     templates: names,
     templateHash: templateHash(config, names),
+    v: 2,
   };
-  // Undo: what turns the injected pod, minus the listed items, back into the user's pod.
-  const undo = computeUndo(s.work, withoutInjected(s.merged, status, config.injectionKeys.status));
-  if (undo.length > 0) status.undo = undo;
+  // What turns the injected pod, minus the listed items, back into the user's pod (strip-record.ts).
+  const record = computeStripRecord(s.work, s.merged, status, config.injectionKeys.status, config.profiles);
+  if (record.rm !== '') status.rm = record.rm;
+  if (record.undo.length > 0) status.undo = record.undo;
   const text = formatStatus(status);
   setOwn(s.mergedAnnotations, config.injectionKeys.status, s.trust !== undefined ? signStatus(text, s.trust.namespace, s.trust.ring) : text);
   return advance(s, { status });

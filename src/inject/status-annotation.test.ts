@@ -7,8 +7,8 @@ import { formatStatus, parseStatus, templateHash } from './status-annotation.js'
 const KEY = 'sidecar.istio.io/status';
 
 describe('status annotation', () => {
-  it("starts exactly as Istio's, empty lists as null, our fields after", () => {
-    const text = formatStatus({
+  it("starts as Istio's, empty lists left out, our fields after; both forms read the same", () => {
+    const status = {
       initContainers: ['init'],
       containers: null,
       volumes: ['v'],
@@ -16,24 +16,29 @@ describe('status annotation', () => {
       revision: 'default',
       templates: ['sidecar'],
       templateHash: '0123456789abcdef',
-      undo: [],
-    });
+      v: 2 as const,
+      rm: 'aB3x_Qz9-k',
+      undo: [{ p: '/spec/volumes', k: 1 as const }],
+    };
+    const text = formatStatus(status);
     assert.equal(
       text,
-      '{"initContainers":["init"],"containers":null,"volumes":["v"],"imagePullSecrets":null,"revision":"default","templates":["sidecar"],"templateHash":"0123456789abcdef"}',
+      '{"initContainers":["init"],"volumes":["v"],"revision":"default","templates":["sidecar"],"templateHash":"0123456789abcdef","v":2,"rm":"aB3x_Qz9-k","undo":[{"p":"/spec/volumes","k":1}]}',
     );
-    assert.deepEqual(parseStatus(text, KEY), {
-      ours: true,
-      status: {
-        initContainers: ['init'],
-        containers: null,
-        volumes: ['v'],
-        imagePullSecrets: null,
-        revision: 'default',
-        templates: ['sidecar'],
-        templateHash: '0123456789abcdef',
-      },
-    });
+    assert.deepEqual(parseStatus(text, KEY), { ours: true, status });
+    // Written before issue 37: nulls, no format; read as format 1.
+    const old =
+      '{"initContainers":["init"],"containers":null,"volumes":["v"],"imagePullSecrets":null,"revision":"default","templates":["sidecar"],"templateHash":"0123456789abcdef"}';
+    const { v: _v, rm: _rm, undo: _undo, ...format1 } = status;
+    assert.deepEqual(parseStatus(old, KEY), { ours: true, status: format1 });
+  });
+
+  it('a format it does not know, or an rm that is not hashes, is SI_INJECT_STATUS', () => {
+    const base = '{"containers":["c"],"revision":"default","templates":["sidecar"],"templateHash":"0123456789abcdef"';
+    assert.throws(() => parseStatus(`${base},"v":3}`, KEY), /format "v": 3, which this injector does not know/);
+    assert.throws(() => parseStatus(`${base},"v":2,"rm":"abc"}`, KEY), /"rm" that is not a list of member hashes/);
+    assert.throws(() => parseStatus(`${base},"v":2,"rm":["abcde"]}`, KEY), /"rm" that is not a list of member hashes/);
+    assert.throws(() => parseStatus(`${base},"v":2,"undo":[{"p":"/spec/volumes","k":2}]}`, KEY), /invalid undo entry 0/);
   });
 
   it("reads Istio's own status as foreign (no undo)", () => {

@@ -4,16 +4,17 @@
  * It starts exactly as Istio's (`sidecar.istio.io/status`), so tools that read Istio's keep
  * working:
  *
- *   {"initContainers":["istio-init","istio-proxy"],"containers":null,"volumes":[...],
- *    "imagePullSecrets":null,"revision":"default",
- *    "templates":["sidecar"],"templateHash":"3f2a9c0e11d4b7a8","undo":[...]}
+ *   {"initContainers":["istio-init","istio-proxy"],"volumes":[...],"revision":"default",
+ *    "templates":["sidecar"],"templateHash":"3f2a9c0e11d4b7a8","v":2,"rm":"aB3x_Qz9-k","undo":[...]}
  *
- * Names come from the rendered templates; an empty list is `null` (Go's nil slice). Our fields
+ * Names come from the rendered templates; an empty list is left out (Istio writes `null`, Go's
+ * nil slice; statuses written before issue 37 did too, and both read the same). Our fields
  * follow: `templates` (what rendered), `templateHash` (16 hex digits of sha256 over those
- * templates' text and the values: a different hash means the sidecar is stale), and `undo` (how
- * to restore what the injection changed besides adding the listed items; see types.ts
- * UndoEntry), omitted when empty. A status without `templates` was written by Istio (or an old
- * injector): it is read the same way, without undo.
+ * templates' text and the values: a different hash means the sidecar is stale), `v` (the undo
+ * format: 2; absent in statuses written before issue 37), `rm` and `undo` (how to restore what
+ * the injection changed besides adding the listed items; see types.ts and undo.ts), each
+ * omitted when empty. A status without `templates` was written by Istio (or an old injector):
+ * it is read the same way, without undo.
  */
 import { createHash } from 'node:crypto';
 import type { LoadedConfig } from '../config/types.js';
@@ -22,18 +23,22 @@ import { isPlainObject } from '../util/json.js';
 import type { InjectionStatus, UndoEntry } from './types.js';
 
 const NAME_FIELDS = ['initContainers', 'containers', 'volumes', 'imagePullSecrets'] as const;
+/** `rm`: 5-character base64url hashes, concatenated. */
+const RM_FORMAT = /^(?:[A-Za-z0-9_-]{5})*$/;
 
-/** Serialise in Istio's field order, our fields after. */
+/**
+ * Serialise in Istio's field order, our fields after. An empty list is left out rather than
+ * written `null` (issue 37: the apiserver decodes the annotation with every pod): Istio's readers
+ * decode it into Go slices, which read an absent member and `null` alike.
+ */
 export function formatStatus(status: InjectionStatus): string {
-  const out: Record<string, unknown> = {
-    initContainers: status.initContainers,
-    containers: status.containers,
-    volumes: status.volumes,
-    imagePullSecrets: status.imagePullSecrets,
-    revision: status.revision,
-  };
+  const out: Record<string, unknown> = {};
+  for (const f of NAME_FIELDS) if (status[f] !== null && status[f].length > 0) out[f] = status[f];
+  out.revision = status.revision;
   if (status.templates !== undefined) out.templates = status.templates;
   if (status.templateHash !== undefined) out.templateHash = status.templateHash;
+  if (status.v !== undefined) out.v = status.v;
+  if (status.rm !== undefined && status.rm !== '') out.rm = status.rm;
   if (status.undo !== undefined && status.undo.length > 0) out.undo = status.undo;
   return JSON.stringify(out);
 }
@@ -81,6 +86,14 @@ export function parseStatus(text: string, key: string): ParsedStatus {
     if ((raw.templates as unknown[]).some((t) => typeof t !== 'string')) throw bad(key, 'has "templates" that is not a list of names');
     status.templates = raw.templates as string[];
     if (typeof raw.templateHash === 'string') status.templateHash = raw.templateHash;
+    if (raw.v !== undefined) {
+      if (raw.v !== 2) throw bad(key, `has format "v": ${JSON.stringify(raw.v)}, which this injector does not know (it writes 2); a newer injector wrote it`);
+      status.v = 2;
+      if (raw.rm !== undefined) {
+        if (typeof raw.rm !== 'string' || !RM_FORMAT.test(raw.rm)) throw bad(key, 'has "rm" that is not a list of member hashes');
+        status.rm = raw.rm;
+      }
+    }
     if (raw.undo !== undefined) status.undo = readUndo(raw.undo, key);
   }
   return { status, ours };
@@ -123,7 +136,7 @@ function readUndo(raw: unknown, key: string): UndoEntry[] {
       throw bad(key, `has an invalid undo entry ${i}`);
     }
     if (e.o !== undefined && (!Array.isArray(e.o) || e.o.some((n) => typeof n !== 'string'))) throw bad(key, `has an invalid undo entry ${i}`);
-    if (e.e !== undefined && e.e !== 1) throw bad(key, `has an invalid undo entry ${i}`);
+    if ((e.e !== undefined && e.e !== 1) || (e.k !== undefined && e.k !== 1)) throw bad(key, `has an invalid undo entry ${i}`);
     return e as unknown as UndoEntry;
   });
 }

@@ -6,7 +6,7 @@
  * and the CLI (no keys) keeps reading every status, so `uninject` of our output still works.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createHandler } from '../admission/handler.js';
 import { defaultConfig } from '../profiles/index.js';
@@ -127,15 +127,32 @@ describe('the status annotation is signed by the webhook and trusted only when t
     assertIgnored(signed.replace('log-shipper', 'log-shippex'));
     assertIgnored(signStatus(FORGED, 'other', RING));
     assertIgnored(signStatus(FORGED, 'shop', { keys: [key('attacker')] }));
-    const mac = /"mac":"([0-9a-f]{64})"/.exec(signed)![1];
+    const mac = /"mac":"([A-Za-z0-9_-]{22})"/.exec(signed)![1];
     assertIgnored(`{"mac":"${mac}",${FORGED.slice(1)}`);
     assertIgnored(signed.replace(/"\}$/, '" }'));
+  });
+
+  it('a status signed before issue 37 (the whole HMAC, 64 hex digits) still verifies; a wrong or shortened one does not', () => {
+    const body = FORGED;
+    const whole = createHmac('sha256', RING.keys[0]).update('sidecar-injector status v1\nshop\n').update(body).digest();
+    const old = `${body.slice(0, -1)},"mac":"${whole.toString('hex')}"}`;
+    assert.ok(verifyStatus(old, 'shop', RING));
+    assert.ok(!verifyStatus(old, 'other', RING));
+    assert.equal(
+      signStatus(body, 'shop', RING),
+      `${body.slice(0, -1)},"mac":"${whole.subarray(0, 16).toString('base64url')}"}`,
+      'the new form is its first 128 bits',
+    );
+    const flipped = Buffer.from(whole);
+    flipped[31] ^= 1;
+    assert.ok(!verifyStatus(`${body.slice(0, -1)},"mac":"${flipped.toString('hex')}"}`, 'shop', RING), 'every bit of the old form counts');
+    assert.ok(!verifyStatus(`${body.slice(0, -1)},"mac":"${whole.subarray(0, 15).toString('base64url')}"}`, 'shop', RING), 'a shorter mac is refused');
   });
 
   it('our own signed status is trusted: re-injection is a no-op and a newer config replaces the sidecar', () => {
     const first = injected(clean());
     const text = ((first.pod.metadata as Obj).annotations as Obj)[STATUS] as string;
-    assert.match(text, /,"mac":"[0-9a-f]{64}"\}$/);
+    assert.match(text, /,"mac":"[A-Za-z0-9_-]{22}"\}$/);
     assert.ok(verifyStatus(text, 'shop', RING));
     const again = injected(cloneJson(first.pod));
     assert.deepEqual(again.patch, []);

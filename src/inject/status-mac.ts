@@ -13,10 +13,12 @@
  * replace the old sidecar), which a check against the current templates cannot allow without
  * letting a forged status name the same things. A MAC proves authorship, whatever the config.
  *
- * Format: the signature is the last member of the JSON object, `,"mac":"<64 hex>"}`, over the
- * text before it (closed with `}`) and the namespace, so a status copied to a pod in another
- * namespace is foreign there. Readers that don't know `mac` (Istio's tools, older injectors)
- * ignore it. The CLI has no key: it neither signs nor checks (it rewrites its user's own files,
+ * Format: the signature is the last member of the JSON object, `,"mac":"<22 base64url>"}`: the
+ * first 128 bits of the HMAC (truncation to half the output, as RFC 2104 allows; issue 37 made
+ * the status small, since the apiserver decodes it with every pod), over the text before it
+ * (closed with `}`) and the namespace, so a status copied to a pod in another namespace is
+ * foreign there. Statuses written before carry the whole HMAC as 64 hex digits, and still verify.
+ * Readers that don't know `mac` (Istio's tools, older injectors) ignore it. The CLI has no key: it neither signs nor checks (it rewrites its user's own files,
  * which is no privilege boundary), so `uninject` keeps working on any of our output.
  */
 import { createHmac, createPrivateKey, hkdfSync, timingSafeEqual } from 'node:crypto';
@@ -26,7 +28,9 @@ export interface StatusKeyring {
   readonly keys: readonly Buffer[];
 }
 
-const MAC_SUFFIX = /,"mac":"([0-9a-f]{64})"\}$/;
+/** 22 base64url characters (128 bits, written now) or 64 hex digits (256 bits, written before issue 37). */
+const MAC_SUFFIX = /,"mac":"([A-Za-z0-9_-]{22}|[0-9a-f]{64})"\}$/;
+const MAC_BYTES = 16;
 const DOMAIN = 'sidecar-injector status v1';
 
 function mac(key: Buffer, namespace: string, body: string): Buffer {
@@ -36,7 +40,7 @@ function mac(key: Buffer, namespace: string, body: string): Buffer {
 /** `text` (a JSON object as formatStatus writes it) with the signature appended. */
 export function signStatus(text: string, namespace: string, ring: StatusKeyring): string {
   if (ring.keys.length === 0 || !text.endsWith('}')) return text;
-  return `${text.slice(0, -1)},"mac":"${mac(ring.keys[0], namespace, text).toString('hex')}"}`;
+  return `${text.slice(0, -1)},"mac":"${mac(ring.keys[0], namespace, text).subarray(0, MAC_BYTES).toString('base64url')}"}`;
 }
 
 /** Whether `text` carries a signature by one of the ring's keys for this namespace. */
@@ -44,10 +48,14 @@ export function verifyStatus(text: string, namespace: string, ring: StatusKeyrin
   const m = MAC_SUFFIX.exec(text);
   if (m === null) return false;
   const body = `${text.slice(0, m.index)}}`;
-  const given = Buffer.from(m[1], 'hex');
+  const whole = m[1].length === 64;
+  const given = Buffer.from(m[1], whole ? 'hex' : 'base64url');
   // Every key is tried (no early exit), each comparison in constant time.
   let ok = false;
-  for (const key of ring.keys) ok = timingSafeEqual(mac(key, namespace, body), given) || ok;
+  for (const key of ring.keys) {
+    const full = mac(key, namespace, body);
+    ok = timingSafeEqual(whole ? full : full.subarray(0, MAC_BYTES), given) || ok;
+  }
   return ok;
 }
 

@@ -2,7 +2,8 @@
  * @module inject/strip
  * Undo an earlier injection before injecting again, so `inject(inject(x)) == inject(x)` and a
  * reinvoked webhook gives the same pod. With our status annotation the pod is restored exactly:
- * the listed items are removed by name and the undo entries put back what they changed.
+ * the listed items are removed by name, and the record (strip-record.ts; format 1: the undo
+ * entries alone) puts back what the injection changed.
  * A status written by another injector (no `templates`, no undo: Istio's) is handled by
  * removing the listed items; then each profile's `strip` hook puts back what it knows that
  * injector changed besides (src/istio: Istio's probe rewrite and saved overrides).
@@ -12,6 +13,7 @@ import type { Pod } from './pod-types.js';
 import type { InjectionStatus } from './types.js';
 import { parseStatus, type ParsedStatus } from './status-annotation.js';
 import { verifyStatus, type StatusKeyring } from './status-mac.js';
+import { applyStripRecord } from './strip-record.js';
 import { applyUndo, removeInjected } from './undo.js';
 
 export interface StripOutcome {
@@ -65,7 +67,9 @@ export function stripPod(pod: Pod, config: Pick<LoadedConfig, 'injectionKeys' | 
   }
   const previous = parseStatus(text, key);
   const removed = removeInjected(pod, previous.status, key);
-  if (previous.ours) applyUndo(pod, previous.status.undo ?? [], warnings);
-  else for (const profile of config.profiles) profile.strip?.(pod, removed);
+  if (previous.ours) {
+    if (previous.status.v === 2) applyStripRecord(pod, removed, previous.status.rm ?? '', previous.status.undo ?? [], config.profiles);
+    applyUndo(pod, previous.status.undo ?? [], warnings);
+  } else for (const profile of config.profiles) profile.strip?.(pod, removed);
   return { previous };
 }

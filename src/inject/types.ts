@@ -95,6 +95,19 @@ export interface InjectionStatus {
    * Format: see {@link UndoEntry}.
    */
   undo?: UndoEntry[];
+  /**
+   * Format 2 (issue 37, written as `"v":2`): stripping first removes the listed items, lets the
+   * profiles' `restore` hooks give back what their post-processing recorded on the removed
+   * containers, deletes the label and annotation members named in `rm`, removes the pod's
+   * labels, annotations, init containers, volumes and imagePullSecrets where they are left
+   * empty, and then applies `undo`. Absent: format 1 (only `undo`, every change in it).
+   */
+  v?: 2;
+  /**
+   * Format 2: the label and annotation members the injection added, each as 5 base64url
+   * characters of the sha256 of its JSON Pointer, concatenated (undo.ts `memberHash`).
+   */
+  rm?: string;
 }
 
 /**
@@ -108,6 +121,8 @@ export interface InjectionStatus {
  * - `{p, e: 1}`: delete the member `p` if it is an empty map or list. The injection created it;
  *   whatever is left in it after the steps before was added by someone else since (the
  *   ServiceAccount admission plugin's token volume, another webhook's annotation) and stays.
+ * - `{p, k: 1}` (format 2): the pod had the member `p`; strip does not remove it when it is
+ *   left empty (inject/strip-record.ts). Nothing to do when the entries are applied.
  */
 export interface UndoEntry {
   p: string;
@@ -117,6 +132,7 @@ export interface UndoEntry {
   i?: number;
   o?: string[];
   e?: 1;
+  k?: 1;
 }
 
 export interface SkippedResult {

@@ -210,6 +210,7 @@ export function applyUndo(pod: Obj, entries: readonly UndoEntry[], warnings: str
  * shares its subtrees with others, is never written; without it the pod is edited in place.
  */
 function applyEntry(pod: Obj, e: UndoEntry, owned?: Set<object>): void {
+  if (e.k === 1) return; // read by strip-record.ts before the entries
   const tokens = parsePointer(e.p);
   if (e.e === 1) {
     pruneIfEmpty(pod, tokens, owned);

@@ -11,14 +11,16 @@
  *   first; `sidecar.istio.io/init-containers-before-proxy` names user init containers to run
  *   before the native sidecar proxy; Istio's CNI check `istio-validation` leads the init containers;
  * - postProcess: Istio's post-processing, when the config turns it on (postprocess.ts);
- * - strip: what Istio changed besides the items its status lists (strip.ts).
+ * - strip: what Istio changed besides the items its status lists (istio-strip.ts);
+ * - restore: with post-processing on, what it changed on our own injection and recorded on the
+ *   proxy (the app's probes, its Prometheus annotations), given back when the proxy is removed.
  */
 import type { LoadedConfig } from '../config/types.js';
 import type { Profile } from '../inject/profile-hooks.js';
 import { isPlainObject } from '../util/json.js';
 import { inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
 import { applyIstioPostProcessing, istioPostProcessingEnabled } from './postprocess.js';
-import { stripIstioInjection } from './istio-strip.js';
+import { restoreIstioPostProcessing, stripIstioInjection } from './istio-strip.js';
 import { istioTemplateFields } from './template-data.js';
 import { validateIstioAnnotations } from './validate-annotations.js';
 
@@ -30,6 +32,7 @@ export function istioProfile(config: LoadedConfig): Profile {
   return {
     name: 'istio',
     strip: stripIstioInjection,
+    ...(postProcessing ? { restore: restoreIstioPostProcessing(typeof mesh.proxy.statusPort === 'number' ? mesh.proxy.statusPort : 15020) } : {}),
     validate: validateIstioAnnotations,
     forPod(input) {
       const annotations = input.annotations;

@@ -12,22 +12,67 @@ import type { Container, Pod } from '../inject/pod-types.js';
 import type { RemovedItems } from '../inject/profile-hooks.js';
 import { isPlainObject } from '../util/json.js';
 import { ISTIO_OVERRIDES_ANNOTATION, ISTIO_PROXY } from './istio-context.js';
+import { PROMETHEUS_ENV } from './postprocess.js';
 import { APP_PROBERS_ENV, restoreAppProbes } from './probes.js';
 
 /** Restore (in place) what Istio changed on `pod`, whose Istio-injected items were `removed`. */
 export function stripIstioInjection(pod: Pod, removed: RemovedItems): void {
-  const probers = removedProxyProbers(removed);
+  const probers = removedProxyEnv(removed, APP_PROBERS_ENV);
   if (probers !== undefined) restoreAppProbes(pod, probers);
   reinsertIstioOverrides(pod);
 }
 
-/** The removed proxy's record of the app's original probes (containers first, as Istio looks). */
-function removedProxyProbers(removed: RemovedItems): string | undefined {
+/**
+ * The profile's `restore` hook: on our own injection (format 2), give back what Istio's
+ * post-processing changed and recorded on the proxy it added: the app's probes
+ * (ISTIO_KUBE_APP_PROBERS) and its Prometheus annotations (ISTIO_PROMETHEUS_ANNOTATIONS), so the
+ * status annotation need not carry them. `statusPort`: the agent port the merge points at.
+ */
+export function restoreIstioPostProcessing(statusPort: number): (pod: Pod, removed: RemovedItems) => void {
+  return (pod, removed) => {
+    const probers = removedProxyEnv(removed, APP_PROBERS_ENV);
+    if (probers !== undefined) restoreAppProbes(pod, probers);
+    restorePrometheus(pod, removedProxyEnv(removed, PROMETHEUS_ENV), String(statusPort));
+  };
+}
+
+const PROMETHEUS_KEYS = ['scrape', 'path', 'port'] as const;
+
+/**
+ * Undo Istio's metrics merge (postprocess.ts prometheusMerge), which set prometheus.io/port,
+ * path and scrape to the agent's and kept the app's values, when it had any, in the proxy's env.
+ * Only annotations still holding the merge's values are touched. The merge also reads and
+ * deletes other spellings of these keys (`prometheus_io_port`, ...) and the scrape-targets
+ * annotation: what this does not give back exactly, the undo record carries.
+ */
+function restorePrometheus(pod: Pod, saved: string | undefined, statusPort: string): void {
+  const annotations = pod.metadata?.annotations;
+  if (annotations === null || annotations === undefined) return;
+  const merged: Record<(typeof PROMETHEUS_KEYS)[number], string> = { scrape: 'true', path: '/stats/prometheus', port: statusPort };
+  if (!PROMETHEUS_KEYS.every((k) => annotations[`prometheus.io/${k}`] === merged[k])) return;
+  let app: unknown;
+  try {
+    app = saved === undefined ? {} : JSON.parse(saved);
+  } catch {
+    return;
+  }
+  if (!isPlainObject(app)) return;
+  const next = { ...annotations };
+  for (const k of PROMETHEUS_KEYS) {
+    const v = app[k];
+    if (typeof v === 'string' && v !== '') next[`prometheus.io/${k}`] = v;
+    else delete next[`prometheus.io/${k}`];
+  }
+  pod.metadata!.annotations = next;
+}
+
+/** The value of env var `name` on the removed proxy (containers first, as Istio looks). */
+function removedProxyEnv(removed: RemovedItems, name: string): string | undefined {
   for (const list of [removed.containers, removed.initContainers]) {
     const proxy = list.find((c) => c.name === ISTIO_PROXY);
     if (proxy === undefined) continue;
     const env = Array.isArray(proxy.env) ? proxy.env : [];
-    const e = env.find((x) => isPlainObject(x) && x.name === APP_PROBERS_ENV);
+    const e = env.find((x) => isPlainObject(x) && x.name === name);
     if (isPlainObject(e) && typeof e.value === 'string') return e.value;
   }
   return undefined;

@@ -31,7 +31,7 @@ import { rewriteAppProbes } from './probes.js';
 import { checkScrapePorts, parseScrapeTargets, type ScrapeTarget } from './scrape.js';
 import { canonicalQuantity } from './quantity.js';
 
-const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
+export const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
 const NETWORK_LABEL = 'topology.istio.io/network';
 const WRITTEN_CONTAINERS: ReadonlySet<string> = new Set([ISTIO_PROXY, 'istio-init', 'istio-validation']);

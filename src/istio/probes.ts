@@ -261,13 +261,16 @@ export function restoreAppProbes(pod: Pod, probers: string): void {
       }
       const lifecycle = c.lifecycle;
       if (isPlainObject(lifecycle)) {
+        // A new lifecycle object: the container may share its old one (inject/undo.ts).
+        let changed: Obj | undefined;
         for (const [field, url] of [
           ['preStop', u.prestopz],
           ['postStart', u.poststartz],
         ] as const) {
           const next = restore(lifecycle[field], url);
-          if (next !== undefined) lifecycle[field] = next;
+          if (next !== undefined) (changed ??= { ...lifecycle })[field] = next;
         }
+        if (changed !== undefined) c.lifecycle = changed;
       }
     }
   }

@@ -177,13 +177,27 @@ describe('compilePolicy', () => {
     );
   });
 
-  it('models the undo record per pod shape (lists the injection creates)', () => {
+  it('writes one status for every pod shape: format 2 removes the lists the injection created when they are left empty', () => {
     const t =
       'spec:\n  initContainers:\n  - name: i\n    image: x\n  containers:\n  - name: s\n    image: x\n  volumes:\n  - name: v\n    emptyDir: {}\n  imagePullSecrets:\n  - name: reg\n';
     const c = compilePolicy(config({ t }), { name: 'x' });
-    const undo = ((c.policy.spec as any).variables as { name: string; expression: string }[]).find((v) => v.name === 'undo')!.expression;
-    for (const p of ['/metadata/annotations', '/spec/initContainers', '/spec/volumes', '/spec/imagePullSecrets'])
-      assert.ok(undo.includes(`\\"p\\":\\"${p}\\"`), `${undo} lacks ${p}`);
+    const variables = (c.policy.spec as any).variables as { name: string; expression: string }[];
+    assert.deepEqual(
+      variables.map((v) => v.name),
+      ['status'],
+      'no per-shape undo record',
+    );
+    const status = JSON.parse(JSON.parse(variables[0].expression)) as Record<string, unknown>;
+    assert.deepEqual(status, {
+      initContainers: ['i'],
+      containers: ['s'],
+      volumes: ['v'],
+      imagePullSecrets: ['reg'],
+      revision: 'default',
+      templates: ['t'],
+      templateHash: status.templateHash,
+      v: 2,
+    });
   });
 
   it('binds unlabelled namespaces too with enableNamespacesByDefault', () => {

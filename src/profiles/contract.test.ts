@@ -55,7 +55,7 @@ for (const bind of DEFAULT_PROFILES)
     describe(`profile ${profile.name} (${label} config): the hook contract`, () => {
       it('has a name and only the hooks the pipeline knows', () => {
         assert.match(profile.name, /^[a-z][a-z0-9-]*$/);
-        for (const key of Object.keys(profile)) assert.ok(['name', 'strip', 'validate', 'forPod'].includes(key), `unknown hook ${key}`);
+        for (const key of Object.keys(profile)) assert.ok(['name', 'strip', 'restore', 'validate', 'forPod'].includes(key), `unknown hook ${key}`);
       });
 
       it('validate and forPod only read the pod and its annotations', () => {

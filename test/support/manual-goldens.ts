@@ -111,7 +111,8 @@ export function webhookPod(ref: PodTemplateRef, podObject: JsonObject, namespace
       default:
         owner = ctl(ref.owner.apiVersion, ref.owner.kind, name);
     }
-    meta.labels = { ...(isPlainObject(meta.labels) ? (meta.labels as JsonObject) : {}), ...addedLabels };
+    // An empty labels map is not what a controller's pod has (Go omits it): only when there is one.
+    if (hadLabels || Object.keys(addedLabels).length > 0) meta.labels = { ...(isPlainObject(meta.labels) ? (meta.labels as JsonObject) : {}), ...addedLabels };
     meta.ownerReferences = [owner];
     // Pods of controllers arrive with generateName and no name.
     delete meta.name;
@@ -125,7 +126,7 @@ export function webhookPod(ref: PodTemplateRef, podObject: JsonObject, namespace
       delete m.ownerReferences;
       delete m.generateName;
       if (hadName) m.name = originalName as JsonObject[string];
-      const labels = m.labels as JsonObject;
+      const labels = isPlainObject(m.labels) ? (m.labels as JsonObject) : {};
       for (const k of Object.keys(addedLabels)) delete labels[k];
       if (!hadLabels && Object.keys(labels).length === 0) delete m.labels;
     }
