@@ -126,14 +126,14 @@ function takeAdded(view: Obj, before: Obj): string {
   if (!isPlainObject(meta)) return '';
   const had = isPlainObject(before.metadata) ? before.metadata : {};
   const added: { map: (typeof HASHED)[number]; key: string; hash: string }[] = [];
-  const kept = new Map<string, number>();
+  const kept = new Set<string>();
   for (const map of HASHED) {
     const m = meta[map];
     if (!isPlainObject(m)) continue;
     const old = isPlainObject(had[map]) ? had[map] : {};
     for (const key of Object.keys(m)) {
       const hash = hashOf(map, key);
-      if (Object.hasOwn(old, key)) kept.set(hash, 1);
+      if (Object.hasOwn(old, key)) kept.add(hash);
       else added.push({ map, key, hash });
     }
   }

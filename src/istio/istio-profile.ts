@@ -18,7 +18,7 @@
 import type { LoadedConfig } from '../config/types.js';
 import type { Profile } from '../inject/profile-hooks.js';
 import { isPlainObject } from '../util/json.js';
-import { inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
+import { agentStatusPort, inboundTrafficPolicyMode, meshSettings, podProxyConfig, PROXY_CONFIG_ANNOTATION } from './mesh-config.js';
 import { applyIstioPostProcessing, istioPostProcessingEnabled } from './postprocess.js';
 import { restoreIstioPostProcessing, stripIstioInjection } from './istio-strip.js';
 import { istioTemplateFields } from './template-data.js';
@@ -32,7 +32,7 @@ export function istioProfile(config: LoadedConfig): Profile {
   return {
     name: 'istio',
     strip: stripIstioInjection,
-    ...(postProcessing ? { restore: restoreIstioPostProcessing(typeof mesh.proxy.statusPort === 'number' ? mesh.proxy.statusPort : 15020) } : {}),
+    ...(postProcessing ? { restore: restoreIstioPostProcessing(agentStatusPort(mesh)) } : {}),
     validate: validateIstioAnnotations,
     forPod(input) {
       const annotations = input.annotations;

@@ -231,6 +231,12 @@ export interface MeshSettings {
   readonly proxyObject: ProtoMessage;
 }
 
+/** The agent's status port (the mesh-wide proxy config's statusPort): where Istio points the app's probes and metrics. */
+export function agentStatusPort(mesh: Pick<MeshSettings, 'proxy'>): number {
+  const p = mesh.proxy.statusPort;
+  return typeof p === 'number' ? p : 15020;
+}
+
 /**
  * The mesh settings of a config's `values.meshConfig`, computed once at config load (the Istio
  * profile's state). A bad value is a ConfigError, so the load fails (and reload keeps the last

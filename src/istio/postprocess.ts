@@ -30,6 +30,7 @@ import { goJson } from './go-struct.js';
 import { rewriteAppProbes } from './probes.js';
 import { checkScrapePorts, parseScrapeTargets, type ScrapeTarget } from './scrape.js';
 import { canonicalQuantity } from './quantity.js';
+import { agentStatusPort } from './mesh-config.js';
 
 export const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
@@ -129,12 +130,6 @@ function findSidecar(pod: JsonObject): Obj | undefined {
   return undefined;
 }
 
-/** Istio's status port (agent): the mesh's proxy config statusPort. */
-function statusPort(ctx: PostProcessContext): number {
-  const p = ctx.mesh.proxy.statusPort;
-  return typeof p === 'number' ? p : 15020;
-}
-
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
@@ -179,7 +174,7 @@ function prometheusMerge(annotations: Record<string, string>, sidecar: Obj | und
   const meshValue = ctx.mesh.mesh.enablePrometheusMerge;
   const enabled = explicit ?? (typeof meshValue === 'boolean' ? meshValue : true);
   if (!enabled) return;
-  const target = String(statusPort(ctx));
+  const target = String(agentStatusPort(ctx.mesh));
   let scrape: string | undefined;
   let port: string | undefined;
   let path: string | undefined;

@@ -13,6 +13,7 @@
 import type { Pod } from '../inject/pod-types.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { ISTIO_PROXY, type PostProcessContext } from './istio-context.js';
+import { agentStatusPort } from './mesh-config.js';
 
 export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';
 const REWRITE_ANNOTATION = 'sidecar.istio.io/rewriteAppHTTPProbers';
@@ -200,7 +201,7 @@ function convertContainer(c: Obj, statusPort: number): Obj {
 /** Rewrite the app's probes (in place) and record the originals on the proxy. */
 export function rewriteAppProbes(pod: JsonObject, sidecar: Obj, annotations: Record<string, string>, ctx: PostProcessContext): void {
   if (!rewriteEnabled(annotations, ctx)) return;
-  const meshStatusPort = typeof ctx.mesh.proxy.statusPort === 'number' ? ctx.mesh.proxy.statusPort : 15020;
+  const meshStatusPort = agentStatusPort(ctx.mesh);
   const probers = dumpAppProbers(pod, meshStatusPort);
   if (Object.keys(probers).length > 0) {
     const env = Array.isArray(sidecar.env) ? (sidecar.env as Obj[]) : [];
