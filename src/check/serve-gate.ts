@@ -10,7 +10,15 @@ import { ConfigError } from '../errors.js';
 import { checkConfig, formatFinding, type CheckFinding } from './check.js';
 import { basePods } from './pods.js';
 
+/**
+ * The gate as `serve` applies it at start and on reload: it needs no warnings, so it stops at
+ * the first representative pod the default sidecar is valid for (one injection instead of
+ * four on a good config, most of the gate's cost at start, where every function still runs
+ * cold) and checks them all only to say why none is.
+ */
 export function assertServable(config: LoadedConfig): LoadedConfig {
+  if (config.defaultTemplates.length === 0) return config;
+  for (const pod of basePods(config)) if (checkConfig(config, [pod], { templates: null }).failures.length === 0) return config;
   configGate(config);
   return config;
 }
