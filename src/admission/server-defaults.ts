@@ -5,7 +5,7 @@
 export const DEFAULT_PORT = 9443;
 export const DEFAULT_DRAIN_DELAY_MS = 0;
 export const DEFAULT_GRACE_MS = 15_000;
-/** Rounds of the request path run before ready (see warmup.ts). */
+/** Rounds of the request path run at start (see warmup.ts; ready after the first). */
 export const DEFAULT_WARMUP_ROUNDS = 500;
 
 /**

@@ -348,14 +348,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const address = await webhook.listen(options.port ?? DEFAULT_PORT, options.address);
     listening = true;
     // Warmed while listening: /healthz answers, /readyz says not yet (the first requests would
-    // otherwise run interpreted). Started, not awaited: `startServer` resolves once listening.
+    // otherwise run interpreted); ready after the plan's first rounds, the rest run between
+    // requests (warmup.ts). Started, not awaited: `startServer` resolves once listening.
     if (!warm && options.warmup !== undefined) {
-      const plan = options.warmup;
       const started = config as LoadedConfig;
+      const plan: WarmupOptions = {
+        ...options.warmup,
+        onReady: () => {
+          if (config === started) warm = true;
+        },
+      };
       void warmFor(started, plan, 'startup').then((failure) => {
         // A config reloaded meanwhile passed a warm-up of its own.
         if (failure === undefined || config !== started) warm = true;
-        else warmupFailed = true;
+        else [warmupFailed, warm] = [true, false];
       });
     }
     const monitoringPort = monitoring ? (monitoring.server.address() as { port: number }).port : undefined;

@@ -2,7 +2,8 @@
  * The warm-up before ready (warmup.ts): it drives the three paths a real pod takes (an
  * injection, the reinvocation of the injected pod, an opted-out pod) through a real handler and
  * the real core; it stops at its time budget or when told to; a server started with it answers
- * `/healthz` at once, says not ready until it is done, and nothing of it is counted or logged;
+ * `/healthz` at once, says not ready until it is done (or, as `serve` starts, until its first
+ * round passed, the rest running while it serves), and nothing of it is counted or logged;
  * a reloaded config is warmed before it serves; a config the warm-up finds broken (it fails on
  * a plain Deployment pod for a reason of its own) never serves: a reload keeps the config it
  * had, a start stays unready until a working config is loaded; a pod-caused refusal of the
@@ -170,6 +171,24 @@ async function injectedImage(port: number): Promise<unknown> {
   return ops.find((o) => o.value?.name === 'proxy')?.value.image;
 }
 
+test('with readyAfter (serve at start): ready after the first round, the rest run while it serves, and a real pod meanwhile gets its patch', async (t) => {
+  const file = await configFile(t, GOOD('w:1'));
+  const metrics = createMetrics({ processMetrics: false });
+  const h = await startHarness({ metrics, config: realConfig(file), warmup: { rounds: 3000, maxMs: 60_000, readyAfter: 1 } });
+  t.after(() => h.server.shutdown());
+  const warmed = () => h.logs.some((l) => l.msg === 'request path warmed up');
+  await until('ready', () => h.server.isReady());
+  assert.equal(warmed(), false, 'ready before the 3,000 rounds are done');
+  const ready = JSON.parse((await send({ port: h.port, path: '/readyz' })).body) as { warm: boolean };
+  assert.equal(ready.warm, true);
+  assert.equal(await injectedImage(h.port), 'w:1', 'a real pod during the warm-up is injected');
+  await until('the warm-up goes on to its last round', warmed);
+  const done = h.logs.find((l) => l.msg === 'request path warmed up') as { rounds: number; cutShort: boolean };
+  assert.deepEqual([done.rounds, done.cutShort], [3000, false]);
+  assert.ok(h.server.isReady());
+  assert.equal(await counter(metrics, /^sidecar_injector_requests_total\{code="200"\} (\d+)/m), 1, 'only the real request counted');
+});
+
 test('a reloaded config that fails its warm-up is refused: the one before keeps serving, the reload is reported failed', async (t) => {
   const file = await configFile(t, GOOD('a:1'));
   const metrics = createMetrics({ processMetrics: false });
@@ -192,7 +211,8 @@ test('a reloaded config that fails its warm-up is refused: the one before keeps 
 
 test('a config that fails its warm-up at start: never ready while it is loaded; a working config reloaded makes it ready', async (t) => {
   const file = await configFile(t, BROKEN);
-  const h = await startHarness({ config: realConfig(file), warmup: { rounds: 20, maxMs: 60_000 }, reload: { debounceMs: 10, pollMs: 0 } });
+  // As serve starts: ready after the first round, which is the one that fails.
+  const h = await startHarness({ config: realConfig(file), warmup: { rounds: 20, maxMs: 60_000, readyAfter: 1 }, reload: { debounceMs: 10, pollMs: 0 } });
   t.after(() => h.server.shutdown());
   await until('the warm-up ends', () => h.logs.some((l) => l.trigger === 'startup' && (l.failure !== undefined || l.msg === 'request path warmed up')));
   const readyz = await send({ port: h.port, path: '/readyz' });

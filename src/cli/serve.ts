@@ -111,7 +111,7 @@ export function register(program: Command, io: CliIO): void {
     )
     .option(
       '--warmup <rounds>',
-      'before reporting ready (and for each reloaded config), run the request path this many rounds on sample pods so the first real pods meet optimised code; 0 turns it off',
+      'run the request path this many rounds on sample pods so real pods meet optimised code: at start ready after the first round, the rest between requests; a reloaded config serves after all of them; 0 turns it off',
       parseCount,
       DEFAULT_WARMUP_ROUNDS,
     )
