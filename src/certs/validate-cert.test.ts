@@ -10,7 +10,7 @@ import { oddCertificate } from '../../test/support/cert-fixtures.js';
 
 const fixture = (async () => {
   const ca = await generateCA();
-  const leaf = await issueServingCert(ca, { dnsNames: ['injector.ns.svc', '*.apps.example'], ipAddresses: ['10.0.0.9'], validityDays: 10 });
+  const leaf = await issueServingCert(ca, { dnsNames: ['injector.ns.svc', '*.apps.example'], ipAddresses: ['10.0.0.9', '2001:db8::1'], validityDays: 10 });
   const other = await issueServingCert(ca, { dnsNames: ['injector.ns.svc'] });
   return { ca, leaf, other };
 })();
@@ -20,9 +20,9 @@ test('a fresh pair is accepted with its expiry and names', async () => {
   const result = validateKeyPair(leaf.certPem, leaf.keyPem);
   assert.equal(result.ok, true);
   assert.equal(result.notAfter?.getTime(), leaf.notAfter.getTime());
-  assert.match(result.reason, /^valid until \d{4}-.* for injector\.ns\.svc, \*\.apps\.example, 10\.0\.0\.9$/);
+  assert.match(result.reason, /^valid until \d{4}-.* for injector\.ns\.svc, \*\.apps\.example, 10\.0\.0\.9, 2001:db8::1$/);
   assert.deepEqual(result.certificate?.dnsNames, ['injector.ns.svc', '*.apps.example']);
-  assert.deepEqual(result.certificate?.ipAddresses, ['10.0.0.9']);
+  assert.deepEqual(result.certificate?.ipAddresses, ['10.0.0.9', '2001:db8::1'], 'IPv6 in its short form (RFC 5952), as the flag takes it');
 });
 
 test('expired and not-yet-valid certificates are refused by date, relative to `now`', async () => {
